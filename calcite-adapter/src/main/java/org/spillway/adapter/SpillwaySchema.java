@@ -1,0 +1,38 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.spillway.storage.Catalog;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Schema exposing every table of a Spillway catalog. */
+public final class SpillwaySchema extends AbstractSchema {
+  private final Catalog catalog;
+  private Map<String, Table> tables;
+
+  public SpillwaySchema(Catalog catalog) {
+    this.catalog = catalog;
+  }
+
+  /** The catalog behind this schema. */
+  public Catalog catalog() {
+    return catalog;
+  }
+
+  @Override protected synchronized Map<String, Table> getTableMap() {
+    if (tables == null) {
+      Map<String, Table> map = new LinkedHashMap<>();
+      for (String name : catalog.tableNames()) {
+        map.put(name, new SpillwayTable(catalog, name));
+      }
+      tables = map;
+    }
+    return tables;
+  }
+
+  @Override public boolean isMutable() {
+    return false;
+  }
+}

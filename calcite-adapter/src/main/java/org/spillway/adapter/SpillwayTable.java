@@ -1,0 +1,78 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.DataContext;
+import org.apache.calcite.adapter.java.AbstractQueryableTable;
+import org.apache.calcite.linq4j.AbstractEnumerable;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.linq4j.QueryProvider;
+import org.apache.calcite.linq4j.Queryable;
+import org.apache.calcite.plan.RelOptTable;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.schema.Statistic;
+import org.apache.calcite.schema.Statistics;
+import org.apache.calcite.schema.TranslatableTable;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.StoredTable;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+
+/** Table over a table of a Spillway catalog; the planner sees it as a {@link SpillwayTableScan}. */
+public final class SpillwayTable extends AbstractQueryableTable implements TranslatableTable {
+  private final Catalog catalog;
+  private final String name;
+
+  SpillwayTable(Catalog catalog, String name) {
+    super(Object[].class);
+    this.catalog = catalog;
+    this.name = name;
+  }
+
+  /** The stored table; it is loaded into memory on first use. */
+  public StoredTable stored() {
+    return catalog.table(name).orElseThrow(() -> new IllegalStateException(
+        "table '" + name + "' no longer exists in " + catalog.directory()));
+  }
+
+  @Override public RelDataType getRowType(RelDataTypeFactory typeFactory) {
+    return SpillwayTypes.rowType(typeFactory, stored().schema());
+  }
+
+  @Override public Statistic getStatistic() {
+    return Statistics.of(stored().rowCount(), List.of());
+  }
+
+  @Override public RelNode toRel(RelOptTable.ToRelContext context, RelOptTable relOptTable) {
+    int columns = relOptTable.getRowType().getFieldCount();
+    return new SpillwayTableScan(context.getCluster(), relOptTable, this,
+        IntStream.range(0, columns).toArray());
+  }
+
+  @Override public <T> Queryable<T> asQueryable(QueryProvider queryProvider, SchemaPlus schema,
+      String tableName) {
+    throw new UnsupportedOperationException("Spillway tables are reached through SpillwayTableScan");
+  }
+
+  /**
+   * Reads the given columns of every row; called by the code that {@link SpillwayToEnumerableConverter}
+   * generates. Rows are {@code Object[]}, or the bare value when {@code scalar} (one column).
+   */
+  public Enumerable<Object> query(DataContext root, int[] fields, boolean scalar) {
+    StoredTable table = stored();
+    AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
+    return new AbstractEnumerable<>() {
+      @Override public Enumerator<Object> enumerator() {
+        return new SpillwayScanEnumerator(table, fields, scalar, cancel);
+      }
+    };
+  }
+
+  @Override public String toString() {
+    return "SpillwayTable {" + name + "}";
+  }
+}

@@ -1,0 +1,33 @@
+package org.spillway.adapter.jdbc;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** Connection properties that a {@code jdbc:spillway:} URL or its Properties may carry. */
+public enum SpillwayProperty {
+  DATA_DIR("dataDir", null, "Directory of the Spillway catalog (Arrow IPC tables)"),
+  SCHEMA("schema", "spillway", "Name under which the catalog's tables appear");
+
+  public final String camelName;
+  public final String defaultValue;
+  public final String description;
+
+  SpillwayProperty(String camelName, String defaultValue, String description) {
+    this.camelName = camelName;
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  /** The property of a key, ignoring case. */
+  public static Optional<SpillwayProperty> of(String key) {
+    String k = key.toLowerCase(Locale.ROOT);
+    return Arrays.stream(values()).filter(p -> p.camelName.toLowerCase(Locale.ROOT).equals(k)).findFirst();
+  }
+
+  /** The known keys, for error messages. */
+  public static String knownKeys() {
+    return Arrays.stream(values()).map(p -> p.camelName).collect(Collectors.joining(", "));
+  }
+}

@@ -1,0 +1,69 @@
+package org.spillway.adapter;
+
+import org.spillway.adapter.jdbc.SpillwayDriver;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Fluent assertions in the style of Calcite's CalciteAssert: run SQL, pin the rows and the plan. */
+final class SpillwayAssert {
+  private final String url;
+
+  private SpillwayAssert(Path dataDir) {
+    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir;
+  }
+
+  static SpillwayAssert that(Path dataDir) {
+    return new SpillwayAssert(dataDir);
+  }
+
+  Query query(String sql) {
+    return new Query(sql);
+  }
+
+  /** One query under test. */
+  final class Query {
+    private final String sql;
+
+    Query(String sql) {
+      this.sql = sql;
+    }
+
+    /** Asserts the rows, formatted "col=value; col=value" one per line, in order. */
+    Query returns(String expected) throws SQLException {
+      assertEquals(expected, run(sql), sql);
+      return this;
+    }
+
+    /** Asserts that EXPLAIN PLAN contains the text. */
+    Query explainContains(String expected) throws SQLException {
+      String plan = run("explain plan for " + sql);
+      assertTrue(plan.contains(expected), () -> "plan of " + sql + " lacks\n" + expected + "\nplan:\n" + plan);
+      return this;
+    }
+  }
+
+  private String run(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(sql)) {
+      ResultSetMetaData md = rs.getMetaData();
+      StringBuilder sb = new StringBuilder();
+      while (rs.next()) {
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          sb.append(i > 1 ? "; " : "").append(md.getColumnLabel(i)).append('=').append(rs.getString(i));
+        }
+        sb.append('\n');
+      }
+      return sb.toString();
+    }
+  }
+}
