@@ -21,17 +21,29 @@ public final class DataDirOptions {
 
   @Option(names = {"-d", "--data-dir"}, paramLabel = "DIR",
       description = "Spillway data directory (default: $SPILLWAY_DATA_DIR or ~/.spillway/tpch-sf1). "
-          + "A missing or empty directory is filled with TPC-H data first.")
+          + "The default directory is filled with TPC-H data on first use.")
   Path dataDir;
+
+  @Option(names = "--generate",
+      description = "Generate TPC-H (at --sf) into --data-dir if it is missing or empty.")
+  boolean generate;
 
   @Option(names = "--sf", defaultValue = "1", paramLabel = "SF",
       description = "TPC-H scale factor generated on first use (default: ${DEFAULT-VALUE}).")
   double scaleFactor;
 
-  /** The data directory, with TPC-H generated into it first if it is missing or empty. */
+  /**
+   * The data directory, with TPC-H generated into it first if it is missing or empty and it is the default
+   * one (or --generate asks for it): a mistyped --data-dir must not silently start a long generation.
+   */
   Path ensureData(PrintStream progress) throws IOException {
     Path dir = dataDir != null ? dataDir : defaultDataDir();
-    if (!Files.exists(dir) || isEmptyDirectory(dir)) {
+    boolean missing = !Files.exists(dir) || isEmptyDirectory(dir);
+    if (missing && dataDir != null && !generate) {
+      throw new IllegalArgumentException("data directory " + dir + " does not exist or is empty; add"
+          + " --generate to fill it with TPC-H data, or run: spillway generate --sf 1 --dir " + dir);
+    }
+    if (missing) {
       progress.printf("Spillway: no data in %s yet; generating TPC-H at scale factor %s (first use)%n",
           dir, scaleFactor);
       TpchGenerator.generate(dir, scaleFactor, Runtime.getRuntime().availableProcessors(),

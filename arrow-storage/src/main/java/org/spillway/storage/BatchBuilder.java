@@ -1,0 +1,249 @@
+package org.spillway.storage;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Field;
+
+/**
+ * Fills one record batch of a table column by column; obtained from {@link TableWriter#newBatch} and
+ * handed back with {@link TableWriter#append}. One builder is used by one thread at a time.
+ */
+public final class BatchBuilder implements AutoCloseable {
+  /** Bytes reserved per string value up front; VarChar data buffers still grow on demand. */
+  private static final int INITIAL_BYTES_PER_STRING = 16;
+  static final long[] POWERS_OF_TEN = new long[ColumnType.MAX_DECIMAL_PRECISION + 1];
+
+  static {
+    POWERS_OF_TEN[0] = 1;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+    }
+  }
+
+  private final String tableName;
+  private final TableSchema schema;
+  private final int capacity;
+  private final List<FieldVector> vectors;
+  private final Consumer<BatchBuilder> onDiscard;
+  private int rowCount;
+  private boolean released;
+
+  BatchBuilder(String tableName, TableSchema schema, BufferAllocator allocator, int capacity,
+      Consumer<BatchBuilder> onDiscard) {
+    if (capacity < 1) {
+      throw new StorageException("batch capacity must be positive, not " + capacity + " (table " + tableName + ")");
+    }
+    this.tableName = tableName;
+    this.schema = schema;
+    this.capacity = capacity;
+    this.onDiscard = onDiscard;
+    this.vectors = new ArrayList<>(schema.size());
+    try {
+      for (ColumnDef column : schema.columns()) {
+        Field field = ArrowFieldMapping.plainField(column);
+        FieldVector vector = field.createVector(allocator);
+        vectors.add(vector);
+        if (vector instanceof VarCharVector strings) {
+          int bytes = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
+          strings.allocateNew((long) capacity * bytes, capacity);
+        } else {
+          ((BaseFixedWidthVector) vector).allocateNew(capacity);
+        }
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  public TableSchema schema() {
+    return schema;
+  }
+
+  public int capacity() {
+    return capacity;
+  }
+
+  /** Rows set by {@link #setRowCount}. */
+  public int rowCount() {
+    return rowCount;
+  }
+
+  public void setInt(int col, int row, int v) {
+    switch (kindAt(col, row)) {
+      case INTEGER -> ((IntVector) vectors.get(col)).set(row, v);
+      case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
+      default -> throw wrongSetter(col, "setInt");
+    }
+  }
+
+  public void setLong(int col, int row, long v) {
+    switch (kindAt(col, row)) {
+      case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
+      case INTEGER -> {
+        if (v != (int) v) {
+          throw invalid(col, row, "value " + v + " does not fit INTEGER");
+        }
+        ((IntVector) vectors.get(col)).set(row, (int) v);
+      }
+      default -> throw wrongSetter(col, "setLong");
+    }
+  }
+
+  public void setDouble(int col, int row, double v) {
+    if (kindAt(col, row) != ColumnKind.DOUBLE) {
+      throw wrongSetter(col, "setDouble");
+    }
+    ((Float8Vector) vectors.get(col)).set(row, v);
+  }
+
+  /** Sets a DECIMAL by its unscaled value (e.g. 1234 for 12.34 in DECIMAL(15,2)). */
+  public void setDecimal(int col, int row, long unscaled) {
+    if (kindAt(col, row) != ColumnKind.DECIMAL) {
+      throw wrongSetter(col, "setDecimal");
+    }
+    int precision = schema.column(col).type().precision();
+    if (precision < ColumnType.MAX_DECIMAL_PRECISION
+        && (unscaled >= POWERS_OF_TEN[precision] || unscaled <= -POWERS_OF_TEN[precision])) {
+      throw invalid(col, row, "unscaled value " + unscaled + " has more than " + precision + " digits");
+    }
+    ((BigIntVector) vectors.get(col)).set(row, unscaled);
+  }
+
+  /** Sets a DECIMAL exactly; fails if the value needs more fractional digits or precision than the column. */
+  public void setDecimal(int col, int row, BigDecimal v) {
+    if (v == null) {
+      setNull(col, row);
+      return;
+    }
+    ColumnType type = schema.column(col).type();
+    if (kindAt(col, row) != ColumnKind.DECIMAL) {
+      throw wrongSetter(col, "setDecimal");
+    }
+    long unscaled;
+    try {
+      unscaled = ValueConversions.unscaledExact(v, type);
+    } catch (ArithmeticException e) {
+      throw invalid(col, row, "value " + v.toPlainString() + " does not fit " + type);
+    }
+    setDecimal(col, row, unscaled);
+  }
+
+  /** Sets a DATE as days since 1970-01-01. */
+  public void setDate(int col, int row, int epochDay) {
+    if (kindAt(col, row) != ColumnKind.DATE) {
+      throw wrongSetter(col, "setDate");
+    }
+    ((DateDayVector) vectors.get(col)).set(row, epochDay);
+  }
+
+  /** Sets a CHAR/VARCHAR value; null sets SQL NULL; fails if the value is longer than the declared length. */
+  public void setString(int col, int row, String v) {
+    if (v == null) {
+      setNull(col, row);
+      return;
+    }
+    if (!kindAt(col, row).isText()) {
+      throw wrongSetter(col, "setString");
+    }
+    ColumnType type = schema.column(col).type();
+    int excess = ValueConversions.excessLength(type, v);
+    if (excess >= 0) {
+      throw invalid(col, row, "value of length " + excess + " exceeds " + type);
+    }
+    ((VarCharVector) vectors.get(col)).setSafe(row, v.getBytes(StandardCharsets.UTF_8));
+  }
+
+  public void setNull(int col, int row) {
+    kindAt(col, row);
+    if (!schema.column(col).type().nullable()) {
+      throw invalid(col, row, "NULL in a NOT NULL column");
+    }
+    vectors.get(col).setNull(row);
+  }
+
+  /** Declares how many rows (0..capacity) the batch holds; rows not set are NULL. */
+  public void setRowCount(int rows) {
+    checkOpen();
+    if (rows < 0 || rows > capacity) {
+      throw new StorageException("row count " + rows + " is outside 0.." + capacity + " for a batch of table " + tableName);
+    }
+    for (FieldVector vector : vectors) {
+      vector.setValueCount(rows);
+    }
+    rowCount = rows;
+  }
+
+  /** Releases the buffers of a batch that will not be appended; no-op after append. */
+  @Override
+  public void close() {
+    if (!released) {
+      released = true;
+      vectors.forEach(FieldVector::close);
+      onDiscard.accept(this);
+    }
+  }
+
+  /** Checks NOT NULL columns, then hands the vectors to a root that now owns them. */
+  VectorSchemaRoot detach() {
+    checkOpen();
+    for (int col = 0; col < vectors.size(); col++) {
+      FieldVector vector = vectors.get(col);
+      if (!schema.column(col).type().nullable() && vector.getNullCount() > 0) {
+        int row = 0;
+        while (!vector.isNull(row)) {
+          row++;
+        }
+        throw invalid(col, row, "row was never set in a NOT NULL column");
+      }
+    }
+    released = true;
+    return new VectorSchemaRoot(new ArrayList<>(vectors));
+  }
+
+  boolean isReleased() {
+    return released;
+  }
+
+  private ColumnKind kindAt(int col, int row) {
+    checkOpen();
+    if (col < 0 || col >= vectors.size()) {
+      throw new StorageException("column index " + col + " is outside 0.." + (vectors.size() - 1) + " of table " + tableName);
+    }
+    if (row < 0 || row >= capacity) {
+      throw new StorageException("row " + row + " is outside the batch capacity " + capacity + " (table " + tableName
+          + ", column " + schema.column(col).name() + ")");
+    }
+    return schema.column(col).type().kind();
+  }
+
+  private void checkOpen() {
+    if (released) {
+      throw new StorageException("batch of table " + tableName + " was already appended or closed");
+    }
+  }
+
+  private StorageException wrongSetter(int col, String setter) {
+    ColumnDef column = schema.column(col);
+    return new StorageException(setter + " does not apply to column " + column.name() + " " + column.type()
+        + " of table " + tableName);
+  }
+
+  private StorageException invalid(int col, int row, String reason) {
+    ColumnDef column = schema.column(col);
+    return new StorageException("table " + tableName + ", column " + column.name() + " " + column.type()
+        + ", batch row " + row + ": " + reason);
+  }
+}

@@ -1,0 +1,202 @@
+package org.spillway.storage;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+
+/**
+ * The tables of one data directory: each table is a sub-directory holding Arrow IPC files and a JSON
+ * sidecar. Table names are lower-case identifiers; lookups are case-insensitive. Thread-safe.
+ */
+public final class Catalog implements AutoCloseable {
+  private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,127}");
+  /** Prefix of directories that are not (yet, or no longer) tables: writers' and drops' scratch space. */
+  private static final String SCRATCH_PREFIX = ".";
+
+  private final Path directory;
+  private final BufferAllocator allocator;
+  private final Map<String, StoredTable> tables = new ConcurrentHashMap<>();
+  /** Writers not yet committed or closed, by table name; guarded by this. */
+  private final Map<String, TableWriter> writers = new HashMap<>();
+  private volatile boolean closed;
+
+  private Catalog(Path directory) {
+    this.directory = directory;
+    this.allocator = StorageAllocator.newChild("catalog:" + directory);
+  }
+
+  /** Opens an existing data directory, reading the metadata of every table (not their data). */
+  public static Catalog open(Path dataDir) {
+    Path directory = dataDir.toAbsolutePath().normalize();
+    if (!Files.exists(directory)) {
+      throw new StorageException("data directory " + directory + " does not exist");
+    }
+    if (!Files.isDirectory(directory)) {
+      throw new StorageException("data directory " + directory + " is not a directory");
+    }
+    Catalog catalog = new Catalog(directory);
+    try (Stream<Path> children = Files.list(directory)) {
+      for (Path child : children.sorted().toList()) {
+        String name = child.getFileName().toString();
+        if (!name.startsWith(SCRATCH_PREFIX) && Files.isRegularFile(child.resolve(TableMetadata.FILE_NAME))) {
+          TableMetadata metadata = TableMetadata.read(child);
+          catalog.tables.put(name, new StoredTable(child, metadata, catalog.allocator));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      catalog.close();
+      if (e instanceof StorageException se) {
+        throw se;
+      }
+      throw new StorageException("cannot list data directory " + directory + ": " + e.getMessage(), e);
+    }
+    return catalog;
+  }
+
+  /** Creates the data directory (and parents) if needed, then opens it. */
+  public static Catalog create(Path dataDir) {
+    try {
+      Files.createDirectories(dataDir);
+    } catch (IOException e) {
+      throw new StorageException("cannot create data directory " + dataDir.toAbsolutePath() + ": " + e.getMessage(), e);
+    }
+    return open(dataDir);
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  /** Names of the committed tables, sorted, lower-case. */
+  public List<String> tableNames() {
+    return tables.keySet().stream().sorted().toList();
+  }
+
+  /** The committed table with this name (case-insensitive); its data loads on first use. */
+  public Optional<StoredTable> table(String name) {
+    checkOpen();
+    return Optional.ofNullable(tables.get(name.toLowerCase(Locale.ROOT)));
+  }
+
+  /** Starts writing a new table; fails if a table of that name exists or is being written. */
+  public synchronized TableWriter createTable(String name, TableSchema schema) {
+    checkOpen();
+    String tableName = validName(name);
+    if (tables.containsKey(tableName) || writers.containsKey(tableName)) {
+      throw new StorageException("table " + tableName + " already exists in " + directory);
+    }
+    Path temp = directory.resolve(SCRATCH_PREFIX + tableName + ".tmp-" + UUID.randomUUID());
+    TableWriter writer = new TableWriter(this, tableName, schema, temp,
+        allocator.newChildAllocator("writer:" + tableName, 0, Long.MAX_VALUE));
+    writers.put(tableName, writer);
+    return writer;
+  }
+
+  /** Removes a table, its files and its loaded data; readers must no longer use it. */
+  public void dropTable(String name) {
+    checkOpen();
+    String tableName = name.toLowerCase(Locale.ROOT);
+    StoredTable table = tables.remove(tableName);
+    if (table == null) {
+      throw new StorageException("table " + tableName + " does not exist in " + directory);
+    }
+    table.close();
+    // rename first so that a crash mid-delete leaves scratch, never a damaged table
+    Path trash = directory.resolve(SCRATCH_PREFIX + tableName + ".drop-" + UUID.randomUUID());
+    try {
+      Files.move(table.directory(), trash, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new StorageException("cannot drop table " + tableName + ": " + e.getMessage(), e);
+    }
+    TableWriter.deleteRecursively(trash);
+  }
+
+  /** Imports a CSV file as a new table; on any error no table is left behind. */
+  public StoredTable importCsv(String tableName, Path csv, CsvOptions options) {
+    return new CsvImporter(this, options).importFile(tableName, csv);
+  }
+
+  /** Discards writers that were not committed and frees every buffer of every loaded table. */
+  @Override
+  public void close() {
+    List<TableWriter> unfinished;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      unfinished = List.copyOf(writers.values());
+    }
+    List<RuntimeException> failures = new ArrayList<>();
+    for (TableWriter writer : unfinished) {
+      try {
+        writer.close();
+      } catch (RuntimeException e) {
+        failures.add(e);
+      }
+    }
+    for (StoredTable table : tables.values()) {
+      try {
+        table.close();
+      } catch (RuntimeException e) {
+        failures.add(e);
+      }
+    }
+    tables.clear();
+    allocator.close();
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+  }
+
+  /** Bytes of Arrow memory held by loaded tables and open writers of this catalog. */
+  public long allocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
+  /** Renames a writer's finished directory to the table's and registers the table. */
+  synchronized StoredTable publish(Path tempDirectory, TableMetadata metadata) {
+    String name = metadata.name();
+    Path target = directory.resolve(name);
+    try {
+      Files.move(tempDirectory, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new StorageException("cannot publish table " + name + " as " + target + ": " + e.getMessage(), e);
+    }
+    StoredTable table = new StoredTable(target, metadata, allocator);
+    tables.put(name, table);
+    writers.remove(name);
+    return table;
+  }
+
+  /** Forgets a writer that ended without publishing. */
+  synchronized void abandon(String name) {
+    writers.remove(name);
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new StorageException("catalog " + directory + " is closed");
+    }
+  }
+
+  private String validName(String name) {
+    String lower = name == null ? "" : name.toLowerCase(Locale.ROOT);
+    if (!TABLE_NAME.matcher(lower).matches()) {
+      throw new StorageException("invalid table name '" + name + "': use letters, digits and _ (not first a digit)");
+    }
+    return lower;
+  }
+}

@@ -1,0 +1,127 @@
+package org.spillway.storage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * Accumulates min, max, null count and distinct values of one column over the batches of a table being
+ * written; text columns also keep their exact distinct set while it is small enough to become a dictionary.
+ */
+final class ColumnStatisticsCollector {
+  private final ColumnDef column;
+  private final int maxExactDistinct;
+  private final HyperLogLog sketch = new HyperLogLog();
+  private Set<String> exactDistinct;
+  private long nullCount;
+  private long valueCount;
+  private long minLong = Long.MAX_VALUE;
+  private long maxLong = Long.MIN_VALUE;
+  private double minDouble = Double.POSITIVE_INFINITY;
+  private double maxDouble = Double.NEGATIVE_INFINITY;
+  private String minString;
+  private String maxString;
+
+  ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct) {
+    this.column = column;
+    this.maxExactDistinct = maxExactDistinct;
+    this.exactDistinct = column.type().kind().isText() ? new HashSet<>() : null;
+  }
+
+  /** Observes the first {@code rows} values of a plain (not dictionary-encoded) vector of this column. */
+  void observe(FieldVector vector, int rows) {
+    for (int row = 0; row < rows; row++) {
+      if (vector.isNull(row)) {
+        nullCount++;
+        continue;
+      }
+      valueCount++;
+      switch (column.type().kind()) {
+        case DOUBLE -> observeDouble(((Float8Vector) vector).get(row));
+        case DATE -> observeLong(((DateDayVector) vector).get(row));
+        case CHAR, VARCHAR -> observeString(((VarCharVector) vector).get(row));
+        default -> observeLong(((BaseIntVector) vector).getValueAsLong(row));
+      }
+    }
+  }
+
+  private void observeLong(long v) {
+    minLong = Math.min(minLong, v);
+    maxLong = Math.max(maxLong, v);
+    sketch.addLong(v);
+  }
+
+  private void observeDouble(double v) {
+    minDouble = Math.min(minDouble, v);
+    maxDouble = Math.max(maxDouble, v);
+    // +0.0 and -0.0 are one SQL value
+    sketch.addLong(Double.doubleToLongBits(v == 0.0 ? 0.0 : v));
+  }
+
+  private void observeString(byte[] utf8) {
+    sketch.addBytes(utf8);
+    String v = new String(utf8, StandardCharsets.UTF_8);
+    if (minString == null || v.compareTo(minString) < 0) {
+      minString = v;
+    }
+    if (maxString == null || v.compareTo(maxString) > 0) {
+      maxString = v;
+    }
+    if (exactDistinct != null) {
+      exactDistinct.add(v);
+      if (exactDistinct.size() > maxExactDistinct) {
+        exactDistinct = null;
+      }
+    }
+  }
+
+  /** Folds another collector of the same column into this one. */
+  void merge(ColumnStatisticsCollector other) {
+    nullCount += other.nullCount;
+    valueCount += other.valueCount;
+    minLong = Math.min(minLong, other.minLong);
+    maxLong = Math.max(maxLong, other.maxLong);
+    minDouble = Math.min(minDouble, other.minDouble);
+    maxDouble = Math.max(maxDouble, other.maxDouble);
+    if (other.minString != null && (minString == null || other.minString.compareTo(minString) < 0)) {
+      minString = other.minString;
+    }
+    if (other.maxString != null && (maxString == null || other.maxString.compareTo(maxString) > 0)) {
+      maxString = other.maxString;
+    }
+    sketch.merge(other.sketch);
+    if (exactDistinct != null) {
+      if (other.exactDistinct == null) {
+        exactDistinct = null;
+      } else {
+        exactDistinct.addAll(other.exactDistinct);
+        if (exactDistinct.size() > maxExactDistinct) {
+          exactDistinct = null;
+        }
+      }
+    }
+  }
+
+  /** The exact distinct values of a text column, or null if there are more than the limit. */
+  Set<String> exactDistinct() {
+    return exactDistinct;
+  }
+
+  ColumnStatistics toStatistics() {
+    if (valueCount == 0) {
+      return new ColumnStatistics(column.name(), null, null, nullCount, 0);
+    }
+    long distinct = exactDistinct != null ? exactDistinct.size() : Math.max(1, Math.min(valueCount, sketch.estimate()));
+    return switch (column.type().kind()) {
+      case DOUBLE -> new ColumnStatistics(column.name(), minDouble, maxDouble, nullCount, distinct);
+      case CHAR, VARCHAR -> new ColumnStatistics(column.name(), minString, maxString, nullCount, distinct);
+      default -> new ColumnStatistics(column.name(), ValueConversions.fromLong(column.type(), minLong),
+          ValueConversions.fromLong(column.type(), maxLong), nullCount, distinct);
+    };
+  }
+}

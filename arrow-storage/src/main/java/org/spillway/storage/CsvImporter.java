@@ -1,0 +1,190 @@
+package org.spillway.storage;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Imports a CSV file into a new table through a {@link TableWriter}: a bad record fails the import with
+ * "file:line: reason" and, because the writer is never committed, leaves no table behind.
+ */
+final class CsvImporter {
+  static final int BATCH_ROWS = 1 << 17;
+  /** Decimal and scientific notation only: Double.parseDouble alone would also take "1d" and hex floats. */
+  static final Pattern DOUBLE = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?|[+-]?(Infinity|NaN)");
+
+  private final Catalog catalog;
+  private final CsvOptions options;
+
+  CsvImporter(Catalog catalog, CsvOptions options) {
+    this.catalog = catalog;
+    this.options = options;
+  }
+
+  StoredTable importFile(String tableName, Path csv) {
+    if (!Files.isRegularFile(csv)) {
+      throw new StorageException("CSV file " + csv.toAbsolutePath() + " does not exist or is not a file");
+    }
+    String fileName = csv.getFileName().toString();
+    try (BufferedReader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8)) {
+      CsvRecordReader records = new CsvRecordReader(in, fileName, options.delimiter(), options.quote());
+      List<String> header = null;
+      if (options.header()) {
+        if (!records.next()) {
+          throw new StorageException(fileName + ":1: missing header line");
+        }
+        header = new ArrayList<>(records.fields());
+        dropTrailingField(records, header, fileName);
+      }
+      List<Row> sample = new ArrayList<>();
+      TableSchema schema = options.schema();
+      if (schema == null) {
+        while (sample.size() < options.sampleRows() && records.next()) {
+          sample.add(Row.copyOf(records));
+        }
+        schema = CsvSchemaInference.infer(header, sample, options, fileName);
+      } else if (header != null) {
+        checkHeader(header, schema, fileName);
+      }
+      return load(tableName, schema, records, sample, fileName);
+    } catch (IOException e) {
+      throw new StorageException("cannot read CSV file " + csv.toAbsolutePath() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private StoredTable load(String tableName, TableSchema schema, CsvRecordReader records, List<Row> sample,
+      String fileName) {
+    try (TableWriter writer = catalog.createTable(tableName, schema)) {
+      BatchBuilder batch = writer.newBatch(BATCH_ROWS);
+      int row = 0;
+      int sampleIndex = 0;
+      while (true) {
+        Row record;
+        if (sampleIndex < sample.size()) {
+          record = sample.get(sampleIndex++);
+        } else if (records.next()) {
+          record = Row.view(records);
+        } else {
+          break;
+        }
+        if (row == BATCH_ROWS) {
+          batch.setRowCount(row);
+          writer.append(batch);
+          batch = writer.newBatch(BATCH_ROWS);
+          row = 0;
+        }
+        setRow(batch, row++, record, schema, fileName);
+      }
+      batch.setRowCount(row);
+      writer.append(batch);
+      return writer.commit();
+    }
+  }
+
+  private void setRow(BatchBuilder batch, int row, Row record, TableSchema schema, String fileName) {
+    List<String> fields = record.fields();
+    int expected = schema.size() + (options.trailingDelimiter() ? 1 : 0);
+    if (fields.size() != expected) {
+      throw new StorageException(fileName + ":" + record.line() + ": expected " + expected + " fields, found "
+          + fields.size());
+    }
+    if (options.trailingDelimiter() && !fields.get(expected - 1).isEmpty()) {
+      throw new StorageException(fileName + ":" + record.line() + ": expected a trailing '" + options.delimiter() + "'");
+    }
+    for (int col = 0; col < schema.size(); col++) {
+      String text = fields.get(col);
+      ColumnDef column = schema.column(col);
+      try {
+        if (!record.quoted(col) && text.equals(options.nullToken())) {
+          if (!column.type().nullable()) {
+            throw new StorageException("NULL in a NOT NULL column");
+          }
+          batch.setNull(col, row);
+        } else {
+          setValue(batch, col, row, column.type(), text);
+        }
+      } catch (StorageException e) {
+        String hint = options.schema() == null ? " (type inferred from the first " + options.sampleRows()
+            + " rows; pass a schema in CsvOptions)" : "";
+        throw new StorageException(fileName + ":" + record.line() + ": column " + column.name() + ": "
+            + e.getMessage() + hint, e);
+      }
+    }
+  }
+
+  private static void setValue(BatchBuilder batch, int col, int row, ColumnType type, String text) {
+    String trimmed = text.strip();
+    try {
+      switch (type.kind()) {
+        case INTEGER -> batch.setInt(col, row, Integer.parseInt(trimmed));
+        case BIGINT -> batch.setLong(col, row, Long.parseLong(trimmed));
+        case DOUBLE -> {
+          if (!DOUBLE.matcher(trimmed).matches()) {
+            throw new NumberFormatException();
+          }
+          batch.setDouble(col, row, Double.parseDouble(trimmed));
+        }
+        case DECIMAL -> batch.setDecimal(col, row, ValueConversions.unscaledExact(new BigDecimal(trimmed), type));
+        case DATE -> batch.setDate(col, row, (int) LocalDate.parse(trimmed).toEpochDay());
+        case CHAR, VARCHAR -> {
+          int excess = ValueConversions.excessLength(type, text);
+          if (excess >= 0) {
+            throw new StorageException("value of length " + excess + " exceeds " + type);
+          }
+          batch.setString(col, row, text);
+        }
+      }
+    } catch (NumberFormatException | ArithmeticException | DateTimeParseException e) {
+      throw new StorageException("'" + text + "' is not " + (type.kind() == ColumnKind.INTEGER ? "an " : "a ") + type);
+    }
+  }
+
+  private void dropTrailingField(CsvRecordReader records, List<String> fields, String fileName) {
+    if (options.trailingDelimiter()) {
+      if (fields.isEmpty() || !fields.get(fields.size() - 1).isEmpty()) {
+        throw new StorageException(fileName + ":" + records.line() + ": expected a trailing '" + options.delimiter() + "'");
+      }
+      fields.remove(fields.size() - 1);
+    }
+  }
+
+  private static void checkHeader(List<String> header, TableSchema schema, String fileName) {
+    if (header.size() != schema.size()) {
+      throw new StorageException(fileName + ":1: header has " + header.size() + " columns, the schema "
+          + schema.size());
+    }
+    for (int col = 0; col < header.size(); col++) {
+      if (!header.get(col).strip().equalsIgnoreCase(schema.column(col).name())) {
+        throw new StorageException(fileName + ":1: header column " + (col + 1) + " is '" + header.get(col)
+            + "', the schema says '" + schema.column(col).name() + "'");
+      }
+    }
+  }
+
+  /** A record with its line: a copy for sampled records, a view of the reader otherwise. */
+  record Row(List<String> fields, boolean[] quotedFlags, long line, CsvRecordReader live) {
+    static Row copyOf(CsvRecordReader reader) {
+      boolean[] flags = new boolean[reader.fields().size()];
+      for (int i = 0; i < flags.length; i++) {
+        flags[i] = reader.wasQuoted(i);
+      }
+      return new Row(List.copyOf(reader.fields()), flags, reader.line(), null);
+    }
+
+    static Row view(CsvRecordReader reader) {
+      return new Row(reader.fields(), null, reader.line(), reader);
+    }
+
+    boolean quoted(int i) {
+      return live != null ? live.wasQuoted(i) : quotedFlags[i];
+    }
+  }
+}

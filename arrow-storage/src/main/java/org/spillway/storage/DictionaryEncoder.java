@@ -1,0 +1,118 @@
+package org.spillway.storage;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.Dictionary;
+import org.apache.arrow.vector.dictionary.DictionaryProvider;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+
+/**
+ * Rewrites staged plain batches with the chosen text columns as Int32 codes into one sorted, table-wide
+ * dictionary per column. Sorted codes keep order: equality, ranges and LIKE 'prefix%' become code ranges.
+ */
+final class DictionaryEncoder {
+  private final TableSchema schema;
+  /** Sorted dictionary per column; null for columns stored plain. */
+  private final List<List<String>> dictionaries;
+  private final List<Map<String, Integer>> codes;
+
+  DictionaryEncoder(TableSchema schema, List<List<String>> dictionaries) {
+    this.schema = schema;
+    this.dictionaries = dictionaries;
+    this.codes = new ArrayList<>();
+    for (List<String> dictionary : dictionaries) {
+      Map<String, Integer> index = null;
+      if (dictionary != null) {
+        index = new HashMap<>(dictionary.size() * 2);
+        for (int code = 0; code < dictionary.size(); code++) {
+          index.put(dictionary.get(code), code);
+        }
+      }
+      codes.add(index);
+    }
+  }
+
+  /** Re-encodes every batch of a staged file into a new file; thread-safe for distinct files. */
+  void rewrite(Path staged, Path target, BufferAllocator allocator) {
+    List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
+    DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
+    List<VarCharVector> dictionaryVectors = new ArrayList<>();
+    try {
+      for (int col = 0; col < schema.size(); col++) {
+        if (dictionaries.get(col) != null) {
+          VarCharVector values = dictionaryVector(col, allocator);
+          dictionaryVectors.add(values);
+          provider.put(new Dictionary(values, ArrowFieldMapping.dictionaryField(schema.column(col), col).getDictionary()));
+        }
+      }
+      if (batches.size() != 1) {
+        throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
+      }
+      try (VectorSchemaRoot encoded = encode(batches.get(0), allocator)) {
+        ArrowFiles.write(target, encoded, provider);
+      }
+    } finally {
+      batches.forEach(VectorSchemaRoot::close);
+      dictionaryVectors.forEach(VarCharVector::close);
+    }
+  }
+
+  private VectorSchemaRoot encode(VectorSchemaRoot plain, BufferAllocator allocator) {
+    int rows = plain.getRowCount();
+    List<FieldVector> vectors = new ArrayList<>(schema.size());
+    try {
+      for (int col = 0; col < schema.size(); col++) {
+        FieldVector source = plain.getVector(col);
+        Map<String, Integer> index = codes.get(col);
+        if (index == null) {
+          var transfer = source.getTransferPair(allocator);
+          transfer.transfer();
+          vectors.add((FieldVector) transfer.getTo());
+          continue;
+        }
+        IntVector target = (IntVector) ArrowFieldMapping.dictionaryField(schema.column(col), col).createVector(allocator);
+        vectors.add(target);
+        target.allocateNew(rows);
+        VarCharVector strings = (VarCharVector) source;
+        for (int row = 0; row < rows; row++) {
+          if (strings.isNull(row)) {
+            target.setNull(row);
+          } else {
+            target.set(row, index.get(new String(strings.get(row), StandardCharsets.UTF_8)));
+          }
+        }
+        target.setValueCount(rows);
+      }
+    } catch (RuntimeException e) {
+      vectors.forEach(FieldVector::close);
+      throw e;
+    }
+    List<Field> fields = new ArrayList<>(vectors.size());
+    vectors.forEach(vector -> fields.add(vector.getField()));
+    return new VectorSchemaRoot(fields, vectors, rows);
+  }
+
+  private VarCharVector dictionaryVector(int col, BufferAllocator allocator) {
+    List<String> values = dictionaries.get(col);
+    Field field = new Field(schema.column(col).name() + "_dictionary",
+        new FieldType(false, ArrowType.Utf8.INSTANCE, null), null);
+    VarCharVector vector = (VarCharVector) field.createVector(allocator);
+    vector.allocateNew(values.size());
+    for (int i = 0; i < values.size(); i++) {
+      vector.setSafe(i, values.get(i).getBytes(StandardCharsets.UTF_8));
+    }
+    vector.setValueCount(values.size());
+    return vector;
+  }
+}

@@ -1,0 +1,198 @@
+package org.spillway.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.dictionary.Dictionary;
+import org.apache.arrow.vector.ipc.ArrowFileReader;
+import org.apache.arrow.vector.ipc.message.ArrowBlock;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.util.AutoCloseables;
+
+/**
+ * A committed table: schema and statistics are known from its sidecar; its Arrow batches are loaded from
+ * the IPC files on first use, once, into memory of its own child allocator. Safe for concurrent readers.
+ */
+public final class StoredTable {
+  private final Path directory;
+  private final TableMetadata metadata;
+  private final BufferAllocator parentAllocator;
+  private volatile Loaded loaded;
+  private boolean closed;
+
+  /** The batches and per-column dictionaries (null entries for plain columns) once loaded. */
+  private record Loaded(BufferAllocator allocator, List<VectorSchemaRoot> batches, List<List<String>> dictionaries) {
+  }
+
+  StoredTable(Path directory, TableMetadata metadata, BufferAllocator parentAllocator) {
+    this.directory = directory;
+    this.metadata = metadata;
+    this.parentAllocator = parentAllocator;
+  }
+
+  public String name() {
+    return metadata.name();
+  }
+
+  public TableSchema schema() {
+    return metadata.schema();
+  }
+
+  public long rowCount() {
+    return metadata.statistics().rowCount();
+  }
+
+  public TableStatistics statistics() {
+    return metadata.statistics();
+  }
+
+  /** The directory holding the table's IPC files. */
+  public Path directory() {
+    return directory;
+  }
+
+  /** Whether this text column is stored as Int32 codes into a sorted dictionary. */
+  public boolean isDictionaryEncoded(int column) {
+    return metadata.dictionaryEncoded().get(column);
+  }
+
+  /** The loaded Arrow batches, in file order; for read-only use (the table owns the buffers). */
+  public List<VectorSchemaRoot> batches() {
+    return load().batches();
+  }
+
+  /** The sorted dictionary of a dictionary-encoded text column; the same for every batch. */
+  public Optional<List<String>> dictionary(int column) {
+    return Optional.ofNullable(load().dictionaries().get(column));
+  }
+
+  /** A reader of one column of one loaded batch. */
+  public ColumnReader reader(int batch, int column) {
+    Loaded data = load();
+    if (batch < 0 || batch >= data.batches().size()) {
+      throw new StorageException("batch " + batch + " is outside 0.." + (data.batches().size() - 1) + " of table " + name());
+    }
+    if (column < 0 || column >= schema().size()) {
+      throw new StorageException("column " + column + " is outside 0.." + (schema().size() - 1) + " of table " + name());
+    }
+    return VectorColumnReaders.of(schema().column(column), data.batches().get(batch).getVector(column),
+        data.dictionaries().get(column));
+  }
+
+  /** Bytes of Arrow memory the loaded batches hold (0 before loading). */
+  public long allocatedBytes() {
+    Loaded data = loaded;
+    return data == null ? 0 : data.allocator().getAllocatedMemory();
+  }
+
+  private Loaded load() {
+    Loaded data = loaded;
+    if (data != null) {
+      return data;
+    }
+    synchronized (this) {
+      if (closed) {
+        throw new StorageException("table " + name() + " was dropped or its catalog closed");
+      }
+      if (loaded == null) {
+        loaded = readFiles();
+      }
+      return loaded;
+    }
+  }
+
+  private Loaded readFiles() {
+    BufferAllocator allocator = parentAllocator.newChildAllocator("table:" + name(), 0, Long.MAX_VALUE);
+    List<VectorSchemaRoot> batches = new ArrayList<>();
+    List<List<String>> dictionaries = new ArrayList<>(Collections.nCopies(schema().size(), null));
+    try {
+      for (String fileName : metadata.files()) {
+        readFile(directory.resolve(fileName), allocator, batches, dictionaries);
+      }
+      for (int col = 0; col < schema().size(); col++) {
+        if (isDictionaryEncoded(col) && dictionaries.get(col) == null) {
+          // a table with no batches has no dictionaries to read
+          dictionaries.set(col, List.of());
+        }
+      }
+      return new Loaded(allocator, Collections.unmodifiableList(batches), Collections.unmodifiableList(dictionaries));
+    } catch (RuntimeException | IOException e) {
+      closeQuietly(batches, allocator);
+      if (e instanceof StorageException se) {
+        throw se;
+      }
+      throw new StorageException("cannot load table " + name() + " from " + directory + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void readFile(Path file, BufferAllocator allocator, List<VectorSchemaRoot> batches,
+      List<List<String>> dictionaries) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        ArrowFileReader reader = new ArrowFileReader(channel, allocator)) {
+      VectorSchemaRoot root = reader.getVectorSchemaRoot();
+      checkSchema(file, root.getSchema().getFields());
+      for (ArrowBlock block : reader.getRecordBlocks()) {
+        reader.loadRecordBatch(block);
+        batches.add(ArrowFiles.takeBatch(root, allocator));
+      }
+      for (int col = 0; col < schema().size(); col++) {
+        Field field = root.getSchema().getFields().get(col);
+        if (field.getDictionary() != null && dictionaries.get(col) == null) {
+          Dictionary dictionary = reader.getDictionaryVectors().get(field.getDictionary().getId());
+          dictionaries.set(col, readStrings((VarCharVector) dictionary.getVector()));
+        }
+      }
+    }
+  }
+
+  private void checkSchema(Path file, List<Field> fields) {
+    if (fields.size() != schema().size()) {
+      throw new StorageException(file + ": has " + fields.size() + " columns, table " + name() + " has " + schema().size());
+    }
+    for (int col = 0; col < fields.size(); col++) {
+      ColumnDef stored = ArrowFieldMapping.columnOf(fields.get(col), file.toString());
+      boolean encoded = fields.get(col).getDictionary() != null;
+      if (!stored.equals(schema().column(col)) || encoded != isDictionaryEncoded(col)) {
+        throw new StorageException(file + ": column " + col + " is " + stored + (encoded ? " (dictionary)" : "")
+            + " but table " + name() + " declares " + schema().column(col));
+      }
+    }
+  }
+
+  private static List<String> readStrings(VarCharVector vector) {
+    List<String> values = new ArrayList<>(vector.getValueCount());
+    for (int i = 0; i < vector.getValueCount(); i++) {
+      values.add(new String(vector.get(i), StandardCharsets.UTF_8));
+    }
+    return Collections.unmodifiableList(values);
+  }
+
+  /** Frees the loaded batches; later access fails. */
+  synchronized void close() {
+    closed = true;
+    Loaded data = loaded;
+    loaded = null;
+    if (data != null) {
+      closeQuietly(data.batches(), data.allocator());
+    }
+  }
+
+  private static void closeQuietly(List<VectorSchemaRoot> batches, BufferAllocator allocator) {
+    try {
+      AutoCloseables.close(batches);
+    } catch (Exception e) {
+      throw new StorageException("cannot release table batches: " + e.getMessage(), e);
+    } finally {
+      allocator.close();
+    }
+  }
+}

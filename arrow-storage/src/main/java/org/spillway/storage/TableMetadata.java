@@ -1,0 +1,102 @@
+package org.spillway.storage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The JSON sidecar of a table directory ({@value #FILE_NAME}): schema, statistics, which text columns are
+ * dictionary-encoded, and the IPC files in load order. Reading it is cheap, so catalogs open fast.
+ */
+record TableMetadata(String name, TableSchema schema, TableStatistics statistics, List<Boolean> dictionaryEncoded,
+    List<String> files) {
+  static final String FILE_NAME = "table.json";
+  private static final int FORMAT_VERSION = 1;
+  private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  TableMetadata {
+    dictionaryEncoded = List.copyOf(dictionaryEncoded);
+    files = List.copyOf(files);
+  }
+
+  void write(Path directory) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("format", FORMAT_VERSION);
+    root.put("name", name);
+    root.put("rowCount", statistics.rowCount());
+    ArrayNode columns = root.putArray("columns");
+    for (int i = 0; i < schema.size(); i++) {
+      ColumnDef column = schema.column(i);
+      ColumnStatistics stats = statistics.column(i);
+      ObjectNode node = columns.addObject();
+      node.put("name", column.name());
+      node.put("type", column.type().toDeclaration());
+      node.put("dictionary", dictionaryEncoded.get(i));
+      node.put("nullCount", stats.nullCount());
+      node.put("distinctCount", stats.distinctCount());
+      node.putPOJO("min", ValueConversions.toJson(column.type(), stats.min()));
+      node.putPOJO("max", ValueConversions.toJson(column.type(), stats.max()));
+    }
+    ArrayNode fileNodes = root.putArray("files");
+    files.forEach(fileNodes::add);
+    Path file = directory.resolve(FILE_NAME);
+    try {
+      JSON.writeValue(file.toFile(), root);
+    } catch (IOException e) {
+      throw new StorageException("cannot write " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  static TableMetadata read(Path directory) {
+    Path file = directory.resolve(FILE_NAME);
+    try {
+      JsonNode root = JSON.readTree(Files.readAllBytes(file));
+      if (root.path("format").asInt() != FORMAT_VERSION) {
+        throw new StorageException(file + ": unsupported format version " + root.path("format"));
+      }
+      List<ColumnDef> columns = new ArrayList<>();
+      List<ColumnStatistics> stats = new ArrayList<>();
+      List<Boolean> dictionary = new ArrayList<>();
+      for (JsonNode node : required(root, "columns", file)) {
+        ColumnDef column = ColumnDef.of(required(node, "name", file).asText(), required(node, "type", file).asText());
+        columns.add(column);
+        dictionary.add(node.path("dictionary").asBoolean(false));
+        stats.add(new ColumnStatistics(column.name(),
+            ValueConversions.fromJson(column.type(), textOrNull(node.get("min"))),
+            ValueConversions.fromJson(column.type(), textOrNull(node.get("max"))),
+            node.path("nullCount").asLong(), node.path("distinctCount").asLong()));
+      }
+      List<String> files = new ArrayList<>();
+      for (JsonNode node : required(root, "files", file)) {
+        files.add(node.asText());
+      }
+      TableStatistics statistics = new TableStatistics(required(root, "rowCount", file).asLong(), stats);
+      return new TableMetadata(required(root, "name", file).asText(), new TableSchema(columns), statistics,
+          dictionary, files);
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof StorageException se) {
+        throw se;
+      }
+      throw new StorageException("cannot read table metadata " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static JsonNode required(JsonNode node, String field, Path file) {
+    JsonNode value = node.get(field);
+    if (value == null || value.isNull()) {
+      throw new StorageException(file + ": missing field '" + field + "'");
+    }
+    return value;
+  }
+
+  private static String textOrNull(JsonNode node) {
+    return node == null || node.isNull() ? null : node.asText();
+  }
+}

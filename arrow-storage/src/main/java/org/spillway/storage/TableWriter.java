@@ -1,0 +1,247 @@
+package org.spillway.storage;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Writes a new table: many threads may build batches concurrently and append them; nothing is visible
+ * in the catalog until {@link #commit()}; closing without commit, or any failure, removes everything
+ * written, so no half table remains.
+ *
+ * <p>Appended batches are staged as plain IPC files. Commit then picks the text columns to
+ * dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct values, each used on average at
+ * least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no transfer bytes), rewrites
+ * the staged files with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
+ */
+public final class TableWriter implements AutoCloseable {
+  static final int DICTIONARY_MAX_ENTRIES = 65536;
+  static final int DICTIONARY_MIN_REUSE = 4;
+  private static final String STAGING = "staging";
+
+  private enum State { OPEN, COMMITTED, FAILED, CLOSED }
+
+  private final Catalog catalog;
+  private final String name;
+  private final TableSchema schema;
+  private final Path tempDirectory;
+  private final Path stagingDirectory;
+  private final BufferAllocator allocator;
+  private final Set<BatchBuilder> openBatches = ConcurrentHashMap.newKeySet();
+  /** Staged file per batch position; load order is ascending position. */
+  private final ConcurrentSkipListMap<Long, Path> staged = new ConcurrentSkipListMap<>();
+  private final AtomicLong nextPosition = new AtomicLong();
+  private final List<ColumnStatisticsCollector> statistics = new ArrayList<>();
+  private long rowCount;
+  private volatile State state = State.OPEN;
+
+  TableWriter(Catalog catalog, String name, TableSchema schema, Path tempDirectory, BufferAllocator allocator) {
+    this.catalog = catalog;
+    this.name = name;
+    this.schema = schema;
+    this.tempDirectory = tempDirectory;
+    this.stagingDirectory = tempDirectory.resolve(STAGING);
+    this.allocator = allocator;
+    for (ColumnDef column : schema.columns()) {
+      statistics.add(new ColumnStatisticsCollector(column, DICTIONARY_MAX_ENTRIES));
+    }
+    try {
+      Files.createDirectories(stagingDirectory);
+    } catch (IOException e) {
+      allocator.close();
+      throw new StorageException("cannot create " + stagingDirectory + " for table " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  public String tableName() {
+    return name;
+  }
+
+  public TableSchema schema() {
+    return schema;
+  }
+
+  /** A new empty batch of up to {@code capacity} rows; append it, or close it to discard it. */
+  public BatchBuilder newBatch(int capacity) {
+    checkState(State.OPEN, "newBatch");
+    BatchBuilder batch = new BatchBuilder(name, schema, allocator, capacity, openBatches::remove);
+    openBatches.add(batch);
+    return batch;
+  }
+
+  /** Appends a batch after all batches appended so far by this method; thread-safe. */
+  public void append(BatchBuilder batch) {
+    appendAt(nextPosition.getAndIncrement(), batch);
+  }
+
+  /**
+   * Appends a batch at an explicit position: the table lists batches in ascending position whatever the
+   * order in which threads append them, which keeps parallel writers deterministic. Positions must be
+   * unique and should not be mixed with {@link #append(BatchBuilder)}.
+   */
+  public void appendAt(long position, BatchBuilder batch) {
+    checkState(State.OPEN, "append");
+    if (!openBatches.contains(batch)) {
+      throw new StorageException("batch was not created by this writer of table " + name + " or was already appended");
+    }
+    VectorSchemaRoot root = batch.detach();
+    openBatches.remove(batch);
+    try {
+      if (root.getRowCount() == 0) {
+        return;
+      }
+      Path file = stagingDirectory.resolve(position + ".arrow");
+      if (staged.putIfAbsent(position, file) != null) {
+        throw new StorageException("batch position " + position + " of table " + name + " was already appended");
+      }
+      List<ColumnStatisticsCollector> local = new ArrayList<>(schema.size());
+      for (int col = 0; col < schema.size(); col++) {
+        ColumnStatisticsCollector collector = new ColumnStatisticsCollector(schema.column(col), DICTIONARY_MAX_ENTRIES);
+        collector.observe(root.getVector(col), root.getRowCount());
+        local.add(collector);
+      }
+      ArrowFiles.write(file, root);
+      synchronized (statistics) {
+        for (int col = 0; col < schema.size(); col++) {
+          statistics.get(col).merge(local.get(col));
+        }
+        rowCount += root.getRowCount();
+      }
+    } catch (RuntimeException e) {
+      state = State.FAILED;
+      throw e;
+    } finally {
+      root.close();
+    }
+  }
+
+  /** Rows appended so far. */
+  public long rowCount() {
+    synchronized (statistics) {
+      return rowCount;
+    }
+  }
+
+  /**
+   * Encodes, saves statistics and atomically publishes the table in the catalog. Every batch from
+   * {@link #newBatch} must have been appended or closed.
+   */
+  public StoredTable commit() {
+    checkState(State.OPEN, "commit");
+    if (!openBatches.isEmpty()) {
+      throw new StorageException("commit of table " + name + ": " + openBatches.size()
+          + " batch(es) from newBatch() were neither appended nor closed");
+    }
+    try {
+      List<List<String>> dictionaries = chooseDictionaries();
+      List<String> files = writeFinalFiles(dictionaries);
+      deleteRecursively(stagingDirectory);
+      List<ColumnStatistics> columns = new ArrayList<>();
+      List<Boolean> encoded = new ArrayList<>();
+      for (int col = 0; col < schema.size(); col++) {
+        columns.add(statistics.get(col).toStatistics());
+        encoded.add(dictionaries.get(col) != null);
+      }
+      TableMetadata metadata = new TableMetadata(name, schema, new TableStatistics(rowCount, columns), encoded, files);
+      metadata.write(tempDirectory);
+      StoredTable table = catalog.publish(tempDirectory, metadata);
+      state = State.COMMITTED;
+      allocator.close();
+      return table;
+    } catch (RuntimeException e) {
+      state = State.FAILED;
+      close();
+      throw e;
+    }
+  }
+
+  private List<List<String>> chooseDictionaries() {
+    List<List<String>> dictionaries = new ArrayList<>();
+    for (ColumnStatisticsCollector collector : statistics) {
+      Set<String> distinct = collector.exactDistinct();
+      boolean encode = distinct != null && !distinct.isEmpty()
+          && (long) distinct.size() * DICTIONARY_MIN_REUSE <= rowCount;
+      dictionaries.add(encode ? distinct.stream().sorted().toList() : null);
+    }
+    return dictionaries;
+  }
+
+  private List<String> writeFinalFiles(List<List<String>> dictionaries) {
+    List<Map.Entry<Long, Path>> inputs = new ArrayList<>(staged.entrySet());
+    List<String> names = new ArrayList<>(inputs.size());
+    for (int i = 0; i < inputs.size(); i++) {
+      names.add(String.format("part-%06d.arrow", i));
+    }
+    boolean anyEncoded = dictionaries.stream().anyMatch(d -> d != null);
+    DictionaryEncoder encoder = anyEncoded ? new DictionaryEncoder(schema, dictionaries) : null;
+    // files are independent, so the rewrite runs on all cores
+    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
+      Path source = inputs.get(i).getValue();
+      Path target = tempDirectory.resolve(names.get(i));
+      if (encoder != null) {
+        encoder.rewrite(source, target, allocator);
+      } else {
+        move(source, target);
+      }
+    });
+    return names;
+  }
+
+  /** Discards everything unless committed: open batches, staged and written files, the temporary directory. */
+  @Override
+  public void close() {
+    if (state == State.COMMITTED || state == State.CLOSED) {
+      return;
+    }
+    state = State.CLOSED;
+    try {
+      for (BatchBuilder batch : List.copyOf(openBatches)) {
+        batch.close();
+      }
+      deleteRecursively(tempDirectory);
+    } finally {
+      allocator.close();
+      catalog.abandon(name);
+    }
+  }
+
+  private void checkState(State expected, String operation) {
+    if (state != expected) {
+      throw new StorageException(operation + " on writer of table " + name + " that is " + state.name().toLowerCase()
+          + (state == State.FAILED ? " after an earlier error" : ""));
+    }
+  }
+
+  private static void move(Path source, Path target) {
+    try {
+      Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new StorageException("cannot move " + source + " to " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  static void deleteRecursively(Path directory) {
+    if (!Files.exists(directory)) {
+      return;
+    }
+    try (var paths = Files.walk(directory)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot delete " + directory + ": " + e.getMessage(), e);
+    }
+  }
+}

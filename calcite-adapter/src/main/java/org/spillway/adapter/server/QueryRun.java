@@ -1,0 +1,77 @@
+package org.spillway.adapter.server;
+
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.calcite.avatica.Meta;
+
+/** One execution of a statement on the server, from execute until its last row, close or failure. */
+final class QueryRun {
+  /** Until the GPU path reports per query where it ran, every query is reported as run on the CPU. */
+  static final String DEFAULT_DEVICE = "cpu";
+
+  final String user;
+  final String connectionId;
+  final int statementId;
+  final String sql;
+  final long startNanos = System.nanoTime();
+  private final AtomicLong rows = new AtomicLong();
+  private boolean finished;
+  private volatile boolean timedOut;
+  private volatile Future<?> timeoutTask;
+
+  QueryRun(String user, String connectionId, int statementId, String sql) {
+    this.user = user;
+    this.connectionId = connectionId;
+    this.statementId = statementId;
+    this.sql = sql;
+  }
+
+  void addRows(long count) {
+    rows.addAndGet(count);
+  }
+
+  /** Counts the rows of a frame, whatever iterable Avatica put them in. */
+  void addRows(Meta.Frame frame) {
+    if (frame == null) {
+      return;
+    }
+    long count = 0;
+    for (Object ignored : frame.rows) {
+      count++;
+    }
+    rows.addAndGet(count);
+  }
+
+  /**
+   * Marks the run timed out and runs {@code cancel}, unless it already finished: holding the lock
+   * means a query that just ended is never cancelled afterwards (which would poison its statement).
+   */
+  synchronized void timeOut(Runnable cancel) {
+    if (!finished) {
+      timedOut = true;
+      cancel.run();
+    }
+  }
+
+  boolean timedOut() {
+    return timedOut;
+  }
+
+  void setTimeoutTask(Future<?> task) {
+    timeoutTask = task;
+  }
+
+  /** Returns the log entry exactly once; later calls (a close after a failure, say) get null. */
+  synchronized QueryLog.Entry finish(QueryLog.Outcome outcome, String error) {
+    if (finished) {
+      return null;
+    }
+    finished = true;
+    final Future<?> task = timeoutTask;
+    if (task != null) {
+      task.cancel(false);
+    }
+    return new QueryLog.Entry(user, connectionId, statementId, sql, System.nanoTime() - startNanos,
+        rows.get(), DEFAULT_DEVICE, outcome, error);
+  }
+}

@@ -1,0 +1,117 @@
+package org.spillway.adapter.server;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.apache.calcite.avatica.remote.Driver.Serialization;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** The {@code spillway server} subcommand: serves a catalog over Avatica until interrupted. */
+@Command(name = "server", mixinStandardHelpOptions = true,
+    description = "Serve a Spillway catalog to remote JDBC clients and BI tools (Avatica over HTTP).")
+public final class ServerCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--data-dir", required = true, description = "Spillway catalog directory.")
+  Path dataDir;
+
+  @Option(names = "--host", defaultValue = ServerConfig.DEFAULT_HOST,
+      description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 exposes all interfaces).")
+  String host;
+
+  @Option(names = "--port", defaultValue = "" + ServerConfig.DEFAULT_PORT,
+      description = "TCP port (default: ${DEFAULT-VALUE}); 0 picks a free port and prints it.")
+  int port;
+
+  @Option(names = "--serialization", defaultValue = "protobuf",
+      description = "Wire format: protobuf or json (default: ${DEFAULT-VALUE}); clients must match.")
+  String serialization;
+
+  @Option(names = "--users", paramLabel = "FILE",
+      description = "Enable HTTP BASIC authentication with users from FILE ('user: password' lines).")
+  Path usersFile;
+
+  @Option(names = "--allow-writes",
+      description = "Execute statements other than queries and metadata (default: read-only).")
+  boolean allowWrites;
+
+  @Option(names = "--max-concurrent", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONCURRENT,
+      description = "Statements executing at once (default: ${DEFAULT-VALUE}).")
+  int maxConcurrent;
+
+  @Option(names = "--admission-wait", defaultValue = "30", paramLabel = "SECONDS",
+      description = "How long an excess statement waits for a slot before it is refused"
+          + " (default: ${DEFAULT-VALUE}).")
+  double admissionWaitSeconds;
+
+  @Option(names = "--query-timeout", defaultValue = "0", paramLabel = "SECONDS",
+      description = "Cancel statements running longer than this; 0 = no limit (default).")
+  double queryTimeoutSeconds;
+
+  @Override
+  public Integer call() throws Exception {
+    final ServerConfig config = toConfig();
+    final PrintWriter out = spec.commandLine().getOut();
+    final SpillwayServer server = SpillwayServer.start(config);
+    final Thread stopOnExit = new Thread(server::close, "spillway-server-stop");
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
+    try {
+      // Scripts that pass --port 0 read the bound port from this line.
+      out.println("Spillway server listening on " + server.httpUrl() + " (port " + server.port()
+          + ")");
+      out.println("Connect with: " + server.jdbcUrl()
+          + (config.usersFile() == null ? "" : ";avatica_user=USER;avatica_password=PASSWORD"));
+      out.flush();
+      server.join();
+    } finally {
+      server.close();
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopOnExit);
+      } catch (IllegalStateException shuttingDown) {
+        // The JVM is exiting and the hook is closing the server already.
+      }
+    }
+    return 0;
+  }
+
+  /** The configuration these options describe; invalid values fail with the option named. */
+  ServerConfig toConfig() {
+    if (admissionWaitSeconds < 0) {
+      throw new ParameterException(spec.commandLine(),
+          "--admission-wait must not be negative, got " + admissionWaitSeconds);
+    }
+    if (queryTimeoutSeconds < 0) {
+      throw new ParameterException(spec.commandLine(),
+          "--query-timeout must not be negative, got " + queryTimeoutSeconds);
+    }
+    if (maxConcurrent < 1) {
+      throw new ParameterException(spec.commandLine(),
+          "--max-concurrent must be at least 1, got " + maxConcurrent);
+    }
+    return new ServerConfig(dataDir, host, port, serialization(), usersFile, allowWrites,
+        maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds));
+  }
+
+  private Serialization serialization() {
+    switch (serialization.toLowerCase(Locale.ROOT)) {
+      case "protobuf":
+        return Serialization.PROTOBUF;
+      case "json":
+        return Serialization.JSON;
+      default:
+        throw new ParameterException(spec.commandLine(),
+            "--serialization must be protobuf or json, got '" + serialization + "'");
+    }
+  }
+
+  private static Duration seconds(double seconds) {
+    return Duration.ofNanos(Math.round(seconds * 1e9));
+  }
+}

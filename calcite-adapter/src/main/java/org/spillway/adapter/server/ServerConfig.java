@@ -1,0 +1,88 @@
+package org.spillway.adapter.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.calcite.avatica.remote.Driver.Serialization;
+
+/**
+ * Everything a {@link SpillwayServer} needs to start; immutable, with defaults that are safe to expose.
+ *
+ * @param dataDir Spillway catalog directory served to every client
+ * @param host address to bind; 127.0.0.1 unless the operator opts into more
+ * @param port TCP port; 0 picks a free one
+ * @param serialization wire format Avatica clients must match
+ * @param usersFile Jetty realm file enabling BASIC authentication, or null for none
+ * @param allowWrites whether statements other than queries and metadata are executed
+ * @param maxConcurrent statements that may do work at the same time
+ * @param admissionWait how long an excess statement waits for a slot before it is refused
+ * @param queryTimeout per-statement time limit, {@link Duration#ZERO} for none
+ */
+public record ServerConfig(Path dataDir, String host, int port, Serialization serialization,
+    Path usersFile, boolean allowWrites, int maxConcurrent, Duration admissionWait,
+    Duration queryTimeout) {
+
+  public static final String DEFAULT_HOST = "127.0.0.1";
+  public static final int DEFAULT_PORT = 8765;
+  public static final int DEFAULT_MAX_CONCURRENT = 16;
+  public static final Duration DEFAULT_ADMISSION_WAIT = Duration.ofSeconds(30);
+
+  public ServerConfig {
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(serialization, "serialization");
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+    }
+    if (maxConcurrent < 1) {
+      throw new IllegalArgumentException("max concurrent statements must be >= 1, got " + maxConcurrent);
+    }
+    if (admissionWait.isNegative()) {
+      throw new IllegalArgumentException("admission wait must not be negative, got " + admissionWait);
+    }
+    if (queryTimeout.isNegative()) {
+      throw new IllegalArgumentException("query timeout must not be negative, got " + queryTimeout);
+    }
+  }
+
+  /** Defaults: loopback, port 8765, protobuf, no authentication, read-only, 16 statements, no timeout. */
+  public static ServerConfig of(Path dataDir) {
+    return new ServerConfig(dataDir, DEFAULT_HOST, DEFAULT_PORT, Serialization.PROTOBUF, null, false,
+        DEFAULT_MAX_CONCURRENT, DEFAULT_ADMISSION_WAIT, Duration.ZERO);
+  }
+
+  public ServerConfig withHost(String newHost) {
+    return new ServerConfig(dataDir, newHost, port, serialization, usersFile, allowWrites,
+        maxConcurrent, admissionWait, queryTimeout);
+  }
+
+  public ServerConfig withPort(int newPort) {
+    return new ServerConfig(dataDir, host, newPort, serialization, usersFile, allowWrites,
+        maxConcurrent, admissionWait, queryTimeout);
+  }
+
+  public ServerConfig withSerialization(Serialization newSerialization) {
+    return new ServerConfig(dataDir, host, port, newSerialization, usersFile, allowWrites,
+        maxConcurrent, admissionWait, queryTimeout);
+  }
+
+  public ServerConfig withUsersFile(Path newUsersFile) {
+    return new ServerConfig(dataDir, host, port, serialization, newUsersFile, allowWrites,
+        maxConcurrent, admissionWait, queryTimeout);
+  }
+
+  public ServerConfig withAllowWrites(boolean newAllowWrites) {
+    return new ServerConfig(dataDir, host, port, serialization, usersFile, newAllowWrites,
+        maxConcurrent, admissionWait, queryTimeout);
+  }
+
+  public ServerConfig withAdmission(int newMaxConcurrent, Duration newAdmissionWait) {
+    return new ServerConfig(dataDir, host, port, serialization, usersFile, allowWrites,
+        newMaxConcurrent, newAdmissionWait, queryTimeout);
+  }
+
+  public ServerConfig withQueryTimeout(Duration newQueryTimeout) {
+    return new ServerConfig(dataDir, host, port, serialization, usersFile, allowWrites,
+        maxConcurrent, admissionWait, newQueryTimeout);
+  }
+}

@@ -1,0 +1,68 @@
+package org.spillway.adapter.server;
+
+import java.sql.SQLException;
+import java.util.EnumSet;
+import java.util.Set;
+import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+
+/** Decides whether a SQL statement only reads, so that a read-only server can refuse everything else. */
+public final class StatementClassifier {
+  /** SQLSTATE 25006: "read-only SQL transaction", the standard code for a refused write. */
+  static final String READ_ONLY_SQLSTATE = "25006";
+
+  private static final Set<SqlKind> READ_KINDS = readKinds();
+
+  private static final SqlParser.Config PARSER_CONFIG =
+      SqlParser.config().withQuoting(Quoting.DOUBLE_QUOTE);
+
+  private StatementClassifier() {}
+
+  private static Set<SqlKind> readKinds() {
+    final Set<SqlKind> kinds = EnumSet.copyOf(SqlKind.QUERY);
+    // EXPLAIN only plans; DESCRIBE only reads the catalog.
+    kinds.add(SqlKind.EXPLAIN);
+    kinds.add(SqlKind.DESCRIBE_TABLE);
+    kinds.add(SqlKind.DESCRIBE_SCHEMA);
+    return kinds;
+  }
+
+  /**
+   * Throws unless {@code sql} parses as a query, EXPLAIN or DESCRIBE.
+   *
+   * <p>A statement that does not parse is refused too: the read-only guarantee must not depend on the
+   * driver's parser accepting fewer statements than this one.
+   */
+  public static void requireReadOnly(String sql) throws SQLException {
+    final SqlNode node;
+    try {
+      node = SqlParser.create(sql, PARSER_CONFIG).parseStmt();
+    } catch (SqlParseException e) {
+      throw new SQLException("Spillway server is read-only and could not classify the statement as a"
+          + " query: " + firstLine(e.getMessage()) + " (statement: " + abbreviate(sql) + ")",
+          READ_ONLY_SQLSTATE, e);
+    }
+    if (!READ_KINDS.contains(node.getKind())) {
+      throw new SQLException("Spillway server is read-only: " + node.getKind()
+          + " statements are refused (start the server with --allow-writes to permit them);"
+          + " statement: " + abbreviate(sql), READ_ONLY_SQLSTATE);
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "parse error";
+    }
+    final int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  /** Shortens SQL for messages and log lines, on one line. */
+  static String abbreviate(String sql) {
+    final String flat = sql.replaceAll("\\s+", " ").trim();
+    return flat.length() <= 200 ? flat : flat.substring(0, 197) + "...";
+  }
+}

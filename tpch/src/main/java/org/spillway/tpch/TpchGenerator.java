@@ -1,0 +1,199 @@
+package org.spillway.tpch;
+
+import io.trino.tpch.TpchEntity;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.spillway.storage.BatchBuilder;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.StorageAllocator;
+import org.spillway.storage.StorageException;
+import org.spillway.storage.TableSchema;
+import org.spillway.storage.TableWriter;
+
+/**
+ * Generates the eight TPC-H tables at any scale factor with io.trino.tpch straight into a catalog. Each
+ * table is split into parts generated on a thread pool; a part's batches are appended at positions
+ * ordered by part, so the stored row order is the same whatever the thread count.
+ */
+public final class TpchGenerator {
+  /** Rows per batch: large enough for link-speed transfers, small enough for many threads' builders. */
+  static final int BATCH_ROWS = 1 << 17;
+  /** Target rows per part; each part becomes a few batches. */
+  static final long ROWS_PER_PART = 1 << 19;
+
+  private final Catalog catalog;
+  private final double scaleFactor;
+  private final ProgressListener progress;
+  private final AtomicBoolean failed = new AtomicBoolean();
+
+  private TpchGenerator(Catalog catalog, double scaleFactor, ProgressListener progress) {
+    this.catalog = catalog;
+    this.scaleFactor = scaleFactor;
+    this.progress = progress;
+  }
+
+  /**
+   * Creates {@code dataDir} if needed and generates all tables into it with {@code threads} threads (0 or
+   * less: one per available processor). Fails if the directory already holds a TPC-H table; on failure
+   * it leaves no table of this run behind.
+   */
+  public static void generate(Path dataDir, double scaleFactor, int threads, ProgressListener progress) {
+    try (Catalog catalog = Catalog.create(dataDir)) {
+      generate(catalog, scaleFactor, threads, progress);
+    }
+  }
+
+  /** Like {@link #generate(Path, double, int, ProgressListener)}, into an open catalog. */
+  public static void generate(Catalog catalog, double scaleFactor, int threads, ProgressListener progress) {
+    if (!(scaleFactor > 0) || Double.isInfinite(scaleFactor)) {
+      throw new StorageException("TPC-H scale factor must be positive, not " + scaleFactor);
+    }
+    List<String> existing = catalog.tableNames().stream().filter(TpchSchema.TABLE_NAMES::contains).toList();
+    if (!existing.isEmpty()) {
+      throw new StorageException("data directory " + catalog.directory() + " already holds TPC-H tables "
+          + String.join(", ", existing) + "; drop them or choose another directory");
+    }
+    int poolSize = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+    new TpchGenerator(catalog, scaleFactor, progress == null ? ProgressListener.NONE : progress).run(poolSize);
+  }
+
+  /** One table being generated: its writer, part futures and row counter. */
+  private record TableJob(TpchTableSource<?> source, TableWriter writer, List<Future<?>> parts, AtomicLong rows,
+      long expectedRows) {
+  }
+
+  private void run(int threads) {
+    Map<String, TableSchema> schemas = TpchSchema.tables(scaleFactor);
+    ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
+      Thread thread = new Thread(runnable, "tpch-generator");
+      thread.setDaemon(true);
+      return thread;
+    });
+    List<TableJob> jobs = new ArrayList<>();
+    List<String> committed = new ArrayList<>();
+    try {
+      for (TpchTableSource<?> source : TpchTableSource.all()) {
+        long expected = source.expectedRows(scaleFactor);
+        TableJob job = new TableJob(source, catalog.createTable(source.name(), schemas.get(source.name())),
+            new ArrayList<>(), new AtomicLong(), expected);
+        jobs.add(job);
+        progress.onProgress(source.name(), 0, expected);
+      }
+      // largest tables first so that small ones fill the gaps at the end
+      for (TableJob job : jobs) {
+        int partCount = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (job.expectedRows() + ROWS_PER_PART - 1) / ROWS_PER_PART));
+        for (int part = 1; part <= partCount; part++) {
+          int p = part;
+          job.parts().add(pool.submit(() -> generatePart(job, job.source(), p, partCount)));
+        }
+      }
+      for (TableJob job : jobs) {
+        for (Future<?> part : job.parts()) {
+          part.get();
+        }
+        job.writer().commit();
+        committed.add(job.source().name());
+        long rows = job.rows().get();
+        progress.onProgress(job.source().name(), rows, rows);
+      }
+      progress.onComplete();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw abort(jobs, committed, pool, e);
+    } catch (ExecutionException e) {
+      throw abort(jobs, committed, pool, e.getCause());
+    } catch (RuntimeException | Error e) {
+      throw abort(jobs, committed, pool, e);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private <E extends TpchEntity> Void generatePart(TableJob job, TpchTableSource<E> source, int part, int partCount) {
+    TableWriter writer = job.writer();
+    int capacity = (int) Math.min(BATCH_ROWS, Math.max(1024, job.expectedRows() / partCount + 64));
+    long position = (long) part << 32;
+    BatchBuilder batch = writer.newBatch(capacity);
+    try {
+      int row = 0;
+      for (E entity : source.generate(scaleFactor, part, partCount)) {
+        if (row == capacity) {
+          flush(job, batch, row, position++);
+          if (failed.get()) {
+            return null; // another part failed: stop early, the run is being aborted
+          }
+          batch = writer.newBatch(capacity);
+          row = 0;
+        }
+        source.rowWriter().write(entity, batch, row++);
+      }
+      flush(job, batch, row, position);
+      return null;
+    } catch (RuntimeException | Error e) {
+      failed.set(true);
+      batch.close();
+      throw e;
+    }
+  }
+
+  private void flush(TableJob job, BatchBuilder batch, int rows, long position) {
+    batch.setRowCount(rows);
+    job.writer().appendAt(position, batch);
+    progress.onProgress(job.source().name(), job.rows().addAndGet(rows), job.expectedRows());
+  }
+
+  /** Stops the pool, discards unfinished tables and drops those this run committed. */
+  private StorageException abort(List<TableJob> jobs, List<String> committed, ExecutorService pool, Throwable cause) {
+    failed.set(true);
+    pool.shutdownNow();
+    try {
+      pool.awaitTermination(1, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    for (TableJob job : jobs) {
+      job.writer().close();
+    }
+    for (String table : committed) {
+      catalog.dropTable(table);
+    }
+    return cause instanceof StorageException se
+        ? new StorageException("TPC-H generation at SF " + scaleFactor + " failed: " + se.getMessage(), se)
+        : new StorageException("TPC-H generation at SF " + scaleFactor + " failed: " + cause, cause);
+  }
+
+  /**
+   * Command line: {@code TpchGenerator <dataDir> <scaleFactor> [threads]}; prints the time, peak heap and
+   * peak Arrow memory afterwards.
+   */
+  public static void main(String[] args) {
+    if (args.length < 2) {
+      System.err.println("usage: TpchGenerator <dataDir> <scaleFactor> [threads]");
+      System.exit(2);
+    }
+    long start = System.nanoTime();
+    generate(Path.of(args[0]), Double.parseDouble(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 0,
+        new ConsoleProgressBar(System.out));
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long peakHeap = 0;
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getType() == MemoryType.HEAP) {
+        peakHeap += pool.getPeakUsage().getUsed();
+      }
+    }
+    System.out.printf("generated SF %s in %.1f s; peak heap %d MiB (sum of pool peaks); peak Arrow memory %d MiB%n",
+        args[1], seconds, peakHeap >> 20, StorageAllocator.root().getPeakMemoryAllocation() >> 20);
+  }
+}
