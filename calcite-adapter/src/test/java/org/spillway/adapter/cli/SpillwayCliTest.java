@@ -1,0 +1,90 @@
+package org.spillway.adapter.cli;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.CatalogRegistry;
+import org.spillway.tpch.ProgressListener;
+import org.spillway.tpch.TpchGenerator;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Runs the command line in-process: -e, -f, errors, and generate into a fresh directory. */
+class SpillwayCliTest {
+  @TempDir static Path tmp;
+  static Path data;
+
+  @BeforeAll static void generate() {
+    data = tmp.resolve("tpch");
+    TpchGenerator.generate(data, 0.001, 2, ProgressListener.NONE);
+  }
+
+  @AfterAll static void release() {
+    CatalogRegistry.close(data);
+  }
+
+  /** Output of one run: exit code, stdout, stderr. */
+  record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream oldOut = System.out;
+    PrintStream oldErr = System.err;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      System.setOut(o);
+      System.setErr(e);
+      int code = SpillwayCli.run(args, e);
+      return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+  }
+
+  @Test void executePrintsATable() {
+    Run r = run("-d", data.toString(), "-e", "select count(*) as n from nation");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("+----+\n| n  |\n+----+\n| 25 |\n+----+\n", r.out());
+    assertTrue(r.err().contains("(1 row, "), r.err());
+  }
+
+  @Test void fileRunsEveryStatementAsCsv() throws Exception {
+    Path script = tmp.resolve("q.sql");
+    Files.writeString(script, "select r_name from region where r_regionkey < 2 order by 1;\n"
+        + "select count(*) as c from region;\n");
+    Run r = run("-d", data.toString(), "-f", script.toString(), "--format", "csv");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("r_name\nAFRICA\nAMERICA\nc\n5\n", r.out());
+  }
+
+  @Test void badSqlFailsWithTheParserMessage() {
+    Run r = run("-d", data.toString(), "-e", "select count(*) from region; selec 1");
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("statement 2:"), r.err());
+    assertTrue(r.err().toLowerCase().contains("parse"), r.err());
+  }
+
+  @Test void missingExplicitDirectoryIsAnErrorNotAGeneration() {
+    Path missing = tmp.resolve("no-such-dir");
+    Run r = run("-d", missing.toString(), "-e", "select 1");
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains(missing + " does not exist"), r.err());
+    assertTrue(Files.notExists(missing));
+  }
+
+  @Test void generateRejectsANonPositiveScaleFactor() {
+    Run r = run("generate", "--sf", "0", "--dir", tmp.resolve("g").toString());
+    assertEquals(1, r.code());
+    assertTrue(r.err().contains("--sf must be positive"), r.err());
+  }
+}
