@@ -1,6 +1,7 @@
 package org.spillway.adapter.cli;
 
 import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.adapter.server.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,7 +18,7 @@ import java.util.concurrent.Callable;
 @Command(name = "spillway", mixinStandardHelpOptions = true, version = "Spillway 0.1.0",
     description = {"SQL over Arrow data in CPU memory, executed by GPU operators.",
         "Without -e or -f it opens an interactive SQL shell (sqlline)."},
-    subcommands = {GenerateCommand.class, CalibrateCommand.class})
+    subcommands = {GenerateCommand.class, CalibrateCommand.class, ServerCommand.class})
 public final class SpillwayCli implements Callable<Integer> {
   @Mixin DataDirOptions data;
 
@@ -43,7 +44,7 @@ public final class SpillwayCli implements Callable<Integer> {
 
   private static int runShell(String url) throws Exception {
     List<String> args = new ArrayList<>(List.of("-d", SpillwayDriver.class.getName(), "-u", url,
-        "-n", "spillway", "-p", "spillway"));
+        "-n", "spillway", "-p", "spillway", "--isolation=TRANSACTION_NONE"));
     if (System.console() == null) {
       args.add("--maxWidth=160");  // sqlline cannot measure a terminal that is not there
     }

@@ -1,6 +1,5 @@
 package org.spillway.adapter.server;
 
-import java.lang.reflect.Field;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,7 +17,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.calcite.avatica.AvaticaSeverity;
 import org.apache.calcite.avatica.MissingResultsException;
 import org.apache.calcite.avatica.NoSuchStatementException;
-import org.apache.calcite.avatica.jdbc.JdbcMeta;
 import org.apache.calcite.avatica.jdbc.StatementInfo;
 import org.apache.calcite.avatica.proto.Requests;
 import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
@@ -27,26 +25,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Avatica's {@link JdbcMeta} over the embedded Spillway driver, plus what a shared server needs:
+ * Avatica's {@code JdbcMeta} over the embedded Spillway driver, plus what a shared server needs:
  * read-only mode, a bound on concurrent statements, a query timeout and one log line per query.
  *
  * <p>Admission is per call: a statement holds a slot while it executes and while it produces a
  * frame, not while the client thinks between fetches, so an idle client cannot block others.
  */
-public class GuardedJdbcMeta extends JdbcMeta {
+public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedJdbcMeta.class);
 
   /** SQLSTATE 57014: "canceling statement due to statement timeout" (PostgreSQL's code). */
   static final String TIMEOUT_SQLSTATE = "57014";
 
+  /** SQLSTATE XX000: "internal error" (PostgreSQL's code). */
+  static final String INTERNAL_ERROR_SQLSTATE = "XX000";
+
   /** Properties JDBC tools send by habit; authentication is HTTP's job, so they carry no meaning. */
   private static final Set<String> IGNORED_CLIENT_PROPERTIES = Set.of("user", "password");
-
-  /**
-   * JdbcMeta keeps the driver's Statement private to its package; the server needs it to set the
-   * timeout and to cancel. The field is plain Java on the class path, so reflection is enough.
-   */
-  private static final Field STATEMENT_FIELD = statementField();
 
   private final boolean allowWrites;
   private final Duration queryTimeout;
@@ -70,17 +65,6 @@ public class GuardedJdbcMeta extends JdbcMeta {
       thread.setDaemon(true);
       return thread;
     });
-  }
-
-  private static Field statementField() {
-    try {
-      final Field field = StatementInfo.class.getDeclaredField("statement");
-      field.setAccessible(true);
-      return field;
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError("Avatica's StatementInfo has no 'statement' field; "
-          + "GuardedJdbcMeta must be adapted to this Avatica version: " + e);
-    }
   }
 
   @Override
@@ -161,8 +145,8 @@ public class GuardedJdbcMeta extends JdbcMeta {
         }
       }
       return frame;
-    } catch (RuntimeException e) {
-      throw run == null ? e : fail(run, e);
+    } catch (RuntimeException | Error e) {
+      throw fail(run, e);
     }
   }
 
@@ -254,7 +238,7 @@ public class GuardedJdbcMeta extends JdbcMeta {
       runs.remove(h.id);
       log(run.finish(QueryLog.Outcome.FAILED, e.toString()));
       throw e;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       throw fail(run, e);
     }
   }
@@ -269,7 +253,7 @@ public class GuardedJdbcMeta extends JdbcMeta {
       }
       log(run.finish(QueryLog.Outcome.OK, null));
       return result;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       throw fail(run, e);
     }
   }
@@ -322,11 +306,7 @@ public class GuardedJdbcMeta extends JdbcMeta {
     if (info == null) {
       throw new NoSuchStatementException(h);
     }
-    try {
-      return (Statement) STATEMENT_FIELD.get(info);
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("cannot read the driver statement of " + h, e);
-    }
+    return DriverStatements.of(info);
   }
 
   /**
@@ -339,14 +319,14 @@ public class GuardedJdbcMeta extends JdbcMeta {
       return;
     }
     try {
-      final Statement cancelled = (Statement) STATEMENT_FIELD.get(info);
+      final Statement cancelled = DriverStatements.of(info);
       final Connection connection = getConnection(run.connectionId);
       final Statement fresh = cancelled instanceof PreparedStatement
           ? connection.prepareStatement(run.sql) : connection.createStatement();
       fresh.setLargeMaxRows(cancelled.getLargeMaxRows());
       getStatementCache().put(run.statementId, new StatementInfo(fresh));
       cancelled.close();
-    } catch (SQLException | IllegalAccessException e) {
+    } catch (SQLException e) {
       // The handle then fails on its next use with the driver's message; the timeout still stands.
       LOG.warn("cannot replace the timed-out statement {} of connection {}: {}", run.statementId,
           run.connectionId, e.toString());
@@ -354,7 +334,11 @@ public class GuardedJdbcMeta extends JdbcMeta {
   }
 
   /** Ends {@code run} with the outcome {@code e} implies; returns what the client should see. */
-  private RuntimeException fail(QueryRun run, RuntimeException e) {
+  private RuntimeException fail(QueryRun run, Throwable e) {
+    final RuntimeException error = clientError(run, e);
+    if (run == null) {
+      return error;
+    }
     runs.remove(run.statementId, run);
     if (run.timedOut()) {
       replaceCancelledStatement(run);
@@ -362,10 +346,24 @@ public class GuardedJdbcMeta extends JdbcMeta {
       log(run.finish(QueryLog.Outcome.TIMED_OUT, timeout.getErrorMessage()));
       return timeout;
     }
-    final String message = e instanceof AvaticaRuntimeException
-        ? ((AvaticaRuntimeException) e).getErrorMessage() : rootMessage(e);
+    final String message = error instanceof AvaticaRuntimeException
+        ? ((AvaticaRuntimeException) error).getErrorMessage() : DriverStatements.rootMessage(error);
     log(run.finish(QueryLog.Outcome.FAILED, message));
-    return e;
+    return error;
+  }
+
+  /**
+   * Exceptions go to the client as they are; an Error (a stack overflow in planning, say) becomes
+   * an SQL error, because Avatica would otherwise answer with a response the client cannot parse.
+   */
+  private static RuntimeException clientError(QueryRun run, Throwable e) {
+    if (e instanceof RuntimeException) {
+      return (RuntimeException) e;
+    }
+    LOG.error("internal error in the driver{}", run == null ? "" : " on statement " + run.statementId, e);
+    return new AvaticaRuntimeException("Internal error in the Spillway driver: " + e
+        + (run == null ? "" : " (statement: " + StatementClassifier.abbreviate(run.sql) + ")"),
+        0, INTERNAL_ERROR_SQLSTATE, AvaticaSeverity.ERROR);
   }
 
   private AvaticaRuntimeException timeoutError(QueryRun run) {
@@ -390,14 +388,5 @@ public class GuardedJdbcMeta extends JdbcMeta {
 
   private String userOf(String connectionId) {
     return connectionUsers.getOrDefault(connectionId, RemoteUserHandler.currentUser());
-  }
-
-  /** The message of the innermost cause: the one that names what went wrong. */
-  static String rootMessage(Throwable e) {
-    Throwable cause = e;
-    while (cause.getCause() != null && cause.getCause() != cause) {
-      cause = cause.getCause();
-    }
-    return String.valueOf(cause.getMessage());
   }
 }

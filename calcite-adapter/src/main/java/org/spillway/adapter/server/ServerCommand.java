@@ -19,7 +19,7 @@ public final class ServerCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--data-dir", required = true, description = "Spillway catalog directory.")
+  @Option(names = {"-d", "--data-dir"}, required = true, description = "Spillway catalog directory.")
   Path dataDir;
 
   @Option(names = "--host", defaultValue = ServerConfig.DEFAULT_HOST,

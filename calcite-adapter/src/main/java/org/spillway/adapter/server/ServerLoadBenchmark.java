@@ -2,7 +2,6 @@ package org.spillway.adapter.server;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.spillway.gpu.bench.BenchReport;
 import org.spillway.tpch.TpchQueries;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
 
 /**
  * Load benchmark of the Avatica server: remote clients run a TPC-H mix for a fixed time at each
- * concurrency level; reports queries/s and latency percentiles as a table and as CSV.
+ * concurrency level; reports queries/s and latency percentiles as a table, a CSV file and a chart.
  */
 @Command(name = "server-load-benchmark", mixinStandardHelpOptions = true,
     description = "Queries/s and latency percentiles of the Spillway server under concurrent clients.")
@@ -46,13 +46,17 @@ public final class ServerLoadBenchmark implements Callable<Integer> {
       description = "Unmeasured seconds before each level (default: ${DEFAULT-VALUE}).")
   int warmupSeconds;
 
-  @Option(names = "--queries", split = ",", defaultValue = "1,3,5,6,10,12,14,19",
+  @Option(names = "--queries", split = ",", defaultValue = "1,3,6,10,12,14",
       description = "TPC-H query numbers of the mix (default: ${DEFAULT-VALUE}).")
   int[] queries;
 
   @Option(names = "--csv", defaultValue = "server-load.csv",
       description = "CSV output file (default: ${DEFAULT-VALUE}).")
   Path csv;
+
+  @Option(names = "--png", defaultValue = "server-load.png",
+      description = "Bar chart of queries/s per level (default: ${DEFAULT-VALUE}).")
+  Path png;
 
   /** One measured concurrency level. */
   record Level(int clients, double seconds, long queries, long errors, double p50Millis,
@@ -81,10 +85,14 @@ public final class ServerLoadBenchmark implements Callable<Integer> {
             level.p50Millis(), level.p95Millis(), level.p99Millis(), level.errors());
       }
     }
+    final BenchReport report = report(levels);
     out.println();
-    out.println(table(levels));
-    writeCsv(levels);
-    out.println("CSV written to " + csv.toAbsolutePath());
+    out.print(report.toTable());
+    createParent(csv);
+    report.writeCsv(csv);
+    createParent(png);
+    report.writeBarChart(png, "clients", "queries_per_s", "queries/s", 0, "");
+    out.println("CSV written to " + csv.toAbsolutePath() + ", chart to " + png.toAbsolutePath());
     return levels.stream().anyMatch(level -> level.errors() > 0) ? 1 : 0;
   }
 
@@ -145,30 +153,22 @@ public final class ServerLoadBenchmark implements Callable<Integer> {
     return sortedNanos[Math.max(0, rank - 1)] / 1e6;
   }
 
-  static String table(List<Level> levels) {
-    final StringBuilder table = new StringBuilder(
-        "| clients | queries/s | p50 ms | p95 ms | p99 ms | queries | errors |\n"
-            + "|--------:|----------:|-------:|-------:|-------:|--------:|-------:|\n");
+  private BenchReport report(List<Level> levels) {
+    final BenchReport report = new BenchReport("Spillway server load: TPC-H Q"
+        + Arrays.toString(queries) + " from " + dataDir.getFileName() + ", " + seconds + " s per level",
+        List.of("clients", "queries_per_s", "p50_ms", "p95_ms", "p99_ms", "queries", "errors"));
     for (Level level : levels) {
-      table.append(String.format(Locale.ROOT, "| %d | %.1f | %.1f | %.1f | %.1f | %d | %d |%n",
-          level.clients(), level.queriesPerSecond(), level.p50Millis(), level.p95Millis(),
-          level.p99Millis(), level.queries(), level.errors()));
+      report.row(level.clients() + " clients", level.queriesPerSecond(), level.p50Millis(),
+          level.p95Millis(), level.p99Millis(), level.queries(), level.errors());
     }
-    return table.toString();
+    return report;
   }
 
-  private void writeCsv(List<Level> levels) throws IOException {
-    final StringBuilder lines = new StringBuilder(
-        "clients,seconds,queries,errors,queries_per_s,p50_ms,p95_ms,p99_ms\n");
-    for (Level level : levels) {
-      lines.append(String.format(Locale.ROOT, "%d,%.3f,%d,%d,%.3f,%.3f,%.3f,%.3f%n",
-          level.clients(), level.seconds(), level.queries(), level.errors(),
-          level.queriesPerSecond(), level.p50Millis(), level.p95Millis(), level.p99Millis()));
+  private static void createParent(Path file) throws IOException {
+    final Path parent = file.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
     }
-    if (csv.toAbsolutePath().getParent() != null) {
-      Files.createDirectories(csv.toAbsolutePath().getParent());
-    }
-    Files.writeString(csv, lines, StandardCharsets.UTF_8);
   }
 
   public static void main(String[] args) {

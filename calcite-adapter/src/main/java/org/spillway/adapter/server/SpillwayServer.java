@@ -46,6 +46,9 @@ public final class SpillwayServer implements AutoCloseable {
    * first client), and starts listening.
    */
   public static SpillwayServer start(ServerConfig config) throws IOException, SQLException {
+    if (config.usersFile() != null) {
+      UsersFile.check(config.usersFile());
+    }
     final Properties driverInfo = embeddedProperties(config.dataDir());
     try (Connection probe = DriverManager.getConnection(EMBEDDED_URL, driverInfo)) {
       probe.getMetaData();
@@ -62,7 +65,6 @@ public final class SpillwayServer implements AutoCloseable {
         .withHandler(new RemoteUserHandler(avaticaHandler))
         .withServerCustomizers(List.of(bindTo(config.host())), Server.class);
     if (config.usersFile() != null) {
-      UsersFile.check(config.usersFile());
       // "**" is Jetty's "any authenticated user": the users file needs no roles.
       builder.withBasicAuthentication(config.usersFile().toAbsolutePath().toString(),
           new String[] {"**"});
@@ -72,8 +74,12 @@ public final class SpillwayServer implements AutoCloseable {
       httpServer.start();
     } catch (RuntimeException e) {
       meta.closeAll();
-      throw new IOException("Cannot start the Spillway server on " + config.host() + ":"
-          + config.port() + ": " + GuardedJdbcMeta.rootMessage(e), e);
+      // Suppressed, not the cause: command lines print the root cause, and this message is the
+      // one that says which address could not be bound.
+      final IOException failure = new IOException("Cannot start the Spillway server on "
+          + config.host() + ":" + config.port() + ": " + DriverStatements.rootMessage(e));
+      failure.addSuppressed(e);
+      throw failure;
     }
     return new SpillwayServer(config, meta, httpServer, admission, queryLog);
   }

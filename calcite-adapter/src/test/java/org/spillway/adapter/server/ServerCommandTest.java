@@ -1,0 +1,130 @@
+package org.spillway.adapter.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.avatica.remote.Driver.Serialization;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** The {@code server} subcommand: option parsing, and a real start on an ephemeral port. */
+class ServerCommandTest {
+  private static ServerConfig parse(String... args) {
+    final ServerCommand command = new ServerCommand();
+    new CommandLine(command).parseArgs(args);
+    return command.toConfig();
+  }
+
+  @Test
+  void defaultsAreLoopbackReadOnlyProtobuf() {
+    final ServerConfig config = parse("--data-dir", "/data");
+    assertEquals(Path.of("/data"), config.dataDir());
+    assertEquals("127.0.0.1", config.host());
+    assertEquals(ServerConfig.DEFAULT_PORT, config.port());
+    assertEquals(Serialization.PROTOBUF, config.serialization());
+    assertEquals(false, config.allowWrites());
+    assertEquals(null, config.usersFile());
+    assertEquals(Duration.ZERO, config.queryTimeout());
+  }
+
+  @Test
+  void everyOptionReachesTheConfiguration() {
+    final ServerConfig config = parse("--data-dir", "/data", "--host", "0.0.0.0", "--port", "0",
+        "--serialization", "JSON", "--users", "/etc/users", "--allow-writes",
+        "--max-concurrent", "4", "--admission-wait", "0.5", "--query-timeout", "2.5");
+    assertEquals("0.0.0.0", config.host());
+    assertEquals(0, config.port());
+    assertEquals(Serialization.JSON, config.serialization());
+    assertEquals(Path.of("/etc/users"), config.usersFile());
+    assertTrue(config.allowWrites());
+    assertEquals(4, config.maxConcurrent());
+    assertEquals(Duration.ofMillis(500), config.admissionWait());
+    assertEquals(Duration.ofMillis(2500), config.queryTimeout());
+  }
+
+  @Test
+  void badValuesNameTheOption() {
+    assertTrue(assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/d", "--serialization", "xml")).getMessage()
+        .contains("--serialization"));
+    assertTrue(assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/d", "--query-timeout", "-1")).getMessage()
+        .contains("--query-timeout"));
+    assertTrue(assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/d", "--max-concurrent", "0")).getMessage()
+        .contains("--max-concurrent"));
+    assertTrue(assertThrows(CommandLine.MissingParameterException.class, () -> parse())
+        .getMessage().contains("--data-dir"));
+  }
+
+  @Test
+  void occupiedPortFailsWithTheAddressInTheMessage() throws Exception {
+    try (ServerSocket occupied = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      final ServerConfig config =
+          ServerConfig.of(TpchTestData.dataDir()).withPort(occupied.getLocalPort());
+      final IOException e = assertThrows(IOException.class, () -> SpillwayServer.start(config));
+      assertTrue(e.getMessage().contains("127.0.0.1:" + occupied.getLocalPort()), e.getMessage());
+      assertTrue(e.getMessage().contains("Address already in use"), e.getMessage());
+    }
+  }
+
+  @Test
+  void missingDataDirectoryAndUsersFileFailBeforeListening() {
+    final ServerConfig config = ServerConfig.of(Path.of("/no/such/spillway/data")).withPort(0);
+    assertTrue(assertThrows(IOException.class, () -> SpillwayServer.start(config)).getMessage()
+        .contains("/no/such/spillway/data"));
+    final ServerConfig noUsers =
+        ServerConfig.of(TpchTestData.dataDir()).withPort(0).withUsersFile(Path.of("/no/users"));
+    assertTrue(assertThrows(IOException.class, () -> SpillwayServer.start(noUsers)).getMessage()
+        .contains("/no/users"));
+  }
+
+  @Test
+  void portZeroPrintsTheBoundPortAndServesUntilInterrupted() throws Exception {
+    final StringWriter output = new StringWriter();
+    final CommandLine commandLine = new CommandLine(new ServerCommand());
+    commandLine.setOut(new PrintWriter(output, true));
+    final Thread serverThread = new Thread(() -> commandLine.execute("--data-dir",
+        TpchTestData.dataDir().toString(), "--port", "0"), "server-command-test");
+    serverThread.start();
+    final Pattern bound = Pattern.compile("listening on (http://127\\.0\\.0\\.1:(\\d+))");
+    Matcher matcher = bound.matcher(output.toString());
+    for (int i = 0; i < 600 && !matcher.find(); i++) {
+      Thread.sleep(50);
+      matcher = bound.matcher(output.toString());
+    }
+    assertTrue(matcher.find(0), "no port printed: " + output);
+    final int port = Integer.parseInt(matcher.group(2));
+    assertNotEquals(0, port);
+    assertTrue(output.toString().contains("jdbc:avatica:remote:url=" + matcher.group(1)), output.toString());
+    try (Connection remote = DriverManager.getConnection(
+            "jdbc:avatica:remote:url=" + matcher.group(1) + ";serialization=protobuf");
+        Statement statement = remote.createStatement();
+        ResultSet resultSet = statement.executeQuery("select count(*) from region")) {
+      assertTrue(resultSet.next());
+      assertEquals(5, resultSet.getLong(1));
+    }
+    serverThread.interrupt();
+    serverThread.join(TimeUnit.SECONDS.toMillis(30));
+    assertTrue(!serverThread.isAlive(), "server command did not stop on interrupt");
+    assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+  }
+}

@@ -1,0 +1,52 @@
+package org.spillway.adapter.server;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.SQLException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class StatementClassifierTest {
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "select count(*) from lineitem",
+      "SELECT \"l_orderkey\" FROM lineitem WHERE l_quantity > 10 ORDER BY 1 LIMIT 5",
+      "with t as (select 1 as x) select x from t",
+      "values (1, 'a')",
+      "select 1 union all select 2",
+      "explain plan for select * from nation",
+      "explain plan for insert into nation values (1, 'x', 1, 'y')",
+  })
+  void queriesAreReadOnly(String sql) {
+    assertDoesNotThrow(() -> StatementClassifier.requireReadOnly(sql));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "insert into nation values (99, 'ATLANTIS', 1, 'sunk')",
+      "update nation set n_name = 'X'",
+      "delete from nation",
+      "merge into nation n using region r on n.n_regionkey = r.r_regionkey"
+          + " when matched then update set n_name = r.r_name",
+  })
+  void writesAreRefusedWithTheirKind(String sql) {
+    final SQLException e =
+        assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
+    assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
+    assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+    assertTrue(e.getMessage().contains("--allow-writes"), e.getMessage());
+    assertTrue(e.getMessage().contains(sql.substring(0, 6)), "names the statement: " + e.getMessage());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"create table t (x int)", "drop table nation", "selec 1"})
+  void unparsableStatementsAreRefused(String sql) {
+    final SQLException e =
+        assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
+    assertTrue(e.getMessage().contains("could not classify"), e.getMessage());
+    assertTrue(e.getMessage().contains(sql), e.getMessage());
+  }
+}
