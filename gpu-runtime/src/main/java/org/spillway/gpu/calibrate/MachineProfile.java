@@ -1,0 +1,80 @@
+package org.spillway.gpu.calibrate;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
+ * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
+ * bandwidth. Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only
+ * numbers are null and {@code gpuUnavailableReason} says why.
+ */
+public record MachineProfile(
+    int formatVersion,
+    String createdAt,
+    String host,
+    int cpuCores,
+    double cpuScanGbPerSecond,
+    GpuInfo gpu,
+    String gpuUnavailableReason,
+    Map<String, Double> transferGbPerSecond,
+    Map<String, String> unsupportedTransfers,
+    Double rawPinnedCopyGbPerSecond,
+    List<LinkAccess> linkReads,
+    Double hostWriteGbPerSecond,
+    Double gpuMemoryReadGbPerSecond) {
+
+  public static final int FORMAT_VERSION = 1;
+
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  /** The GPU: name, memory, the budget Spillway may use, SM count and pageable-access capability. */
+  public record GpuInfo(String name, long memoryBytes, long budgetBytes, int multiprocessors,
+      boolean pageableMemoryAccess) {}
+
+  /**
+   * Reads of {@code granularityBytes} from pinned host memory by GPU kernels over the link:
+   * "sequential" (coalesced) or "random"; useful bytes per second and accesses per second.
+   */
+  public record LinkAccess(String pattern, int granularityBytes, double gbPerSecond, double accessesPerSecond) {}
+
+  /** True when no GPU was measured (the CPU backend serves). */
+  public boolean cpuOnly() {
+    return gpu == null;
+  }
+
+  /** Writes the profile as JSON, creating the parent directory. */
+  public void write(Path json) throws IOException {
+    Path parent = json.toAbsolutePath().getParent();
+    if (parent != null) {
+      Files.createDirectories(parent);
+    }
+    JSON.writeValue(json.toFile(), this);
+  }
+
+  /** Reads a profile written by {@link #write}; the error names the file and what is wrong. */
+  public static MachineProfile read(Path json) throws IOException {
+    if (!Files.isRegularFile(json)) {
+      throw new IOException("no machine profile at " + json + " (run: spillway calibrate)");
+    }
+    MachineProfile p;
+    try {
+      p = JSON.readValue(json.toFile(), MachineProfile.class);
+    } catch (IOException e) {
+      throw new IOException("machine profile " + json + " is not valid: " + e.getMessage(), e);
+    }
+    if (p.formatVersion != FORMAT_VERSION) {
+      throw new IOException("machine profile " + json + " has format " + p.formatVersion + ", this build reads "
+          + FORMAT_VERSION + " (run: spillway calibrate)");
+    }
+    return p;
+  }
+}

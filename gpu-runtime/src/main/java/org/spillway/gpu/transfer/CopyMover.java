@@ -1,0 +1,53 @@
+package org.spillway.gpu.transfer;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+
+import java.util.List;
+import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.cuda.CudaException;
+import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.cuda.DevicePointer;
+import org.spillway.gpu.cuda.HostPointer;
+
+/**
+ * Pageable copy and pinned copy: cuMemcpyHtoDAsync of each chunk into a slot's device buffer. From
+ * pinned memory this is asynchronous DMA on a copy engine; from pageable memory the driver stages it.
+ */
+final class CopyMover implements ChunkMover {
+  private final DeviceSlots slots;
+
+  CopyMover(CudaDevice device, int slots) {
+    this.slots = new DeviceSlots(device, slots);
+  }
+
+  @Override
+  public void begin(List<HostColumn> columns, long chunkRows) {
+    slots.ensure(columns.size(), chunkRows * maxWidth(columns));
+  }
+
+  static int maxWidth(List<HostColumn> columns) {
+    return columns.stream().mapToInt(c -> c.type().width()).max().orElse(1);
+  }
+
+  @Override
+  public long[] move(int slot, List<HostColumn> columns, long firstRow, long rows, CudaStream stream) {
+    long[] addresses = new long[columns.size()];
+    for (int c = 0; c < columns.size(); c++) {
+      HostColumn column = columns.get(c);
+      var target = slots.get(c, slot);
+      copyAsync(target.address(), column.addressOf(firstRow), rows * column.type().width(), stream);
+      addresses[c] = target.address();
+    }
+    return addresses;
+  }
+
+  static void copyAsync(long deviceAddress, long hostAddress, long bytes, CudaStream stream) {
+    CudaException.check(cuMemcpyHtoDAsync(new DevicePointer(deviceAddress),
+        new HostPointer(hostAddress), bytes, stream.handle()), "cuMemcpyHtoDAsync(" + bytes + " bytes)");
+  }
+
+  @Override
+  public void close() {
+    slots.close();
+  }
+}

@@ -1,0 +1,36 @@
+package org.spillway.gpu;
+
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.spillway.gpu.cuda.CudaDevice;
+
+/** JUnit extension: a GPU test must leave device and pinned allocator accounting where it found it. */
+public final class AllocatorBalance implements BeforeEachCallback, AfterEachCallback {
+  private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(AllocatorBalance.class);
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    GpuRuntime.device().ifPresent(d -> context.getStore(NS).put("before", snapshot(d)));
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    long[] before = context.getStore(NS).get("before", long[].class);
+    if (before == null) {
+      return;
+    }
+    long[] after = snapshot(GpuRuntime.requireDevice());
+    if (after[0] != before[0] || after[1] != before[1] || after[2] != before[2] || after[3] != before[3]) {
+      throw new AssertionError(String.format(
+          "%s leaked GPU memory: device %d -> %d bytes (%d -> %d buffers), pinned %d -> %d bytes (%d -> %d buffers)",
+          context.getDisplayName(), before[0], after[0], before[1], after[1], before[2], after[2], before[3],
+          after[3]));
+    }
+  }
+
+  private static long[] snapshot(CudaDevice d) {
+    return new long[] {d.allocator().allocatedBytes(), d.allocator().liveBuffers(),
+        d.pinnedAllocator().allocatedBytes(), d.pinnedAllocator().liveBuffers()};
+  }
+}

@@ -1,0 +1,40 @@
+package org.spillway.gpu.calibrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import org.junit.jupiter.api.Test;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.GpuTest;
+import org.spillway.gpu.transfer.TransferMethod;
+
+/** A small calibration on the GPU: every supported method and probe yields a positive, plausible number. */
+@GpuTest
+class CalibratorGpuTest {
+  @Test
+  void smallCalibrationMeasuresEverything() {
+    var opts = new CalibrationOptions(64L << 20, 64L << 20, 64L << 20, 2);
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    MachineProfile p = Calibrator.calibrate(opts, new PrintStream(log, true));
+    assertFalse(p.cpuOnly(), log.toString());
+    assertNotNull(p.gpu());
+    var device = GpuRuntime.requireDevice();
+    for (TransferMethod m : TransferMethod.values()) {
+      if (m.support(device).supported()) {
+        Double gbs = p.transferGbPerSecond().get(m.label());
+        assertTrue(gbs != null && gbs > 0.1, m.label() + ": " + gbs);
+      } else {
+        assertTrue(p.unsupportedTransfers().containsKey(m.label()), m.label());
+      }
+    }
+    assertEquals(2 * Calibrator.GRANULARITIES.length, p.linkReads().size());
+    p.linkReads().forEach(a -> assertTrue(a.gbPerSecond() > 0 && a.accessesPerSecond() > 0, a.toString()));
+    // Device memory is far faster than any link: a probe reading the wrong memory would break this.
+    assertTrue(p.gpuMemoryReadGbPerSecond() > 2 * p.rawPinnedCopyGbPerSecond(), log.toString());
+    assertTrue(p.hostWriteGbPerSecond() > 0, log.toString());
+  }
+}

@@ -1,0 +1,60 @@
+package org.spillway.gpu.calibrate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CPU-only calibration path (the CI case) and the profile's JSON form. */
+class MachineProfileTest {
+  private static final CalibrationOptions TINY = new CalibrationOptions(1 << 20, 1 << 20, 16 << 20, 2);
+
+  @Test
+  void cpuOnlyProfileRoundTrips(@TempDir Path dir) throws IOException {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    MachineProfile p = Calibrator.cpuOnly(TINY, new PrintStream(log, true), "no CUDA device (test)");
+    assertTrue(p.cpuOnly());
+    assertTrue(p.cpuScanGbPerSecond() > 0, "CPU scan " + p.cpuScanGbPerSecond());
+    assertTrue(log.toString().contains("CPU scan"), log.toString());
+    Path file = dir.resolve("nested/profile.json");
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    assertTrue(Files.readString(file).contains("\"gpuUnavailableReason\" : \"no CUDA device (test)\""));
+  }
+
+  @Test
+  void gpuProfileRoundTrips(@TempDir Path dir) throws IOException {
+    MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-22T00:00:00Z", "h", 16, 70.5,
+        new MachineProfile.GpuInfo("H100", 80L << 30, 76L << 30, 132, false), null,
+        Map.of("zero-copy", 48.7), Map.of("coherence", "PCIe"), 53.2,
+        List.of(new MachineProfile.LinkAccess("random", 4, 1.5, 3.75e8)), 45.0, 2000.0);
+    p.write(dir.resolve("p.json"));
+    assertEquals(p, MachineProfile.read(dir.resolve("p.json")));
+  }
+
+  @Test
+  void missingOrStaleProfileIsAClearError(@TempDir Path dir) throws IOException {
+    var missing = assertThrows(IOException.class, () -> MachineProfile.read(dir.resolve("none.json")));
+    assertTrue(missing.getMessage().contains("spillway calibrate"), missing.getMessage());
+    Files.writeString(dir.resolve("old.json"), "{\"formatVersion\": 0}");
+    var stale = assertThrows(IOException.class, () -> MachineProfile.read(dir.resolve("old.json")));
+    assertTrue(stale.getMessage().contains("format 0"), stale.getMessage());
+    Files.writeString(dir.resolve("bad.json"), "{not json");
+    var bad = assertThrows(IOException.class, () -> MachineProfile.read(dir.resolve("bad.json")));
+    assertTrue(bad.getMessage().contains("not valid"), bad.getMessage());
+  }
+
+  @Test
+  void probeSizesAreValidated() {
+    assertThrows(IllegalArgumentException.class, () -> new CalibrationOptions(1 << 20, 3 << 20, 1 << 20, 1));
+  }
+}
