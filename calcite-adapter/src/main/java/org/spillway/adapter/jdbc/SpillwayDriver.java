@@ -5,6 +5,7 @@ import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.Driver;
 import org.apache.calcite.schema.SchemaPlus;
 import org.spillway.adapter.CatalogRegistry;
+import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
 import org.spillway.storage.Catalog;
 
@@ -23,6 +24,7 @@ public class SpillwayDriver extends Driver {
   public static final String CONNECT_STRING_PREFIX = "jdbc:spillway:";
 
   static {
+    SpillwayPrograms.install();
     new SpillwayDriver().register();
   }
 

@@ -1,0 +1,75 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
+import org.apache.calcite.rel.metadata.RelMetadataProvider;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.runtime.Hook;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.tools.Programs;
+import org.apache.calcite.util.Holder;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The optimizer program of Spillway connections: Calcite's standard sequence, except that joins are
+ * ordered heuristically and conditions have their common factors pulled out of OR before planning.
+ *
+ * <p>Why: Calcite's default lets the Volcano planner enumerate join orders with JoinCommuteRule, which took
+ * minutes for TPC-H Q7 (five joins); {@link Programs#heuristicJoinOrder} builds a MultiJoin and orders it
+ * from row counts instead. And TPC-H Q19 states its join key inside each branch of an OR; without pulling it
+ * out, the only plan is a nested-loop join.
+ */
+public final class SpillwayPrograms {
+  /** Queries with at least this many joins get heuristic join ordering. */
+  static final int HEURISTIC_JOIN_MIN = 2;
+
+  private static boolean installed;
+
+  private SpillwayPrograms() {}
+
+  /** Makes {@link #standard()} the program of every statement prepared in this JVM (idempotent). */
+  public static synchronized void install() {
+    if (!installed) {
+      Program program = standard();
+      Hook.PROGRAM.add((Consumer<Holder<Program>>) holder -> holder.set(program));
+      installed = true;
+    }
+  }
+
+  /** The program: sub-queries, decorrelation, measures, factor pulling, trimming, Volcano, calc. */
+  public static Program standard() {
+    RelMetadataProvider metadata = DefaultRelMetadataProvider.INSTANCE;
+    Program volcano = (planner, rel, traits, materializations, lattices) ->
+        Programs.heuristicJoinOrder(planner.getRules(), false, HEURISTIC_JOIN_MIN)
+            .run(planner, rel, traits, materializations, lattices);
+    Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
+    return Programs.sequence(Programs.subQuery(metadata), Programs.decorrelate(),
+        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata));
+  }
+
+  /** Rewrites {@code (a AND b) OR (a AND c)} in a filter to {@code a AND (b OR c)}. */
+  static final RelRule<SpillwayRuleConfig> PULL_FACTORS = (RelRule<SpillwayRuleConfig>)
+      SpillwayRuleConfig.of("SpillwayPullFactorsRule",
+          b -> b.operand(Filter.class).anyInputs(), PullFactorsRule::new).toRule();
+
+  /** Rule behind {@link #PULL_FACTORS}. */
+  static final class PullFactorsRule extends RelRule<SpillwayRuleConfig> {
+    PullFactorsRule(SpillwayRuleConfig config) {
+      super(config);
+    }
+
+    @Override public void onMatch(RelOptRuleCall call) {
+      Filter filter = call.rel(0);
+      RexNode condition = filter.getCondition();
+      RexNode pulled = RexUtil.pullFactors(filter.getCluster().getRexBuilder(), condition);
+      if (!pulled.equals(condition)) {
+        call.transformTo(filter.copy(filter.getTraitSet(), filter.getInput(), pulled));
+      }
+    }
+  }
+}
