@@ -7,7 +7,8 @@ import java.lang.reflect.Method;
 
 /** Methods that the code generated for a Spillway plan calls at run time. */
 public enum SpillwayMethod {
-  QUERY(SpillwayTable.class, "query", DataContext.class, int[].class, boolean.class);
+  QUERY(SpillwayTable.class, "query", DataContext.class, int[].class, boolean.class),
+  EXECUTE(SpillwayQueryPlan.class, "execute", DataContext.class, boolean.class);
 
   public final Method method;
 

@@ -1,21 +1,27 @@
 package org.spillway.adapter;
 
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.logical.LogicalAggregate;
+import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalProject;
-import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexPermuteInputsShuttle;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.mapping.Mapping;
 import org.apache.calcite.util.mapping.MappingType;
 import org.apache.calcite.util.mapping.Mappings;
-import org.apache.calcite.rex.RexNode;
 
 import java.util.List;
+import java.util.Optional;
 
 /** Rules and relational operators for the {@link SpillwayRel#CONVENTION Spillway} calling convention. */
 public final class SpillwayRules {
@@ -34,8 +40,122 @@ public final class SpillwayRules {
           .oneInput(b1 -> b1.operand(SpillwayTableScan.class).noInputs()),
       ProjectScanRule::new).toRule();
 
+  /** Converts a filter over a Spillway subtree whose condition has a columnar program. */
+  public static final ConverterRule FILTER = ConverterRule.Config.INSTANCE
+      .withConversion(LogicalFilter.class, Convention.NONE, SpillwayRel.CONVENTION, "SpillwayFilterRule")
+      .withRuleFactory(SpillwayFilterRule::new)
+      .toRule(SpillwayFilterRule.class);
+
+  /** Converts a project over a Spillway subtree whose expressions have columnar programs. */
+  public static final ConverterRule PROJECT = ConverterRule.Config.INSTANCE
+      .withConversion(LogicalProject.class, Convention.NONE, SpillwayRel.CONVENTION, "SpillwayProjectRule")
+      .withRuleFactory(SpillwayProjectRule::new)
+      .toRule(SpillwayProjectRule.class);
+
+  /** Converts an aggregate over a Spillway subtree whose functions the hash aggregation supports. */
+  public static final ConverterRule AGGREGATE = ConverterRule.Config.INSTANCE
+      .withConversion(LogicalAggregate.class, Convention.NONE, SpillwayRel.CONVENTION, "SpillwayAggregateRule")
+      .withRuleFactory(SpillwayAggregateRule::new)
+      .toRule(SpillwayAggregateRule.class);
+
   /** All rules that the Spillway table scan registers. */
-  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN);
+  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE);
+
+  /**
+   * The fields of a logical node's input if it is a Spillway chain that may run on its table's device, else
+   * null (a chain whose forced device cannot run it records why).
+   */
+  private static List<SpillwayField> inputFields(RelNode rel) {
+    Optional<String> deviceProblem = SpillwayFields.scanOf(rel.getInput(0))
+        .flatMap(scan -> scan.spillwayTable().device().unavailableReason());
+    if (deviceProblem.isPresent()) {
+      SpillwayFallbacks.record(rel, deviceProblem.get());
+      return null;
+    }
+    return SpillwayFields.of(rel.getInput(0)).orElse(null);
+  }
+
+  /** The node's input, asked for in the Spillway convention. */
+  private static RelNode inputInSpillway(RelNode rel) {
+    RelNode input = rel.getInput(0);
+    return RelOptRule.convert(input, input.getTraitSet().replace(SpillwayRel.CONVENTION));
+  }
+
+  /** Rule that turns a {@link LogicalFilter} into a {@link SpillwayFilter}. */
+  static final class SpillwayFilterRule extends ConverterRule {
+    SpillwayFilterRule(Config config) {
+      super(config);
+    }
+
+    @Override public RelNode convert(RelNode rel) {
+      LogicalFilter filter = (LogicalFilter) rel;
+      List<SpillwayField> input = inputFields(filter);
+      if (input == null) {
+        return null;
+      }
+      try {
+        SpillwayRexTranslator.check(filter.getCondition(), input);
+      } catch (SpillwayUnsupportedException e) {
+        SpillwayFallbacks.record(filter, e.getMessage());
+        return null;
+      }
+      return new SpillwayFilter(filter.getCluster(), filter.getTraitSet().replace(SpillwayRel.CONVENTION),
+          inputInSpillway(filter), filter.getCondition());
+    }
+  }
+
+  /** Rule that turns a {@link LogicalProject} into a {@link SpillwayProject}. */
+  static final class SpillwayProjectRule extends ConverterRule {
+    SpillwayProjectRule(Config config) {
+      super(config);
+    }
+
+    @Override public RelNode convert(RelNode rel) {
+      LogicalProject project = (LogicalProject) rel;
+      List<SpillwayField> input = inputFields(project);
+      if (input == null) {
+        return null;
+      }
+      try {
+        for (RexNode e : project.getProjects()) {
+          SpillwayRexTranslator.check(e, input);
+        }
+      } catch (SpillwayUnsupportedException e) {
+        SpillwayFallbacks.record(project, e.getMessage());
+        return null;
+      }
+      return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
+          inputInSpillway(project), project.getProjects(), project.getRowType());
+    }
+  }
+
+  /** Rule that turns a {@link LogicalAggregate} into a {@link SpillwayAggregate}. */
+  static final class SpillwayAggregateRule extends ConverterRule {
+    SpillwayAggregateRule(Config config) {
+      super(config);
+    }
+
+    @Override public RelNode convert(RelNode rel) {
+      LogicalAggregate aggregate = (LogicalAggregate) rel;
+      List<SpillwayField> input = inputFields(aggregate);
+      if (input == null) {
+        return null;
+      }
+      for (AggregateCall call : aggregate.getAggCallList()) {
+        if (SqlKind.AVG_AGG_FUNCTIONS.contains(call.getAggregation().getKind())) {
+          return null;  // Calcite reduces these to SUM and COUNT; the reduced aggregate is converted instead
+        }
+      }
+      try {
+        SpillwayAggregate.stage(aggregate, input);
+      } catch (SpillwayUnsupportedException e) {
+        SpillwayFallbacks.record(aggregate, e.getMessage());
+        return null;
+      }
+      return new SpillwayAggregate(aggregate.getCluster(), aggregate.getTraitSet().replace(SpillwayRel.CONVENTION),
+          inputInSpillway(aggregate), aggregate.getGroupSet(), aggregate.getGroupSets(), aggregate.getAggCallList());
+    }
+  }
 
   /** Rule that adds a {@link SpillwayToEnumerableConverter} above a Spillway subtree. */
   static final class SpillwayToEnumerableConverterRule extends ConverterRule {

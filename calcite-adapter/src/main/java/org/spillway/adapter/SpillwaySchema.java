@@ -10,10 +10,17 @@ import java.util.Map;
 /** Schema exposing every table of a Spillway catalog. */
 public final class SpillwaySchema extends AbstractSchema {
   private final Catalog catalog;
+  private final SpillwayDevice device;
   private Map<String, Table> tables;
 
   public SpillwaySchema(Catalog catalog) {
+    this(catalog, SpillwayDevice.AUTO);
+  }
+
+  /** A schema whose operators run on the given device (AUTO: the planner chooses). */
+  public SpillwaySchema(Catalog catalog, SpillwayDevice device) {
     this.catalog = catalog;
+    this.device = device;
   }
 
   /** The catalog behind this schema. */
@@ -25,7 +32,7 @@ public final class SpillwaySchema extends AbstractSchema {
     if (tables == null) {
       Map<String, Table> map = new LinkedHashMap<>();
       for (String name : catalog.tableNames()) {
-        map.put(name, new SpillwayTable(catalog, name));
+        map.put(name, new SpillwayTable(catalog, name, device));
       }
       tables = map;
     }

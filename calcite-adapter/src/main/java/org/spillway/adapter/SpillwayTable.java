@@ -26,11 +26,22 @@ import java.util.stream.IntStream;
 public final class SpillwayTable extends AbstractQueryableTable implements TranslatableTable {
   private final Catalog catalog;
   private final String name;
+  private final SpillwayDevice device;
 
   SpillwayTable(Catalog catalog, String name) {
+    this(catalog, name, SpillwayDevice.AUTO);
+  }
+
+  SpillwayTable(Catalog catalog, String name, SpillwayDevice device) {
     super(Object[].class);
     this.catalog = catalog;
     this.name = name;
+    this.device = device;
+  }
+
+  /** The device that queries over this table may use (a connection setting). */
+  public SpillwayDevice device() {
+    return device;
   }
 
   /** The stored table; it is loaded into memory on first use. */

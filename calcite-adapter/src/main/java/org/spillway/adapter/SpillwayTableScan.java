@@ -43,8 +43,20 @@ public final class SpillwayTableScan extends TableScan implements SpillwayRel {
     return new SpillwayTableScan(getCluster(), table, spillwayTable, tableFields);
   }
 
+  /** The Spillway table this scan reads. */
+  SpillwayTable spillwayTable() {
+    return spillwayTable;
+  }
+
+  /** The table columns this scan reads, in output order. */
+  int[] fields() {
+    return fields.clone();
+  }
+
   @Override public RelWriter explainTerms(RelWriter pw) {
-    return super.explainTerms(pw).item("fields", Arrays.toString(fields));
+    double rows = spillwayTable.stored().rowCount();
+    return SpillwayExplain.describe(super.explainTerms(pw).item("fields", Arrays.toString(fields)),
+        "morsel-scan", rows, SpillwayFields.ofScan(spillwayTable, fields));
   }
 
   @Override public RelDataType deriveRowType() {

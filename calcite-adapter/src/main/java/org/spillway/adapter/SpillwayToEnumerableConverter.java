@@ -15,7 +15,10 @@ import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterImpl;
+import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.sql.SqlExplainLevel;
+import org.spillway.gpu.exec.ColumnarPipeline;
 
 import java.util.List;
 
@@ -36,18 +39,42 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
     return requireNonNull(super.computeSelfCost(planner, mq)).multiplyBy(.1);
   }
 
+  @Override public RelWriter explainTerms(RelWriter pw) {
+    super.explainTerms(pw);
+    if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
+      return pw;
+    }
+    SpillwayFields.scanOf(getInput()).ifPresent(scan -> {
+      List<String> reasons = SpillwayFallbacks.of(getCluster().getPlanner(), scan);
+      pw.itemIf("fallback", String.join("; ", reasons), !reasons.isEmpty());
+    });
+    return pw;
+  }
+
   @Override public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
     SpillwayRel.Implementor spillway = new SpillwayRel.Implementor();
     spillway.visitChild(getInput());
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(),
         pref.preferArray());
+    boolean scalar = physType.getFormat() == JavaRowFormat.SCALAR;
     BlockBuilder block = new BlockBuilder();
-    Expression table = requireNonNull(
-        spillway.table().getExpression(SpillwayTable.class), "table expression");
-    Expression rows = block.append("rows", Expressions.call(table, SpillwayMethod.QUERY.method,
-        implementor.getRootExpression(),
-        Expressions.constant(spillway.fields()),
-        Expressions.constant(physType.getFormat() == JavaRowFormat.SCALAR)));
+    Expression rows;
+    if (spillway.stages().isEmpty()) {
+      // A bare scan needs no vectors: rows are read straight from the Arrow batches.
+      Expression table = requireNonNull(
+          spillway.table().getExpression(SpillwayTable.class), "table expression");
+      rows = block.append("rows", Expressions.call(table, SpillwayMethod.QUERY.method,
+          implementor.getRootExpression(), Expressions.constant(spillway.fields()),
+          Expressions.constant(scalar)));
+    } else {
+      List<SpillwayField> scanFields = SpillwayFields.ofScan(spillway.spillwayTable(), spillway.fields());
+      ColumnarPipeline pipeline = new ColumnarPipeline(
+          scanFields.stream().map(SpillwayField::type).toList(), spillway.stages());
+      List<SpillwayField> output = SpillwayFields.of(getInput()).orElseThrow();
+      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.spillwayTable(), spillway.fields(), pipeline, output);
+      rows = block.append("rows", Expressions.call(implementor.stash(plan, SpillwayQueryPlan.class),
+          SpillwayMethod.EXECUTE.method, implementor.getRootExpression(), Expressions.constant(scalar)));
+    }
     block.add(Expressions.return_(null, rows));
     return implementor.result(physType, block.toBlock());
   }

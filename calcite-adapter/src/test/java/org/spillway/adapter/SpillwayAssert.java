@@ -43,6 +43,19 @@ final class SpillwayAssert {
       return this;
     }
 
+    /** Asserts the plan's node names, indented as in EXPLAIN, without their attributes. */
+    Query planShape(String expected) throws SQLException {
+      String plan = run("explain plan for " + sql).replaceFirst("^PLAN=", "");
+      StringBuilder shape = new StringBuilder();
+      for (String line : plan.split("\n")) {
+        if (!line.isBlank()) {
+          shape.append(line.replaceFirst("\\(.*$", "")).append('\n');
+        }
+      }
+      assertEquals(expected, shape.toString(), () -> "plan of " + sql + ":\n" + plan);
+      return this;
+    }
+
     /** Asserts that EXPLAIN PLAN contains the text. */
     Query explainContains(String expected) throws SQLException {
       String plan = run("explain plan for " + sql);

@@ -5,6 +5,7 @@ import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.Driver;
 import org.apache.calcite.schema.SchemaPlus;
 import org.spillway.adapter.CatalogRegistry;
+import org.spillway.adapter.SpillwayDevice;
 import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
 import org.spillway.storage.Catalog;
@@ -41,12 +42,18 @@ public class SpillwayDriver extends Driver {
       return null;
     }
     Map<SpillwayProperty, String> props = parse(url, info);
+    SpillwayDevice device;
+    try {
+      device = SpillwayDevice.parse(props.get(SpillwayProperty.DEVICE));
+    } catch (IllegalArgumentException e) {
+      throw new SQLException(e.getMessage(), "08001", e);
+    }
     Catalog catalog = openCatalog(props.get(SpillwayProperty.DATA_DIR));
     Connection connection = super.connect(CONNECT_STRING_PREFIX, calciteProperties());
     CalciteConnection calcite = connection.unwrap(CalciteConnection.class);
     SchemaPlus root = calcite.getRootSchema();
     String schema = props.get(SpillwayProperty.SCHEMA);
-    root.add(schema, new SpillwaySchema(catalog));
+    root.add(schema, new SpillwaySchema(catalog, device));
     calcite.setSchema(schema);
     return connection;
   }

@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 /** Connection properties that a {@code jdbc:spillway:} URL or its Properties may carry. */
 public enum SpillwayProperty {
   DATA_DIR("dataDir", null, "Directory of the Spillway catalog (Arrow IPC tables)"),
-  SCHEMA("schema", "spillway", "Name under which the catalog's tables appear");
+  SCHEMA("schema", "spillway", "Name under which the catalog's tables appear"),
+  DEVICE("device", "auto", "Device for Spillway operators: cpu, gpu or auto (the planner chooses)");
 
   public final String camelName;
   public final String defaultValue;

@@ -1,0 +1,110 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptCost;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.spillway.gpu.exec.AggCall;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.exec.PipelineStage;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Aggregate in the Spillway convention: hash aggregation with a partial table per worker, merged at the
+ * end; it ends the fused pipeline below it.
+ */
+public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
+  SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
+      List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls) {
+    super(cluster, traits, List.of(), input, groupSet, groupSets, aggCalls);
+  }
+
+  @Override public Aggregate copy(RelTraitSet traitSet, RelNode input, ImmutableBitSet groupSet,
+      List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls) {
+    return new SpillwayAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls);
+  }
+
+  @Override public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
+    return requireNonNull(super.computeSelfCost(planner, mq)).multiplyBy(SpillwayRel.COST_FACTOR);
+  }
+
+  @Override public RelWriter explainTerms(RelWriter pw) {
+    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, groupSet.isEmpty() ? "global" : "hash");
+  }
+
+  @Override public void implement(Implementor implementor) {
+    implementor.visitChild(getInput());
+    try {
+      implementor.addStage(stage(this, SpillwayExplain.inputFields(this)));
+    } catch (SpillwayUnsupportedException e) {
+      throw new IllegalStateException("aggregate passed planning but cannot run: " + e.getMessage(), e);
+    }
+  }
+
+  /** The pipeline stage of an aggregate over the given input fields, or why there is none. */
+  static PipelineStage.Aggregate stage(Aggregate aggregate, List<SpillwayField> input)
+      throws SpillwayUnsupportedException {
+    if (aggregate.getGroupType() != Group.SIMPLE) {
+      throw new SpillwayUnsupportedException("GROUPING SETS, ROLLUP and CUBE");
+    }
+    for (int key : aggregate.getGroupSet()) {
+      SpillwayField field = input.get(key);
+      if (!field.isSupported() || field.type().kind() == ExprType.Kind.TEXT) {
+        throw new SpillwayUnsupportedException("GROUP BY $" + key + " of "
+            + (field.isSupported() ? "plain (not dictionary-encoded) text" : field.unsupported()));
+      }
+    }
+    List<AggCall> calls = new ArrayList<>();
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      calls.add(aggCall(call, input));
+    }
+    return new PipelineStage.Aggregate(aggregate.getGroupSet().toArray(), calls);
+  }
+
+  private static AggCall aggCall(AggregateCall call, List<SpillwayField> input) throws SpillwayUnsupportedException {
+    if (call.isDistinct() || call.filterArg >= 0 || !call.collation.getFieldCollations().isEmpty()
+        || call.isApproximate()) {
+      throw new SpillwayUnsupportedException("aggregate " + call + " (DISTINCT, FILTER or WITHIN GROUP)");
+    }
+    AggCall.Kind kind = switch (call.getAggregation().getKind()) {
+      case SUM -> AggCall.Kind.SUM;
+      case SUM0 -> AggCall.Kind.SUM0;
+      case COUNT -> AggCall.Kind.COUNT;
+      case MIN -> AggCall.Kind.MIN;
+      case MAX -> AggCall.Kind.MAX;
+      default -> throw new SpillwayUnsupportedException("aggregate function " + call.getAggregation().getName());
+    };
+    if (call.getArgList().size() > 1 || (call.getArgList().isEmpty() && kind != AggCall.Kind.COUNT)) {
+      throw new SpillwayUnsupportedException("aggregate " + call + " with " + call.getArgList().size() + " arguments");
+    }
+    int argument = call.getArgList().isEmpty() ? -1 : call.getArgList().get(0);
+    boolean keepsValues = kind == AggCall.Kind.MIN || kind == AggCall.Kind.MAX;
+    SpillwayField result = keepsValues ? input.get(argument) : SpillwayFields.ofType(call.getType());
+    if (!result.isSupported()) {
+      throw new SpillwayUnsupportedException("aggregate " + call + ": " + result.unsupported());
+    }
+    try {
+      AggCall agg = new AggCall(kind, argument, result.type());
+      if (argument >= 0) {
+        SpillwayField arg = input.get(argument);
+        if (!arg.isSupported()) {
+          throw new SpillwayUnsupportedException("aggregate " + call + ": " + arg.unsupported());
+        }
+        agg.checkArgument(arg.type());
+      }
+      return agg;
+    } catch (IllegalArgumentException e) {
+      throw new SpillwayUnsupportedException("aggregate " + call + ": " + e.getMessage());
+    }
+  }
+}

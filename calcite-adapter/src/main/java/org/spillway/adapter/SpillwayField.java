@@ -1,0 +1,25 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ExprType;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * What the columnar pipeline knows about one field of a Spillway node's output: its expression-program
+ * type and, for dictionary-encoded text, the sorted dictionary (fetched lazily: loading it loads the table);
+ * or why the pipeline cannot carry the field.
+ */
+record SpillwayField(ExprType type, Supplier<List<String>> dictionary, String unsupported) {
+  static SpillwayField of(ExprType type) {
+    return new SpillwayField(type, null, null);
+  }
+
+  static SpillwayField unsupported(String reason) {
+    return new SpillwayField(null, null, reason);
+  }
+
+  boolean isSupported() {
+    return type != null;
+  }
+}

@@ -1,0 +1,145 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.plan.hep.HepRelVertex;
+import org.apache.calcite.plan.volcano.RelSubset;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.storage.ColumnDef;
+import org.spillway.storage.StoredTable;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** Derives the {@link SpillwayField}s of a relational expression whose inputs end in a Spillway scan. */
+final class SpillwayFields {
+  private SpillwayFields() {}
+
+  /** The fields of the node's output, or empty if the node is not a chain of scan/filter/project/aggregate. */
+  static Optional<List<SpillwayField>> of(RelNode rel) {
+    return of(rel, new HashSet<>());
+  }
+
+  // The planner's memo has cycles (a set may contain a node over itself): each subset is entered once.
+  private static Optional<List<SpillwayField>> of(RelNode rel, Set<RelNode> visited) {
+    if (rel instanceof RelSubset subset) {
+      if (!visited.add(subset)) {
+        return Optional.empty();
+      }
+      RelNode original = subset.getOriginal();
+      Optional<List<SpillwayField>> fields = original == null ? Optional.empty() : of(original, visited);
+      for (int i = 0; fields.isEmpty() && i < subset.getRelList().size(); i++) {
+        fields = of(subset.getRelList().get(i), visited);
+      }
+      return fields;
+    }
+    if (rel instanceof HepRelVertex vertex) {
+      return of(vertex.getCurrentRel(), visited);
+    }
+    if (rel instanceof SpillwayTableScan scan) {
+      return Optional.of(ofScan(scan.spillwayTable(), scan.fields()));
+    }
+    if (rel instanceof Filter filter) {
+      return of(filter.getInput(), visited);
+    }
+    if (rel instanceof Project project) {
+      return of(project.getInput(), visited).map(input -> ofProject(project.getProjects(), input));
+    }
+    if (rel instanceof Aggregate aggregate) {
+      return of(aggregate.getInput(), visited).map(input -> ofAggregate(aggregate, input));
+    }
+    return Optional.empty();
+  }
+
+  /** The scanned table behind a chain of single-input nodes, if any. */
+  static Optional<SpillwayTableScan> scanOf(RelNode rel) {
+    return scanOf(rel, new HashSet<>());
+  }
+
+  private static Optional<SpillwayTableScan> scanOf(RelNode rel, Set<RelNode> visited) {
+    if (rel instanceof RelSubset subset) {
+      if (!visited.add(subset)) {
+        return Optional.empty();
+      }
+      RelNode original = subset.getOriginal();
+      Optional<SpillwayTableScan> scan = original == null ? Optional.empty() : scanOf(original, visited);
+      for (int i = 0; scan.isEmpty() && i < subset.getRelList().size(); i++) {
+        scan = scanOf(subset.getRelList().get(i), visited);
+      }
+      return scan;
+    }
+    if (rel instanceof HepRelVertex vertex) {
+      return scanOf(vertex.getCurrentRel(), visited);
+    }
+    if (rel instanceof SpillwayTableScan scan) {
+      return Optional.of(scan);
+    }
+    return rel.getInputs().size() == 1 ? scanOf(rel.getInput(0), visited) : Optional.empty();
+  }
+
+  static List<SpillwayField> ofScan(SpillwayTable table, int[] fields) {
+    StoredTable stored = table.stored();
+    List<SpillwayField> out = new ArrayList<>();
+    for (int field : fields) {
+      ColumnDef column = stored.schema().column(field);
+      ExprType type = switch (column.type().kind()) {
+        case INTEGER -> ExprType.INT32;
+        case BIGINT -> ExprType.INT64;
+        case DOUBLE -> ExprType.FLOAT64;
+        case DECIMAL -> ExprType.decimal(column.type().scale());
+        case DATE -> ExprType.DATE;
+        case CHAR, VARCHAR -> stored.isDictionaryEncoded(field) ? ExprType.STRING : ExprType.TEXT;
+      };
+      if (type.kind() == ExprType.Kind.STRING) {
+        out.add(new SpillwayField(type, () -> table.stored().dictionary(field).orElseThrow(), null));
+      } else {
+        out.add(SpillwayField.of(type));
+      }
+    }
+    return out;
+  }
+
+  private static List<SpillwayField> ofProject(List<RexNode> projects, List<SpillwayField> input) {
+    List<SpillwayField> out = new ArrayList<>();
+    for (RexNode e : projects) {
+      out.add(e instanceof RexInputRef ref ? input.get(ref.getIndex()) : ofType(e.getType()));
+    }
+    return out;
+  }
+
+  private static List<SpillwayField> ofAggregate(Aggregate aggregate, List<SpillwayField> input) {
+    List<SpillwayField> out = new ArrayList<>();
+    aggregate.getGroupSet().forEach(key -> out.add(input.get(key)));
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      boolean keepsValues = (call.getAggregation().getKind() == SqlKind.MIN
+          || call.getAggregation().getKind() == SqlKind.MAX) && call.getArgList().size() == 1;
+      out.add(keepsValues ? input.get(call.getArgList().get(0)) : ofType(call.getType()));
+    }
+    return out;
+  }
+
+  /** The field of a value computed with the given SQL type. */
+  static SpillwayField ofType(RelDataType type) {
+    return switch (type.getSqlTypeName()) {
+      case INTEGER -> SpillwayField.of(ExprType.INT32);
+      case BIGINT -> SpillwayField.of(ExprType.INT64);
+      case DOUBLE -> SpillwayField.of(ExprType.FLOAT64);
+      case DATE -> SpillwayField.of(ExprType.DATE);
+      case BOOLEAN -> SpillwayField.of(ExprType.BOOLEAN);
+      case DECIMAL -> type.getScale() <= 18
+          ? SpillwayField.of(ExprType.decimal(type.getScale()))
+          : SpillwayField.unsupported("DECIMAL scale " + type.getScale() + " exceeds 18");
+      default -> SpillwayField.unsupported("type " + type.getFullTypeString() + " is not columnar yet");
+    };
+  }
+}

@@ -1,0 +1,301 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.avatica.util.TimeUnitRange;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeFamily;
+import org.apache.calcite.util.DateString;
+import org.apache.calcite.util.NlsString;
+import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.exec.ExprType;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Translates Calcite row expressions into Spillway expression programs, once per query. Comparisons with
+ * dictionary-encoded text become code ranges (the dictionary is sorted); what has no exact columnar
+ * equivalent throws {@link SpillwayUnsupportedException} with the reason.
+ */
+final class SpillwayRexTranslator {
+  private final List<SpillwayField> inputs;
+  /** When false, dictionaries are not read (planning only asks whether a translation exists). */
+  private final boolean resolveDictionaries;
+
+  private SpillwayRexTranslator(List<SpillwayField> inputs, boolean resolveDictionaries) {
+    this.inputs = inputs;
+    this.resolveDictionaries = resolveDictionaries;
+  }
+
+  /** The program of an expression over input fields, reading the dictionaries it compares with. */
+  static Expr translate(RexNode rex, List<SpillwayField> inputs) throws SpillwayUnsupportedException {
+    return new SpillwayRexTranslator(inputs, true).expr(rex);
+  }
+
+  /** Checks that an expression translates, without loading any table data. */
+  static void check(RexNode rex, List<SpillwayField> inputs) throws SpillwayUnsupportedException {
+    new SpillwayRexTranslator(inputs, false).expr(rex);
+  }
+
+  /** Translates an operand of a larger construct (used by {@link SpillwaySargs}). */
+  Expr translateOperand(RexNode rex) throws SpillwayUnsupportedException {
+    return expr(rex);
+  }
+
+  private Expr expr(RexNode rex) throws SpillwayUnsupportedException {
+    if (rex instanceof RexInputRef ref) {
+      SpillwayField field = inputs.get(ref.getIndex());
+      if (!field.isSupported()) {
+        throw new SpillwayUnsupportedException("column $" + ref.getIndex() + ": " + field.unsupported());
+      }
+      return new Expr.Column(ref.getIndex(), field.type());
+    }
+    if (rex instanceof RexLiteral literal) {
+      return literal(literal);
+    }
+    if (!(rex instanceof RexCall call)) {
+      throw new SpillwayUnsupportedException(rex.getKind() + " " + rex);
+    }
+    List<RexNode> ops = call.getOperands();
+    switch (call.getKind()) {
+      case EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL:
+        return comparison(call);
+      case SEARCH:
+        return SpillwaySargs.search(this, ops.get(0), (RexLiteral) ops.get(1));
+      case AND, OR:
+        List<Expr> operands = new ArrayList<>();
+        for (RexNode op : ops) {
+          operands.add(expr(op));
+        }
+        return new Expr.Logical(call.getKind() == SqlKind.AND, operands);
+      case NOT:
+        return new Expr.Not(expr(ops.get(0)));
+      case IS_NULL, IS_NOT_NULL:
+        return new Expr.IsNull(expr(ops.get(0)), call.getKind() == SqlKind.IS_NOT_NULL);
+      case IS_TRUE, IS_NOT_TRUE, IS_FALSE, IS_NOT_FALSE: {
+        // x IS TRUE = x in [1,1] with NULL as FALSE; IS NOT TRUE = x in [0,0] with NULL as TRUE; and so on.
+        boolean negated = call.getKind() == SqlKind.IS_NOT_TRUE || call.getKind() == SqlKind.IS_NOT_FALSE;
+        boolean testsTrue = call.getKind() == SqlKind.IS_TRUE || call.getKind() == SqlKind.IS_NOT_FALSE;
+        long v = testsTrue ? 1 : 0;
+        return new Expr.InRanges(expr(ops.get(0)), new long[] {v}, new long[] {v}, negated);
+      }
+      case PLUS, MINUS, TIMES, DIVIDE:
+        return arithmetic(call);
+      case MINUS_PREFIX: {
+        Expr x = expr(ops.get(0));
+        return arith(Expr.ArithOp.MINUS, new Expr.Literal(0L, x.type()), x, x.type(), call);
+      }
+      case CAST:
+        return castTo(expr(ops.get(0)), resultType(call), call);
+      case CASE:
+        return caseWhen(call);
+      case EXTRACT:
+        return extract(call);
+      case LIKE:
+        return like(call);
+      default:
+        throw new SpillwayUnsupportedException("function " + call.getOperator().getName() + " in " + call);
+    }
+  }
+
+  private Expr literal(RexLiteral literal) throws SpillwayUnsupportedException {
+    ExprType type = resultType(literal);
+    if (literal.isNull()) {
+      return new Expr.Literal(null, type);
+    }
+    return new Expr.Literal(switch (type.kind()) {
+      case INT32, INT64, DECIMAL -> unscaled(literal.getValueAs(BigDecimal.class), type.scale(), literal);
+      case FLOAT64 -> literal.getValueAs(Double.class);
+      case DATE -> (long) literal.getValueAs(DateString.class).getDaysSinceEpoch();
+      case BOOLEAN -> Boolean.TRUE.equals(literal.getValueAs(Boolean.class)) ? 1L : 0L;
+      default -> throw new SpillwayUnsupportedException("literal " + literal + " outside a text comparison");
+    }, type);
+  }
+
+  static long unscaled(BigDecimal value, int scale, RexNode where) throws SpillwayUnsupportedException {
+    try {
+      return value.setScale(scale).unscaledValue().longValueExact();
+    } catch (ArithmeticException e) {
+      throw new SpillwayUnsupportedException("literal " + value + " is not exact at scale " + scale + " in " + where);
+    }
+  }
+
+  ExprType resultType(RexNode rex) throws SpillwayUnsupportedException {
+    SpillwayField field = SpillwayFields.ofType(rex.getType());
+    if (!field.isSupported()) {
+      throw new SpillwayUnsupportedException(field.unsupported() + " in " + rex);
+    }
+    return field.type();
+  }
+
+  /** The input field a (possibly cast) dictionary-encoded column reference reads, or null. */
+  SpillwayField dictionaryColumn(RexNode rex) {
+    if (rex instanceof RexInputRef ref && inputs.get(ref.getIndex()).isSupported()
+        && inputs.get(ref.getIndex()).type().kind() == ExprType.Kind.STRING) {
+      return inputs.get(ref.getIndex());
+    }
+    return null;
+  }
+
+  /** The sorted dictionary of a field, or a stand-in while only checking translatability. */
+  List<String> dictionary(SpillwayField field) {
+    return resolveDictionaries ? field.dictionary().get() : List.of();
+  }
+
+  /** The text value of a character literal, possibly under a CAST, or null if it is not one. */
+  static String textLiteral(RexNode rex) {
+    if (rex.getKind() == SqlKind.CAST && ((RexCall) rex).getOperands().get(0) instanceof RexLiteral inner) {
+      rex = inner;
+    }
+    if (rex instanceof RexLiteral literal && literal.getTypeName().getFamily() == SqlTypeFamily.CHARACTER
+        && !literal.isNull()) {
+      return literal.getValueAs(NlsString.class).getValue();
+    }
+    return null;
+  }
+
+  private Expr comparison(RexCall call) throws SpillwayUnsupportedException {
+    RexNode left = call.getOperands().get(0);
+    RexNode right = call.getOperands().get(1);
+    SqlKind kind = call.getKind();
+    if (dictionaryColumn(right) != null && textLiteral(left) != null) {
+      RexNode t = left;
+      left = right;
+      right = t;
+      kind = kind.reverse();
+    }
+    SpillwayField dictionaryField = dictionaryColumn(left);
+    String text = textLiteral(right);
+    if (dictionaryField != null && text != null) {
+      return SpillwaySargs.textComparison(expr(left), kind, text, dictionary(dictionaryField));
+    }
+    if (text != null || textLiteral(left) != null) {
+      expr(text != null ? left : right);  // an unsupported function there is the better reason
+      throw new SpillwayUnsupportedException("comparison of plain (not dictionary-encoded) text with a literal in "
+          + call);
+    }
+    Expr l = expr(left);
+    Expr r = expr(right);
+    ExprType common = commonType(l.type(), r.type(), call);
+    Expr.CompareOp op = switch (kind) {
+      case EQUALS -> Expr.CompareOp.EQ;
+      case NOT_EQUALS -> Expr.CompareOp.NE;
+      case LESS_THAN -> Expr.CompareOp.LT;
+      case LESS_THAN_OR_EQUAL -> Expr.CompareOp.LE;
+      case GREATER_THAN -> Expr.CompareOp.GT;
+      default -> Expr.CompareOp.GE;
+    };
+    return new Expr.Compare(op, castTo(l, common, call), castTo(r, common, call));
+  }
+
+  private static ExprType commonType(ExprType a, ExprType b, RexNode where) throws SpillwayUnsupportedException {
+    if (a.equals(b) && a.kind() != ExprType.Kind.TEXT && a.kind() != ExprType.Kind.STRING) {
+      return a;
+    }
+    if (a.isExactNumeric() && b.isExactNumeric()) {
+      int scale = Math.max(a.scale(), b.scale());
+      return scale == 0 ? ExprType.INT64 : ExprType.decimal(scale);
+    }
+    if ((a.isExactNumeric() || a.kind() == ExprType.Kind.FLOAT64)
+        && (b.isExactNumeric() || b.kind() == ExprType.Kind.FLOAT64)) {
+      return ExprType.FLOAT64;
+    }
+    throw new SpillwayUnsupportedException("comparison of " + a + " with " + b + " in " + where);
+  }
+
+  private Expr arithmetic(RexCall call) throws SpillwayUnsupportedException {
+    Expr l = expr(call.getOperands().get(0));
+    Expr r = expr(call.getOperands().get(1));
+    Expr.ArithOp op = switch (call.getKind()) {
+      case PLUS -> Expr.ArithOp.PLUS;
+      case MINUS -> Expr.ArithOp.MINUS;
+      case TIMES -> Expr.ArithOp.TIMES;
+      default -> Expr.ArithOp.DIVIDE;
+    };
+    return arith(op, l, r, resultType(call), call);
+  }
+
+  private static Expr arith(Expr.ArithOp op, Expr l, Expr r, ExprType type, RexNode where)
+      throws SpillwayUnsupportedException {
+    if (type.kind() == ExprType.Kind.FLOAT64) {
+      return new Expr.Arith(op, castTo(l, type, where), castTo(r, type, where), type);
+    }
+    if (!l.type().isExactNumeric() || !r.type().isExactNumeric()) {
+      throw new SpillwayUnsupportedException("arithmetic on " + l.type() + " and " + r.type() + " in " + where);
+    }
+    if (type.kind() != ExprType.Kind.DECIMAL) {
+      if (l.type().kind() == ExprType.Kind.DECIMAL || r.type().kind() == ExprType.Kind.DECIMAL) {
+        throw new SpillwayUnsupportedException("decimal arithmetic with an integer result in " + where);
+      }
+      return new Expr.Arith(op, l, r, type);
+    }
+    switch (op) {
+      case PLUS, MINUS -> {
+        return new Expr.Arith(op, castTo(l, type, where), castTo(r, type, where), type);
+      }
+      case TIMES -> {
+        if (l.type().scale() + r.type().scale() != type.scale()) {
+          throw new SpillwayUnsupportedException("decimal product of scales " + l.type().scale() + " and "
+              + r.type().scale() + " typed with scale " + type.scale() + " (rounded by Calcite) in " + where);
+        }
+        return new Expr.Arith(op, l, r, type);
+      }
+      default -> throw new SpillwayUnsupportedException(
+          "decimal division (Calcite's rounding of quotients is not reproduced yet) in " + where);
+    }
+  }
+
+  static Expr castTo(Expr e, ExprType target, RexNode where) throws SpillwayUnsupportedException {
+    if (e.type().equals(target)) {
+      return e;
+    }
+    if (e instanceof Expr.Literal literal && literal.value() == null) {
+      return new Expr.Literal(null, target);
+    }
+    if (!Expr.Cast.isSupported(e.type(), target)) {
+      throw new SpillwayUnsupportedException("cast of " + e.type() + " to " + target + " in " + where);
+    }
+    return new Expr.Cast(e, target);
+  }
+
+  private Expr caseWhen(RexCall call) throws SpillwayUnsupportedException {
+    ExprType type = resultType(call);
+    List<RexNode> ops = call.getOperands();
+    List<Expr> conditions = new ArrayList<>();
+    List<Expr> values = new ArrayList<>();
+    for (int i = 0; i + 1 < ops.size(); i += 2) {
+      conditions.add(expr(ops.get(i)));
+      values.add(castTo(expr(ops.get(i + 1)), type, call));
+    }
+    return new Expr.Case(conditions, values, castTo(expr(ops.get(ops.size() - 1)), type, call));
+  }
+
+  private Expr extract(RexCall call) throws SpillwayUnsupportedException {
+    Object unit = ((RexLiteral) call.getOperands().get(0)).getValue();
+    Expr date = expr(call.getOperands().get(1));
+    if (unit != TimeUnitRange.YEAR || date.type().kind() != ExprType.Kind.DATE) {
+      throw new SpillwayUnsupportedException("EXTRACT(" + unit + ") from " + date.type() + " in " + call);
+    }
+    return castTo(new Expr.ExtractYear(date), resultType(call), call);
+  }
+
+  private Expr like(RexCall call) throws SpillwayUnsupportedException {
+    SpillwayField field = dictionaryColumn(call.getOperands().get(0));
+    String pattern = call.getOperands().size() == 2 ? textLiteral(call.getOperands().get(1)) : null;
+    if (field == null || pattern == null) {
+      throw new SpillwayUnsupportedException("LIKE needs a dictionary-encoded column and a literal pattern: " + call);
+    }
+    String prefix = pattern.endsWith("%") ? pattern.substring(0, pattern.length() - 1) : pattern;
+    if (prefix.contains("%") || prefix.contains("_")) {
+      throw new SpillwayUnsupportedException("LIKE '" + pattern + "' is not a prefix pattern");
+    }
+    Expr column = expr(call.getOperands().get(0));
+    return pattern.endsWith("%")
+        ? SpillwaySargs.textPrefix(column, prefix, dictionary(field))
+        : SpillwaySargs.textComparison(column, SqlKind.EQUALS, prefix, dictionary(field));
+  }
+}

@@ -1,0 +1,86 @@
+package org.spillway.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.storage.BatchBuilder;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.ColumnDef;
+import org.spillway.storage.ColumnType;
+import org.spillway.storage.TableSchema;
+import org.spillway.storage.TableWriter;
+
+/** Forcing the device: cpu runs the Spillway nodes, gpu (no GPU operators yet) keeps them in Calcite and says so. */
+class SpillwayDeviceTest {
+  private static final String SQL = "select sum(x) as s from t where x > 1";
+
+  @TempDir static Path dir;
+
+  @BeforeAll static void createTable() {
+    Catalog catalog = CatalogRegistry.open(dir);
+    try (TableWriter writer = catalog.createTable("t", new TableSchema(List.of(
+        new ColumnDef("x", ColumnType.bigint()))))) {
+      BatchBuilder batch = writer.newBatch(4);
+      for (int r = 0; r < 4; r++) {
+        batch.setLong(0, r, r);
+      }
+      batch.setRowCount(4);
+      writer.append(batch);
+      writer.commit();
+    }
+  }
+
+  @AfterAll static void closeCatalogs() {
+    CatalogRegistry.close(dir);
+  }
+
+  @Test void cpuRunsInSpillway() throws SQLException {
+    assertEquals("5", run(SpillwayDevice.CPU, SQL));
+    String plan = run(SpillwayDevice.CPU, "explain plan for " + SQL);
+    assertTrue(plan.startsWith("SpillwayToEnumerableConverter\n  SpillwayAggregate"), plan);
+  }
+
+  @Test void forcedGpuFallsBackVisibly() throws SQLException {
+    assertEquals("5", run(SpillwayDevice.GPU, SQL));
+    String plan = run(SpillwayDevice.GPU, "explain plan for " + SQL);
+    assertTrue(plan.startsWith("EnumerableAggregate"), plan);
+    assertTrue(plan.contains("fallback=[Aggregate: device=gpu was forced but Spillway has no GPU operators yet; "
+        + "Filter: device=gpu was forced"), plan);
+  }
+
+  @Test void deviceNamesParseCaseInsensitivelyAndRejectOthers() {
+    assertEquals(SpillwayDevice.AUTO, SpillwayDevice.parse(" Auto"));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SpillwayDevice.parse("tpu"));
+    assertEquals("device 'tpu' is not one of cpu, gpu, auto", e.getMessage());
+  }
+
+  @Test void badDevicePropertyFailsTheConnection() {
+    SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+        SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=tpu"));
+    assertTrue(e.getMessage().contains("device 'tpu' is not one of cpu, gpu, auto"), e.getMessage());
+  }
+
+  /** The first column of the first row, over a connection with the device property set. */
+  private static String run(SpillwayDevice device, String sql) throws SQLException {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device;
+    try (Connection c = DriverManager.getConnection(url);
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+}

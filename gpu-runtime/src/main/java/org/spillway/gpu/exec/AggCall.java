@@ -1,0 +1,33 @@
+package org.spillway.gpu.exec;
+
+/**
+ * One aggregate function of a {@link PipelineStage.Aggregate}: its kind, the input column it reads (-1 for
+ * COUNT(*)) and the type of its result.
+ */
+public record AggCall(Kind kind, int argument, ExprType resultType) {
+  /** Supported aggregate functions; SUM0 is SUM that gives 0 instead of NULL over no rows. */
+  public enum Kind { SUM, SUM0, COUNT, MIN, MAX }
+
+  public AggCall {
+    if (argument < 0 && kind != Kind.COUNT) {
+      throw new IllegalArgumentException(kind + " needs an argument column");
+    }
+    if (kind == Kind.COUNT && resultType.kind() != ExprType.Kind.INT64) {
+      throw new IllegalArgumentException("COUNT returns INT64, not " + resultType);
+    }
+  }
+
+  /** Checks that the argument's type can produce this call's result type exactly. */
+  public void checkArgument(ExprType argumentType) {
+    boolean ok = switch (kind) {
+      case COUNT -> true;
+      case MIN, MAX -> argumentType.equals(resultType) && argumentType.kind() != ExprType.Kind.TEXT;
+      // Floating sums depend on the order of addition, which parallel morsels change.
+      case SUM, SUM0 -> argumentType.isExactNumeric() && resultType.isExactNumeric()
+          && argumentType.scale() == resultType.scale();
+    };
+    if (!ok) {
+      throw new IllegalArgumentException(kind + " of " + argumentType + " as " + resultType + " is not supported");
+    }
+  }
+}

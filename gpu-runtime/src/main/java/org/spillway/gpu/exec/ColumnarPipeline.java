@@ -1,0 +1,200 @@
+package org.spillway.gpu.exec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of
+ * rows, morsels are spread over worker threads, and aggregation is partial per worker, merged at the end.
+ * Stages after the first aggregation (HAVING, projections of aggregates) run once on its result.
+ */
+public final class ColumnarPipeline {
+  /** 64 Ki rows: the vectors of a morsel stay within the caches of one core. */
+  public static final int MORSEL_ROWS = 1 << 16;
+
+  /**
+   * Workers shared by all pipelines; daemon threads, so an idle pool never keeps the JVM alive. A plain
+   * executor (not fork-join) hands a worker's exception to the caller as thrown, message included.
+   */
+  private static final ExecutorService POOL = Executors.newFixedThreadPool(
+      Runtime.getRuntime().availableProcessors(), runnable -> {
+        Thread thread = new Thread(runnable, "spillway-cpu-pipeline");
+        thread.setDaemon(true);
+        return thread;
+      });
+
+  private final List<ExprType> inputTypes;
+  private final List<PipelineStage> stages;
+  /** Input types of each stage, then the output types. */
+  private final List<List<ExprType>> stageTypes = new ArrayList<>();
+
+  public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    this.inputTypes = List.copyOf(inputTypes);
+    this.stages = List.copyOf(stages);
+    List<ExprType> types = this.inputTypes;
+    for (PipelineStage stage : this.stages) {
+      stageTypes.add(types);
+      checkStage(stage, types);
+      types = stage.outputTypes(types);
+    }
+    stageTypes.add(types);
+  }
+
+  /** The types of the pipeline's output columns. */
+  public List<ExprType> outputTypes() {
+    return stageTypes.get(stageTypes.size() - 1);
+  }
+
+  public List<PipelineStage> stages() {
+    return stages;
+  }
+
+  /**
+   * Runs the pipeline over the batches with up to {@code threads} workers; result batches keep the order
+   * of the input rows unless an aggregation reorders them. Fails fast if {@code cancelled} turns true.
+   */
+  public List<ColumnBatch> run(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
+    int breaker = firstAggregate();
+    List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
+    for (int b = 0; b < batches.size(); b++) {
+      SourceBatch batch = batches.get(b);
+      if (batch.columns().size() != inputTypes.size()) {
+        throw new IllegalArgumentException("batch " + b + " has " + batch.columns().size()
+            + " columns; the pipeline reads " + inputTypes.size());
+      }
+      for (int offset = 0; offset < batch.rows(); offset += MORSEL_ROWS) {
+        morsels.add(new int[] {b, offset, Math.min(MORSEL_ROWS, batch.rows() - offset)});
+      }
+    }
+    ColumnBatch[] outputs = new ColumnBatch[morsels.size()];
+    int workers = Math.max(1, Math.min(threads, morsels.size()));
+    HashAggregator[] partials = new HashAggregator[workers];
+    AtomicInteger next = new AtomicInteger();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < workers; w++) {
+      int worker = w;
+      futures.add(POOL.submit(() -> {
+        HashAggregator sink = breaker < 0 ? null : newAggregator(breaker);
+        partials[worker] = sink;
+        for (int m = next.getAndIncrement(); m < morsels.size(); m = next.getAndIncrement()) {
+          if (cancelled.getAsBoolean()) {
+            throw new CancellationException("query cancelled");
+          }
+          int[] slice = morsels.get(m);
+          SourceBatch batch = batches.get(slice[0]);
+          Morsel morsel = Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
+          apply(morsel, 0, breaker < 0 ? stages.size() : breaker);
+          if (sink != null) {
+            sink.add(morsel);
+          } else if (morsel.rows() > 0) {
+            outputs[m] = new ColumnBatch(morsel.materialize(), morsel.rows());
+          }
+        }
+        return null;
+      }));
+    }
+    awaitAll(futures);
+    if (breaker < 0) {
+      List<ColumnBatch> result = new ArrayList<>();
+      for (ColumnBatch out : outputs) {
+        if (out != null) {
+          result.add(out);
+        }
+      }
+      return result;
+    }
+    HashAggregator total = partials[0] != null ? partials[0] : newAggregator(breaker);
+    for (int w = 1; w < workers; w++) {
+      total.merge(partials[w]);
+    }
+    return finish(total.result(), breaker + 1);
+  }
+
+  /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */
+  private List<ColumnBatch> finish(ColumnVector[] columns, int first) {
+    int rows = columns.length == 0 ? 0 : columns[0].size;
+    Morsel morsel = Morsel.ofColumns(columns, rows);
+    for (int s = first; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.Aggregate) {
+        HashAggregator again = newAggregator(s);
+        again.add(morsel);
+        ColumnVector[] out = again.result();
+        morsel = Morsel.ofColumns(out, out.length == 0 ? 0 : out[0].size);
+      } else {
+        apply(morsel, s, s + 1);
+      }
+    }
+    return morsel.rows() == 0 ? List.of() : List.of(new ColumnBatch(morsel.materialize(), morsel.rows()));
+  }
+
+  private void apply(Morsel morsel, int from, int to) {
+    for (int s = from; s < to && morsel.rows() > 0; s++) {
+      PipelineStage stage = stages.get(s);
+      if (stage instanceof PipelineStage.Filter f) {
+        morsel.filter(f.condition());
+      } else if (stage instanceof PipelineStage.Project p) {
+        morsel.project(p.expressions());
+      } else {
+        throw new IllegalStateException("stage " + s + " (" + stage + ") cannot run per morsel");
+      }
+    }
+  }
+
+  private HashAggregator newAggregator(int stage) {
+    return new HashAggregator(stageTypes.get(stage), (PipelineStage.Aggregate) stages.get(stage));
+  }
+
+  private int firstAggregate() {
+    for (int s = 0; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.Aggregate) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  private static void checkStage(PipelineStage stage, List<ExprType> types) {
+    if (stage instanceof PipelineStage.Aggregate a) {
+      for (int key : a.groupKeys()) {
+        if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.TEXT) {
+          throw new IllegalArgumentException("group key $" + key + " is not a groupable column of " + types);
+        }
+      }
+      for (AggCall call : a.calls()) {
+        if (call.argument() >= types.size()) {
+          throw new IllegalArgumentException(call + " reads a column outside " + types);
+        }
+        if (call.argument() >= 0) {
+          call.checkArgument(types.get(call.argument()));
+        }
+      }
+    }
+  }
+
+  private static void awaitAll(List<Future<?>> futures) {
+    try {
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CancellationException("interrupted while running a columnar pipeline");
+    } catch (ExecutionException e) {
+      for (Future<?> f : futures) {
+        f.cancel(true);
+      }
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("columnar pipeline failed: " + e.getCause(), e.getCause());
+    }
+  }
+}

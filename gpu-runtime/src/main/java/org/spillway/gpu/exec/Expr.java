@@ -1,0 +1,204 @@
+package org.spillway.gpu.exec;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A typed expression of an expression program, built once per query (from Calcite's RexNode by the adapter)
+ * and evaluated over whole vectors by {@link VectorEvaluator}. Operands of arithmetic and comparisons
+ * already have the types the operation needs: the builder inserts {@link Cast}s.
+ */
+public sealed interface Expr {
+  /** The type of the value. */
+  ExprType type();
+
+  /** Reference to a column of the input. */
+  record Column(int index, ExprType type) implements Expr {
+    @Override public String toString() {
+      return "$" + index;
+    }
+  }
+
+  /** A constant: a Long for long-lane types, a Double, a String for TEXT, or null for NULL. */
+  record Literal(Object value, ExprType type) implements Expr {
+    @Override public String toString() {
+      return String.valueOf(value);
+    }
+  }
+
+  /** Comparison operators. */
+  enum CompareOp { EQ, NE, LT, LE, GT, GE }
+
+  /** Comparison of two operands of the same lane (and, for decimals, the same scale). */
+  record Compare(CompareOp op, Expr left, Expr right) implements Expr {
+    public Compare {
+      if (left.type().isLong() != right.type().isLong() || left.type().scale() != right.type().scale()) {
+        throw new IllegalArgumentException("cannot compare " + left.type() + " with " + right.type());
+      }
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+
+    @Override public String toString() {
+      return op + "(" + left + ", " + right + ")";
+    }
+  }
+
+  /**
+   * Whether a long-lane operand lies in one of the inclusive ranges {@code [lows[i], highs[i]]} (BETWEEN,
+   * IN, Calcite's SEARCH with a Sarg, dictionary-string comparisons and LIKE prefixes as code ranges).
+   * A NULL operand gives {@code nullAs}: null for UNKNOWN, else that Boolean.
+   */
+  record InRanges(Expr operand, long[] lows, long[] highs, Boolean nullAs) implements Expr {
+    public InRanges {
+      if (!operand.type().isLong() || lows.length != highs.length) {
+        throw new IllegalArgumentException("ranges need a long-lane operand and as many lows as highs");
+      }
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+
+    @Override public String toString() {
+      StringBuilder sb = new StringBuilder("IN_RANGES(").append(operand);
+      for (int i = 0; i < lows.length; i++) {
+        sb.append(", [").append(lows[i]).append("..").append(highs[i]).append(']');
+      }
+      return sb.append(nullAs == null ? "" : ", null as " + nullAs).append(')').toString();
+    }
+  }
+
+  /** AND or OR of boolean operands, with SQL's three-valued logic. */
+  record Logical(boolean and, List<Expr> operands) implements Expr {
+    public Logical {
+      operands = List.copyOf(operands);
+      operands.forEach(o -> requireBoolean(o, and ? "AND" : "OR"));
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+
+    @Override public String toString() {
+      return (and ? "AND" : "OR") + operands;
+    }
+  }
+
+  /** NOT of a boolean operand (NULL stays NULL). */
+  record Not(Expr operand) implements Expr {
+    public Not {
+      requireBoolean(operand, "NOT");
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+  }
+
+  /** IS NULL, or IS NOT NULL when {@code negated}; never NULL itself. */
+  record IsNull(Expr operand, boolean negated) implements Expr {
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+  }
+
+  /** Arithmetic operators. */
+  enum ArithOp { PLUS, MINUS, TIMES, DIVIDE }
+
+  /**
+   * Arithmetic on two operands of the result's lane. Exact kinds fail on overflow (and on division by zero);
+   * for DECIMAL the operands of PLUS/MINUS carry the result's scale and those of TIMES add up to it.
+   */
+  record Arith(ArithOp op, Expr left, Expr right, ExprType type) implements Expr {
+    public Arith {
+      boolean ok = left.type().isLong() == type.isLong() && right.type().isLong() == type.isLong()
+          && (type.isExactNumeric() || type.kind() == ExprType.Kind.FLOAT64);
+      if (ok && type.kind() == ExprType.Kind.DECIMAL) {
+        int s = type.scale();
+        ok = switch (op) {
+          case PLUS, MINUS -> left.type().scale() == s && right.type().scale() == s;
+          case TIMES -> left.type().scale() + right.type().scale() == s;
+          case DIVIDE -> false;  // rescaling rules of decimal division are not modelled
+        };
+      }
+      if (!ok) {
+        throw new IllegalArgumentException("cannot compute " + op + " of " + left.type() + " and "
+            + right.type() + " as " + type);
+      }
+    }
+
+    @Override public String toString() {
+      return op + "(" + left + ", " + right + ")";
+    }
+  }
+
+  /**
+   * CAST between numeric kinds: widening within the long lane, exact rescaling of a decimal to a larger
+   * scale (or of an integer to a decimal), and any exact kind to FLOAT64; range checks fail loudly.
+   */
+  record Cast(Expr operand, ExprType type) implements Expr {
+    public Cast {
+      if (!isSupported(operand.type(), type)) {
+        throw new IllegalArgumentException("cannot cast " + operand.type() + " to " + type);
+      }
+    }
+
+    /** Whether a cast between the two types is exact and supported. */
+    public static boolean isSupported(ExprType from, ExprType to) {
+      if (from.equals(to)) {
+        return true;
+      }
+      boolean exactFrom = from.isExactNumeric();
+      return switch (to.kind()) {
+        case INT32, INT64 -> from.kind() == ExprType.Kind.INT32 || from.kind() == ExprType.Kind.INT64;
+        case DECIMAL -> exactFrom && from.scale() <= to.scale();
+        case FLOAT64 -> exactFrom;
+        default -> false;
+      };
+    }
+  }
+
+  /** CASE WHEN conditions[i] THEN values[i] ... ELSE otherwise END; the first true condition wins. */
+  record Case(List<Expr> conditions, List<Expr> values, Expr otherwise) implements Expr {
+    public Case {
+      conditions = List.copyOf(conditions);
+      values = List.copyOf(values);
+      conditions.forEach(c -> requireBoolean(c, "CASE WHEN"));
+      if (conditions.size() != values.size() || conditions.isEmpty()) {
+        throw new IllegalArgumentException("CASE needs as many WHENs as THENs, at least one");
+      }
+      for (Expr v : values) {
+        if (!v.type().equals(otherwise.type())) {
+          throw new IllegalArgumentException("CASE branch of type " + v.type() + " differs from ELSE " + otherwise.type());
+        }
+      }
+    }
+
+    @Override public ExprType type() {
+      return otherwise.type();
+    }
+  }
+
+  /** EXTRACT(YEAR FROM date), as INT64 like Calcite's BIGINT result. */
+  record ExtractYear(Expr operand) implements Expr {
+    public ExtractYear {
+      if (operand.type().kind() != ExprType.Kind.DATE) {
+        throw new IllegalArgumentException("EXTRACT(YEAR) needs a DATE, got " + operand.type());
+      }
+    }
+
+    @Override public ExprType type() {
+      return ExprType.INT64;
+    }
+  }
+
+  private static void requireBoolean(Expr e, String where) {
+    Objects.requireNonNull(e, where);
+    if (e.type().kind() != ExprType.Kind.BOOLEAN) {
+      throw new IllegalArgumentException(where + " needs a BOOLEAN operand, got " + e.type() + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,242 @@
+package org.spillway.gpu.exec;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The aggregation sink of the CPU backend: a {@link GroupTable} plus one accumulator array per call. Each
+ * worker thread fills its own aggregator from its morsels; the partial aggregators are merged at the end.
+ */
+final class HashAggregator {
+  private final List<ExprType> inputTypes;
+  private final int[] keyColumns;
+  private final List<AggCall> calls;
+  private final GroupTable table;
+  private long[][] longAcc;
+  private double[][] doubleAcc;
+  /** Per call and group: whether a non-null value was seen (COUNT keeps its count in longAcc). */
+  private boolean[][] seen;
+  /** Length of every accumulator array. */
+  private int capacity = 16;
+
+  HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage) {
+    this.inputTypes = inputTypes;
+    this.keyColumns = stage.groupKeys();
+    this.calls = stage.calls();
+    this.table = new GroupTable(keyColumns.length);
+    int c = calls.size();
+    longAcc = new long[c][16];
+    doubleAcc = new double[c][];
+    seen = new boolean[c][16];
+    for (int i = 0; i < c; i++) {
+      AggCall call = calls.get(i);
+      if (call.argument() >= 0) {
+        call.checkArgument(inputTypes.get(call.argument()));
+        if (!inputTypes.get(call.argument()).isLong() && call.kind() != AggCall.Kind.COUNT) {
+          doubleAcc[i] = new double[16];
+        }
+      }
+    }
+    if (keyColumns.length == 0) {
+      group(new long[] {0});  // the one group of a global aggregate exists even over no rows
+    }
+  }
+
+  /** Adds the rows of a morsel (whose columns are this stage's input). */
+  void add(Morsel morsel) {
+    int n = morsel.rows();
+    int[] groups = new int[n];
+    if (keyColumns.length > 0) {
+      ColumnVector[] keys = new ColumnVector[keyColumns.length];
+      for (int k = 0; k < keys.length; k++) {
+        keys[k] = morsel.column(keyColumns[k]);
+      }
+      table.findOrInsert(keys, n, groups);
+      ensureCapacity(table.size());
+    }
+    for (int c = 0; c < calls.size(); c++) {
+      AggCall call = calls.get(c);
+      ColumnVector arg = call.argument() < 0 ? null : morsel.column(call.argument());
+      accumulate(c, call.kind(), arg, groups, n);
+    }
+  }
+
+  private void accumulate(int c, AggCall.Kind kind, ColumnVector arg, int[] groups, int n) {
+    long[] acc = longAcc[c];
+    boolean[] seenAcc = seen[c];
+    if (kind == AggCall.Kind.COUNT) {
+      for (int i = 0; i < n; i++) {
+        acc[groups[i]] += arg == null || !arg.isNull(i) ? 1 : 0;
+      }
+      return;
+    }
+    boolean[] nulls = arg.nulls;
+    if (arg.longs != null) {
+      long[] v = arg.longs;
+      // One loop per function, so that each stays a tight primitive loop.
+      switch (kind) {
+        case SUM, SUM0 -> {
+          try {
+            for (int i = 0; i < n; i++) {
+              if (nulls == null || !nulls[i]) {
+                acc[groups[i]] = Math.addExact(acc[groups[i]], v[i]);
+                seenAcc[groups[i]] = true;
+              }
+            }
+          } catch (ArithmeticException e) {
+            throw overflow(c);
+          }
+        }
+        case MIN -> {
+          for (int i = 0; i < n; i++) {
+            int g = groups[i];
+            if ((nulls == null || !nulls[i]) && (!seenAcc[g] || v[i] < acc[g])) {
+              acc[g] = v[i];
+              seenAcc[g] = true;
+            }
+          }
+        }
+        default -> {
+          for (int i = 0; i < n; i++) {
+            int g = groups[i];
+            if ((nulls == null || !nulls[i]) && (!seenAcc[g] || v[i] > acc[g])) {
+              acc[g] = v[i];
+              seenAcc[g] = true;
+            }
+          }
+        }
+      }
+    } else {
+      double[] d = doubleAcc[c];
+      for (int i = 0; i < n; i++) {
+        if (nulls != null && nulls[i]) {
+          continue;
+        }
+        int g = groups[i];
+        double x = arg.doubles[i];
+        d[g] = !seenAcc[g] ? x : kind == AggCall.Kind.MIN ? Math.min(d[g], x) : Math.max(d[g], x);
+        seenAcc[g] = true;
+      }
+    }
+  }
+
+  private long addExact(long a, long b, int call) {
+    try {
+      return Math.addExact(a, b);
+    } catch (ArithmeticException e) {
+      throw overflow(call);
+    }
+  }
+
+  private ArithmeticException overflow(int call) {
+    AggCall c = calls.get(call);
+    return new ArithmeticException("overflow of " + c.kind() + " of column $" + c.argument() + " ("
+        + inputTypes.get(c.argument()) + "): the sum does not fit in 64 bits");
+  }
+
+  /** Folds another partial aggregator of the same stage into this one. */
+  void merge(HashAggregator other) {
+    long[] word = new long[keyColumns.length + 1];
+    for (int og = 0; og < other.table.size(); og++) {
+      for (int w = 0; w < word.length; w++) {
+        word[w] = other.table.keyWord(og, w);
+      }
+      int g = group(word);
+      for (int c = 0; c < calls.size(); c++) {
+        if (!other.seen[c][og] && calls.get(c).kind() != AggCall.Kind.COUNT) {
+          continue;
+        }
+        long o = other.longAcc[c][og];
+        switch (calls.get(c).kind()) {
+          case COUNT -> longAcc[c][g] += o;
+          case SUM, SUM0 -> longAcc[c][g] = addExact(longAcc[c][g], o, c);
+          case MIN, MAX -> {
+            boolean min = calls.get(c).kind() == AggCall.Kind.MIN;
+            if (doubleAcc[c] != null) {
+              double od = other.doubleAcc[c][og];
+              doubleAcc[c][g] = !seen[c][g] ? od : min ? Math.min(doubleAcc[c][g], od) : Math.max(doubleAcc[c][g], od);
+            } else {
+              longAcc[c][g] = !seen[c][g] ? o : min ? Math.min(longAcc[c][g], o) : Math.max(longAcc[c][g], o);
+            }
+          }
+        }
+        seen[c][g] = true;
+      }
+    }
+  }
+
+  private int group(long[] word) {
+    int g = table.findOrInsert(word);
+    ensureCapacity(table.size());
+    return g;
+  }
+
+  private void ensureCapacity(int groups) {
+    if (groups <= capacity) {
+      return;
+    }
+    capacity = Math.max(groups, capacity * 2);
+    for (int c = 0; c < calls.size(); c++) {
+      longAcc[c] = Arrays.copyOf(longAcc[c], capacity);
+      seen[c] = Arrays.copyOf(seen[c], capacity);
+      if (doubleAcc[c] != null) {
+        doubleAcc[c] = Arrays.copyOf(doubleAcc[c], capacity);
+      }
+    }
+  }
+
+  /** The output columns: the group keys, then one column per call. */
+  ColumnVector[] result() {
+    int n = table.size();
+    ColumnVector[] out = new ColumnVector[keyColumns.length + calls.size()];
+    for (int k = 0; k < keyColumns.length; k++) {
+      ExprType type = inputTypes.get(keyColumns[k]);
+      boolean[] nulls = null;
+      long[] words = new long[n];
+      for (int g = 0; g < n; g++) {
+        words[g] = table.keyWord(g, k);
+        if ((table.keyWord(g, keyColumns.length) & (1L << k)) != 0) {
+          nulls = nulls == null ? new boolean[n] : nulls;
+          nulls[g] = true;
+        }
+      }
+      if (type.isLong()) {
+        out[k] = ColumnVector.ofLongs(type, words, nulls, n);
+      } else {
+        double[] d = new double[n];
+        for (int g = 0; g < n; g++) {
+          d[g] = Double.longBitsToDouble(words[g]);
+        }
+        out[k] = ColumnVector.ofDoubles(d, nulls, n);
+      }
+    }
+    for (int c = 0; c < calls.size(); c++) {
+      out[keyColumns.length + c] = callResult(c, n);
+    }
+    return out;
+  }
+
+  private ColumnVector callResult(int c, int n) {
+    AggCall call = calls.get(c);
+    boolean nullWhenEmpty = call.kind() != AggCall.Kind.COUNT && call.kind() != AggCall.Kind.SUM0;
+    boolean[] nulls = null;
+    for (int g = 0; nullWhenEmpty && g < n; g++) {
+      if (!seen[c][g]) {
+        nulls = nulls == null ? new boolean[n] : nulls;
+        nulls[g] = true;
+      }
+    }
+    if (doubleAcc[c] != null) {
+      return ColumnVector.ofDoubles(Arrays.copyOf(doubleAcc[c], n), nulls, n);
+    }
+    long[] values = Arrays.copyOf(longAcc[c], n);
+    if (call.resultType().kind() == ExprType.Kind.INT32) {
+      for (long v : values) {
+        if (v != (int) v) {
+          throw new ArithmeticException("INTEGER overflow (" + v + ") of " + call.kind() + " of $" + call.argument());
+        }
+      }
+    }
+    return ColumnVector.ofLongs(call.resultType(), values, nulls, n);
+  }
+}

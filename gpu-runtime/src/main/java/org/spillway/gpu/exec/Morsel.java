@@ -1,0 +1,124 @@
+package org.spillway.gpu.exec;
+
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+
+/**
+ * A slice of rows flowing through a pipeline on one thread. Columns that come straight from the Arrow
+ * source are loaded only when an operator first reads them, and then only for the rows that survived the
+ * filters before (late materialization: a selective filter spares the loads of the other columns).
+ */
+final class Morsel {
+  private final FieldVector[] sources;
+  private final List<ExprType> sourceTypes;
+  private final int offset;
+  /** Surviving rows relative to offset, or null while all rows survive. */
+  private int[] selection;
+  private int rows;
+  private ColumnVector[] columns;
+  /** Per column: the source column it still lazily refers to, or -1 once it is held in columns. */
+  private int[] sourceOf;
+
+  private Morsel(FieldVector[] sources, List<ExprType> sourceTypes, int offset, int rows,
+      ColumnVector[] columns, int[] sourceOf) {
+    this.sources = sources;
+    this.sourceTypes = sourceTypes;
+    this.offset = offset;
+    this.rows = rows;
+    this.columns = columns;
+    this.sourceOf = sourceOf;
+  }
+
+  /** Rows {@code offset .. offset + rows - 1} of the source vectors, none loaded yet. */
+  static Morsel ofSource(FieldVector[] sources, List<ExprType> types, int offset, int rows) {
+    int[] sourceOf = new int[sources.length];
+    for (int i = 0; i < sourceOf.length; i++) {
+      sourceOf[i] = i;
+    }
+    return new Morsel(sources, types, offset, rows, new ColumnVector[sources.length], sourceOf);
+  }
+
+  /** Rows already held in vectors. */
+  static Morsel ofColumns(ColumnVector[] columns, int rows) {
+    int[] sourceOf = new int[columns.length];
+    java.util.Arrays.fill(sourceOf, -1);
+    return new Morsel(new FieldVector[0], List.of(), 0, rows, columns.clone(), sourceOf);
+  }
+
+  int rows() {
+    return rows;
+  }
+
+  int columnCount() {
+    return columns.length;
+  }
+
+  /** A column for the current rows, loading it from the source on first use. */
+  ColumnVector column(int i) {
+    if (columns[i] == null) {
+      int s = sourceOf[i];
+      columns[i] = ArrowColumnLoader.load(sources[s], sourceTypes.get(s), offset, selection, rows);
+      sourceOf[i] = -1;
+    }
+    return columns[i];
+  }
+
+  /**
+   * Keeps the rows where the condition is TRUE. The conjuncts of an AND are applied one after the other,
+   * each over the survivors of the previous ones: a row is kept iff every conjunct is TRUE either way, and
+   * later conjuncts load and compute only what is left.
+   */
+  void filter(Expr condition) {
+    if (condition instanceof Expr.Logical logical && logical.and()) {
+      for (Expr conjunct : logical.operands()) {
+        if (rows == 0) {
+          return;
+        }
+        filter(conjunct);
+      }
+      return;
+    }
+    ColumnVector predicate = VectorEvaluator.evaluate(condition, this::column, rows);
+    int[] positions = new int[rows + 1];
+    int count = VectorEvaluator.selectTrue(predicate, positions);
+    if (count == rows) {
+      return;
+    }
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i] != null) {
+        columns[i] = columns[i].gather(positions, count);
+      }
+    }
+    int[] next = new int[count];
+    for (int i = 0; i < count; i++) {
+      next[i] = selection == null ? positions[i] : selection[positions[i]];
+    }
+    selection = next;
+    rows = count;
+  }
+
+  /** Replaces the columns by the expressions' values; bare column references stay lazy. */
+  void project(List<Expr> expressions) {
+    ColumnVector[] next = new ColumnVector[expressions.size()];
+    int[] nextSource = new int[expressions.size()];
+    for (int i = 0; i < next.length; i++) {
+      Expr e = expressions.get(i);
+      nextSource[i] = -1;
+      if (e instanceof Expr.Column ref && columns[ref.index()] == null) {
+        nextSource[i] = sourceOf[ref.index()];
+      } else {
+        next[i] = VectorEvaluator.evaluate(e, this::column, rows);
+      }
+    }
+    columns = next;
+    sourceOf = nextSource;
+  }
+
+  /** Every column, loaded. */
+  ColumnVector[] materialize() {
+    for (int i = 0; i < columns.length; i++) {
+      column(i);
+    }
+    return columns.clone();
+  }
+}

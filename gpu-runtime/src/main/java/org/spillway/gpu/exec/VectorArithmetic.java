@@ -1,0 +1,135 @@
+package org.spillway.gpu.exec;
+
+/** Arithmetic, casts and date functions of {@link VectorEvaluator}: exact kinds fail on overflow. */
+final class VectorArithmetic {
+  private static final long[] POWERS_OF_TEN = new long[19];
+
+  static {
+    POWERS_OF_TEN[0] = 1;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10;
+    }
+  }
+
+  private VectorArithmetic() {}
+
+  static ColumnVector arith(Expr.Arith a, ColumnVector l, ColumnVector r, int n) {
+    boolean[] nulls = VectorEvaluator.orNulls(l.nulls, r.nulls, n);
+    if (a.type().kind() == ExprType.Kind.FLOAT64) {
+      double[] x = l.doubles;
+      double[] y = r.doubles;
+      double[] out = new double[n];
+      switch (a.op()) {
+        case PLUS -> { for (int i = 0; i < n; i++) out[i] = x[i] + y[i]; }
+        case MINUS -> { for (int i = 0; i < n; i++) out[i] = x[i] - y[i]; }
+        case TIMES -> { for (int i = 0; i < n; i++) out[i] = x[i] * y[i]; }
+        case DIVIDE -> { for (int i = 0; i < n; i++) out[i] = x[i] / y[i]; }
+      }
+      return ColumnVector.ofDoubles(out, nulls, n);
+    }
+    long[] x = l.longs;
+    long[] y = r.longs;
+    long[] out = new long[n];
+    try {
+      if (nulls == null) {
+        switch (a.op()) {
+          case PLUS -> { for (int i = 0; i < n; i++) out[i] = Math.addExact(x[i], y[i]); }
+          case MINUS -> { for (int i = 0; i < n; i++) out[i] = Math.subtractExact(x[i], y[i]); }
+          case TIMES -> { for (int i = 0; i < n; i++) out[i] = Math.multiplyExact(x[i], y[i]); }
+          case DIVIDE -> { for (int i = 0; i < n; i++) out[i] = divide(x[i], y[i], a); }
+        }
+      } else {
+        // NULL rows are skipped: they keep 0, and cannot fail on whatever the other operand holds.
+        for (int i = 0; i < n; i++) {
+          if (!nulls[i]) {
+            out[i] = switch (a.op()) {
+              case PLUS -> Math.addExact(x[i], y[i]);
+              case MINUS -> Math.subtractExact(x[i], y[i]);
+              case TIMES -> Math.multiplyExact(x[i], y[i]);
+              case DIVIDE -> divide(x[i], y[i], a);
+            };
+          }
+        }
+      }
+    } catch (ArithmeticException e) {
+      throw new ArithmeticException(a.type() + " overflow or division by zero in " + a + ": " + e.getMessage());
+    }
+    if (a.type().kind() == ExprType.Kind.INT32) {
+      checkIntRange(out, a);
+    }
+    return ColumnVector.ofLongs(a.type(), out, nulls, n);
+  }
+
+  private static long divide(long x, long y, Expr.Arith where) {
+    if (y == 0) {
+      throw new ArithmeticException("division by zero in " + where);
+    }
+    return x / y;
+  }
+
+  static ColumnVector cast(Expr.Cast c, ColumnVector x, int n) {
+    ExprType from = c.operand().type();
+    ExprType to = c.type();
+    if (from.equals(to)) {
+      return x;
+    }
+    if (to.kind() == ExprType.Kind.FLOAT64) {
+      double[] out = new double[n];
+      double divisor = POWERS_OF_TEN[from.scale()];
+      for (int i = 0; i < n; i++) {
+        // Division by an exact power of ten rounds once, like BigDecimal.doubleValue() for |unscaled| < 2^53.
+        out[i] = from.scale() == 0 ? (double) x.longs[i] : x.longs[i] / divisor;
+      }
+      return ColumnVector.ofDoubles(out, x.nulls, n);
+    }
+    if (to.kind() == ExprType.Kind.DECIMAL) {
+      long factor = POWERS_OF_TEN[to.scale() - from.scale()];
+      long[] out = new long[n];
+      try {
+        for (int i = 0; i < n; i++) {
+          out[i] = Math.multiplyExact(x.longs[i], factor);
+        }
+      } catch (ArithmeticException e) {
+        throw new ArithmeticException("overflow casting " + from + " to " + to + " in " + c);
+      }
+      return ColumnVector.ofLongs(to, out, x.nulls, n);
+    }
+    if (to.kind() == ExprType.Kind.INT32) {
+      checkIntRange(x.longs, c);
+    }
+    return x.withType(to);
+  }
+
+  static ColumnVector extractYear(ColumnVector days, int n) {
+    long[] out = new long[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = yearOfEpochDay(days.longs[i]);
+    }
+    VectorEvaluator.clearNullRows(out, days.nulls, n);
+    return ColumnVector.ofLongs(ExprType.INT64, out, days.nulls, n);
+  }
+
+  /** The proleptic Gregorian year of a day count since 1970-01-01 (civil-from-days, no allocation). */
+  static long yearOfEpochDay(long epochDay) {
+    long z = epochDay + 719468;
+    long era = Math.floorDiv(z, 146097);
+    long dayOfEra = z - era * 146097;
+    long yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365;
+    long dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+    long monthIndex = (5 * dayOfYear + 2) / 153;  // March = 0
+    return yearOfEra + era * 400 + (monthIndex >= 10 ? 1 : 0);
+  }
+
+  /** 10^scale as a long. */
+  static long powerOfTen(int scale) {
+    return POWERS_OF_TEN[scale];
+  }
+
+  private static void checkIntRange(long[] values, Expr where) {
+    for (long v : values) {
+      if (v != (int) v) {
+        throw new ArithmeticException("INTEGER overflow (" + v + ") in " + where);
+      }
+    }
+  }
+}

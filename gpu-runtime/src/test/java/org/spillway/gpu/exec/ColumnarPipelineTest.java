@@ -1,0 +1,254 @@
+package org.spillway.gpu.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs whole pipelines (filter, project, hash aggregation) over random Arrow batches with NULLs on several
+ * threads and compares them with a row-at-a-time computation of the same plan.
+ */
+class ColumnarPipelineTest {
+  private BufferAllocator allocator;
+  private final List<FieldVector> vectors = new ArrayList<>();
+
+  @BeforeEach void open() {
+    allocator = new RootAllocator();
+  }
+
+  @AfterEach void close() {
+    vectors.forEach(FieldVector::close);
+    allocator.close();
+  }
+
+  @Test void filterThenProjectKeepsRowOrder() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    for (int trial = 0; trial < 10; trial++) {
+      List<Object[]> rows = new ArrayList<>();
+      List<SourceBatch> batches = randomBatches(gen, random, rows, 1 + random.nextInt(3));
+      Expr condition = gen.bool(2);
+      List<Expr> exprs = List.of(gen.decimal(2), new Expr.Column(6, ExprType.STRING), gen.float64(1));
+      List<Object[]> expected = new ArrayList<>();
+      boolean referenceFailed = false;
+      try {
+        for (Object[] row : rows) {
+          Object keep = RowReference.eval(condition, row);
+          if (keep != null && (Long) keep == 1) {
+            expected.add(exprs.stream().map(e -> RowReference.eval(e, row)).toArray());
+          }
+        }
+      } catch (ArithmeticException e) {
+        referenceFailed = true;
+      }
+      ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA,
+          List.of(new PipelineStage.Filter(condition), new PipelineStage.Project(exprs)));
+      String where = "seed " + seed + ", trial " + trial + ", filter " + condition + ", project " + exprs;
+      if (referenceFailed) {
+        assertThrows(ArithmeticException.class, () -> pipeline.run(batches, 4, () -> false), where);
+        continue;
+      }
+      List<Object[]> actual = rowsOf(pipeline.run(batches, 4, () -> false));
+      assertEquals(expected.size(), actual.size(), where);
+      for (int i = 0; i < expected.size(); i++) {
+        assertEquals(Arrays.asList(expected.get(i)), Arrays.asList(actual.get(i)), where + ", row " + i);
+      }
+    }
+  }
+
+  @Test void hashAggregationMatchesRowAtATime() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    for (int trial = 0; trial < 10; trial++) {
+      List<Object[]> rows = new ArrayList<>();
+      List<SourceBatch> batches = randomBatches(gen, random, rows, 1 + random.nextInt(3));
+      Expr condition = gen.bool(1);
+      // keys: dictionary code and a boolean; values: a decimal, an int64, a float and a date
+      List<Expr> exprs = List.of(new Expr.Column(6, ExprType.STRING), new Expr.Column(5, ExprType.BOOLEAN),
+          gen.decimal(1), new Expr.Column(1, ExprType.INT64), new Expr.Column(3, ExprType.FLOAT64),
+          new Expr.Column(4, ExprType.DATE));
+      List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 2, ExprType.decimal(2)),
+          new AggCall(AggCall.Kind.SUM0, 3, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+          new AggCall(AggCall.Kind.COUNT, 2, ExprType.INT64), new AggCall(AggCall.Kind.MIN, 4, ExprType.FLOAT64),
+          new AggCall(AggCall.Kind.MAX, 5, ExprType.DATE), new AggCall(AggCall.Kind.MAX, 2, ExprType.decimal(2)));
+      // no keys; small-range keys (the dense path of GroupTable); a FLOAT64 key (the hashed path)
+      int[] keys = switch (trial % 3) {
+        case 0 -> new int[0];
+        case 1 -> new int[] {0, 1};
+        default -> new int[] {4, 0};
+      };
+      ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(condition),
+          new PipelineStage.Project(exprs), new PipelineStage.Aggregate(keys, calls)));
+      Map<List<Object>, Object[]> expected = referenceAggregate(rows, condition, exprs, keys, calls);
+      List<Object[]> actual = rowsOf(pipeline.run(batches, 3, () -> false));
+      String where = "seed " + seed + ", trial " + trial + ", filter " + condition + ", project " + exprs;
+      assertEquals(expected.size(), actual.size(), where);
+      for (Object[] row : actual) {
+        List<Object> key = Arrays.asList(row).subList(0, keys.length);
+        assertTrue(expected.containsKey(key), () -> where + ": unexpected group " + key);
+        assertEquals(Arrays.asList(expected.get(key)), Arrays.asList(row).subList(keys.length, row.length),
+            where + ", group " + key);
+      }
+    }
+  }
+
+  @Test void globalAggregateOverNoRowsGivesOneRow() {
+    List<Object[]> rows = new ArrayList<>();
+    List<SourceBatch> batches = randomBatches(new RandomExprs(new Random()), new Random(), rows, 1);
+    ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(
+        new PipelineStage.Filter(new Expr.Literal(0L, ExprType.BOOLEAN)),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
+            new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)))));
+    List<Object[]> out = rowsOf(pipeline.run(batches, 2, () -> false));
+    assertEquals(1, out.size());
+    assertNull(out.get(0)[0]);
+    assertEquals(List.of(0L, 0L), Arrays.asList(out.get(0)).subList(1, 3));
+  }
+
+  @Test void sumOverflowIsReported() {
+    BigIntVector big = new BigIntVector("big", allocator);
+    vectors.add(big);
+    big.allocateNew(3);
+    for (int i = 0; i < 3; i++) {
+      big.set(i, Long.MAX_VALUE / 2);
+    }
+    big.setValueCount(3);
+    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.INT64), List.of(new PipelineStage.Aggregate(
+        new int[0], List.of(new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64)))));
+    ArithmeticException e = assertThrows(ArithmeticException.class,
+        () -> pipeline.run(List.of(new SourceBatch(List.of(big), 3)), 1, () -> false));
+    assertTrue(e.getMessage().contains("overflow of SUM"), e.getMessage());
+  }
+
+  private Map<List<Object>, Object[]> referenceAggregate(List<Object[]> rows, Expr condition, List<Expr> exprs,
+      int[] keys, List<AggCall> calls) {
+    Map<List<Object>, Object[]> groups = new HashMap<>();
+    if (keys.length == 0) {
+      groups.put(List.of(), initial(calls));
+    }
+    for (Object[] row : rows) {
+      Object keep = RowReference.eval(condition, row);
+      if (keep == null || (Long) keep != 1) {
+        continue;
+      }
+      Object[] projected = exprs.stream().map(e -> RowReference.eval(e, row)).toArray();
+      List<Object> key = new ArrayList<>();
+      for (int k : keys) {
+        key.add(projected[k]);
+      }
+      Object[] acc = groups.computeIfAbsent(key, k -> initial(calls));
+      for (int c = 0; c < calls.size(); c++) {
+        AggCall call = calls.get(c);
+        Object v = call.argument() < 0 ? 1L : projected[call.argument()];
+        if (v == null) {
+          continue;
+        }
+        acc[c] = switch (call.kind()) {
+          case COUNT -> (Long) acc[c] + 1;
+          case SUM, SUM0 -> BigInteger.valueOf(acc[c] == null ? 0 : (Long) acc[c]).add(BigInteger.valueOf((Long) v))
+              .longValueExact();
+          case MIN -> acc[c] == null || compare(v, acc[c]) < 0 ? v : acc[c];
+          case MAX -> acc[c] == null || compare(v, acc[c]) > 0 ? v : acc[c];
+        };
+      }
+    }
+    return groups;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static int compare(Object a, Object b) {
+    return ((Comparable<Object>) a).compareTo(b);
+  }
+
+  private static Object[] initial(List<AggCall> calls) {
+    Object[] acc = new Object[calls.size()];
+    for (int c = 0; c < acc.length; c++) {
+      AggCall.Kind kind = calls.get(c).kind();
+      acc[c] = kind == AggCall.Kind.COUNT || kind == AggCall.Kind.SUM0 ? (Object) 0L : null;
+    }
+    return acc;
+  }
+
+  private static List<Object[]> rowsOf(List<ColumnBatch> batches) {
+    List<Object[]> out = new ArrayList<>();
+    for (ColumnBatch batch : batches) {
+      for (int r = 0; r < batch.rows(); r++) {
+        out.add(RowReference.row(Arrays.asList(batch.columns()), r));
+      }
+    }
+    return out;
+  }
+
+  /** Arrow batches of the schema, big enough to span several morsels; their rows are also added to {@code rows}. */
+  private List<SourceBatch> randomBatches(RandomExprs gen, Random random, List<Object[]> rows, int count) {
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = 0; b < count; b++) {
+      int n = random.nextInt(3) == 0 ? random.nextInt(10) : ColumnarPipeline.MORSEL_ROWS + random.nextInt(40_000);
+      Object[][] values = new Object[n][];
+      for (int r = 0; r < n; r++) {
+        values[r] = RandomExprs.SCHEMA.stream().map(gen::value).toArray();
+        rows.add(values[r]);
+      }
+      List<FieldVector> columns = new ArrayList<>();
+      for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {
+        columns.add(vector(RandomExprs.SCHEMA.get(c), values, c, n));
+      }
+      batches.add(new SourceBatch(columns, n));
+    }
+    return batches;
+  }
+
+  private FieldVector vector(ExprType type, Object[][] values, int column, int n) {
+    FieldVector v = switch (type.kind()) {
+      case INT32, STRING -> new IntVector("c" + column, allocator);
+      case INT64, DECIMAL -> new BigIntVector("c" + column, allocator);
+      case FLOAT64 -> new Float8Vector("c" + column, allocator);
+      case DATE -> new DateDayVector("c" + column, allocator);
+      case BOOLEAN -> new BitVector("c" + column, allocator);
+      case TEXT -> throw new IllegalArgumentException("no TEXT in the random schema");
+    };
+    vectors.add(v);
+    v.setInitialCapacity(n);
+    v.allocateNew();
+    for (int r = 0; r < n; r++) {
+      Object x = values[r][column];
+      if (x == null) {
+        v.setNull(r);
+      } else if (v instanceof IntVector iv) {
+        iv.set(r, (int) (long) (Long) x);
+      } else if (v instanceof BigIntVector bv) {
+        bv.set(r, (Long) x);
+      } else if (v instanceof Float8Vector fv) {
+        fv.set(r, (Double) x);
+      } else if (v instanceof DateDayVector dv) {
+        dv.set(r, (int) (long) (Long) x);
+      } else {
+        ((BitVector) v).set(r, (int) (long) (Long) x);
+      }
+    }
+    v.setValueCount(n);
+    return v;
+  }
+}
