@@ -4,6 +4,8 @@ import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
+import java.util.ServiceLoader;
+
 /**
  * The one allocator seam: every Arrow buffer of the catalog comes from the process-wide root here, so
  * that the GPU runtime can swap in a pinned-memory allocation manager before the first allocation.
@@ -27,9 +29,20 @@ public final class StorageAllocator {
     factory = newFactory;
   }
 
-  /** The process-wide root allocator, created on first use. */
+  /**
+   * The process-wide root allocator, created on first use with the factory installed before, else the
+   * first one a {@link HostMemoryProvider} on the class path offers, else Arrow's default.
+   */
   public static synchronized BufferAllocator root() {
     if (root == null) {
+      if (factory == null) {
+        for (HostMemoryProvider provider : ServiceLoader.load(HostMemoryProvider.class)) {
+          factory = provider.allocationManager().orElse(null);
+          if (factory != null) {
+            break;
+          }
+        }
+      }
       // Arrow 19 keeps the config types package-private, so the builder is only used in a chain
       root = factory == null
           ? new RootAllocator()

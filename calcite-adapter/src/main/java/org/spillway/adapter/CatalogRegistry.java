@@ -18,7 +18,6 @@ public final class CatalogRegistry {
 
   /** The shared catalog of a data directory, opened on first use; fails if the directory is missing. */
   public static Catalog open(Path dataDir) {
-    HostMemorySetup.ensureInstalled();
     Path key = canonical(dataDir);
     return CATALOGS.computeIfAbsent(key, Catalog::open);
   }
