@@ -39,7 +39,8 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
   }
 
   @Override public RelWriter explainTerms(RelWriter pw) {
-    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, groupSet.isEmpty() ? "global" : "hash");
+    String variant = groupSet.isEmpty() ? "global" : "hash";  // the same algorithm on both devices
+    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, variant, variant);
   }
 
   @Override public void implement(Implementor implementor) {

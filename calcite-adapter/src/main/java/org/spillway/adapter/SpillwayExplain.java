@@ -10,32 +10,32 @@ import java.util.List;
 
 /**
  * The execution choices every Spillway node shows in EXPLAIN: device, algorithm variant, transfer method
- * and the bytes its input columns would move over the host-to-GPU link (rows x column widths).
+ * and the bytes its input columns would move over the host-to-GPU link (rows x column widths). Device and
+ * transfer method are those the converter chose for the whole subtree ({@link SpillwayBackend}).
  */
 final class SpillwayExplain {
-  /** Device of this session's backend; the GPU kernels plug in behind the same nodes later. */
-  static final String DEVICE = "cpu";
-  /** The CPU backend reads host memory in place. */
-  static final String TRANSFER = "none";
-
   private SpillwayExplain() {}
 
-  static RelWriter describe(RelWriter pw, String variant, double rows, List<SpillwayField> columns) {
+  /** Describes {@code node}, whose variant is {@code cpuVariant} on the CPU and {@code gpuVariant} on the GPU. */
+  static RelWriter describe(RelWriter pw, RelNode node, String cpuVariant, String gpuVariant, double rows,
+      List<SpillwayField> columns) {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;  // digests identify nodes while planning; estimates must not change identities (or cost time)
     }
-    return pw.item("device", DEVICE)
-        .item("variant", variant)
-        .item("transfer", TRANSFER)
+    SpillwayBackend backend = SpillwayFields.scanOf(node).map(SpillwayBackend::of)
+        .orElseGet(() -> SpillwayBackend.of(null));
+    return pw.item("device", backend.device())
+        .item("variant", backend.gpu() ? gpuVariant : cpuVariant)
+        .item("transfer", backend.transfer())
         .item("linkBytes", linkBytes(rows, columns));
   }
 
   /** The execution choices of a filter, project or aggregate, whose link bytes are those of its input. */
-  static RelWriter describeOperator(RelWriter pw, RelNode node, String variant) {
+  static RelWriter describeOperator(RelWriter pw, RelNode node, String cpuVariant, String gpuVariant) {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;
     }
-    return describe(pw, variant, inputRows(node), inputFields(node));
+    return describe(pw, node, cpuVariant, gpuVariant, inputRows(node), inputFields(node));
   }
 
   /** Bytes of the given columns over the estimated rows. */

@@ -29,7 +29,7 @@ public final class SpillwayFilter extends Filter implements SpillwayRel {
 
   @Override public RelWriter explainTerms(RelWriter pw) {
     // Branch-free selection: every row's position is written, the count advances by the predicate.
-    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, "predication");
+    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, "predication", "branching");
   }
 
   @Override public void implement(Implementor implementor) {

@@ -34,7 +34,7 @@ public final class SpillwayProject extends Project implements SpillwayRel {
   }
 
   @Override public RelWriter explainTerms(RelWriter pw) {
-    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, "vectorized");
+    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, "vectorized", "interpreted");
   }
 
   @Override public void implement(Implementor implementor) {

@@ -8,7 +8,8 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.SourceBatch;
 import org.spillway.storage.StoredTable;
 
@@ -16,22 +17,57 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * A Spillway subtree ready to run: the scanned table and columns, the fused pipeline above them and how to
  * turn its output vectors into Calcite's Java values. The generated code reaches it through a stash.
  */
 public final class SpillwayQueryPlan {
+  /** System property: when true, each pipeline run logs its backend and time to stderr (for benchmarks). */
+  static final String TRACE_PROPERTY = "spillway.trace";
+
   private final SpillwayTable table;
   private final int[] fields;
-  private final ColumnarPipeline pipeline;
+  private final GpuColumnarPipeline pipeline;
+  private final SpillwayBackend backend;
   private final List<SpillwayField> output;
 
-  SpillwayQueryPlan(SpillwayTable table, int[] fields, ColumnarPipeline pipeline, List<SpillwayField> output) {
+  SpillwayQueryPlan(SpillwayTable table, int[] fields, GpuColumnarPipeline pipeline, SpillwayBackend backend,
+      List<SpillwayField> output) {
     this.table = table;
     this.fields = fields.clone();
     this.pipeline = pipeline;
+    this.backend = backend;
     this.output = List.copyOf(output);
+  }
+
+  /** Runs the pipeline on the backend chosen at planning time; {@link #TRACE_PROPERTY} logs how long it took. */
+  private List<ColumnBatch> run(AtomicBoolean cancel) {
+    int threads = Runtime.getRuntime().availableProcessors();
+    BooleanSupplier cancelled = () -> cancel != null && cancel.get();
+    List<SourceBatch> sources = sources();
+    long start = System.nanoTime();
+    if (backend != null && backend.gpu()) {
+      List<ColumnBatch> out = pipeline.run(GpuRuntime.requireDevice(), backend.method(), sources, threads, cancelled);
+      if (Boolean.getBoolean(TRACE_PROPERTY)) {
+        traceGpu(System.nanoTime() - start);
+      }
+      return out;
+    }
+    List<ColumnBatch> out = pipeline.cpuPipeline().run(sources, threads, cancelled);
+    if (Boolean.getBoolean(TRACE_PROPERTY)) {
+      System.err.printf("[spillway] cpu pipeline (%d threads): %.1f ms%n", threads, (System.nanoTime() - start) / 1e6);
+    }
+    return out;
+  }
+
+  private void traceGpu(long nanos) {
+    GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
+    String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
+        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s)", stats.bytes() / 1e9, stats.nanos() / 1e6,
+            stats.gigabytesPerSecond());
+    System.err.printf("[spillway] gpu pipeline (%s): %.1f ms%s%n", backend.transfer(), nanos / 1e6, detail);
   }
 
   /**
@@ -42,8 +78,7 @@ public final class SpillwayQueryPlan {
     AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
     return new AbstractEnumerable<>() {
       @Override public Enumerator<Object> enumerator() {
-        List<ColumnBatch> batches = pipeline.run(sources(), Runtime.getRuntime().availableProcessors(),
-            () -> cancel != null && cancel.get());
+        List<ColumnBatch> batches = run(cancel);
         return new RowEnumerator(batches, dictionaries(), scalar);
       }
     };

@@ -21,7 +21,6 @@ import org.apache.calcite.util.mapping.MappingType;
 import org.apache.calcite.util.mapping.Mappings;
 
 import java.util.List;
-import java.util.Optional;
 
 /** Rules and relational operators for the {@link SpillwayRel#CONVENTION Spillway} calling convention. */
 public final class SpillwayRules {
@@ -61,17 +60,8 @@ public final class SpillwayRules {
   /** All rules that the Spillway table scan registers. */
   public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE);
 
-  /**
-   * The fields of a logical node's input if it is a Spillway chain that may run on its table's device, else
-   * null (a chain whose forced device cannot run it records why).
-   */
+  /** The fields of a logical node's input if it is a Spillway chain, else null. */
   private static List<SpillwayField> inputFields(RelNode rel) {
-    Optional<String> deviceProblem = SpillwayFields.scanOf(rel.getInput(0))
-        .flatMap(scan -> scan.spillwayTable().device().unavailableReason());
-    if (deviceProblem.isPresent()) {
-      SpillwayFallbacks.record(rel, deviceProblem.get());
-      return null;
-    }
     return SpillwayFields.of(rel.getInput(0)).orElse(null);
   }
 

@@ -55,8 +55,8 @@ public final class SpillwayTableScan extends TableScan implements SpillwayRel {
 
   @Override public RelWriter explainTerms(RelWriter pw) {
     double rows = spillwayTable.stored().rowCount();
-    return SpillwayExplain.describe(super.explainTerms(pw).item("fields", Arrays.toString(fields)),
-        "morsel-scan", rows, SpillwayFields.ofScan(spillwayTable, fields));
+    return SpillwayExplain.describe(super.explainTerms(pw).item("fields", Arrays.toString(fields)), this,
+        "morsel-scan", "chunk-stream", rows, SpillwayFields.ofScan(spillwayTable, fields));
   }
 
   @Override public RelDataType deriveRowType() {

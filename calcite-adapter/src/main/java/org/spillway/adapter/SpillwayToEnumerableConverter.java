@@ -18,7 +18,7 @@ import org.apache.calcite.rel.convert.ConverterImpl;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.sql.SqlExplainLevel;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.exec.GpuColumnarPipeline;
 
 import java.util.List;
 
@@ -48,12 +48,38 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
       List<String> reasons = SpillwayFallbacks.of(getCluster().getPlanner(), scan);
       pw.itemIf("fallback", String.join("; ", reasons), !reasons.isEmpty());
     });
+    // Decided here, before the nodes below are explained, so that they show the device chosen for all.
+    SpillwayBackend backend = backend(pipelineOf(implementSubtree()));
+    pw.itemIf("cpuBecause", backend == null ? "" : backend.reason(), backend != null && backend.reason() != null);
     return pw;
   }
 
-  @Override public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
+  /** What the Spillway subtree below asks of the runtime: table, columns, stages. */
+  private SpillwayRel.Implementor implementSubtree() {
     SpillwayRel.Implementor spillway = new SpillwayRel.Implementor();
     spillway.visitChild(getInput());
+    return spillway;
+  }
+
+  /** The fused pipeline of the subtree, or null for a bare scan (which reads rows without a pipeline). */
+  private static GpuColumnarPipeline pipelineOf(SpillwayRel.Implementor spillway) {
+    if (spillway.stages().isEmpty()) {
+      return null;
+    }
+    List<SpillwayField> scanFields = SpillwayFields.ofScan(spillway.spillwayTable(), spillway.fields());
+    return new GpuColumnarPipeline(scanFields.stream().map(SpillwayField::type).toList(), spillway.stages());
+  }
+
+  /** The backend of the pipeline (recorded for the nodes below), or null without a pipeline or scan. */
+  private SpillwayBackend backend(GpuColumnarPipeline pipeline) {
+    if (pipeline == null) {
+      return null;
+    }
+    return SpillwayFields.scanOf(getInput()).map(scan -> SpillwayBackend.choose(scan, pipeline)).orElse(null);
+  }
+
+  @Override public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
+    SpillwayRel.Implementor spillway = implementSubtree();
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(),
         pref.preferArray());
     boolean scalar = physType.getFormat() == JavaRowFormat.SCALAR;
@@ -67,11 +93,10 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
           implementor.getRootExpression(), Expressions.constant(spillway.fields()),
           Expressions.constant(scalar)));
     } else {
-      List<SpillwayField> scanFields = SpillwayFields.ofScan(spillway.spillwayTable(), spillway.fields());
-      ColumnarPipeline pipeline = new ColumnarPipeline(
-          scanFields.stream().map(SpillwayField::type).toList(), spillway.stages());
+      GpuColumnarPipeline pipeline = pipelineOf(spillway);
       List<SpillwayField> output = SpillwayFields.of(getInput()).orElseThrow();
-      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.spillwayTable(), spillway.fields(), pipeline, output);
+      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.spillwayTable(), spillway.fields(), pipeline,
+          backend(pipeline), output);
       rows = block.append("rows", Expressions.call(implementor.stash(plan, SpillwayQueryPlan.class),
           SpillwayMethod.EXECUTE.method, implementor.getRootExpression(), Expressions.constant(scalar)));
     }

@@ -1,5 +1,6 @@
 package org.spillway.adapter.cli;
 
+import org.spillway.adapter.SpillwayDevice;
 import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.adapter.server.ServerCommand;
 import picocli.CommandLine;
@@ -32,9 +33,14 @@ public final class SpillwayCli implements Callable<Integer> {
       description = "Result format of -e and -f: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   ResultPrinter.Format format;
 
+  @Option(names = "--device", paramLabel = "DEVICE",
+      description = "Device of the Spillway operators: cpu, gpu or auto (the connection property device).")
+  String device;
+
   @Override public Integer call() throws Exception {
     Path dir = data.ensureData(System.err);
-    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir;
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir
+        + (device == null ? "" : ";device=" + SpillwayDevice.parse(device));
     if (execute != null || file != null) {
       String script = execute != null ? execute : Files.readString(file);
       return new SqlRunner(url, new ResultPrinter(System.out, format), System.err).run(script);

@@ -119,7 +119,7 @@ public final class ColumnarPipeline {
   }
 
   /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */
-  private List<ColumnBatch> finish(ColumnVector[] columns, int first) {
+  List<ColumnBatch> finish(ColumnVector[] columns, int first) {
     int rows = columns.length == 0 ? 0 : columns[0].size;
     Morsel morsel = Morsel.ofColumns(columns, rows);
     for (int s = first; s < stages.size(); s++) {
@@ -148,11 +148,17 @@ public final class ColumnarPipeline {
     }
   }
 
+  /** Types of the input of stage {@code stage} (of the output when it equals the stage count). */
+  List<ExprType> stageInputTypes(int stage) {
+    return stageTypes.get(stage);
+  }
+
   private HashAggregator newAggregator(int stage) {
     return new HashAggregator(stageTypes.get(stage), (PipelineStage.Aggregate) stages.get(stage));
   }
 
-  private int firstAggregate() {
+  /** Index of the first aggregation stage (the pipeline breaker), or -1. */
+  int firstAggregate() {
     for (int s = 0; s < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.Aggregate) {
         return s;

@@ -129,9 +129,24 @@ final class HashAggregator {
   }
 
   private ArithmeticException overflow(int call) {
-    AggCall c = calls.get(call);
-    return new ArithmeticException("overflow of " + c.kind() + " of column $" + c.argument() + " ("
-        + inputTypes.get(c.argument()) + "): the sum does not fit in 64 bits");
+    return sumOverflow(calls.get(call), inputTypes.get(calls.get(call).argument()));
+  }
+
+  /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */
+  static ArithmeticException sumOverflow(AggCall call, ExprType argumentType) {
+    return new ArithmeticException("overflow of " + call.kind() + " of column $" + call.argument() + " ("
+        + argumentType + "): the sum does not fit in 64 bits");
+  }
+
+  /** Fails if an INT32 result does not fit an int, as SQL's INTEGER SUM must. */
+  static void checkResultRange(AggCall call, long[] values) {
+    if (call.resultType().kind() == ExprType.Kind.INT32) {
+      for (long v : values) {
+        if (v != (int) v) {
+          throw new ArithmeticException("INTEGER overflow (" + v + ") of " + call.kind() + " of $" + call.argument());
+        }
+      }
+    }
   }
 
   /** Folds another partial aggregator of the same stage into this one. */
@@ -230,13 +245,7 @@ final class HashAggregator {
       return ColumnVector.ofDoubles(Arrays.copyOf(doubleAcc[c], n), nulls, n);
     }
     long[] values = Arrays.copyOf(longAcc[c], n);
-    if (call.resultType().kind() == ExprType.Kind.INT32) {
-      for (long v : values) {
-        if (v != (int) v) {
-          throw new ArithmeticException("INTEGER overflow (" + v + ") of " + call.kind() + " of $" + call.argument());
-        }
-      }
-    }
+    checkResultRange(call, values);
     return ColumnVector.ofLongs(call.resultType(), values, nulls, n);
   }
 }

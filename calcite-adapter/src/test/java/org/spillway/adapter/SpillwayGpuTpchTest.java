@@ -1,0 +1,80 @@
+package org.spillway.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.tpch.ProgressListener;
+import org.spillway.tpch.TpchGenerator;
+import org.spillway.tpch.TpchQueries;
+
+/**
+ * All 22 TPC-H queries at SF 0.01 with device=gpu against device=cpu: the same rows in the same order,
+ * and Q1 and Q6 really on the GPU. Tagged gpu: skipped without a CUDA device, failed if gpu.required says
+ * there must be one.
+ */
+@Tag("gpu")
+class SpillwayGpuTpchTest {
+  @TempDir static Path dir;
+
+  @BeforeAll static void generate() {
+    if (GpuRuntime.device().isEmpty() && Boolean.getBoolean("gpu.required")) {
+      throw new IllegalStateException("no usable CUDA device: " + GpuRuntime.unavailableReason());
+    }
+    Assumptions.assumeTrue(GpuRuntime.device().isPresent(), "no CUDA device");
+    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
+  }
+
+  @AfterAll static void closeCatalogs() {
+    CatalogRegistry.close(dir);
+  }
+
+  @Test void everyQueryGivesTheSameRowsOnBothDevices() throws SQLException {
+    for (int q = 1; q <= 22; q++) {
+      List<String> cpu = rows(SpillwayDevice.CPU, TpchQueries.sql(q));
+      List<String> gpu = rows(SpillwayDevice.GPU, TpchQueries.sql(q));
+      assertEquals(cpu, gpu, "Q" + q);
+    }
+  }
+
+  @Test void q1AndQ6RunOnTheGpu() throws SQLException {
+    for (int q : new int[] {1, 6}) {
+      String plan = String.join("\n", rows(SpillwayDevice.GPU, "explain plan for " + TpchQueries.sql(q)));
+      assertTrue(plan.contains("SpillwayAggregate") && plan.contains("device=[gpu]")
+          && !plan.contains("device=[cpu]"), "Q" + q + ":\n" + plan);
+    }
+  }
+
+  private static List<String> rows(SpillwayDevice device, String sql) throws SQLException {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device;
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        StringBuilder row = new StringBuilder();
+        for (int i = 1; i <= columns; i++) {
+          row.append(i > 1 ? " | " : "").append(rs.getString(i));
+        }
+        out.add(row.toString());
+      }
+    }
+    return out;
+  }
+}
