@@ -50,12 +50,14 @@ public final class SpillwayQueryPlan {
     long start = System.nanoTime();
     if (backend != null && backend.gpu()) {
       List<ColumnBatch> out = pipeline.run(GpuRuntime.requireDevice(), backend.method(), sources, threads, cancelled);
+      table.deviceUsage().record(pipeline.lastFallback() == null);
       if (Boolean.getBoolean(TRACE_PROPERTY)) {
         traceGpu(System.nanoTime() - start);
       }
       return out;
     }
     List<ColumnBatch> out = pipeline.cpuPipeline().run(sources, threads, cancelled);
+    table.deviceUsage().record(false);
     if (Boolean.getBoolean(TRACE_PROPERTY)) {
       System.err.printf("[spillway] cpu pipeline (%d threads): %.1f ms%n", threads, (System.nanoTime() - start) / 1e6);
     }

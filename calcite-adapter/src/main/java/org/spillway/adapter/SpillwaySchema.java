@@ -11,6 +11,7 @@ import java.util.Map;
 public final class SpillwaySchema extends AbstractSchema {
   private final Catalog catalog;
   private final SpillwayDevice device;
+  private final SpillwayDeviceUsage deviceUsage = new SpillwayDeviceUsage();
   private Map<String, Table> tables;
 
   public SpillwaySchema(Catalog catalog) {
@@ -32,11 +33,16 @@ public final class SpillwaySchema extends AbstractSchema {
     if (tables == null) {
       Map<String, Table> map = new LinkedHashMap<>();
       for (String name : catalog.tableNames()) {
-        map.put(name, new SpillwayTable(catalog, name, device));
+        map.put(name, new SpillwayTable(catalog, name, device, deviceUsage));
       }
       tables = map;
     }
     return tables;
+  }
+
+  /** Where this connection's pipelines ran. */
+  public SpillwayDeviceUsage deviceUsage() {
+    return deviceUsage;
   }
 
   @Override public boolean isMutable() {

@@ -27,16 +27,27 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
   private final Catalog catalog;
   private final String name;
   private final SpillwayDevice device;
+  private final SpillwayDeviceUsage deviceUsage;
 
   SpillwayTable(Catalog catalog, String name) {
     this(catalog, name, SpillwayDevice.AUTO);
   }
 
   SpillwayTable(Catalog catalog, String name, SpillwayDevice device) {
+    this(catalog, name, device, new SpillwayDeviceUsage());
+  }
+
+  SpillwayTable(Catalog catalog, String name, SpillwayDevice device, SpillwayDeviceUsage deviceUsage) {
     super(Object[].class);
     this.catalog = catalog;
     this.name = name;
     this.device = device;
+    this.deviceUsage = deviceUsage;
+  }
+
+  /** Where the pipelines over this table ran (shared by the tables of one connection). */
+  SpillwayDeviceUsage deviceUsage() {
+    return deviceUsage;
   }
 
   /** The device that queries over this table may use (a connection setting). */

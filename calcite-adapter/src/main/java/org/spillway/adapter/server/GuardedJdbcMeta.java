@@ -23,6 +23,7 @@ import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
 import org.apache.calcite.avatica.remote.TypedValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spillway.adapter.SpillwayDeviceUsage;
 
 /**
  * Avatica's {@code JdbcMeta} over the embedded Spillway driver, plus what a shared server needs:
@@ -211,7 +212,16 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   private QueryRun begin(StatementHandle h, String sql) {
     // Re-executing a statement ends its previous result set.
     finish(h.id, QueryLog.Outcome.CLOSED);
-    return new QueryRun(userOf(h.connectionId), h.connectionId, h.id, sql);
+    return new QueryRun(userOf(h.connectionId), h.connectionId, h.id, sql, deviceUsageOf(h.connectionId));
+  }
+
+  /** Where the connection's Spillway pipelines run, for the query log; null if that cannot be known. */
+  private SpillwayDeviceUsage deviceUsageOf(String connectionId) {
+    try {
+      return SpillwayDeviceUsage.of(getConnection(connectionId)).orElse(null);
+    } catch (SQLException e) {
+      return null;  // the statement itself will report the broken connection
+    }
   }
 
   @SuppressWarnings("try")

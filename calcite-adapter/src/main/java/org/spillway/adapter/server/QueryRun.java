@@ -3,10 +3,11 @@ package org.spillway.adapter.server;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.calcite.avatica.Meta;
+import org.spillway.adapter.SpillwayDeviceUsage;
 
 /** One execution of a statement on the server, from execute until its last row, close or failure. */
 final class QueryRun {
-  /** Until the GPU path reports per query where it ran, every query is reported as run on the CPU. */
+  /** Reported when the connection is not a Spillway one (no pipeline can have run elsewhere). */
   static final String DEFAULT_DEVICE = "cpu";
 
   final String user;
@@ -15,15 +16,24 @@ final class QueryRun {
   final String sql;
   final long startNanos = System.nanoTime();
   private final AtomicLong rows = new AtomicLong();
+  private final SpillwayDeviceUsage deviceUsage;
+  private final SpillwayDeviceUsage.Mark deviceMark;
   private boolean finished;
   private volatile boolean timedOut;
   private volatile Future<?> timeoutTask;
 
   QueryRun(String user, String connectionId, int statementId, String sql) {
+    this(user, connectionId, statementId, sql, null);
+  }
+
+  /** A run whose device is read from the connection's usage counts (null: {@link #DEFAULT_DEVICE}). */
+  QueryRun(String user, String connectionId, int statementId, String sql, SpillwayDeviceUsage deviceUsage) {
     this.user = user;
     this.connectionId = connectionId;
     this.statementId = statementId;
     this.sql = sql;
+    this.deviceUsage = deviceUsage;
+    this.deviceMark = deviceUsage == null ? null : deviceUsage.mark();
   }
 
   void addRows(long count) {
@@ -72,6 +82,6 @@ final class QueryRun {
       task.cancel(false);
     }
     return new QueryLog.Entry(user, connectionId, statementId, sql, System.nanoTime() - startNanos,
-        rows.get(), DEFAULT_DEVICE, outcome, error);
+        rows.get(), deviceUsage == null ? DEFAULT_DEVICE : deviceUsage.since(deviceMark), outcome, error);
   }
 }

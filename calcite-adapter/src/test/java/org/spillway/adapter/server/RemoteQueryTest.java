@@ -142,6 +142,24 @@ class RemoteQueryTest {
   }
 
   @Test
+  void logNamesTheDeviceThePipelineRanOn() throws SQLException {
+    final List<QueryLog.Entry> entries = new CopyOnWriteArrayList<>();
+    final Consumer<QueryLog.Entry> listener = entries::add;
+    protobufServer.queryLog().addListener(listener);
+    try (Connection remote = DriverManager.getConnection(protobufServer.jdbcUrl());
+        Statement statement = remote.createStatement();
+        ResultSet resultSet = statement.executeQuery("select sum(l_quantity) from lineitem")) {
+      assertTrue(resultSet.next());
+    } finally {
+      protobufServer.queryLog().removeListener(listener);
+    }
+    // An aggregate pipeline runs on the GPU where one is present (device=auto), else on the CPU.
+    assertEquals(1, entries.size(), entries.toString());
+    assertEquals(org.spillway.gpu.GpuRuntime.device().isPresent() ? "gpu" : "cpu",
+        entries.get(0).device());
+  }
+
+  @Test
   void everyQueryIsLoggedOnceWithUserRowsAndDevice() throws SQLException {
     final List<QueryLog.Entry> entries = new CopyOnWriteArrayList<>();
     final Consumer<QueryLog.Entry> listener = entries::add;
