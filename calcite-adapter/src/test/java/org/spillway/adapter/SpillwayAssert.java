@@ -18,7 +18,8 @@ final class SpillwayAssert {
   private final String url;
 
   private SpillwayAssert(Path dataDir) {
-    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir;
+    // The pinned plans are the CPU backend's; GPU plans are pinned by the gpu-tagged SpillwayGpuTpchTest.
+    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";device=cpu";
   }
 
   static SpillwayAssert that(Path dataDir) {

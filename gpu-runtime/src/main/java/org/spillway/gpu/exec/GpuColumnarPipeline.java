@@ -45,7 +45,9 @@ public final class GpuColumnarPipeline {
     this.aggregateStage = cpu.firstAggregate();
     GpuProgram compiled = null;
     String reason = null;
-    if (aggregateStage < 0) {
+    if (inputTypes.isEmpty()) {
+      reason = "it reads no column (row counts alone answer it, and the CPU has them)";
+    } else if (aggregateStage < 0) {
       reason = "a pipeline without an aggregation (its rows would have to come back over the link)";
     } else {
       try {

@@ -47,6 +47,13 @@ class GpuProgramTest {
         .unsupportedReason().orElse("supported"), "two 32-bit keys pack into 64 bits");
   }
 
+  /** count(*) reads no column: there is nothing to stream, so it stays on the CPU (it failed on the GPU). */
+  @Test void refusesAPipelineThatReadsNoColumn() {
+    String reason = new GpuColumnarPipeline(List.of(), List.of(aggregate(new int[0])))
+        .unsupportedReason().orElse("supported");
+    assertTrue(reason.contains("reads no column"), reason);
+  }
+
   private static PipelineStage.Aggregate aggregate(int[] keys) {
     return new PipelineStage.Aggregate(keys, List.of(COUNT));
   }
