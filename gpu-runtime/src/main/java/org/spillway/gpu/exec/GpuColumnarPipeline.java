@@ -45,9 +45,7 @@ public final class GpuColumnarPipeline {
     this.aggregateStage = cpu.firstAggregate();
     GpuProgram compiled = null;
     String reason = null;
-    if (inputTypes.isEmpty()) {
-      reason = "it reads no column (row counts alone answer it, and the CPU has them)";
-    } else if (aggregateStage < 0) {
+    if (aggregateStage < 0) {
       reason = "a pipeline without an aggregation (its rows would have to come back over the link)";
     } else {
       try {
@@ -55,6 +53,10 @@ public final class GpuColumnarPipeline {
             (PipelineStage.Aggregate) stages.get(aggregateStage));
       } catch (GpuProgram.Unsupported e) {
         reason = e.getMessage();
+      }
+      if (compiled != null && compiled.columns.length == 0) {
+        compiled = null;  // e.g. count(*): nothing to stream, row counts alone answer it
+        reason = "it reads no column (row counts alone answer it, and the CPU has them)";
       }
     }
     this.program = compiled;
