@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Comparator;
 import java.util.stream.Stream;
@@ -27,6 +28,7 @@ public final class TpchDataSet implements AutoCloseable {
   private final Path root;
   private final Path dataDir;
   private final Connection duckDb;
+  private Connection spillway;
 
   private TpchDataSet(Path root, Path dataDir, Connection duckDb) {
     this.root = root;
@@ -65,6 +67,14 @@ public final class TpchDataSet implements AutoCloseable {
     return "jdbc:spillway:dataDir=" + dataDir.toAbsolutePath();
   }
 
+  /** A Spillway connection to the catalog, opened on first use; shared, so callers must not close it. */
+  public synchronized Connection spillway() throws SQLException {
+    if (spillway == null) {
+      spillway = DriverManager.getConnection(spillwayUrl());
+    }
+    return spillway;
+  }
+
   /** The DuckDB connection holding the oracle's copy; shared, so callers must not close it. */
   public Connection duckDb() {
     return duckDb;
@@ -72,6 +82,9 @@ public final class TpchDataSet implements AutoCloseable {
 
   @Override public void close() throws SQLException {
     try {
+      if (spillway != null) {
+        spillway.close();
+      }
       duckDb.close();
     } finally {
       // Spillway keeps catalogs open process-wide for its connections; release this one's memory first.

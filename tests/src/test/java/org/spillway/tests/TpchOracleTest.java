@@ -3,12 +3,10 @@ package org.spillway.tests;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -20,19 +18,10 @@ import org.spillway.tpch.TpchQueries;
 @ExtendWith(TpchDataExtension.class)
 class TpchOracleTest {
   private static TpchDataSet data;
-  private static Connection spillway;
 
   @BeforeAll
-  static void connect(TpchDataSet dataSet) throws SQLException {
+  static void connect(TpchDataSet dataSet) {
     data = dataSet;
-    spillway = DriverManager.getConnection(dataSet.spillwayUrl());
-  }
-
-  @AfterAll
-  static void disconnect() throws SQLException {
-    if (spillway != null) {
-      spillway.close();
-    }
   }
 
   static IntStream queryNumbers() {
@@ -43,10 +32,10 @@ class TpchOracleTest {
   @ParameterizedTest(name = "Q{0}")
   @MethodSource("queryNumbers")
   @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-  void matchesDuckDb(int query) {
+  void matchesDuckDb(int query) throws SQLException {
     String sql = TpchQueries.sql(query);
     QueryResult expected = run("DuckDB", data.duckDb(), query, sql);
-    QueryResult actual = run("Spillway", spillway, query, sql);
+    QueryResult actual = run("Spillway", data.spillway(), query, sql);
     new ResultComparator("Q" + query + " (actual: Spillway, expected: DuckDB)",
         TpchQueries.orderByColumns(query), TpchQueries.rowLimit(query))
         .compare(actual, expected)

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.trino.tpch.TpchTable;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -14,7 +13,6 @@ import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,19 +25,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ExtendWith(TpchDataExtension.class)
 class TpchTableContentTest {
   private static TpchDataSet data;
-  private static Connection spillway;
 
   @BeforeAll
-  static void connect(TpchDataSet dataSet) throws SQLException {
+  static void connect(TpchDataSet dataSet) {
     data = dataSet;
-    spillway = DriverManager.getConnection(dataSet.spillwayUrl());
-  }
-
-  @AfterAll
-  static void disconnect() throws SQLException {
-    if (spillway != null) {
-      spillway.close();
-    }
   }
 
   static Stream<String> tableNames() {
@@ -55,7 +44,7 @@ class TpchTableContentTest {
     String sql = "select * from " + table + " order by "
         + IntStream.rangeClosed(1, columns.size()).mapToObj(Integer::toString).collect(Collectors.joining(", "));
     QueryResult expected = read(data.duckDb(), sql);
-    QueryResult actual = read(spillway, sql);
+    QueryResult actual = read(data.spillway(), sql);
     assertEquals(columns, actual.labels(), table + ": column names and order");
     new ResultComparator(table, columns, OptionalLong.empty())
         .compare(actual, expected)
