@@ -29,14 +29,6 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
   private final SpillwayDevice device;
   private final SpillwayDeviceUsage deviceUsage;
 
-  SpillwayTable(Catalog catalog, String name) {
-    this(catalog, name, SpillwayDevice.AUTO);
-  }
-
-  SpillwayTable(Catalog catalog, String name, SpillwayDevice device) {
-    this(catalog, name, device, new SpillwayDeviceUsage());
-  }
-
   SpillwayTable(Catalog catalog, String name, SpillwayDevice device, SpillwayDeviceUsage deviceUsage) {
     super(Object[].class);
     this.catalog = catalog;
