@@ -38,6 +38,8 @@ public final class GpuColumnarPipeline {
   private volatile String lastFallback;
   private volatile RunStats lastRun;
   private TransferOptions transferOptions = TransferOptions.DEFAULT;
+  private FilterVariant filterVariant = FilterVariant.BRANCHING;
+  private GpuColumnCache cache;
 
   /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
   public GpuColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
@@ -66,6 +68,22 @@ public final class GpuColumnarPipeline {
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
   public GpuColumnarPipeline withTransferOptions(TransferOptions options) {
     this.transferOptions = options;
+    return this;
+  }
+
+  /** This pipeline filtering with {@code variant} on the GPU; returns this. */
+  public GpuColumnarPipeline withFilterVariant(FilterVariant variant) {
+    this.filterVariant = variant;
+    return this;
+  }
+
+  public FilterVariant filterVariant() {
+    return filterVariant;
+  }
+
+  /** This pipeline reading its columns through {@code cache} (null: stream every run); returns this. */
+  public GpuColumnarPipeline withCache(GpuColumnCache cache) {
+    this.cache = cache;
     return this;
   }
 

@@ -98,7 +98,7 @@ public final class CpuJoinBenchmark {
   }
 
   /** Times {@code join} on {@code w}: a warm-up, then {@code runs} checked runs; adds a row to {@code report}. */
-  private void measure(BenchReport report, Workload w, CpuJoin join, int joinThreads, JoinOutput output) {
+  private void measure(BenchReport report, Workload w, EquiJoin join, int joinThreads, JoinOutput output) {
     double[] seconds = new double[runs];
     String variant = "";
     for (int run = -1; run < runs; run++) {
@@ -132,22 +132,22 @@ public final class CpuJoinBenchmark {
   }
 
   private void runAll(Workload w, BenchReport report, boolean alsoOneThreadAndMaterialized) {
-    List<CpuJoin> joins = new ArrayList<>(List.of(new CpuNopaHashJoin(threads), new CpuRadixJoin(threads)));
+    List<EquiJoin> joins = new ArrayList<>(List.of(new CpuNopaHashJoin(threads), new CpuRadixJoin(threads)));
     try {
-      for (CpuJoin join : joins) {
+      for (EquiJoin join : joins) {
         measure(report, w, join, threads, JoinOutput.AGGREGATED);
       }
       if (alsoOneThreadAndMaterialized) {
-        for (CpuJoin join : joins) {
+        for (EquiJoin join : joins) {
           measure(report, w, join, threads, JoinOutput.MATERIALIZED);
         }
-        try (CpuJoin nopa = new CpuNopaHashJoin(1); CpuJoin radix = new CpuRadixJoin(1)) {
+        try (EquiJoin nopa = new CpuNopaHashJoin(1); EquiJoin radix = new CpuRadixJoin(1)) {
           measure(report, w, nopa, 1, JoinOutput.AGGREGATED);
           measure(report, w, radix, 1, JoinOutput.AGGREGATED);
         }
       }
     } finally {
-      joins.forEach(CpuJoin::close);
+      joins.forEach(EquiJoin::close);
     }
   }
 

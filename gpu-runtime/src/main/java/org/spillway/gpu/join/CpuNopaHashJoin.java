@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * then probed by morsels of S. The table is NOPA's perfect-hash array when the build keys are dense and
  * unique, and a linear-probing table otherwise.
  */
-public final class CpuNopaHashJoin implements CpuJoin {
+public final class CpuNopaHashJoin implements EquiJoin {
   /** Rows per morsel: large enough to amortize scheduling, small enough to balance two to many threads. */
   static final int MORSEL_ROWS = 1 << 14;
 

@@ -5,7 +5,7 @@ package org.spillway.gpu.join;
  * sides are radix-partitioned on hash bits in one or two passes so that each build partition's table fits
  * the L2 cache, then partition pairs are joined independently, multithreaded over partitions.
  */
-public final class CpuRadixJoin implements CpuJoin {
+public final class CpuRadixJoin implements EquiJoin {
   /** Per-core L2 cache the partition tables should fit; 1 MiB on the development machine (AMD EPYC). */
   static final long DEFAULT_L2_BYTES = 1 << 20;
   /** Bytes per build row in a partition's table: a 16-byte entry at 50% load. */

@@ -21,12 +21,12 @@ class CpuJoinLargeTest {
     ZipfDistribution zipf = new ZipfDistribution(400_000, 1.0);
     Relation r = Relation.of(1 << 20, () -> random.nextInt(600_000) * 0xD6E8FEB86659FD93L, random, 0.01);
     Relation s = Relation.of(1 << 22, () -> zipf.sample(random) * 0xD6E8FEB86659FD93L, random, 0.01);
-    try (CpuJoin nopa = new CpuNopaHashJoin(2); CpuJoin radix = new CpuRadixJoin(2);
-        CpuJoin twoPass = new CpuRadixJoin(2, 14)) {
+    try (EquiJoin nopa = new CpuNopaHashJoin(2); EquiJoin radix = new CpuRadixJoin(2);
+        EquiJoin twoPass = new CpuRadixJoin(2, 14)) {
       for (JoinType type : JoinType.values()) {
         long[] expected = ReferenceJoin.pairs(r.input(), s.input(), type);
         long[] expectedAggregate = ReferenceJoin.aggregate(expected, r.payloads(), s.payloads());
-        for (CpuJoin join : new CpuJoin[] {nopa, radix, twoPass}) {
+        for (EquiJoin join : new EquiJoin[] {nopa, radix, twoPass}) {
           JoinResult pairs = join.join(r.input(), s.input(), type, JoinOutput.MATERIALIZED);
           String where = type + ", " + pairs.algorithm() + ", seed " + seed;
           assertArrayEquals(expected, ReferenceJoin.pairsOf(pairs), where);

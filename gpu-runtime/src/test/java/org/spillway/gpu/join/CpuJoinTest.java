@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code -Dspillway.join.seed=N} to replay one).
  */
 class CpuJoinTest {
-  private static List<CpuJoin> joins;
+  private static List<EquiJoin> joins;
 
   @BeforeAll
   static void startJoins() {
@@ -30,7 +30,7 @@ class CpuJoinTest {
 
   @AfterAll
   static void stopJoins() {
-    joins.forEach(CpuJoin::close);
+    joins.forEach(EquiJoin::close);
   }
 
   private static long freshSeed() {
@@ -65,7 +65,7 @@ class CpuJoinTest {
       long[] expected = ReferenceJoin.pairs(r.input(), s.input(), type);
       long[] expectedAggregate = ReferenceJoin.aggregate(expected, r.payloads(), s.payloads());
       for (int j = 0; j < joins.size(); j++) {
-        CpuJoin join = joins.get(j);
+        EquiJoin join = joins.get(j);
         String where = scenario + ", " + type + ", join #" + j + " " + join.name() + ", seed " + seed;
         JoinResult pairs = join.join(r.input(), s.input(), type, JoinOutput.MATERIALIZED);
         assertArrayEquals(expected, ReferenceJoin.pairsOf(pairs), where + " (" + pairs.algorithm() + ")");

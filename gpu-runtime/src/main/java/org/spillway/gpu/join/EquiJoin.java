@@ -1,7 +1,7 @@
 package org.spillway.gpu.join;
 
-/** An equi-join on the CPU over primitive key columns; close it to stop its worker threads. */
-public interface CpuJoin extends AutoCloseable {
+/** An equi-join over primitive key columns, on the CPU or the GPU; close it to release its threads and memory. */
+public interface EquiJoin extends AutoCloseable {
   /**
    * Joins build side R with probe side S on key equality. For AGGREGATED output both sides need payloads;
    * row counts are limited to Java array sizes.
