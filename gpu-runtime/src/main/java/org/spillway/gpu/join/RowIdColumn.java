@@ -26,6 +26,14 @@ public final class RowIdColumn {
     current[fill++] = row;
   }
 
+  /** Appends the first {@code count} row indices of {@code rows}, which the column takes over (no copy). */
+  void addAll(int[] rows, int count) {
+    seal();
+    current = rows;
+    fill = count;
+    seal();
+  }
+
   private void seal() {
     if (current != null && fill > 0) {
       chunks.add(current);

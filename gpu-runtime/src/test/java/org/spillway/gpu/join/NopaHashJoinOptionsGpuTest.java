@@ -1,0 +1,164 @@
+package org.spillway.gpu.join;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.spillway.gpu.join.NopaCheck.compare;
+import static org.spillway.gpu.join.NopaCheck.freshSeed;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import jcuda.driver.CUdevice_attribute;
+import org.apache.arrow.memory.BufferAllocator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.GpuTest;
+import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.memory.ArrowAllocators;
+import org.spillway.gpu.transfer.ColumnType;
+import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.transfer.TransferOptions;
+
+/**
+ * NopaHashJoin's settings against CpuNopaHashJoin: every transfer method the device supports, forced
+ * placements, output buffers too small for the pairs, cancellation, default chunk sizes, and the statistics it
+ * reports. Allocator counts are checked by {@link GpuTest}.
+ */
+@GpuTest
+class NopaHashJoinOptionsGpuTest {
+  private static final ColumnType I64 = ColumnType.INT64;
+
+  static Stream<TransferMethod> methods() {
+    CudaDevice device = GpuRuntime.device().orElse(null);
+    List<TransferMethod> out = new ArrayList<>();
+    for (TransferMethod m : TransferMethod.values()) {
+      if (device == null || m.support(device).supported()) {
+        out.add(m);
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest
+  @MethodSource("methods")
+  void everySupportedTransferMethodAndPlacement(TransferMethod method) {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    GpuJoinRelation r = GpuJoinRelation.of(3000, () -> random.nextInt(2000), random, 0.1, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(12000, () -> random.nextInt(4000), random, 0.1, ColumnType.INT32,
+        ColumnType.INT32);
+    List<String> variants = compare(method.label(), seed, r, s, NopaCheck.everyPlacement(method));
+    assertTrue(variants.stream().anyMatch(v -> v.endsWith("/gpu")), variants.toString());
+    assertTrue(variants.stream().anyMatch(v -> v.endsWith("/host")), variants.toString());
+    assertTrue(variants.stream().anyMatch(v -> v.contains("/hybrid(0.")), variants.toString());
+  }
+
+  @Test
+  void automaticPlacementSpillsPastTheBudget() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    GpuJoinRelation r = GpuJoinRelation.of(6000, random::nextLong, random, 0, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(6000, () -> r.keys()[random.nextInt(6000)], random, 0, I64, I64);
+    NopaOptions base = NopaOptions.DEFAULT.withTransfer(NopaCheck.SMALL_CHUNKS);
+    JoinType[] inner = {JoinType.INNER};
+    JoinOutput[] both = JoinOutput.values();
+    // 6000 rows: 16384 slots of 16 bytes = 256 KiB.
+    assertEquals(List.of("nopa/linear-probing/gpu", "nopa/linear-probing/gpu"),
+        compare("fits", seed, r, s, base.withTableBudget(256 << 10), inner, both));
+    assertEquals(List.of("nopa/linear-probing/hybrid(0.25)", "nopa/linear-probing/hybrid(0.25)"),
+        compare("a quarter fits", seed, r, s, base.withTableBudget(64 << 10), inner, both));
+  }
+
+  @Test
+  void hostTableBuildsCorrectlyUnderHeavyAtomicContention() {
+    CudaDevice device = GpuRuntime.requireDevice();
+    System.out.println("NOPA: " + device + " HOST_NATIVE_ATOMIC_SUPPORTED="
+        + device.attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED));
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    // 2^16 rows on 256 keys: every key 256 times, so thousands of CAS race for the same slots in host memory.
+    GpuJoinRelation r = GpuJoinRelation.of(1 << 16, () -> random.nextInt(256), random, 0, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(2000, () -> random.nextInt(300), random, 0, I64, I64);
+    NopaOptions host = NopaOptions.DEFAULT.withPlacement(HashTablePlacement.HOST);
+    compare("host table, contended build", seed, r, s, host, new JoinType[] {JoinType.INNER, JoinType.ANTI},
+        JoinOutput.values());
+  }
+
+  @Test
+  void overflowingOutputBuffersAreRunAgainWithRoom() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    GpuJoinRelation r = GpuJoinRelation.of(3000, () -> random.nextInt(300), random, 0.05, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(20000, () -> random.nextInt(400), random, 0.05, I64, I64);
+    for (NopaOptions options : NopaCheck.standard()) {
+      NopaOptions tiny = options.withOutputPairsPerChunk(100);
+      compare("output buffers of 100 pairs", seed, r, s, tiny, JoinType.values(),
+          new JoinOutput[] {JoinOutput.MATERIALIZED});
+    }
+    try (BufferAllocator allocator = ArrowAllocators.root(TransferMethod.ZERO_COPY.nativeMemory());
+         GpuJoinRelation.Placed build = r.in(allocator);
+         GpuJoinRelation.Placed probe = s.in(allocator);
+         NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(),
+             NopaOptions.DEFAULT.withTransfer(NopaCheck.SMALL_CHUNKS).withOutputPairsPerChunk(100))) {
+      gpu.join(build.keysOnly(), probe.keysOnly(), JoinType.INNER, JoinOutput.MATERIALIZED);
+      assertTrue(gpu.lastStats().phases().stream().anyMatch(p -> p.name().startsWith("probe-overflow-rerun")),
+          gpu.lastStats().toString());
+    }
+  }
+
+  @Test
+  void cancellationBetweenChunksReleasesEverything() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    GpuJoinRelation r = GpuJoinRelation.of(20000, () -> random.nextInt(5000), random, 0, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(50000, () -> random.nextInt(5000), random, 0, I64, I64);
+    for (NopaOptions options : NopaCheck.standard()) {
+      for (int allowed : new int[] {0, 2, 5, 9}) {
+        try (BufferAllocator allocator = ArrowAllocators.root(options.method().nativeMemory());
+             GpuJoinRelation.Placed build = r.in(allocator);
+             GpuJoinRelation.Placed probe = s.in(allocator);
+             NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(), options)) {
+          AtomicInteger checks = new AtomicInteger();
+          assertThrows(CancellationException.class, () -> gpu.join(build.input(), probe.input(), JoinType.INNER,
+              JoinOutput.MATERIALIZED, () -> checks.getAndIncrement() >= allowed), "seed " + seed);
+        }
+      }
+    }
+  }
+
+  @Test
+  void defaultChunksOnMillionsOfRowsWithStats() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    int rows = 1 << 21;
+    GpuJoinRelation r = GpuJoinRelation.of(rows, () -> random.nextLong() >>> 1, random, 0.01, I64, I64);
+    GpuJoinRelation s = GpuJoinRelation.of(2 * rows, () -> random.nextBoolean() ? r.keys()[random.nextInt(rows)]
+        : random.nextLong(), random, 0.01, I64, I64);
+    for (TransferMethod method : List.of(TransferMethod.ZERO_COPY, TransferMethod.PINNED_COPY)) {
+      NopaOptions options = NopaOptions.DEFAULT.withMethod(method).withTransfer(TransferOptions.DEFAULT);
+      compare("2^21 x 2^22, default chunks", seed, r, s, options, new JoinType[] {JoinType.INNER, JoinType.LEFT_OUTER},
+          JoinOutput.values());
+      try (BufferAllocator allocator = ArrowAllocators.root(method.nativeMemory());
+           GpuJoinRelation.Placed build = r.in(allocator);
+           GpuJoinRelation.Placed probe = s.in(allocator);
+           NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(), options)) {
+        gpu.join(build.input(), probe.input(), JoinType.INNER, JoinOutput.AGGREGATED);
+        GpuJoinStats stats = gpu.lastStats();
+        long validity = (rows + 7) / 8 + (2L * rows + 7) / 8;
+        long expected = 8L * rows + 16L * rows + 16L * 2 * rows + (rows + 7) / 8 + validity;
+        assertEquals(expected, stats.bytesToDevice(), stats.toString());
+        assertEquals("nopa/linear-probing/gpu", stats.variant());
+        assertEquals(List.of("key-stats", "build", "probe"), stats.phases().stream().map(p -> p.name()).toList());
+        assertTrue(stats.totalNanos() > 0 && stats.phases().stream().allMatch(p -> p.nanos() >= 0), stats.toString());
+        System.out.printf("NOPA %s 2^21 x 2^22 INT64 aggregated: %s, %.3f G tuples/s%n", method.label(), stats,
+            stats.tuplesPerSecond(rows, 2L * rows) / 1e9);
+      }
+    }
+  }
+}
