@@ -10,6 +10,11 @@ import org.spillway.gpu.cuda.CudaDevice;
  * output into count and sums or materializing row pairs. The table sits in GPU memory, in pinned host memory or
  * split between them (the hybrid table), chosen against the GPU budget unless {@link NopaOptions} forces it.
  * Results equal {@link CpuNopaHashJoin}'s; kernels in {@code src/main/cuda/nopa_hash_join.cu}.
+ *
+ * <p>{@link #lastStats()} times the phases key-stats, table-alloc, build and probe with CUDA events; its total
+ * leaves the table's allocation out (P1's methodology). Host atomics: the build of a host or hybrid table claims
+ * slots in mapped pinned host memory with GPU atomicCAS, which is atomic among the GPU's threads over PCIe even
+ * where the device reports no host-native atomics (the host never touches the table while the GPU builds it).
  */
 public final class NopaHashJoin implements GpuEquiJoin {
   private final CudaDevice device;
