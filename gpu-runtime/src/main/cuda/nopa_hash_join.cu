@@ -1,8 +1,10 @@
 // Kernels of NopaHashJoin (org.spillway.gpu.join): the no-partitioning hash join (NOPA) of Lutz et al., "Pump Up
 // the Volume" (SIGMOD 2020). The host streams R and S chunk by chunk; per chunk one launch of
-//   nopa_key_stats  min, max, non-NULL rows and rows with key -1 of R (they size and choose the table),
-//   nopa_build_*    inserts R's rows into the table,
-//   nopa_probe_*    looks S's rows up and fuses the output into count and sums, or appends row pairs.
+//   nopa_build_lp_stats  inserts R into a linear-probing table sized for |R| and gathers R's key statistics (min,
+//                        max, non-NULL rows, rows with key -1) in the same pass, where that table fits GPU memory;
+//   nopa_linear_probing_to_perfect  then moves it into NOPA's array table in GPU memory if the keys are dense;
+//   nopa_key_stats + nopa_build_*   otherwise: the statistics first (they size and place the table), then R;
+//   nopa_probe_*         looks S's rows up and fuses the output into count and sums, or appends row pairs.
 // The table is one logical array of 16-byte {key, value} entries. Its first gpu_slots entries live in device
 // memory and the rest in mapped pinned host memory: the hybrid table of Sec. 5.3 by software indirection, with
 // the all-GPU and the all-host table as special cases. Two table kinds share it:
@@ -232,48 +234,63 @@ struct PairSink {
   __device__ __forceinline__ void finish() {}
 };
 
-// Statistics of R's keys: min, max, non-NULL rows, rows with key -1.
-template <typename Key>
-__device__ __forceinline__ void key_stats(const Chunk<Key>& r, i64* stats) {
+// Statistics of the keys one thread saw (min, max, non-NULL rows, rows with key -1); flush adds a block's share
+// to the global ones with one atomic per value. Every thread of the block must flush.
+struct KeyStats {
   i64 lo = INT64_MAX;
   i64 hi = INT64_MIN;
   u64 rows = 0;
   u64 minus_ones = 0;
-  const u64 stride = static_cast<u64>(gridDim.x) * blockDim.x;
-  for (u64 i = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; i < r.rows; i += stride) {
-    if (!r.valid(i)) continue;
-    const i64 k = r.key(i);
+
+  __device__ __forceinline__ void add(i64 k) {
     lo = min(lo, k);
     hi = max(hi, k);
     rows++;
     minus_ones += k == -1;
   }
-  lo = block_reduce(lo, Min(), static_cast<i64>(INT64_MAX));
-  hi = block_reduce(hi, Max(), static_cast<i64>(INT64_MIN));
-  rows = block_reduce(rows, Sum(), 0ull);
-  minus_ones = block_reduce(minus_ones, Sum(), 0ull);
-  if (threadIdx.x == 0) {
-    atomicMin(stats, lo);
-    atomicMax(stats + 1, hi);
-    atomicAdd(reinterpret_cast<u64*>(stats + 2), rows);
-    atomicAdd(reinterpret_cast<u64*>(stats + 3), minus_ones);
+  __device__ __forceinline__ void flush(i64* stats) {
+    lo = block_reduce(lo, Min(), static_cast<i64>(INT64_MAX));
+    hi = block_reduce(hi, Max(), static_cast<i64>(INT64_MIN));
+    rows = block_reduce(rows, Sum(), 0ull);
+    minus_ones = block_reduce(minus_ones, Sum(), 0ull);
+    if (threadIdx.x == 0) {
+      atomicMin(stats, lo);
+      atomicMax(stats + 1, hi);
+      atomicAdd(reinterpret_cast<u64*>(stats + 2), rows);
+      atomicAdd(reinterpret_cast<u64*>(stats + 3), minus_ones);
+    }
   }
+};
+
+template <typename Key>
+__device__ __forceinline__ void key_stats(const Chunk<Key>& r, i64* stats) {
+  KeyStats ks;
+  const u64 stride = static_cast<u64>(gridDim.x) * blockDim.x;
+  for (u64 i = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; i < r.rows; i += stride) {
+    if (r.valid(i)) ks.add(r.key(i));
+  }
+  ks.flush(stats);
 }
 
-// Build: every valid row of R into the table (key -1 into the side list).
-template <typename Key, bool kPerfect>
-__device__ __forceinline__ void build(const Chunk<Key>& r, const NopaTable<kPerfect>& table, unsigned* duplicate) {
+// Build: every valid row of R into the table (key -1 into the side list); with kStats the same pass gathers the
+// key statistics, so a speculative linear-probing build needs no pass of its own over R's keys.
+template <typename Key, bool kPerfect, bool kStats>
+__device__ __forceinline__ void build(const Chunk<Key>& r, const NopaTable<kPerfect>& table, unsigned* duplicate,
+                                      i64* stats) {
+  KeyStats ks;
   const u64 stride = static_cast<u64>(gridDim.x) * blockDim.x;
   for (u64 i = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; i < r.rows; i += stride) {
     if (!r.valid(i)) continue;
     const i64 key = r.key(i);
     const i64 value = r.value(i);
+    if (kStats) ks.add(key);
     if (key == -1) {
       table.side.append(value);
     } else {
       table.insert(key, value, duplicate);
     }
   }
+  if (kStats) ks.flush(stats);
 }
 
 // Probe: every row of S against the table, then what its join type emits for it (JoinType.finishProbeRow).
@@ -328,6 +345,24 @@ extern "C" __global__ void nopa_fill_empty(u64* words, u64 count) {
   for (u64 i = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x; i < count; i += stride) words[i] = kEmpty;
 }
 
+// Moves the entries of a linear-probing table that lies wholly in device memory (lp_slots entries) and its side
+// list into the array table given by the table parameters; sets *duplicate if a key turns up twice. This turns a
+// speculative linear-probing build into NOPA's array table without reading R over the link again.
+extern "C" __global__ void nopa_linear_probing_to_perfect(const ulonglong2* lp, u64 lp_slots, const i64* lp_side,
+                                                         u64 *gpu, u64 *host, u64 gpu_slots, u64 slots,
+                                                         int log_slots, i64 min, i64 *side_values,
+                                                         u64 *side_cursor, u64 side_count, unsigned* duplicate) {
+  const NopaTable<true> table = table_of<true>(gpu, host, gpu_slots, slots, log_slots, min, side_values, side_cursor,
+                                               side_count);
+  const u64 stride = static_cast<u64>(gridDim.x) * blockDim.x;
+  const u64 tid = blockIdx.x * static_cast<u64>(blockDim.x) + threadIdx.x;
+  for (u64 s = tid; s < lp_slots; s += stride) {
+    const ulonglong2 e = lp[s];
+    if (e.x != kEmpty) table.insert(static_cast<i64>(e.x), static_cast<i64>(e.y), duplicate);
+  }
+  if (tid < side_count) side_values[tid] = lp_side[tid];
+}
+
 #define CHUNK_PARAMS(Key) const Key *keys, const unsigned char *validity, const void *payloads, int value_mode, \
     u64 first_row, u64 rows
 #define CHUNK_OF(Key) Chunk<Key>{keys, validity, payloads, value_mode, first_row, rows}
@@ -344,7 +379,13 @@ extern "C" __global__ void nopa_fill_empty(u64* words, u64 count) {
 #define BUILD_KERNEL(table_name, perfect, suffix, Key)                                                      \
   extern "C" __global__ void nopa_build_##table_name##_##suffix(CHUNK_PARAMS(Key), TABLE_PARAMS,           \
                                                                 unsigned* duplicate) {                     \
-    build(CHUNK_OF(Key), TABLE_OF(perfect), duplicate);                                                     \
+    build<Key, perfect, false>(CHUNK_OF(Key), TABLE_OF(perfect), duplicate, nullptr);                       \
+  }
+
+#define BUILD_STATS_KERNEL(suffix, Key)                                                                     \
+  extern "C" __global__ void nopa_build_lp_stats_##suffix(CHUNK_PARAMS(Key), TABLE_PARAMS,                \
+                                                          unsigned* duplicate, i64* stats) {               \
+    build<Key, false, true>(CHUNK_OF(Key), TABLE_OF(false), duplicate, stats);                              \
   }
 
 #define PROBE_KERNELS(table_name, perfect, suffix, Key)                                                     \
@@ -364,6 +405,7 @@ extern "C" __global__ void nopa_fill_empty(u64* words, u64 count) {
   STATS_KERNEL(suffix, Key)                      \
   BUILD_KERNEL(perfect, true, suffix, Key)       \
   BUILD_KERNEL(lp, false, suffix, Key)           \
+  BUILD_STATS_KERNEL(suffix, Key)                \
   PROBE_KERNELS(perfect, true, suffix, Key)      \
   PROBE_KERNELS(lp, false, suffix, Key)
 

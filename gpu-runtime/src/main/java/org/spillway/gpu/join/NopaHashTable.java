@@ -88,6 +88,28 @@ final class NopaHashTable implements AutoCloseable {
         side == null ? 0L : side.address(), counters.address(), sideCapacity);
   }
 
+  /** Device address of the GPU part of the entry array (0 if the table has none). */
+  long gpuAddress() {
+    return gpuPart == null ? 0 : gpuPart.address();
+  }
+
+  /** Device address of the side list of key -1 (0 if empty). */
+  long sideAddress() {
+    return side == null ? 0 : side.address();
+  }
+
+  /** Room in the side list: values of build rows with key -1. */
+  long sideCapacity() {
+    return sideCapacity;
+  }
+
+  /** How many build rows with key -1 the build met (more than {@link #sideCapacity()} means some were dropped). */
+  long sideCount() {
+    long[] count = {0};
+    CudaException.check(cuMemcpyDtoH(Pointer.to(count), counters.pointer(), Long.BYTES), "cuMemcpyDtoH(side cursor)");
+    return count[0];
+  }
+
   /** The duplicate flag the array table's build sets when a key comes twice. */
   DevicePointer duplicateFlag() {
     return counters.pointer(8);

@@ -1,7 +1,6 @@
 package org.spillway.gpu.join;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.util.ArrayList;
@@ -13,6 +12,7 @@ import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaEvent;
 import org.spillway.gpu.cuda.CudaException;
 import org.spillway.gpu.cuda.CudaKernel;
+import org.spillway.gpu.cuda.CudaStream;
 import org.spillway.gpu.memory.DeviceBuffer;
 import org.spillway.gpu.transfer.ChunkConsumer;
 import org.spillway.gpu.transfer.TransferMethod;
@@ -66,72 +66,15 @@ final class NopaJoinRun implements AutoCloseable {
 
   JoinResult execute() {
     mark("start");
-    BuildKeyStats stats = keyStats();
-    mark("key-stats");
-    NopaHashTable table = buildTable(stats);
-    mark("build");
+    NopaHashTable table = new NopaTableBuilder(this, device, options, build, buildValueMode(), tableBudget()).build();
+    layout = table.layout();
     return output == JoinOutput.AGGREGATED ? probeAggregated(table) : probePairs(table);
   }
 
-  /** Minimum, maximum, non-NULL rows and rows with key -1 of R, in one pass over its keys. */
-  private BuildKeyStats keyStats() {
-    if (build.rows() == 0) {
-      return BuildKeyStats.EMPTY;
-    }
-    NopaKernels kernels = kernelsFor(build);
-    try (DeviceBuffer result = device.allocator().allocate(4L * Long.BYTES, "NOPA key statistics");
-         NopaSide side = new NopaSide(device, build, NopaKernels.VALUE_ZERO, slots)) {
-      long[] s = {Long.MAX_VALUE, Long.MIN_VALUE, 0, 0};
-      CudaException.check(cuMemcpyHtoD(result.pointer(), Pointer.to(s), 4L * Long.BYTES), "cuMemcpyHtoD(key stats)");
-      CudaKernel kernel = kernels.keyStats();
-      run(side, 0, build.rows(), (chunk, stream) -> {
-        List<Object> args = side.chunkArgs(chunk, stream);
-        args.add(result.pointer());
-        kernel.launch(kernels.blocks(chunk.rowCount()), BLOCK, stream, args.toArray());
-      });
-      CudaException.check(cuMemcpyDtoH(Pointer.to(s), result.pointer(), 4L * Long.BYTES), "cuMemcpyDtoH(key stats)");
-      bytesToHost += 4L * Long.BYTES;
-      return new BuildKeyStats(s[0], s[1], s[2], s[3]);
-    }
-  }
-
-  private NopaHashTable buildTable(BuildKeyStats stats) {
-    boolean perfect = stats.denseEnoughForPerfectHashing();
-    long budget = tableBudget();
-    NopaHashTable table = insert(NopaTableLayout.plan(stats, perfect, options.placement(), budget), stats);
-    if (perfect && table.duplicateFound()) {  // as CpuNopaHashJoin: a repeated key sends R to linear probing
-      owned.remove(table);
-      table.close();
-      mark("build-perfect-abandoned");
-      table = insert(NopaTableLayout.plan(stats, false, options.placement(), budget), stats);
-    }
-    layout = table.layout();
-    return table;
-  }
-
-  /** Allocates and clears the table of {@code plan} and inserts R's non-NULL rows. */
-  private NopaHashTable insert(NopaTableLayout plan, BuildKeyStats stats) {
-    NopaHashTable table = own(new NopaHashTable(device, plan, stats.minusOnes()));
-    mark(TABLE_ALLOC);
-    NopaKernels kernels = kernelsFor(build);
-    table.clear(kernels, pipeline.firstStream());
-    pipeline.firstStream().synchronize();  // chunks run on every slot's stream: the table must be empty first
-    if (stats.rows() == 0) {
-      return table;
-    }
-    int mode = output == JoinOutput.MATERIALIZED ? NopaKernels.VALUE_ROW
-        : type.existenceOnly() ? NopaKernels.VALUE_ZERO : NopaSide.payloadMode(build);
-    CudaKernel kernel = kernels.build(plan.kind());
-    List<Object> tableArgs = table.args();
-    try (NopaSide side = new NopaSide(device, build, mode, slots)) {
-      run(side, 0, build.rows(), (chunk, stream) -> {
-        List<Object> args = side.chunkArgs(chunk, stream);
-        args.addAll(tableArgs);
-        args.add(table.duplicateFlag());
-        kernel.launch(kernels.blocks(chunk.rowCount()), BLOCK, stream, args.toArray());
-      });
-    }
-    return table;
+  /** Releases a table the join will not use. */
+  void drop(NopaHashTable table) {
+    owned.remove(table);
+    table.close();
   }
 
   private JoinResult probeAggregated(NopaHashTable table) {
@@ -206,7 +149,7 @@ final class NopaJoinRun implements AutoCloseable {
   }
 
   /** Streams rows [first, first + rows) of {@code side}, checking for cancellation before every chunk. */
-  private void run(NopaSide side, long first, long rows, ChunkConsumer consumer) {
+  void run(NopaSide side, long first, long rows, ChunkConsumer consumer) {
     pipeline.run(side.columns(), first, rows, (chunk, stream) -> {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("NOPA join cancelled");
@@ -222,6 +165,22 @@ final class NopaJoinRun implements AutoCloseable {
     }
     int width = side.columns().stream().mapToInt(c -> c.type().width()).max().orElse(8);
     return 2 * options.transfer().chunkRows(width);
+  }
+
+  /** What R's rows carry into the table: row numbers (materialized), payloads (summed) or nothing (SEMI, ANTI). */
+  private int buildValueMode() {
+    return output == JoinOutput.MATERIALIZED ? NopaKernels.VALUE_ROW
+        : type.existenceOnly() ? NopaKernels.VALUE_ZERO : NopaSide.payloadMode(build);
+  }
+
+  /** The stream on which the join's own (non-chunk) work and its timing events go. */
+  CudaStream stream() {
+    return pipeline.firstStream();
+  }
+
+  /** Counts {@code bytes} that came back to the host. */
+  void addBytesToHost(long bytes) {
+    bytesToHost += bytes;
   }
 
   /** GPU memory the table may take: the option (if set), at most what the allocator has left beside the buffers. */
@@ -244,17 +203,17 @@ final class NopaJoinRun implements AutoCloseable {
     };
   }
 
-  private NopaKernels kernelsFor(HostJoinInput side) {
+  NopaKernels kernelsFor(HostJoinInput side) {
     return new NopaKernels(device, side.keys().type(), options.blocksPerSm());
   }
 
-  private <T extends AutoCloseable> T own(T resource) {
+  <T extends AutoCloseable> T own(T resource) {
     owned.add(resource);
     return resource;
   }
 
   /** Records the end of phase {@code name} (the first mark starts the clock). */
-  private void mark(String name) {
+  void mark(String name) {
     CudaEvent event = device.newEvent(true);
     marks.add(event);
     phases.add(name);

@@ -44,6 +44,15 @@ final class NopaKernels {
     return module.kernel("nopa_build_" + table(kind) + "_" + suffix);
   }
 
+  /** The linear-probing build that gathers R's key statistics in the same pass. */
+  CudaKernel buildWithStats() {
+    return module.kernel("nopa_build_lp_stats_" + suffix);
+  }
+
+  CudaKernel linearProbingToPerfect() {
+    return module.kernel("nopa_linear_probing_to_perfect");
+  }
+
   CudaKernel probe(NopaTableLayout.Kind kind, JoinOutput output) {
     String sink = output == JoinOutput.AGGREGATED ? "agg" : "pairs";
     return module.kernel("nopa_probe_" + table(kind) + "_" + sink + "_" + suffix);
