@@ -123,12 +123,14 @@ struct NopaTable : Table {
   }
 
   // Claims a slot for (key, value) by CAS on the key word, then stores the value (nobody reads before the
-  // build ends). The perfect table has one slot per key: finding it taken means the keys are not unique.
+  // build ends). The perfect table has one slot per key: finding it taken means the keys are not unique. Linear
+  // probing reads a slot before trying it, since most slots of a cluster are taken; the array table's slot is
+  // almost always free, so it goes straight to the CAS.
   __device__ __forceinline__ void insert(i64 key, i64 value, unsigned* duplicate) const {
     u64 s = home(key);
     while (true) {
       u64* e = entries.at(s);
-      if (e[0] == kEmpty && atomicCAS(e, kEmpty, static_cast<u64>(key)) == kEmpty) {
+      if ((kPerfect || e[0] == kEmpty) && atomicCAS(e, kEmpty, static_cast<u64>(key)) == kEmpty) {
         e[1] = static_cast<u64>(value);
         return;
       }

@@ -25,6 +25,7 @@ import org.spillway.gpu.transfer.TransferMethod;
  * events, allocation excluded; CPU joins: wall clock). It reports G tuples/s = (|R| + |S|) / time, the bytes moved
  * to the GPU, the share of the link bound (the bytes the plan must move, both relations' keys and payloads, at the
  * pinned-copy bandwidth this run measures) and the ratio to the best CPU join, as a table, CSV and PNG per experiment.
+ * {@code JoinBenchmark --redraw join.csv DIR} redraws the per-experiment CSVs and charts from a run's join.csv.
  */
 public final class JoinBenchmark {
   static final List<String> COLUMNS = List.of("experiment", "case", "join", "variant", "x", "R rows", "S rows",
@@ -46,6 +47,10 @@ public final class JoinBenchmark {
   }
 
   public static void main(String[] argv) throws Exception {
+    if (argv.length == 3 && argv[0].equals("--redraw")) {  // no GPU: charts from a join.csv (device JREs lack fonts)
+      redraw(Path.of(argv[1]), Path.of(argv[2]));
+      return;
+    }
     JoinBenchmarkArgs args;
     try {
       args = JoinBenchmarkArgs.parse(argv);
@@ -103,14 +108,43 @@ public final class JoinBenchmark {
     }
   }
 
+  /** Splits a join.csv by experiment into {@code out}: one CSV and one PNG each. */
+  static void redraw(Path joinCsv, Path out) throws Exception {
+    BenchReport all = BenchReport.readCsv("join", joinCsv);
+    Files.createDirectories(out);
+    for (String experiment : EXPERIMENTS) {
+      BenchReport report = null;
+      for (int i = 0; i < all.rowCount(); i++) {
+        if (!all.cell(i, "experiment").equals(experiment)) {
+          continue;
+        }
+        if (report == null) {
+          report = new BenchReport("Joins: " + experiment + ", G tuples/s (median)", COLUMNS);
+        }
+        Object[] row = new Object[COLUMNS.size()];
+        for (int c = 0; c < row.length; c++) {
+          row[c] = all.cell(i, COLUMNS.get(c));
+        }
+        report.row(row);
+      }
+      if (report != null) {
+        write(report, experiment, out);
+      }
+    }
+  }
+
   private void write(BenchReport report, String experiment) throws Exception {
-    report.writeCsv(args.out().resolve(experiment + ".csv"));
+    write(report, experiment, args.out());
+  }
+
+  private static void write(BenchReport report, String experiment, Path dir) throws Exception {
+    report.writeCsv(dir.resolve(experiment + ".csv"));
     BenchReport chart = new BenchReport(report.title(), List.of("label", "G tuples/s"));
     for (int i = 0; i < report.rowCount(); i++) {
       chart.row(report.cell(i, "case") + " " + report.cell(i, "join"), report.cell(i, "G tuples/s"));
     }
     try {
-      chart.writeBarChart(args.out().resolve(experiment + ".png"), "label", "G tuples/s", "G tuples/s", 0, "");
+      chart.writeBarChart(dir.resolve(experiment + ".png"), "label", "G tuples/s", "G tuples/s", 0, "");
     } catch (Throwable t) {  // a JRE without fonts: the CSV is kept and BenchReport's main redraws it
       System.out.println("PNG not written: " + t);
     }

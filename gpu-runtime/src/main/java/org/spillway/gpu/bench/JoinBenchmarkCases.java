@@ -46,7 +46,7 @@ final class JoinBenchmarkCases implements AutoCloseable {
       }
       case "methods" -> {
         for (TransferMethod m : args.methods()) {
-          measure(report, experiment, "A dense, " + m.label(), 0, spec("A dense", 27, 31, I64, false, 0, 1),
+          measure(report, experiment, "A, " + m.label(), 0, spec("A dense", 27, 31, I64, false, 0, 1),
               gpuJoins(), m, 0);
         }
       }
@@ -59,17 +59,17 @@ final class JoinBenchmarkCases implements AutoCloseable {
       }
       case "zipf" -> {
         List<String> withHost = new ArrayList<>(joins);
-        if (!args.quick() && joins.contains("nopa")) {
+        if (joins.contains("nopa")) {
           withHost.add(joins.indexOf("nopa") + 1, "nopa@host");  // P1 Fig. 19: skew helps a table in host memory
         }
         for (double z : args.zipf()) {
-          measure(report, experiment, "A dense, Zipf " + z, z, spec("A dense", 27, 31, I64, false, z, 1), withHost,
+          measure(report, experiment, "A, Zipf " + z, z, spec("A dense", 27, 31, I64, false, z, 1), withHost,
               method, 0);
         }
       }
       case "selectivity" -> {
         for (double s : args.selectivity()) {
-          measure(report, experiment, "A dense, selectivity " + s, s, spec("A dense", 27, 31, I64, false, 0, s), joins,
+          measure(report, experiment, "A, selectivity " + s, s, spec("A dense", 27, 31, I64, false, 0, s), joins,
               method, 0);
         }
       }
@@ -98,7 +98,7 @@ final class JoinBenchmarkCases implements AutoCloseable {
       long n = 1L << log;
       double tableShare = 16.0 * n / args.budget();
       var spec = new JoinBenchmarkData.Spec("scaling 2^" + log, n, n, I64, false, 0, 1, 20 + log);
-      measure(report, experiment, String.format(Locale.ROOT, "|R|=|S|=2^%d, table %.2fx budget", log, tableShare),
+      measure(report, experiment, String.format(Locale.ROOT, "R=S=2^%d, %.2fx", log, tableShare),
           tableShare, spec, placed, method, args.budget());
     }
   }

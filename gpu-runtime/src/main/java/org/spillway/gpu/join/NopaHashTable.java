@@ -24,6 +24,7 @@ final class NopaHashTable implements AutoCloseable {
 
   private final NopaTableLayout layout;
   private final long sideCapacity;
+  private long sideFilled;
   private final List<AutoCloseable> owned = new ArrayList<>();
   private DeviceBuffer gpuPart;
   private HostBuffer hostPart;
@@ -35,6 +36,7 @@ final class NopaHashTable implements AutoCloseable {
   NopaHashTable(CudaDevice device, NopaTableLayout layout, long minusOnes) {
     this.layout = layout;
     this.sideCapacity = minusOnes;
+    this.sideFilled = minusOnes;
     try {
       if (layout.gpuBytes() > 0) {
         gpuPart = own(device.allocator().allocate(layout.gpuBytes(), "NOPA hash table (GPU part)"));
@@ -80,12 +82,20 @@ final class NopaHashTable implements AutoCloseable {
 
   /**
    * The table parameters of the build and probe kernels: GPU part, host part, GPU slots, slots, log2 slots,
-   * minimum key, side list, its cursor and its length.
+   * minimum key, side list, its cursor and its length (the room while building, the values once filled).
    */
   List<Object> args() {
     return List.of(gpuPart == null ? 0L : gpuPart.address(), hostPart == null ? 0L : hostPartDevice,
         layout.gpuSlots(), layout.slots(), layout.logSlots(), layout.minKey(),
-        side == null ? 0L : side.address(), counters.address(), sideCapacity);
+        side == null ? 0L : side.address(), counters.address(), sideFilled);
+  }
+
+  /** After the build: the side list holds the values of the first {@code count} build rows with key -1 only. */
+  void sideFilled(long count) {
+    if (count < 0 || count > sideCapacity) {
+      throw new IllegalArgumentException("side list of " + sideCapacity + " values cannot hold " + count);
+    }
+    sideFilled = count;
   }
 
   /** Device address of the GPU part of the entry array (0 if the table has none). */
@@ -124,8 +134,14 @@ final class NopaHashTable implements AutoCloseable {
 
   @Override
   public void close() {
+    closeAll(owned);
+    owned.clear();
+  }
+
+  /** Closes every resource, even after one fails; rethrows the first failure with the later ones suppressed. */
+  static void closeAll(List<? extends AutoCloseable> resources) {
     RuntimeException failure = null;
-    for (AutoCloseable r : owned) {
+    for (AutoCloseable r : resources) {
       try {
         r.close();
       } catch (Exception e) {
@@ -136,7 +152,6 @@ final class NopaHashTable implements AutoCloseable {
         }
       }
     }
-    owned.clear();
     if (failure != null) {
       throw failure;
     }

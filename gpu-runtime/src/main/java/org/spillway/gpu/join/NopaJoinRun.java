@@ -238,23 +238,9 @@ final class NopaJoinRun implements AutoCloseable {
 
   @Override
   public void close() {
-    RuntimeException failure = null;
     List<AutoCloseable> all = new ArrayList<>(owned);
     all.addAll(marks);
     all.add(pipeline);
-    for (AutoCloseable r : all) {
-      try {
-        r.close();
-      } catch (Exception e) {
-        if (failure == null) {
-          failure = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    NopaHashTable.closeAll(all);
   }
 }

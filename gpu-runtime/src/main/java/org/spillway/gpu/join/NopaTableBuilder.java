@@ -152,6 +152,7 @@ final class NopaTableBuilder {
         kernel.launch(kernels.blocks(chunk.rowCount()), BLOCK, stream, args.toArray());
       });
     }
+    table.sideFilled(Math.min(table.sideCount(), table.sideCapacity()));  // the probe reads no unfilled room
     return table;
   }
 

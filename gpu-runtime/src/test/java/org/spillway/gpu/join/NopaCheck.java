@@ -56,12 +56,8 @@ final class NopaCheck {
 
   static List<String> compare(String scenario, long seed, GpuJoinRelation r, GpuJoinRelation s, NopaOptions options,
       JoinType[] types, JoinOutput[] outputs) {
-    CudaDevice device = GpuRuntime.requireDevice();
     List<String> variants = new ArrayList<>();
-    try (BufferAllocator allocator = ArrowAllocators.root(options.method().nativeMemory());
-         GpuJoinRelation.Placed build = r.in(allocator);
-         GpuJoinRelation.Placed probe = s.in(allocator);
-         NopaHashJoin gpu = new NopaHashJoin(device, options)) {
+    withGpuJoin(options, r, s, (gpu, build, probe) -> {
       for (JoinType type : types) {
         for (JoinOutput output : outputs) {
           JoinResult expected = CPU.join(r.cpu(), s.cpu(), type, output);
@@ -73,8 +69,24 @@ final class NopaCheck {
           variants.add(actual.algorithm());
         }
       }
-    }
+    });
     return variants;
+  }
+
+  /** What a test does with a GPU join and both relations in the memory its transfer method reads. */
+  interface GpuJoinBody {
+    void run(NopaHashJoin gpu, GpuJoinRelation.Placed build, GpuJoinRelation.Placed probe);
+  }
+
+  /** Places {@code r} and {@code s} for {@code options}' transfer method and runs {@code body}; frees all after. */
+  static void withGpuJoin(NopaOptions options, GpuJoinRelation r, GpuJoinRelation s, GpuJoinBody body) {
+    CudaDevice device = GpuRuntime.requireDevice();
+    try (BufferAllocator allocator = ArrowAllocators.root(options.method().nativeMemory());
+         GpuJoinRelation.Placed build = r.in(allocator);
+         GpuJoinRelation.Placed probe = s.in(allocator);
+         NopaHashJoin gpu = new NopaHashJoin(device, options)) {
+      body.run(gpu, build, probe);
+    }
   }
 
   static void assertSame(JoinResult expected, JoinResult actual, String where) {

@@ -14,14 +14,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import jcuda.driver.CUdevice_attribute;
-import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.ArrowAllocators;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
@@ -125,15 +123,12 @@ class NopaHashJoinOptionsGpuTest {
       compare("output buffers of 100 pairs", seed, r, s, tiny, JoinType.values(),
           new JoinOutput[] {JoinOutput.MATERIALIZED});
     }
-    try (BufferAllocator allocator = ArrowAllocators.root(TransferMethod.ZERO_COPY.nativeMemory());
-         GpuJoinRelation.Placed build = r.in(allocator);
-         GpuJoinRelation.Placed probe = s.in(allocator);
-         NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(),
-             NopaOptions.DEFAULT.withTransfer(NopaCheck.SMALL_CHUNKS).withOutputPairsPerChunk(100))) {
+    NopaOptions tiny = NopaOptions.DEFAULT.withTransfer(NopaCheck.SMALL_CHUNKS).withOutputPairsPerChunk(100);
+    NopaCheck.withGpuJoin(tiny, r, s, (gpu, build, probe) -> {
       gpu.join(build.keysOnly(), probe.keysOnly(), JoinType.INNER, JoinOutput.MATERIALIZED);
       assertTrue(gpu.lastStats().phases().stream().anyMatch(p -> p.name().startsWith("probe-overflow-rerun")),
           gpu.lastStats().toString());
-    }
+    });
   }
 
   @Test
@@ -144,14 +139,11 @@ class NopaHashJoinOptionsGpuTest {
     GpuJoinRelation s = GpuJoinRelation.of(50000, () -> random.nextInt(5000), random, 0, I64, I64);
     for (NopaOptions options : NopaCheck.standard()) {
       for (int allowed : new int[] {0, 2, 5, 9}) {
-        try (BufferAllocator allocator = ArrowAllocators.root(options.method().nativeMemory());
-             GpuJoinRelation.Placed build = r.in(allocator);
-             GpuJoinRelation.Placed probe = s.in(allocator);
-             NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(), options)) {
+        NopaCheck.withGpuJoin(options, r, s, (gpu, build, probe) -> {
           AtomicInteger checks = new AtomicInteger();
           assertThrows(CancellationException.class, () -> gpu.join(build.input(), probe.input(), JoinType.INNER,
               JoinOutput.MATERIALIZED, () -> checks.getAndIncrement() >= allowed), "seed " + seed);
-        }
+        });
       }
     }
   }
@@ -168,10 +160,7 @@ class NopaHashJoinOptionsGpuTest {
       NopaOptions options = NopaOptions.DEFAULT.withMethod(method).withTransfer(TransferOptions.DEFAULT);
       compare("2^21 x 2^22, default chunks", seed, r, s, options, new JoinType[] {JoinType.INNER, JoinType.LEFT_OUTER},
           JoinOutput.values());
-      try (BufferAllocator allocator = ArrowAllocators.root(method.nativeMemory());
-           GpuJoinRelation.Placed build = r.in(allocator);
-           GpuJoinRelation.Placed probe = s.in(allocator);
-           NopaHashJoin gpu = new NopaHashJoin(GpuRuntime.requireDevice(), options)) {
+      NopaCheck.withGpuJoin(options, r, s, (gpu, build, probe) -> {
         gpu.join(build.input(), probe.input(), JoinType.INNER, JoinOutput.AGGREGATED);
         GpuJoinStats stats = gpu.lastStats();
         // One pass over R (the build gathers the key statistics) and one over S, each with its validity bits.
@@ -183,7 +172,7 @@ class NopaHashJoinOptionsGpuTest {
         assertTrue(stats.totalNanos() > 0 && stats.phases().stream().allMatch(p -> p.nanos() >= 0), stats.toString());
         System.out.printf("NOPA %s 2^21 x 2^22 INT64 aggregated: %s, %.3f G tuples/s%n", method.label(), stats,
             stats.tuplesPerSecond(rows, 2L * rows) / 1e9);
-      }
+      });
     }
   }
 }
