@@ -293,8 +293,8 @@ extern "C" __global__ void columnar_pipeline_init(unsigned long long* state, uns
 // Global aggregate (no GROUP BY): per-thread accumulators in registers, one block reduction per call and
 // one atomic per block and call.
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_global(
-    ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
-    ProgramArg p, unsigned long long* state) {
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ ProgramArg p, unsigned long long* state) {
   Row w;
   unsigned long long count = 0;
   unsigned long long lo[kMaxCalls];
@@ -352,8 +352,8 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_global(
 // every row's atomics contend on a few words) and flushes it at the end; rows whose key finds no room
 // there go to the global table directly.
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
-    ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
-    ProgramArg p, unsigned long long* state) {
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ ProgramArg p, unsigned long long* state) {
   __shared__ unsigned long long local[(2 + 3 * kMaxCalls) * kLocalSlots];
   unsigned long long* local_keys = local;
   unsigned long long* local_counts = local + kLocalSlots;
@@ -387,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
         key |= static_cast<unsigned long long>(static_cast<unsigned>(static_cast<int>(v))) << shift;
         shift += 32;
       }
-      if (w.is_null(reg)) key |= 1ull << p.keys[3 * k + 2];
+      if (w.is_null(reg) && p.keys[3 * k + 2] >= 0) key |= 1ull << p.keys[3 * k + 2];
     }
     if (!in_range) { fail(state, ERR_KEY_RANGE, 0); return; }
     const long long mine = key == kEmptyKey ? -1 : find_or_insert(local_keys, kLocalSlots, key, kLocalProbes, nullptr);

@@ -129,13 +129,13 @@ __device__ __forceinline__ void selection_aggregate(const ChunkArg& chunk, const
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kBlock, 3) selection_aggregate_branching(
-    ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
-    SelectionArg s, unsigned long long* state) {
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ SelectionArg s, unsigned long long* state) {
   selection_aggregate<true>(chunk, table, table_count, table_tiles, s, state);
 }
 
 extern "C" __global__ void __launch_bounds__(kBlock, 3) selection_aggregate_predication(
-    ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
-    SelectionArg s, unsigned long long* state) {
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ SelectionArg s, unsigned long long* state) {
   selection_aggregate<false>(chunk, table, table_count, table_tiles, s, state);
 }

@@ -1,5 +1,7 @@
 package org.spillway.gpu.transfer;
 
+import java.util.List;
+
 /**
  * Fixed-width column types the GPU operators read, with their element width in bytes. VALIDITY is an Arrow
  * validity bitmap (bit {@code row % 8} of byte {@code row / 8} set when the row is not NULL): eight rows per
@@ -10,6 +12,9 @@ public enum ColumnType {
   INT64(8),
   FLOAT64(8),
   VALIDITY(1);
+
+  /** The types of values (all but VALIDITY), which value kernels such as column_sum read. */
+  public static final List<ColumnType> VALUES = List.of(INT32, INT64, FLOAT64);
 
   /** The widest element of any type, in bytes: what a chunk buffer for any column is sized by. */
   public static final int MAX_WIDTH = 8;
