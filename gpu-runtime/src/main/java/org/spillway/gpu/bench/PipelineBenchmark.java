@@ -121,8 +121,14 @@ public final class PipelineBenchmark {
     }
     List<PipelineStage> q1 = PipelineWorkloads.q1();
     List<Object[]> q1Expected = rows(cpu(q1).run(batches, threads(), () -> false));
-    for (FilterVariant variant : FilterVariant.values()) {
-      time("Q1", gpu(q1).withFilterVariant(variant), TransferMethod.PINNED_COPY, batches, q1Expected, Double.NaN, "");
+    for (TransferMethod method : List.of(TransferMethod.PINNED_COPY, TransferMethod.ZERO_COPY)) {
+      for (FilterVariant variant : FilterVariant.values()) {
+        time("Q1", gpu(q1).withFilterVariant(variant), method, batches, q1Expected, Double.NaN, "");
+      }
+      for (int workers : new int[] {1, 2}) {
+        time("Q6 workers", gpu(q6).withStreamWorkers(workers), method, batches, q6Expected, Double.NaN,
+            workers + " workers, 6 slots");
+      }
     }
     try (GpuColumnCache cache = new GpuColumnCache(device, 16L << 30)) {
       for (FilterVariant variant : FilterVariant.values()) {
@@ -171,6 +177,7 @@ public final class PipelineBenchmark {
       List<Object[]> expected, double selected, String note) {
     double[] pass = new double[reps];
     double[] wall = new double[reps];
+    double[] kernel = new double[reps];
     GpuColumnarPipeline.RunStats stats = null;
     for (int r = -1; r < reps; r++) {
       long start = System.nanoTime();
@@ -181,6 +188,7 @@ public final class PipelineBenchmark {
       if (r >= 0) {
         pass[r] = stats.nanos() / 1e6;
         wall[r] = (end - start) / 1e6;
+        kernel[r] = stats.kernelNanos() / 1e6;
       }
     }
     double passMs = MethodTimer.median(pass);
@@ -189,6 +197,7 @@ public final class PipelineBenchmark {
     report.row(name, method.label(), p.filterVariant().label(), stats.kernel(), selected, bytes / 1e9, passMs,
         MethodTimer.median(wall), gbs, stats.bytes() > 0 ? gbs / link : Double.NaN,
         (note.isEmpty() ? "" : note + "; ") + (stats.bytes() == 0 ? "no transfer" : "streamed")
+            + (stats.kernelNanos() >= 0 ? String.format(", kernel %.3f ms", MethodTimer.median(kernel)) : "")
             + String.format(", pass min %.2f max %.2f", Arrays.stream(pass).min().orElse(0),
             Arrays.stream(pass).max().orElse(0)));
     System.out.printf("%s %s %s %s: pass %.2f ms, wall %.2f ms%n", name, method.label(), p.filterVariant().label(),

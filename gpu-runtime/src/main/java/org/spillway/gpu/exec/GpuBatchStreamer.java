@@ -22,14 +22,15 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
 /**
  * Streams the column buffers of many Arrow batches to one kernel launch per chunk. Each batch is a part of a
  * {@link TransferPipeline#stream}, so a pipeline never drains between batches; a few worker threads, each
- * with a pipeline from the device's {@link TransferPipelinePool}, share the batches (one thread alone cannot
- * issue the driver calls of ~128 Ki-row batches as fast as PCIe Gen5 moves them). Buffers resident in a
+ * with a pipeline from the device's {@link TransferPipelinePool}, can share the batches; one is the default:
+ * on the H200 one thread issues the copies of 128 Ki-row batches fast enough, and two or four interleave
+ * their copies and lose 1-7% (docs/bench/pipeline). Buffers resident in a
  * {@link GpuColumnCache} are read in place; buffers the cache just allocated are filled by one copy on the
  * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics).
  */
 final class GpuBatchStreamer {
   /** Worker threads (system property spillway.gpu.streamWorkers), each streaming with its own pipeline. */
-  static final int WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.streamWorkers", 2));
+  static final int WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.streamWorkers", 1));
 
   private static final ExecutorService POOL = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "spillway-gpu-stream");

@@ -154,11 +154,13 @@ public final class GpuColumnarPipeline {
   /**
    * The last run on the GPU: {@code nanos} and {@code bytes} of its (last) pass over the data (bytes that
    * crossed the link, cache fills included), {@code cachedBytes} read from the column cache instead,
-   * the {@code kernel} launched, and {@code wallNanos} of the whole run (setup and result included).
+   * the {@code kernel} launched, {@code wallNanos} of the whole run (setup and result included) and
+   * {@code kernelNanos}, the kernel alone by CUDA events when one launch read every batch from the cache
+   * (-1 when streamed: kernels then overlap the transfers).
    */
-  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos) {
+  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
     public RunStats(long nanos, long bytes) {
-      this(nanos, bytes, 0, "", nanos);
+      this(nanos, bytes, 0, "", nanos, -1);
     }
 
     /** Gigabytes (10^9 bytes) per second over the link. */
@@ -239,7 +241,7 @@ public final class GpuColumnarPipeline {
                   pass.trackedCalls());
             });
         lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(capacity),
-            System.nanoTime() - started);
+            System.nanoTime() - started, outcome.kernelNanos());
         if (outcome.result() != null) {
           return cpu.finish(outcome.result(), aggregateStage + 1);
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import jcuda.Pointer;
 import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.cuda.CudaEvent;
 import org.spillway.gpu.cuda.CudaKernel;
 import org.spillway.gpu.cuda.CudaStream;
 import org.spillway.gpu.cuda.DevicePointer;
@@ -18,8 +19,11 @@ import org.spillway.gpu.memory.DeviceBuffer;
  * buffers and the control stream are borrowed from {@link GpuScratch} and given back.
  */
 final class GpuPass {
-  /** The result (null when the hash table was too small), the pass's time and its bytes by origin. */
-  record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes) {}
+  /**
+   * The result (null when the hash table was too small), the pass's time, its bytes by origin and the time of
+   * the one kernel over resident batches (-1 when streamed).
+   */
+  record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos) {}
 
   /** Checks the header and reads the result of a pass whose table did not overflow. */
   @FunctionalInterface
@@ -105,8 +109,9 @@ final class GpuPass {
       long tileRows = selection != null ? SelectionAggregate.TILE_ROWS : GpuColumnarPipeline.blockThreads();
       long[] traffic = traffic(batches, resident, session);
       long start = System.nanoTime();
+      long kernelNanos = -1;
       if (allResident(batches, resident, session)) {
-        launchOverTable(batches, resident, session, kernel, tileRows, argument, state, control, borrowed);
+        kernelNanos = launchOverTable(batches, resident, session, kernel, tileRows, argument, state, control, borrowed);
       } else {
         DevicePointer statePointer = state.buffer().pointer();
         streamer.stream(batches, resident, session, chunkRows, (words, stream) -> kernel.launch(
@@ -116,7 +121,7 @@ final class GpuPass {
       long nanos = System.nanoTime() - start;
       long[] header = state.header();
       boolean full = capacity > 0 && ((header[0] >>> 32) == GpuAggregateState.ERR_TABLE_FULL || header[1] * 2 > capacity);
-      return new Outcome(full ? null : finisher.finish(state, header), nanos, traffic[0], traffic[1]);
+      return new Outcome(full ? null : finisher.finish(state, header), nanos, traffic[0], traffic[1], kernelNanos);
     } finally {
       try {
         control.synchronize();  // nothing may still run on borrowed memory when it is given back
@@ -170,8 +175,11 @@ final class GpuPass {
     return true;
   }
 
-  /** One launch over a table of every (resident) batch: no transfer, one kernel, one synchronization. */
-  private void launchOverTable(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+  /**
+   * One launch over a table of every (resident) batch: no transfer, one kernel, one synchronization; returns
+   * the kernel's time by CUDA events.
+   */
+  private long launchOverTable(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
       GpuColumnCache.Session session, CudaKernel kernel, long tileRows, long[] argument, GpuAggregateState state,
       CudaStream control, List<DeviceBuffer> borrowed) {
     List<long[]> chunks = new ArrayList<>();
@@ -190,14 +198,19 @@ final class GpuPass {
       }
       chunks.add(words);
     }
-    if (!chunks.isEmpty()) {
-      long[] table = GpuChunkTable.table(chunks, tileRows);
-      DeviceBuffer tableBuffer = borrow(borrowed, table.length * 8L);
-      GpuScratch.upload(tableBuffer, 0, Pointer.to(table), table.length * 8L, "GPU chunk table");
-      long tiles = GpuChunkTable.tiles(table, tileRows);
+    if (chunks.isEmpty()) {
+      return 0;
+    }
+    long[] table = GpuChunkTable.table(chunks, tileRows);
+    DeviceBuffer tableBuffer = borrow(borrowed, table.length * 8L);
+    GpuScratch.upload(tableBuffer, 0, Pointer.to(table), table.length * 8L, "GPU chunk table");
+    long tiles = GpuChunkTable.tiles(table, tileRows);
+    try (CudaEvent start = device.newEvent(true); CudaEvent end = device.newEvent(true)) {
+      start.record(control);
       kernel.launch(blocks(tiles), GpuColumnarPipeline.blockThreads(), control, GpuChunkTable.chunk(0),
           tableBuffer.pointer(), (long) chunks.size(), tiles, argument, state.buffer().pointer());
+      end.record(control);
+      return Math.round(end.elapsedMillisSince(start) * 1e6);
     }
-    control.synchronize();
   }
 }

@@ -81,8 +81,10 @@ class GpuColumnCacheGpuTest {
           List<Object[]> actual = RandomBatches.rowsOf(RandomBatches.run(cached, method, batches));
           RandomBatches.assertSameRows(expected, actual, where + " (" + run + " cache)");
         }
-        assertEquals(0, cached.lastRun().bytes(), where + ": a warm run transfers nothing");
-        assertTrue(cached.lastRun().cachedBytes() > 0, where);
+        if (cached.lastFallback() == null) {  // a nullable 64-bit key has no room for its NULL flag: CPU
+          assertEquals(0, cached.lastRun().bytes(), where + ": a warm run transfers nothing");
+          assertTrue(cached.lastRun().cachedBytes() > 0, where);
+        }
       }
       assertTrue(compared >= 20, "only " + compared + " pipelines compared (seed " + seed + ")");
       assertTrue(cache.hits() > 0 && cache.misses() > 0, cache.hits() + " hits, " + cache.misses() + " misses");
