@@ -141,6 +141,13 @@ public final class PipelineBenchmark {
           Double.NaN, cache.hits() + " hits, " + cache.misses() + " misses");
     }
     overhead(batches.subList(0, 1), q6);
+    for (boolean cold : new boolean[] {false, true}) {  // the old per-run setup: 4 pipelines of 4 slots each run
+      GpuColumnarPipeline p = gpu(q6).withStreamWorkers(4).withTransferOptions(new TransferOptions(
+          TransferOptions.DEFAULT.chunkBytes(), 4, TransferOptions.DEFAULT.stagingThreads()));
+      time(cold ? "Q6 setup per run" : "Q6 pooled", p, TransferMethod.PINNED_COPY, batches, q6Expected, Double.NaN,
+          cold ? "4 workers x 4 slots, pool released before every run" : "4 workers x 4 slots, pool warm",
+          cold ? () -> GpuColumnarPipeline.releaseIdleResources(device) : () -> { });
+    }
     cpuReference("Q6", q6, batches);
     cpuReference("Q1", q1, batches);
   }
@@ -175,11 +182,18 @@ public final class PipelineBenchmark {
   /** Warm-up, then {@code reps} timed runs; each result must equal the CPU's. */
   private void time(String name, GpuColumnarPipeline p, TransferMethod method, List<SourceBatch> batches,
       List<Object[]> expected, double selected, String note) {
+    time(name, p, method, batches, expected, selected, note, () -> { });
+  }
+
+  /** As above, calling {@code beforeEach} before every run (outside its timing only for the pass). */
+  private void time(String name, GpuColumnarPipeline p, TransferMethod method, List<SourceBatch> batches,
+      List<Object[]> expected, double selected, String note, Runnable beforeEach) {
     double[] pass = new double[reps];
     double[] wall = new double[reps];
     double[] kernel = new double[reps];
     GpuColumnarPipeline.RunStats stats = null;
     for (int r = -1; r < reps; r++) {
+      beforeEach.run();
       long start = System.nanoTime();
       List<Object[]> actual = rows(p.run(device, method, batches, threads(), () -> false));
       long end = System.nanoTime();
