@@ -4,8 +4,13 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.exec.GpuColumnarPipeline;
 
-/** JUnit extension: a GPU test must leave device and pinned allocator accounting where it found it. */
+/**
+ * JUnit extension: a GPU test must leave device and pinned allocator accounting where it found it. What GPU
+ * pipelines keep idle between runs (pooled transfer pipelines and scratch buffers) is freed before each
+ * snapshot, so that only what a test really leaked shows.
+ */
 public final class AllocatorBalance implements BeforeEachCallback, AfterEachCallback {
   private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(AllocatorBalance.class);
 
@@ -30,6 +35,7 @@ public final class AllocatorBalance implements BeforeEachCallback, AfterEachCall
   }
 
   private static long[] snapshot(CudaDevice d) {
+    GpuColumnarPipeline.releaseIdleResources(d);
     return new long[] {d.allocator().allocatedBytes(), d.allocator().liveBuffers(),
         d.pinnedAllocator().allocatedBytes(), d.pinnedAllocator().liveBuffers()};
   }

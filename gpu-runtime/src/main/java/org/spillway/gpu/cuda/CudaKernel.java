@@ -23,8 +23,8 @@ public final class CudaKernel {
   }
 
   /**
-   * Launches a 1-D grid on {@code stream}. Arguments are device pointers, Long (64-bit), Integer (32-bit)
-   * or Double, matching the kernel's C parameters in order.
+   * Launches a 1-D grid on {@code stream}. Arguments are device pointers, Long (64-bit), Integer (32-bit),
+   * Double or long[] (a struct of 64-bit words passed by value), matching the kernel's C parameters in order.
    */
   public void launch(int gridBlocks, int blockThreads, CudaStream stream, Object... args) {
     Pointer[] params = new Pointer[args.length];
@@ -46,6 +46,8 @@ public final class CudaKernel {
       return Pointer.to(new int[] {v});
     } else if (arg instanceof Double v) {
       return Pointer.to(new double[] {v});
+    } else if (arg instanceof long[] words) {
+      return Pointer.to(words);
     }
     throw new IllegalArgumentException("kernel " + name + " argument " + index + ": unsupported type "
         + (arg == null ? "null" : arg.getClass().getName()));

@@ -1,23 +1,24 @@
 package org.spillway.gpu.exec;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaException;
 import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.cuda.DevicePointer;
 import org.spillway.gpu.memory.DeviceBuffer;
 
 /**
  * The aggregate state of one GPU pipeline run in device memory, and its reading back into result columns.
  * Layout in 64-bit words (as columnar_pipeline.cu expects): error word, group count, then per slot a packed
- * key and a row count, then per call a low and a high word per slot (a 128-bit sum for SUM, the value for
- * MIN and MAX). A global aggregate has one slot; a grouped one {@code capacity} hashed slots plus one for
- * the key that equals the empty marker.
+ * key and a row count, then per call three words per slot: low and high word (a 128-bit sum for SUM, the
+ * value for MIN and MAX) and the count of non-NULL arguments (kept only for calls whose argument may be
+ * NULL; the others take the row count). A global aggregate has one slot; a grouped one {@code capacity}
+ * hashed slots plus one for the key that equals the empty marker. The buffer may be larger than the state
+ * (it comes from {@link GpuScratch}).
  */
-final class GpuAggregateState implements AutoCloseable {
+final class GpuAggregateState {
   /** Error codes of the kernel (high word of the error word). */
   static final int ERR_ARITH = 1;
   static final int ERR_DIVIDE_BY_ZERO = 2;
@@ -31,13 +32,22 @@ final class GpuAggregateState implements AutoCloseable {
   private final long slots;
   private final int callCount;
 
-  /** {@code capacity} 0 means a global aggregate (one slot, no hash table). */
-  GpuAggregateState(CudaDevice device, long capacity, int callCount) {
+  /** {@code capacity} 0 means a global aggregate (one slot, no hash table); {@code buffer} holds {@link #bytes}. */
+  GpuAggregateState(DeviceBuffer buffer, long capacity, int callCount) {
     this.capacity = capacity;
     this.slots = capacity == 0 ? 1 : capacity + 1;
     this.callCount = callCount;
-    long words = Math.addExact(2, Math.multiplyExact(slots, 2L + 2L * callCount));
-    this.buffer = device.allocator().allocate(words * 8, "aggregate state of a GPU pipeline (" + slots + " slots)");
+    this.buffer = buffer;
+    if (buffer.bytes() < bytes(capacity, callCount)) {
+      throw new IllegalArgumentException("aggregate state of " + slots + " slots needs " + bytes(capacity, callCount)
+          + " bytes; the buffer has " + buffer.bytes());
+    }
+  }
+
+  /** Bytes of the state of a table of {@code capacity} slots (0: global) and {@code callCount} calls. */
+  static long bytes(long capacity, int callCount) {
+    long slots = capacity == 0 ? 1 : capacity + 1;
+    return 8 * Math.addExact(2, Math.multiplyExact(slots, 2L + 3L * callCount));
   }
 
   long capacity() {
@@ -49,32 +59,29 @@ final class GpuAggregateState implements AutoCloseable {
   }
 
   /** Sets every slot to the identity of its calls (kernel columnar_pipeline_init) and waits for it. */
-  void initialize(GpuKernels kernels, DeviceBuffer calls, CudaStream stream) {
+  void initialize(GpuKernels kernels, DevicePointer calls, CudaStream stream) {
     int blocks = (int) Math.max(1, Math.min(1024, (slots + 255) / 256));
-    kernels.init.launch(blocks, 256, stream, buffer.pointer(), slots, calls.pointer(), callCount);
+    kernels.init.launch(blocks, 256, stream, buffer.pointer(), slots, calls, callCount);
     stream.synchronize();
   }
 
-  /** The error word: code in the high 32 bits, failing instruction in the low 32; 0 when none. */
-  long error() {
-    long[] word = {0};
-    CudaException.check(cuMemcpyDtoH(Pointer.to(word), buffer.pointer(), 8), "cuMemcpyDtoH(error word)");
-    return word[0];
-  }
-
-  /** Distinct groups inserted into the hash table so far. */
-  long groups() {
-    long[] word = {0};
-    CudaException.check(cuMemcpyDtoH(Pointer.to(word), buffer.pointer(8), 8), "cuMemcpyDtoH(group count)");
-    return word[0];
+  /** The first two words: the error word (code in the high 32 bits, failing instruction in the low 32; 0
+   * when none) and the number of groups inserted into the hash table. */
+  long[] header() {
+    long[] words = {0, 0};
+    CudaException.check(cuMemcpyDtoH(Pointer.to(words), buffer.pointer(), 16), "cuMemcpyDtoH(state header)");
+    return words;
   }
 
   /**
    * The aggregate's output columns (group keys, then one per call), as the CPU backend's HashAggregator
-   * gives them: a global aggregate has one row, also over no input.
+   * gives them: a global aggregate has one row, also over no input. {@code keyNullBits[k]} is the flag bit
+   * of key k's NULL (-1 when it cannot be NULL); bit c of {@code trackedCalls} says that call c counted its
+   * non-NULL arguments.
    */
-  ColumnVector[] result(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits) {
-    long[] words = new long[(int) Math.min(Integer.MAX_VALUE - 8, buffer.bytes() / 8)];
+  ColumnVector[] result(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits,
+      int[] keyNullBits, long trackedCalls) {
+    long[] words = new long[(int) (bytes(capacity, callCount) / 8)];
     CudaException.check(cuMemcpyDtoH(Pointer.to(words), buffer.pointer(), words.length * 8L), "cuMemcpyDtoH(state)");
     int[] groupKeys = aggregate.groupKeys();
     int rows = 0;
@@ -87,32 +94,41 @@ final class GpuAggregateState implements AutoCloseable {
     ColumnVector[] out = new ColumnVector[groupKeys.length + aggregate.calls().size()];
     for (int k = 0, shift = 0; k < groupKeys.length; k++) {
       long[] values = new long[rows];
+      boolean[] nulls = null;
       for (int g = 0; g < rows; g++) {
         int s = slotOf[g];
         long key = s == capacity ? -1L : words[2 + s];
+        if (keyNullBits[k] >= 0 && (key >>> keyNullBits[k] & 1) != 0) {
+          nulls = nulls == null ? new boolean[rows] : nulls;
+          nulls[g] = true;
+          continue;
+        }
         values[g] = keyBits[k] == 64 ? key : (int) (key >>> shift);
       }
       shift += keyBits[k] == 64 ? 0 : 32;
-      out[k] = ColumnVector.ofLongs(inputTypes.get(groupKeys[k]), values, null, rows);
+      out[k] = ColumnVector.ofLongs(inputTypes.get(groupKeys[k]), values, nulls, rows);
     }
     for (int c = 0; c < aggregate.calls().size(); c++) {
-      out[groupKeys.length + c] = callResult(aggregate.calls().get(c), c, words, slotOf, rows, inputTypes);
+      boolean tracked = (trackedCalls >>> c & 1) != 0;
+      out[groupKeys.length + c] = callResult(aggregate.calls().get(c), c, tracked, words, slotOf, rows, inputTypes);
     }
     return out;
   }
 
-  private ColumnVector callResult(AggCall call, int c, long[] words, int[] slotOf, int rows, List<ExprType> types) {
+  private ColumnVector callResult(AggCall call, int c, boolean tracked, long[] words, int[] slotOf, int rows,
+      List<ExprType> types) {
     long[] values = new long[rows];
     boolean[] nulls = null;
-    int lo = (int) (2 + (2 + 2L * c) * slots);
+    int lo = (int) (2 + (2 + 3L * c) * slots);
     for (int g = 0; g < rows; g++) {
       int s = slotOf[g];
-      long count = words[(int) (2 + slots + s)];
+      long rowCount = words[(int) (2 + slots + s)];
+      long count = call.argument() < 0 || !tracked ? rowCount : words[(int) (lo + 2 * slots + s)];
       if (call.kind() == AggCall.Kind.COUNT) {
-        values[g] = count;  // inputs hold no NULLs, so COUNT(x) counts every row
+        values[g] = count;
         continue;
       }
-      if (count == 0) {  // only the one row of a global aggregate over no input
+      if (count == 0) {  // no non-NULL value: SUM, MIN and MAX are NULL, SUM0 is 0
         if (call.kind() != AggCall.Kind.SUM0) {
           nulls = nulls == null ? new boolean[rows] : nulls;
           nulls[g] = true;
@@ -129,34 +145,4 @@ final class GpuAggregateState implements AutoCloseable {
     return ColumnVector.ofLongs(call.resultType(), values, nulls, rows);
   }
 
-  /** Uploads {@code values} into a new device buffer (at least 8 bytes, so that empty arrays are valid too). */
-  static DeviceBuffer upload(CudaDevice device, int[] values, String purpose) {
-    DeviceBuffer b = device.allocator().allocate(Math.max(8, values.length * 4L), purpose);
-    if (values.length > 0) {
-      copy(b, Pointer.to(values), values.length * 4L, purpose);
-    }
-    return b;
-  }
-
-  static DeviceBuffer upload(CudaDevice device, long[] values, String purpose) {
-    DeviceBuffer b = device.allocator().allocate(Math.max(8, values.length * 8L), purpose);
-    if (values.length > 0) {
-      copy(b, Pointer.to(values), values.length * 8L, purpose);
-    }
-    return b;
-  }
-
-  private static void copy(DeviceBuffer b, Pointer from, long bytes, String purpose) {
-    try {
-      CudaException.check(cuMemcpyHtoD(b.pointer(), from, bytes), "cuMemcpyHtoD(" + purpose + ")");
-    } catch (RuntimeException e) {
-      b.close();
-      throw e;
-    }
-  }
-
-  @Override
-  public void close() {
-    buffer.close();
-  }
 }

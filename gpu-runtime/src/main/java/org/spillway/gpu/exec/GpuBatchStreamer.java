@@ -9,93 +9,172 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
+import org.apache.arrow.memory.ArrowBuf;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.transfer.ChunkConsumer;
+import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
 import org.spillway.gpu.transfer.TransferPipeline;
+import org.spillway.gpu.transfer.TransferPipelinePool;
 
 /**
- * Streams many Arrow batches through several {@link TransferPipeline}s at once, one per worker thread. A
- * pipeline waits for its chunks at the end of every batch; with batches of ~128 Ki rows (one chunk each)
- * a single pipeline would leave the link idle during every wait, so the workers keep several batches in
- * flight. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics).
+ * Streams the column buffers of many Arrow batches to one kernel launch per chunk. Each batch is a part of a
+ * {@link TransferPipeline#stream}, so a pipeline never drains between batches; a few worker threads, each
+ * with a pipeline from the device's {@link TransferPipelinePool}, can share the batches; one is the default:
+ * on the H200 one thread issues the copies of 128 Ki-row batches fast enough, and two or four interleave
+ * their copies and lose 1-7% (docs/bench/pipeline). Buffers resident in a
+ * {@link GpuColumnCache} are read in place; buffers the cache just allocated are filled by one copy on the
+ * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics).
  */
-final class GpuBatchStreamer implements AutoCloseable {
-  /** Concurrent batches: enough to keep copies and kernels overlapping across batch boundaries. */
-  static final int WORKERS = 4;
+final class GpuBatchStreamer {
+  /** Worker threads (system property spillway.gpu.streamWorkers), each streaming with its own pipeline. */
+  static final int WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.streamWorkers", 1));
 
-  private static final ExecutorService POOL = Executors.newFixedThreadPool(WORKERS, runnable -> {
+  private static final ExecutorService POOL = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "spillway-gpu-stream");
     thread.setDaemon(true);
     return thread;
   });
 
-  private final CudaDevice device;
-  private final List<TransferPipeline> pipelines = new ArrayList<>();
+  /** One host buffer a kernel reads: a column's data or validity bitmap, and the Arrow buffer that owns it. */
+  record Buffer(HostColumn column, ArrowBuf owner) {}
 
-  GpuBatchStreamer(CudaDevice device, TransferMethod method, TransferOptions options) {
-    this.device = device;
-    try {
-      for (int w = 0; w < WORKERS; w++) {
-        pipelines.add(new TransferPipeline(device, method, options));
-      }
-    } catch (RuntimeException e) {
-      close();
-      throw e;
+  /**
+   * The buffers of one batch: {@code buffers[c]} the data of column slot c, {@code buffers[slots + c]} its
+   * validity bitmap (null when the batch holds no NULL in it).
+   */
+  record BatchBuffers(long rows, Buffer[] buffers) {
+    int slots() {
+      return buffers.length / 2;
+    }
+
+    /** The descriptor word of buffer {@code i} in a chunk descriptor. */
+    int word(int i) {
+      return i < slots() ? GpuChunkTable.dataWord(i) : GpuChunkTable.validityWord(i - slots());
     }
   }
 
-  /** A stream for work before or after the batches (such as initializing state). */
-  CudaStream firstStream() {
-    return pipelines.get(0).firstStream();
+  /** Enqueues the kernel over one chunk, described by its ChunkArg words, on {@code stream}. */
+  @FunctionalInterface
+  interface Launcher {
+    void launch(long[] chunk, CudaStream stream);
+  }
+
+  private final CudaDevice device;
+  private final TransferMethod method;
+  private final TransferOptions options;
+  private final int workers;
+
+  GpuBatchStreamer(CudaDevice device, TransferMethod method, TransferOptions options, int workers) {
+    this.device = device;
+    this.method = method;
+    this.options = options;
+    this.workers = workers;
   }
 
   /**
-   * Streams every batch's columns ({@code columnsOf}) to {@code consumer}; returns the bytes streamed once
-   * all chunks are consumed. The first failure of any worker is thrown after all workers stopped.
+   * Streams every batch's buffers without a cache entry ({@code resident[b][i]} null) in chunks of
+   * {@code chunkRows} rows and launches each chunk; returns once all chunks are consumed. The first failure
+   * of any worker is thrown after all workers stopped.
    */
-  long run(List<SourceBatch> batches, Function<SourceBatch, List<HostColumn>> columnsOf, ChunkConsumer consumer,
-      BooleanSupplier cancelled) {
+  void stream(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, GpuColumnCache.Session cache,
+      long chunkRows, Launcher launcher, BooleanSupplier cancelled) {
     AtomicInteger next = new AtomicInteger();
-    long[] bytes = new long[pipelines.size()];
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < pipelines.size(); w++) {
-      int worker = w;
-      futures.add(POOL.submit(() -> {
-        device.makeCurrent();
-        for (int b = next.getAndIncrement(); b < batches.size(); b = next.getAndIncrement()) {
-          if (cancelled.getAsBoolean()) {
-            throw new CancellationException("query cancelled");
-          }
-          SourceBatch batch = batches.get(b);
-          if (batch.rows() > 0) {
-            List<HostColumn> columns = columnsOf.apply(batch);
-            pipelines.get(worker).run(columns, consumer);
-            for (HostColumn c : columns) {
-              bytes[worker] += c.byteLength();
-            }
-          }
+    int[][] streamedOf = new int[batches.size()][];  // per batch: the buffer behind each streamed column
+    Runnable worker = () -> {
+      TransferPipelinePool pool = TransferPipelinePool.of(device);
+      TransferPipeline pipeline = pool.acquire(method, options);
+      boolean ok = false;
+      try {
+        pipeline.stream(() -> part(batches, resident, streamedOf, next, cancelled), chunkRows,
+            (part, chunk, stream) -> launch(batches.get(part.id()), resident[part.id()], streamedOf[part.id()], cache,
+                chunk, stream, launcher));
+        ok = true;
+      } finally {
+        if (ok) {
+          pool.release(pipeline);
+        } else {
+          pipeline.close();
         }
-        return null;
-      }));
+      }
+    };
+    int threads = Math.max(1, Math.min(workers, batches.size()));
+    List<Future<?>> helpers = new ArrayList<>();
+    for (int w = 1; w < threads; w++) {
+      helpers.add(POOL.submit(worker));
     }
     RuntimeException failure = null;
+    try {
+      worker.run();
+    } catch (RuntimeException e) {
+      failure = e;
+      next.set(batches.size());  // the helpers stop after their current batch
+    }
+    failure = awaitAll(helpers, next, batches.size(), failure);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static TransferPipeline.Part part(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      int[][] streamedOf, AtomicInteger next, BooleanSupplier cancelled) {
+    int b = next.getAndIncrement();
+    if (b >= batches.size()) {
+      return null;
+    }
+    if (cancelled.getAsBoolean()) {
+      throw new CancellationException("query cancelled");
+    }
+    BatchBuffers batch = batches.get(b);
+    List<HostColumn> columns = new ArrayList<>();
+    int[] of = new int[batch.buffers().length];
+    for (int i = 0; i < batch.buffers().length; i++) {
+      if (batch.buffers()[i] != null && resident[b][i] == null) {
+        of[columns.size()] = i;
+        columns.add(batch.buffers()[i].column());
+      }
+    }
+    streamedOf[b] = java.util.Arrays.copyOf(of, columns.size());
+    return new TransferPipeline.Part(b, columns, 0, batch.rows());
+  }
+
+  private static void launch(BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
+      GpuColumnCache.Session cache, DeviceChunk chunk, CudaStream stream, Launcher launcher) {
+    long[] words = GpuChunkTable.chunk(chunk.rowCount());
+    for (int k = 0; k < streamedOf.length; k++) {
+      words[batch.word(streamedOf[k])] = chunk.columnAddresses()[k];
+    }
+    for (int i = 0; i < resident.length; i++) {
+      GpuColumnCache.Entry entry = resident[i];
+      if (entry == null) {
+        continue;
+      }
+      if (cache.mustFill(entry)) {  // the batch's first chunk fills the whole buffer; later chunks wait for it
+        cache.fill(entry, stream);
+      } else {
+        cache.await(entry, stream);
+      }
+      words[batch.word(i)] = entry.address() + batch.buffers()[i].column().type().offset(chunk.firstRow());
+    }
+    launcher.launch(words, stream);
+  }
+
+  /** Waits for every helper even after a failure: pipelines must not be released under a running worker. */
+  private static RuntimeException awaitAll(List<Future<?>> helpers, AtomicInteger next, int batches,
+      RuntimeException failure) {
     boolean interrupted = false;
-    // Waits for every worker even when interrupted: the pipelines must not be closed under a running worker.
-    for (Future<?> f : futures) {
+    for (Future<?> f : helpers) {
       while (true) {
         try {
           f.get();
           break;
         } catch (InterruptedException e) {
           interrupted = true;
-          next.set(batches.size());  // the workers stop after their current batch
+          next.set(batches);
         } catch (ExecutionException e) {
-          next.set(batches.size());
+          next.set(batches);
           if (failure == null) {
             failure = e.getCause() instanceof RuntimeException r ? r
                 : new IllegalStateException("streaming to the GPU failed: " + e.getCause(), e.getCause());
@@ -108,20 +187,6 @@ final class GpuBatchStreamer implements AutoCloseable {
       Thread.currentThread().interrupt();
       failure = failure != null ? failure : new CancellationException("interrupted while streaming to the GPU");
     }
-    if (failure != null) {
-      throw failure;
-    }
-    long total = 0;
-    for (long b : bytes) {
-      total += b;
-    }
-    return total;
-  }
-
-  @Override
-  public void close() {
-    for (TransferPipeline p : pipelines) {
-      p.close();
-    }
+    return failure;
   }
 }

@@ -7,39 +7,50 @@ import java.util.function.BooleanSupplier;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.DeviceBuffer;
 import org.spillway.gpu.memory.HostMemoryKind;
-import org.spillway.gpu.transfer.ChunkConsumer;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
+import org.spillway.gpu.transfer.TransferPipelinePool;
 
 /**
  * The GPU backend of a fused columnar pipeline (same inputs and outputs as {@link ColumnarPipeline}): the
  * filter and project stages before the aggregation are flattened once into a {@link GpuProgram}; column
- * chunks stream through transfer pipelines ({@link GpuBatchStreamer}) and one columnar_pipeline kernel
- * launch per chunk filters, projects and aggregates them, writing nothing but aggregate state. Stages
- * after the aggregation run on the CPU over its (small) result. What the kernel cannot do exactly is
- * reported by {@link #unsupportedReason()} so that the planner keeps the CPU backend.
+ * chunks (and the validity bitmaps of columns with NULLs) stream through pooled transfer pipelines
+ * ({@link GpuBatchStreamer}) and one kernel launch per chunk filters, projects and aggregates them with
+ * SQL's NULL semantics, writing nothing but aggregate state. Pipelines of Q6's shape
+ * ({@link SelectionAggregate}) over batches without NULLs run the specialized selection_aggregate kernels,
+ * the rest the columnar_pipeline interpreter; both apply the {@link FilterVariant}. With a
+ * {@link GpuColumnCache}, resident columns are read in place (a run whose columns are all resident makes
+ * one launch over all batches and transfers nothing) and misses fill the cache. Stages after the
+ * aggregation run on the CPU over its (small) result. What the kernels cannot do exactly is reported by
+ * {@link #unsupportedReason()} so that the planner keeps the CPU backend.
  */
 public final class GpuColumnarPipeline {
   /** Hash table slots of the first try of a grouped run; it grows 16-fold when half full. */
   static final long INITIAL_CAPACITY = 1 << 12;
   /** Largest hash table; more groups than half of it run on the CPU backend. */
   static final long MAX_CAPACITY = 1 << 20;
+  /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
+  static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
+      TransferOptions.DEFAULT.stagingThreads());
   private static final int BLOCK_THREADS = 256;
-  private static final int BLOCKS_PER_SM = 8;
+  static final int BLOCKS_PER_SM = 8;
+  static final int SELECTION_BLOCKS_PER_SM = 3;  // __launch_bounds__(256, 3) of selection_aggregate.cu
 
   private final ColumnarPipeline cpu;
   private final int aggregateStage;
   private final GpuProgram program;
+  private final SelectionAggregate selection;
+  private boolean selectionKernel = true;
   private final String unsupported;
   private volatile String lastFallback;
   private volatile RunStats lastRun;
-  private TransferOptions transferOptions = TransferOptions.DEFAULT;
+  private TransferOptions transferOptions = DEFAULT_OPTIONS;
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
   private GpuColumnCache cache;
+  private int streamWorkers = GpuBatchStreamer.WORKERS;
 
   /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
   public GpuColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
@@ -63,6 +74,8 @@ public final class GpuColumnarPipeline {
     }
     this.program = compiled;
     this.unsupported = reason;
+    this.selection = compiled == null ? null : SelectionAggregate.match(inputTypes, stages.subList(0, aggregateStage),
+        (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
   }
 
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
@@ -87,9 +100,41 @@ public final class GpuColumnarPipeline {
     return this;
   }
 
+  /** This pipeline streaming with {@code workers} threads, each with its own transfer pipeline; returns this. */
+  public GpuColumnarPipeline withStreamWorkers(int workers) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("stream workers must be at least 1, got " + workers);
+    }
+    this.streamWorkers = workers;
+    return this;
+  }
+
+  /**
+   * Whether Q6-shaped runs may use the selection_aggregate kernels (default true); false keeps the
+   * interpreter, for comparisons. Returns this.
+   */
+  public GpuColumnarPipeline withSelectionKernel(boolean enabled) {
+    this.selectionKernel = enabled;
+    return this;
+  }
+
   /** Why the GPU cannot run this pipeline, or empty when it can. */
   public Optional<String> unsupportedReason() {
     return Optional.ofNullable(unsupported);
+  }
+
+  /**
+   * The kernel a run over batches without NULLs launches: selection_aggregate_branching or _predication for
+   * Q6's shape, else columnar_pipeline_global or _grouped (the interpreter); empty when unsupported.
+   */
+  public Optional<String> kernelName() {
+    if (program == null) {
+      return Optional.empty();
+    }
+    if (selection != null && selectionKernel) {
+      return Optional.of("selection_aggregate_" + filterVariant.label());
+    }
+    return Optional.of(program.keys.length == 0 ? "columnar_pipeline_global" : "columnar_pipeline_grouped");
   }
 
   /** The CPU backend of the same pipeline. */
@@ -101,13 +146,23 @@ public final class GpuColumnarPipeline {
     return cpu.outputTypes();
   }
 
-  /** Why the last {@link #run} went to the CPU backend after all (NULLs in the data, too many groups), or null. */
+  /** Why the last {@link #run} went to the CPU backend after all (too many groups, say), or null. */
   public String lastFallback() {
     return lastFallback;
   }
 
-  /** Wall-clock time and bytes streamed over the link by the last GPU pass over the data. */
-  public record RunStats(long nanos, long bytes) {
+  /**
+   * The last run on the GPU: {@code nanos} and {@code bytes} of its (last) pass over the data (bytes that
+   * crossed the link, cache fills included), {@code cachedBytes} read from the column cache instead,
+   * the {@code kernel} launched, {@code wallNanos} of the whole run (setup and result included) and
+   * {@code kernelNanos}, the kernel alone by CUDA events when one launch read every batch from the cache
+   * (-1 when streamed: kernels then overlap the transfers).
+   */
+  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
+    public RunStats(long nanos, long bytes) {
+      this(nanos, bytes, 0, "", nanos, -1);
+    }
+
     /** Gigabytes (10^9 bytes) per second over the link. */
     public double gigabytesPerSecond() {
       return nanos == 0 ? 0 : bytes / (double) nanos;
@@ -120,74 +175,96 @@ public final class GpuColumnarPipeline {
   }
 
   /**
-   * The transfer method for columns in the memory at {@code address}: pinned copy for pinned memory, UM
-   * prefetch for managed memory, otherwise pageable copy.
+   * The transfer method for columns in the memory at {@code address}: zero-copy for pinned memory, UM
+   * prefetch for managed memory, otherwise pageable copy. Zero-copy, not pinned copy, for pinned memory:
+   * on the H200 (docs/bench/pipeline) Q6 and Q1 pipelines pulled 0.91-0.93 of the link's 55 GB/s by
+   * zero-copy but 0.82-0.84 by pinned copy, whose one DMA per 0.5-1 MiB column buffer of a 128 Ki-row
+   * batch costs time of its own (raw copies of the same buffers reach 0.86); and under BRANCHING a
+   * selective filter spares zero-copy the columns of rejected rows (Q6 ran 2x faster than the link).
    */
   public static TransferMethod defaultMethod(CudaDevice device, long address) {
     HostMemoryKind kind = HostMemoryKind.of(device, address);
     return switch (kind) {
-      case PINNED -> TransferMethod.PINNED_COPY;
+      case PINNED -> TransferMethod.ZERO_COPY;
       case MANAGED -> TransferMethod.UM_PREFETCH;
       default -> TransferMethod.PAGEABLE_COPY;
     };
   }
 
   /**
+   * Frees what GPU pipelines keep between runs on {@code device} (idle transfer pipelines with their chunk
+   * buffers, scratch buffers): for tests that check allocator counts, and when memory is short.
+   */
+  public static void releaseIdleResources(CudaDevice device) {
+    TransferPipelinePool.of(device).trim();
+    GpuScratch.trim(device);
+  }
+
+  /**
    * Runs the pipeline on {@code device}, streaming the columns with {@code method}; CPU threads
-   * ({@code cpuThreads}) serve when the data turns out to hold NULLs or too many groups (see
-   * {@link #lastFallback()}). Fails fast if {@code cancelled} turns true between batches.
+   * ({@code cpuThreads}) serve when the data needs more than the GPU offers (see {@link #lastFallback()}).
+   * Fails fast if {@code cancelled} turns true between batches.
    */
   public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches, int cpuThreads,
       BooleanSupplier cancelled) {
     if (program == null) {
       throw new UnsupportedOperationException("pipeline is not supported on the GPU: " + unsupported);
     }
-    lastFallback = nullsIn(batches);
-    if (lastFallback != null) {
+    long started = System.nanoTime();
+    lastFallback = null;
+    boolean[][] nulls = nullsOf(batches);
+    long nullable = 0;
+    for (boolean[] batch : nulls) {
+      for (int c = 0; c < batch.length; c++) {
+        nullable |= batch[c] ? 1L << c : 0;
+      }
+    }
+    int[] keyNullBits = program.keyNullBits(nullable);
+    if (keyNullBits == null) {
+      lastFallback = "the NULL flags of the group keys do not fit beside their values in the GPU's 64-bit keys";
       return cpu.run(batches, cpuThreads, cancelled);
     }
+    long tracked = 0;
+    for (int c = 0; c < program.callNullDeps.length; c++) {
+      tracked |= GpuProgram.mayBeNull(program.callNullDeps[c], nullable) ? 1L << c : 0;
+    }
+    GpuPass pass = new GpuPass(device, new GpuKernels(device), program, nullable == 0 && selectionKernel ? selection : null,
+        filterVariant, new GpuProgramImage(program, keyNullBits), tracked);
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
-    List<ExprType> aggregateInput = cpu.stageInputTypes(aggregateStage);
     long capacity = aggregate.groupKeys().length == 0 ? 0 : INITIAL_CAPACITY;
-    GpuKernels kernels = new GpuKernels(device);
     device.makeCurrent();
-    try (DeviceBuffer code = GpuAggregateState.upload(device, program.code, "GPU pipeline program");
-         DeviceBuffer constants = GpuAggregateState.upload(device, program.constants, "GPU pipeline constants");
-         DeviceBuffer calls = GpuAggregateState.upload(device, program.calls, "GPU pipeline aggregate calls");
-         DeviceBuffer keys = GpuAggregateState.upload(device, program.keys, "GPU pipeline group keys");
-         GpuBatchStreamer transfer = new GpuBatchStreamer(device, method, chunkOptions(batches))) {
+    try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers);
       while (true) {
-        try (GpuAggregateState state = new GpuAggregateState(device, capacity, aggregate.calls().size())) {
-          state.initialize(kernels, calls, transfer.firstStream());
-          ChunkConsumer consumer = consumer(device, kernels, code, constants, calls, keys, state);
-          long start = System.nanoTime();
-          long bytes = transfer.run(batches, this::hostColumns, consumer, cancelled);
-          lastRun = new RunStats(System.nanoTime() - start, bytes);
-          long error = state.error();
-          boolean full = capacity > 0 && ((error >>> 32) == GpuAggregateState.ERR_TABLE_FULL
-              || state.groups() * 2 > capacity);
-          if (!full) {
-            throwIfFailed(error);
-            ColumnVector[] result = state.result(aggregate, aggregateInput, keyBits());
-            return cpu.finish(result, aggregateStage + 1);
-          }
-          if (capacity >= MAX_CAPACITY) {
-            lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
-            return cpu.run(batches, cpuThreads, cancelled);
-          }
-          capacity = Math.min(MAX_CAPACITY, capacity * 16);
+        GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
+            chunkRows(batches), cancelled, (state, header) -> {
+              GpuPipelineErrors.throwIfFailed(header[0], pass.origins());
+              return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
+                  pass.trackedCalls());
+            });
+        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(capacity),
+            System.nanoTime() - started, outcome.kernelNanos());
+        if (outcome.result() != null) {
+          return cpu.finish(outcome.result(), aggregateStage + 1);
         }
+        if (capacity >= MAX_CAPACITY) {
+          lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
+          return cpu.run(batches, cpuThreads, cancelled);
+        }
+        capacity = Math.min(MAX_CAPACITY, capacity * 16);
       }
     }
   }
 
-  /** Chunks no larger than the largest batch: each pipeline slot holds a chunk per column in device memory. */
-  private TransferOptions chunkOptions(List<SourceBatch> batches) {
-    long largest = 4096;
+  /** Chunks no larger than the largest batch (a multiple of 32 rows): each slot holds a chunk per column. */
+  private long chunkRows(List<SourceBatch> batches) {
+    long largest = 32;
     for (SourceBatch b : batches) {
-      largest = Math.max(largest, b.rows() * 8L);
+      largest = Math.max(largest, (b.rows() + 31L) / 32 * 32);
     }
-    return transferOptions.withChunkBytes(Math.min(transferOptions.chunkBytes(), largest));
+    return Math.min(transferOptions.chunkRows(ColumnType.MAX_WIDTH), largest);
   }
 
   private int[] keyBits() {
@@ -198,83 +275,50 @@ public final class GpuColumnarPipeline {
     return bits;
   }
 
-  private ChunkConsumer consumer(CudaDevice device, GpuKernels kernels, DeviceBuffer code, DeviceBuffer constants,
-      DeviceBuffer calls, DeviceBuffer keys, GpuAggregateState state) {
-    int wideMask = 0;
-    for (int c = 0; c < program.columns.length; c++) {
-      wideMask |= program.wide[c] ? 1 << c : 0;
-    }
-    int mask = wideMask;
-    int maxBlocks = device.multiprocessors() * BLOCKS_PER_SM;
-    int callCount = program.calls.length / 2;
-    return (chunk, stream) -> {
-      int blocks = (int) Math.max(1, Math.min(maxBlocks, (chunk.rowCount() + BLOCK_THREADS - 1) / BLOCK_THREADS));
-      List<Object> args = new ArrayList<>();
-      for (int c = 0; c < GpuProgram.MAX_COLUMNS; c++) {
-        args.add(c < program.columns.length ? chunk.columnAddresses()[c] : 0L);
+  /**
+   * Per batch and column slot: whether the column holds NULLs. A column whose field is declared NOT NULL is
+   * taken at its word (its validity bitmap is neither scanned nor streamed); others are counted.
+   */
+  private boolean[][] nullsOf(List<SourceBatch> batches) {
+    boolean[][] out = new boolean[batches.size()][program.columns.length];
+    for (int b = 0; b < batches.size(); b++) {
+      for (int c = 0; c < program.columns.length; c++) {
+        FieldVector v = batches.get(b).columns().get(program.columns[c]);
+        out[b][c] = v.getField().isNullable() && batches.get(b).rows() > 0 && v.getNullCount() > 0;
       }
-      args.addAll(List.of(program.columns.length, mask, chunk.rowCount(), code.pointer(), program.length(),
-          constants.pointer(), calls.pointer(), callCount));
-      if (state.capacity() == 0) {
-        args.add(state.buffer().pointer());
-        kernels.global.launch(blocks, BLOCK_THREADS, stream, args.toArray());
-      } else {
-        args.addAll(List.of(keys.pointer(), program.keys.length / 2, state.capacity(), state.buffer().pointer()));
-        kernels.grouped.launch(blocks, BLOCK_THREADS, stream, args.toArray());
-      }
-    };
-  }
-
-  /** The streamed columns of a batch: the data buffers of the input columns the program reads. */
-  private List<HostColumn> hostColumns(SourceBatch batch) {
-    List<HostColumn> out = new ArrayList<>();
-    for (int c = 0; c < program.columns.length; c++) {
-      FieldVector vector = batch.columns().get(program.columns[c]);
-      int width = program.wide[c] ? 8 : 4;
-      if (!(vector instanceof BaseFixedWidthVector fixed) || fixed.getTypeWidth() != width) {
-        throw new IllegalArgumentException("column " + vector.getField() + " is not a " + width
-            + "-byte fixed-width vector, as input column $" + program.columns[c] + " of the GPU pipeline must be");
-      }
-      out.add(HostColumn.of(vector.getName(), width == 8 ? ColumnType.INT64 : ColumnType.INT32,
-          vector.getDataBuffer(), batch.rows()));
     }
     return out;
   }
 
-  private String nullsIn(List<SourceBatch> batches) {
-    for (SourceBatch batch : batches) {
-      for (int c : program.columns) {
-        FieldVector v = batch.columns().get(c);
-        if (v.getNullCount() > 0) {
-          return "column " + v.getName() + " holds NULLs (the GPU kernel reads no validity bitmaps yet)";
+  /** The buffers each batch streams: the data buffers of the columns the program reads, and their validity bitmaps. */
+  private List<GpuBatchStreamer.BatchBuffers> buffersOf(List<SourceBatch> batches, boolean[][] nulls) {
+    List<GpuBatchStreamer.BatchBuffers> out = new ArrayList<>();
+    int slots = program.columns.length;
+    for (int b = 0; b < batches.size(); b++) {
+      SourceBatch batch = batches.get(b);
+      GpuBatchStreamer.Buffer[] buffers = new GpuBatchStreamer.Buffer[2 * slots];
+      for (int c = 0; c < slots && batch.rows() > 0; c++) {
+        FieldVector vector = batch.columns().get(program.columns[c]);
+        int width = program.wide[c] ? 8 : 4;
+        if (!(vector instanceof BaseFixedWidthVector fixed) || fixed.getTypeWidth() != width) {
+          throw new IllegalArgumentException("column " + vector.getField() + " is not a " + width
+              + "-byte fixed-width vector, as input column $" + program.columns[c] + " of the GPU pipeline must be");
+        }
+        buffers[c] = new GpuBatchStreamer.Buffer(HostColumn.of(vector.getName(),
+            width == 8 ? ColumnType.INT64 : ColumnType.INT32, vector.getDataBuffer(), batch.rows()),
+            vector.getDataBuffer());
+        if (nulls[b][c]) {
+          buffers[slots + c] = new GpuBatchStreamer.Buffer(HostColumn.validity(vector, batch.rows()),
+              vector.getValidityBuffer());
         }
       }
+      out.add(new GpuBatchStreamer.BatchBuffers(batch.rows(), buffers));
     }
-    return null;
+    return out;
   }
 
-  /** Turns the kernel's error word into the exception the CPU backend throws for the same row. */
-  private void throwIfFailed(long error) {
-    if (error == 0) {
-      return;
-    }
-    int code = (int) (error >>> 32);
-    int pc = (int) error;
-    Expr origin = pc < program.origins.length ? program.origins[pc] : null;
-    switch (code) {
-      case GpuAggregateState.ERR_ARITH -> throw new ArithmeticException(origin.type()
-          + " overflow or division by zero in " + origin + ": long overflow (on the GPU)");
-      case GpuAggregateState.ERR_DIVIDE_BY_ZERO -> throw new ArithmeticException(origin.type()
-          + " overflow or division by zero in " + origin + ": division by zero (on the GPU)");
-      case GpuAggregateState.ERR_INT32 -> throw new ArithmeticException("INTEGER overflow in " + origin
-          + " (on the GPU)");
-      case GpuAggregateState.ERR_CAST -> throw new ArithmeticException("overflow casting "
-          + ((Expr.Cast) origin).operand().type() + " to " + origin.type() + " in " + origin + " (on the GPU)");
-      case GpuAggregateState.ERR_KEY_RANGE -> throw new IllegalStateException(
-          "a group key of a 32-bit type holds a value outside 32 bits (GPU hash aggregation)");
-      default -> throw new IllegalStateException("GPU pipeline failed with error code " + code + " at instruction "
-          + pc);
-    }
+  static int blockThreads() {
+    return BLOCK_THREADS;
   }
 
   @Override public String toString() {

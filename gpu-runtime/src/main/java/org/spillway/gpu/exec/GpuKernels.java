@@ -4,19 +4,25 @@ import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaKernel;
 import org.spillway.gpu.cuda.CudaModule;
 
-/** The kernels of columnar_pipeline.cu on one device. */
+/** The kernels of columnar_pipeline.cu and selection_aggregate.cu on one device. */
 final class GpuKernels {
-  /** The kernel module's name (its fatbin, listed in GpuRuntime.KERNEL_MODULES). */
+  /** The kernel modules' names (their fatbins, listed in GpuRuntime.KERNEL_MODULES). */
   static final String MODULE = "columnar_pipeline";
+  static final String SELECTION_MODULE = "selection_aggregate";
 
   final CudaKernel init;
   final CudaKernel global;
   final CudaKernel grouped;
+  final CudaKernel selectionBranching;
+  final CudaKernel selectionPredication;
 
   GpuKernels(CudaDevice device) {
     CudaModule module = device.module(MODULE);
     this.init = module.kernel("columnar_pipeline_init");
     this.global = module.kernel("columnar_pipeline_global");
     this.grouped = module.kernel("columnar_pipeline_grouped");
+    CudaModule selection = device.module(SELECTION_MODULE);
+    this.selectionBranching = selection.kernel("selection_aggregate_branching");
+    this.selectionPredication = selection.kernel("selection_aggregate_predication");
   }
 }

@@ -87,6 +87,7 @@ public final class GpuColumnSum implements ColumnSum {
       case INT32 -> "column_sum_i32";
       case INT64 -> "column_sum_i64";
       case FLOAT64 -> "column_sum_f64";
+      case VALIDITY -> throw new IllegalArgumentException("column_sum sums values, not validity bitmaps");
     };
     return device.module("column_sum").kernel(function);
   }

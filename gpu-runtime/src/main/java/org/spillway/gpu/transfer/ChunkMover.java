@@ -8,8 +8,17 @@ import org.spillway.gpu.cuda.CudaStream;
  * a slot's stream. The pipeline calls recycle(slot) only after the slot's previous chunk is consumed.
  */
 interface ChunkMover extends AutoCloseable {
-  /** Checks the columns' memory and sizes per-slot resources for chunks of {@code chunkRows} rows. */
-  void begin(List<HostColumn> columns, long chunkRows);
+  /**
+   * Sizes per-slot resources for {@code columns} columns of chunks of at most {@code bytes} bytes each.
+   * Called only while no chunk is in flight, or with the bytes of the calls before (then it only adds columns).
+   */
+  void reserve(int columns, long bytes);
+
+  /** Called at the start of every run, before anything else of it. */
+  default void reset() {}
+
+  /** Called once before the chunks of a new set of columns (a part of a stream), after reserve. */
+  default void begin(List<HostColumn> columns) {}
 
   /**
    * Called one chunk ahead of {@link #move} for the same slot and rows, once the slot is free: lets a

@@ -21,8 +21,8 @@ final class CopyMover implements ChunkMover {
   }
 
   @Override
-  public void begin(List<HostColumn> columns, long chunkRows) {
-    slots.ensure(columns.size(), chunkRows * maxWidth(columns));
+  public void reserve(int columns, long bytes) {
+    slots.ensure(columns, bytes);
   }
 
   static int maxWidth(List<HostColumn> columns) {
@@ -35,7 +35,7 @@ final class CopyMover implements ChunkMover {
     for (int c = 0; c < columns.size(); c++) {
       HostColumn column = columns.get(c);
       var target = slots.get(c, slot);
-      copyAsync(target.address(), column.addressOf(firstRow), rows * column.type().width(), stream);
+      copyAsync(target.address(), column.addressOf(firstRow), column.bytes(rows), stream);
       addresses[c] = target.address();
     }
     return addresses;

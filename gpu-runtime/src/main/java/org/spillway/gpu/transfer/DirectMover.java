@@ -1,6 +1,8 @@
 package org.spillway.gpu.transfer;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaStream;
 import org.spillway.gpu.memory.HostMemoryKind;
@@ -12,7 +14,8 @@ import org.spillway.gpu.memory.HostMemoryKind;
 final class DirectMover implements ChunkMover {
   private final CudaDevice device;
   private final boolean mapped;
-  private long[] bases = new long[0];
+  /** Mapped device address per host column address, for the columns begun since the last reset. */
+  private final Map<Long, Long> bases = new HashMap<>();
 
   /** {@code mapped}: translate pinned host addresses into their mapped device addresses (zero-copy). */
   DirectMover(CudaDevice device, boolean mapped) {
@@ -21,11 +24,19 @@ final class DirectMover implements ChunkMover {
   }
 
   @Override
-  public void begin(List<HostColumn> columns, long chunkRows) {
-    bases = new long[columns.size()];
-    for (int c = 0; c < columns.size(); c++) {
-      long host = columns.get(c).address();
-      bases[c] = mapped ? HostMemoryKind.mappedDeviceAddress(device, host) : host;
+  public void reserve(int columns, long bytes) {}
+
+  /** A new run: forget the mappings of the last one (its memory may have been freed since). */
+  @Override
+  public void reset() {
+    bases.clear();
+  }
+
+  @Override
+  public void begin(List<HostColumn> columns) {
+    for (HostColumn c : columns) {
+      long host = c.address();
+      bases.computeIfAbsent(host, h -> mapped ? HostMemoryKind.mappedDeviceAddress(device, h) : h);
     }
   }
 
@@ -33,7 +44,8 @@ final class DirectMover implements ChunkMover {
   public long[] move(int slot, List<HostColumn> columns, long firstRow, long rows, CudaStream stream) {
     long[] addresses = new long[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
-      addresses[c] = bases[c] + firstRow * columns.get(c).type().width();
+      HostColumn column = columns.get(c);
+      addresses[c] = bases.get(column.address()) + column.type().offset(firstRow);
     }
     return addresses;
   }

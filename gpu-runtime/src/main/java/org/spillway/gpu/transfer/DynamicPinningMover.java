@@ -30,8 +30,8 @@ final class DynamicPinningMover implements ChunkMover {
   }
 
   @Override
-  public void begin(List<HostColumn> columns, long chunkRows) {
-    slots.ensure(columns.size(), chunkRows * CopyMover.maxWidth(columns));
+  public void reserve(int columns, long bytes) {
+    slots.ensure(columns, bytes);
   }
 
   @Override
@@ -40,7 +40,7 @@ final class DynamicPinningMover implements ChunkMover {
     for (int c = 0; c < columns.size(); c++) {
       HostColumn column = columns.get(c);
       long start = column.addressOf(firstRow);
-      long end = start + rows * column.type().width();
+      long end = start + column.bytes(rows);
       long device = slots.get(c, slot).address();
       addresses[c] = device;
       long pinStart = (start + PAGE - 1) / PAGE * PAGE;

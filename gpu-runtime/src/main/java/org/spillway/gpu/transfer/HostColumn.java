@@ -23,7 +23,7 @@ public record HostColumn(String name, ColumnType type, long address, long rowCou
 
   /** The first {@code rowCount} values of {@code data}, which must hold them. */
   public static HostColumn of(String name, ColumnType type, ArrowBuf data, long rowCount) {
-    long needed = Math.multiplyExact(rowCount, (long) type.width());
+    long needed = type.bytes(rowCount);
     if (needed > data.capacity()) {
       throw new IllegalArgumentException("column " + name + ": " + rowCount + " " + type + " rows need " + needed
           + " bytes but the buffer holds " + data.capacity());
@@ -51,12 +51,22 @@ public record HostColumn(String name, ColumnType type, long address, long rowCou
     return of(vector.getName(), type, vector.getDataBuffer(), vector.getValueCount());
   }
 
-  public long byteLength() {
-    return rowCount * type.width();
+  /** The validity bitmap of the first {@code rowCount} rows of an Arrow vector (see ColumnType.VALIDITY). */
+  public static HostColumn validity(FieldVector vector, long rowCount) {
+    return of(vector.getName() + " validity", ColumnType.VALIDITY, vector.getValidityBuffer(), rowCount);
   }
 
-  /** Address of row {@code row}. */
+  public long byteLength() {
+    return type.bytes(rowCount);
+  }
+
+  /** Bytes of {@code rows} rows of this column. */
+  public long bytes(long rows) {
+    return type.bytes(rows);
+  }
+
+  /** Address of row {@code row} (a multiple of 8 for VALIDITY). */
   public long addressOf(long row) {
-    return address + row * type.width();
+    return address + type.offset(row);
   }
 }

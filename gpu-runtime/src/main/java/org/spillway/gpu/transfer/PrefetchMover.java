@@ -21,7 +21,7 @@ final class PrefetchMover implements ChunkMover {
   }
 
   @Override
-  public void begin(List<HostColumn> columns, long chunkRows) {}
+  public void reserve(int columns, long bytes) {}
 
   @Override
   public long[] move(int slot, List<HostColumn> columns, long firstRow, long rows, CudaStream stream) {
@@ -29,7 +29,7 @@ final class PrefetchMover implements ChunkMover {
     for (int c = 0; c < columns.size(); c++) {
       HostColumn column = columns.get(c);
       addresses[c] = column.addressOf(firstRow);
-      prefetch(addresses[c], rows * column.type().width(), device.handle(), stream);
+      prefetch(addresses[c], column.bytes(rows), device.handle(), stream);
     }
     return addresses;
   }

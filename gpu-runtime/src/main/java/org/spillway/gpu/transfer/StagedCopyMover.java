@@ -47,14 +47,13 @@ final class StagedCopyMover implements ChunkMover {
   }
 
   @Override
-  public void begin(List<HostColumn> columns, long chunkRows) {
-    long bytes = chunkRows * CopyMover.maxWidth(columns);
-    deviceSlots.ensure(columns.size(), bytes);
+  public void reserve(int columns, long bytes) {
+    deviceSlots.ensure(columns, bytes);
     if (bytes > stagingBytes) {
       freeStaging();
       stagingBytes = bytes;
     }
-    while (staging.size() < columns.size()) {
+    while (staging.size() < columns) {
       HostBuffer[] perSlot = new HostBuffer[slotCount];
       for (int s = 0; s < slotCount; s++) {
         perSlot[s] = device.pinnedAllocator().allocate(stagingBytes);
@@ -71,7 +70,7 @@ final class StagedCopyMover implements ChunkMover {
       HostColumn column = columns.get(c);
       long src = column.addressOf(firstRow);
       long dst = staging.get(c)[slot].address();
-      long bytes = rows * column.type().width();
+      long bytes = column.bytes(rows);
       int n = (int) Math.max(1, Math.min(threads, bytes / MIN_PART));
       long part = (bytes / n + 63) / 64 * 64;  // cache-line multiples: threads never share a line
       for (long off = 0; off < bytes; off += part) {
@@ -87,7 +86,7 @@ final class StagedCopyMover implements ChunkMover {
     awaitCopies(slot);
     long[] addresses = new long[columns.size()];
     for (int c = 0; c < columns.size(); c++) {
-      long bytes = rows * columns.get(c).type().width();
+      long bytes = columns.get(c).bytes(rows);
       addresses[c] = deviceSlots.get(c, slot).address();
       CopyMover.copyAsync(addresses[c], staging.get(c)[slot].address(), bytes, stream);
     }

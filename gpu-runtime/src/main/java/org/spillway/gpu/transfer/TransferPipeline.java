@@ -2,6 +2,7 @@ package org.spillway.gpu.transfer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import jcuda.driver.JCudaDriver;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaEvent;
@@ -11,7 +12,8 @@ import org.spillway.gpu.memory.HostMemoryKind;
 /**
  * Streams row ranges of host columns to a {@link ChunkConsumer} in chunks with one transfer method,
  * over {@code slots} streams so that chunk i+1 is in transfer while chunk i is consumed. Reusable
- * across runs (its device and staging buffers stay allocated until close); not thread safe.
+ * across runs (its device and staging buffers stay allocated until close, see {@link TransferPipelinePool});
+ * not thread safe.
  */
 public final class TransferPipeline implements AutoCloseable {
   private final CudaDevice device;
@@ -76,33 +78,79 @@ public final class TransferPipeline implements AutoCloseable {
    */
   public void run(List<HostColumn> columns, long firstRow, long rowCount, ChunkConsumer consumer) {
     validate(columns, firstRow, rowCount);
-    if (rowCount == 0) {
-      return;
-    }
-    device.makeCurrent();
     long chunkRows = options.chunkRows(CopyMover.maxWidth(columns));
-    mover.begin(columns, chunkRows);
+    Part[] only = {new Part(0, columns, firstRow, rowCount)};
+    stream(() -> {
+      Part p = only[0];
+      only[0] = null;
+      return p;
+    }, chunkRows, chunkRows * CopyMover.maxWidth(columns), (part, chunk, stream) -> consumer.consume(chunk, stream));
+  }
+
+  /**
+   * One part of a {@link #stream}: rows [firstRow, firstRow + rows) of columns of equal row counts (an Arrow
+   * batch, say). A part may have no columns: its chunks then reach the consumer with no addresses.
+   */
+  public record Part(int id, List<HostColumn> columns, long firstRow, long rows) {
+    public Part {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /** Receives each chunk of a {@link #stream} together with the part it belongs to. */
+  @FunctionalInterface
+  public interface PartConsumer {
+    void consume(Part part, DeviceChunk chunk, CudaStream stream);
+  }
+
+  /**
+   * Streams the parts that {@code parts} hands out (null at the end), in chunks of at most {@code chunkRows}
+   * rows (a multiple of 32), through the slots one after the other without waiting between parts: the link
+   * stays busy across part boundaries. Returns when all chunks are consumed.
+   */
+  public void stream(Supplier<Part> parts, long chunkRows, PartConsumer consumer) {
+    if (chunkRows <= 0 || chunkRows % 32 != 0) {
+      throw new IllegalArgumentException("chunk rows must be a positive multiple of 32, got " + chunkRows);
+    }
+    stream(() -> {
+      Part p = parts.get();
+      if (p != null) {
+        validate(p.columns(), p.firstRow(), p.rows());
+      }
+      return p;
+    }, chunkRows, chunkRows * ColumnType.MAX_WIDTH, consumer);
+  }
+
+  /** One chunk of a part, {@code first} when it is the part's first. */
+  private record Chunk(Part part, long row, long rows, boolean first) {}
+
+  private void stream(Supplier<Part> parts, long chunkRows, long bytesPerColumn, PartConsumer consumer) {
+    device.makeCurrent();
+    mover.reset();
+    Supplier<Chunk> chunks = chunksOf(parts, chunkRows);
     boolean[] busy = new boolean[streams.size()];
-    long chunks = (rowCount + chunkRows - 1) / chunkRows;
     RuntimeException failure = null;
     try {
+      Chunk current = begin(chunks.get(), bytesPerColumn);
+      if (current == null) {
+        return;
+      }
       claim(0, busy);
-      mover.prepare(0, columns, firstRow, Math.min(chunkRows, rowCount));
-      for (long index = 0; index < chunks; index++) {
+      mover.prepare(0, current.part().columns(), current.row(), current.rows());
+      for (long index = 0; current != null; index++) {
         int slot = (int) (index % streams.size());
-        long row = firstRow + index * chunkRows;
-        long rows = Math.min(chunkRows, firstRow + rowCount - row);
-        if (index + 1 < chunks) {  // one chunk of lookahead: its host work overlaps this chunk's transfer
-          int next = (int) ((index + 1) % streams.size());
-          long nextRow = row + chunkRows;
-          claim(next, busy);
-          mover.prepare(next, columns, nextRow, Math.min(chunkRows, firstRow + rowCount - nextRow));
+        Chunk next = begin(chunks.get(), bytesPerColumn);
+        if (next != null) {  // one chunk of lookahead: its host work overlaps this chunk's transfer
+          int nextSlot = (int) ((index + 1) % streams.size());
+          claim(nextSlot, busy);
+          mover.prepare(nextSlot, next.part().columns(), next.row(), next.rows());
         }
         CudaStream stream = streams.get(slot);
-        long[] addresses = mover.move(slot, columns, row, rows, stream);
-        consumer.consume(new DeviceChunk(index, row, rows, addresses), stream);
+        long[] addresses = mover.move(slot, current.part().columns(), current.row(), current.rows(), stream);
+        consumer.consume(current.part(), new DeviceChunk(index, current.row(), current.rows(), addresses), stream);
         done.get(slot).record(stream);
         busy[slot] = true;
+        current = next;
       }
     } catch (RuntimeException e) {
       failure = e;
@@ -119,6 +167,37 @@ public final class TransferPipeline implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Lets the mover size and set up for a part before its first chunk; returns the chunk. */
+  private Chunk begin(Chunk chunk, long bytesPerColumn) {
+    if (chunk != null && chunk.first()) {
+      mover.reserve(chunk.part().columns().size(), bytesPerColumn);
+      mover.begin(chunk.part().columns());
+    }
+    return chunk;
+  }
+
+  /** The chunks of the parts in order, skipping parts without rows. */
+  private static Supplier<Chunk> chunksOf(Supplier<Part> parts, long chunkRows) {
+    return new Supplier<>() {
+      private Part part;
+      private long offset;
+
+      @Override public Chunk get() {
+        while (part == null || offset >= part.rows()) {
+          part = parts.get();
+          offset = 0;
+          if (part == null) {
+            return null;
+          }
+        }
+        long rows = Math.min(chunkRows, part.rows() - offset);
+        Chunk c = new Chunk(part, part.firstRow() + offset, rows, offset == 0);
+        offset += rows;
+        return c;
+      }
+    };
   }
 
   /**
@@ -145,7 +224,8 @@ public final class TransferPipeline implements AutoCloseable {
       if (rowCount == 0) {
         continue;
       }
-      for (long address : new long[] {c.addressOf(firstRow), c.addressOf(firstRow + rowCount) - 1}) {
+      long start = c.addressOf(firstRow);
+      for (long address : new long[] {start, start + c.bytes(rowCount) - 1}) {
         HostMemoryKind kind = HostMemoryKind.of(device, address);
         if (!method.accepts().contains(kind)) {
           throw new IllegalArgumentException(method.label() + " cannot stream column " + c.name() + ": its memory at 0x"

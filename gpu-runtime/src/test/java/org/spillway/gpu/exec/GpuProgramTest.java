@@ -34,8 +34,6 @@ class GpuProgramTest {
   @Test void refusesWhatTheKernelCannotDoExactly() {
     assertReason("FLOAT64 values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
         new Expr.Column(2, ExprType.FLOAT64), new Expr.Literal(1.0, ExprType.FLOAT64))), aggregate(new int[0])));
-    assertReason("NULL literal", List.of(new PipelineStage.Filter(new Expr.Literal(null, ExprType.BOOLEAN)),
-        aggregate(new int[0])));
     assertReason("input column $4 of type BOOLEAN", List.of(new PipelineStage.Filter(
         new Expr.Column(4, ExprType.BOOLEAN)), aggregate(new int[0])));
     assertReason("without an aggregation", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
@@ -45,6 +43,34 @@ class GpuProgramTest {
         List.of(new AggCall(AggCall.Kind.MIN, 2, ExprType.FLOAT64)))));
     assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(aggregate(new int[] {3, 6})))
         .unsupportedReason().orElse("supported"), "two 32-bit keys pack into 64 bits");
+  }
+
+  /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
+  @Test void nullableKeysGetFlagBitsWhereTheyFit() {
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);
+    Expr sum = new Expr.Arith(Expr.ArithOp.PLUS, new Expr.Column(0, ExprType.INT32), new Expr.Column(0, ExprType.INT32),
+        ExprType.INT32);
+    PipelineStage.Aggregate byTwo = new PipelineStage.Aggregate(new int[] {0, 1}, List.of(COUNT));
+    GpuProgram plain = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(sum,
+        new Expr.Column(1, ExprType.DATE), new Expr.IsNull(new Expr.Column(2, ExprType.INT64), false)))), byTwo);
+    // slots: $0 -> 0, $1 -> 1, $2 -> 2
+    assertEquals(List.of(-1, -1), box(plain.keyNullBits(0)), "no column holds NULLs");
+    assertEquals(null, plain.keyNullBits(0b01), "two 32-bit keys fill all 64 bits: no room for a NULL flag");
+    GpuProgram one = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(sum,
+        new Expr.IsNull(new Expr.Column(2, ExprType.INT64), true)))),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.BOOLEAN))));
+    assertEquals(List.of(32), box(one.keyNullBits(0b001)), "the flag of the one 32-bit key is bit 32");
+    assertEquals(List.of(-1), box(one.keyNullBits(0b100)), "IS NOT NULL is never NULL");
+    assertTrue(GpuProgram.mayBeNull(one.callNullDeps[0], 0) == false);
+    GpuProgram literal = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(new Expr.Case(
+        List.of(new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(2, ExprType.INT64), new Expr.Literal(0L,
+            ExprType.INT64))), List.of(new Expr.Literal(null, ExprType.INT64)), new Expr.Column(2, ExprType.INT64))))),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.MIN, 0, ExprType.INT64))));
+    assertTrue(GpuProgram.mayBeNull(literal.callNullDeps[0], 0), "a NULL THEN makes the CASE nullable");
+  }
+
+  private static List<Integer> box(int[] values) {
+    return Arrays.stream(values).boxed().toList();
   }
 
   /** count(*) reads no column: there is nothing to stream, so it stays on the CPU (it failed on the GPU). */

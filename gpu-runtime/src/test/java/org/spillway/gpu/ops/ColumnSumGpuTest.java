@@ -71,7 +71,7 @@ class ColumnSumGpuTest {
     try (BufferAllocator allocator = RandomColumns.allocatorFor(method);
          TransferPipeline pipeline = new TransferPipeline(device, method, OPTIONS)) {
       GpuColumnSum gpu = new GpuColumnSum(pipeline);
-      for (ColumnType type : ColumnType.values()) {
+      for (ColumnType type : ColumnType.VALUES) {
         for (long rows : ROWS) {
           // One extra leading element: the column starts off the 16-byte vector alignment.
           try (ArrowBuf buf = allocator.buffer((rows + 1) * type.width())) {

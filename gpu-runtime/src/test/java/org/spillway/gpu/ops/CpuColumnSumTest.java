@@ -18,7 +18,7 @@ class CpuColumnSumTest {
   void matchesSequentialSum(long rows) {
     try (BufferAllocator allocator = new RootAllocator();
          CpuColumnSum cpu = new CpuColumnSum(3)) {
-      for (ColumnType type : ColumnType.values()) {
+      for (ColumnType type : ColumnType.VALUES) {
         try (ArrowBuf buf = allocator.buffer(Math.max(8, rows * type.width()))) {
           HostColumn column = RandomColumns.fill(buf, 0, type, rows, System.nanoTime());
           SumResult result = cpu.sum(column);

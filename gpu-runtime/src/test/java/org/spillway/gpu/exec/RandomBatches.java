@@ -1,0 +1,126 @@
+package org.spillway.gpu.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.transfer.TransferMethod;
+
+/**
+ * Test helper for the GPU pipeline tests: Arrow batches of {@link RandomExprs#SCHEMA} (with or without
+ * NULLs) from one allocator, closed together, and the comparison of a GPU run with the CPU backend.
+ */
+final class RandomBatches implements AutoCloseable {
+  private final BufferAllocator allocator;
+  private final List<FieldVector> vectors = new ArrayList<>();
+
+  RandomBatches(BufferAllocator allocator) {
+    this.allocator = allocator;
+  }
+
+  /** Vectors made elsewhere that close with these. */
+  List<FieldVector> owned() {
+    return vectors;
+  }
+
+  /** A batch of the random schema; NULLs (about 15% of the values) only when {@code nulls}. */
+  SourceBatch batch(RandomExprs gen, int rows, boolean nulls) {
+    List<FieldVector> columns = new ArrayList<>();
+    for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {
+      ExprType type = RandomExprs.SCHEMA.get(c);
+      FieldVector v = switch (type.kind()) {
+        case INT32, STRING -> new IntVector("c" + c, allocator);
+        case INT64, DECIMAL -> new BigIntVector("c" + c, allocator);
+        case FLOAT64 -> new Float8Vector("c" + c, allocator);
+        case DATE -> new DateDayVector("c" + c, allocator);
+        default -> new BitVector("c" + c, allocator);
+      };
+      vectors.add(v);
+      v.setInitialCapacity(Math.max(rows, 1));
+      v.allocateNew();
+      for (int r = 0; r < rows; r++) {
+        Object x = gen.value(type);
+        while (x == null && !nulls) {
+          x = gen.value(type);
+        }
+        if (x == null) {
+          v.setNull(r);
+        } else if (v instanceof IntVector iv) {
+          iv.set(r, (int) (long) (Long) x);
+        } else if (v instanceof BigIntVector bv) {
+          bv.set(r, (Long) x);
+        } else if (v instanceof Float8Vector fv) {
+          fv.set(r, (Double) x);
+        } else if (v instanceof DateDayVector dv) {
+          dv.set(r, (int) (long) (Long) x);
+        } else {
+          ((BitVector) v).set(r, (int) (long) (Long) x);
+        }
+      }
+      v.setValueCount(rows);
+      columns.add(v);
+    }
+    return new SourceBatch(columns, rows);
+  }
+
+  @Override
+  public void close() {
+    vectors.forEach(FieldVector::close);
+    vectors.clear();
+  }
+
+  static List<ColumnBatch> run(GpuColumnarPipeline pipeline, TransferMethod method, List<SourceBatch> batches) {
+    return pipeline.run(GpuRuntime.requireDevice(), method, batches, 2, () -> false);
+  }
+
+  /**
+   * Runs both backends; both must fail with an ArithmeticException or return the same rows (in any order),
+   * the GPU run without falling back to the CPU unless {@code fallbackAllowed} names the reason.
+   */
+  static List<Object[]> assertSameResult(GpuColumnarPipeline gpu, TransferMethod method, List<SourceBatch> batches,
+      String where, String fallbackAllowed) {
+    List<Object[]> expected;
+    try {
+      expected = rowsOf(gpu.cpuPipeline().run(batches, 3, () -> false));
+    } catch (ArithmeticException e) {
+      assertThrows(ArithmeticException.class, () -> run(gpu, method, batches), where + ": CPU failed with " + e);
+      return List.of();
+    }
+    List<Object[]> actual = rowsOf(run(gpu, method, batches));
+    String fallback = gpu.lastFallback();
+    if (fallback != null && (fallbackAllowed == null || !fallback.contains(fallbackAllowed))) {
+      throw new AssertionError(where + ": fell back to the CPU: " + fallback);
+    }
+    assertSameRows(expected, actual, where);
+    return actual;
+  }
+
+  static void assertSameRows(List<Object[]> expected, List<Object[]> actual, String where) {
+    assertEquals(expected.size(), actual.size(), where);
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(Arrays.asList(expected.get(i)), Arrays.asList(actual.get(i)), where + ", row " + i);
+    }
+  }
+
+  static List<Object[]> rowsOf(List<ColumnBatch> batches) {
+    List<Object[]> out = new ArrayList<>();
+    for (ColumnBatch batch : batches) {
+      for (int r = 0; r < batch.rows(); r++) {
+        out.add(RowReference.row(Arrays.asList(batch.columns()), r));
+      }
+    }
+    out.sort(Comparator.comparing(row -> Arrays.asList(row).toString()));
+    return out;
+  }
+}
