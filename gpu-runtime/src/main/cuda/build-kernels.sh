@@ -16,8 +16,8 @@ mkdir -p "$OUT_DIR"
 for cu in "$SRC_DIR"/*.cu; do
   name=$(basename "$cu" .cu)
   out="$OUT_DIR/$name.fatbin"
-  # Rebuild only what changed: nvcc costs seconds per file on a 2-core CI machine.
-  if [[ -f $out && $out -nt $cu ]]; then continue; fi
+  # Rebuild only what changed (the .cu or a header beside it): nvcc costs seconds per file on a 2-core CI machine.
+  if [[ -f $out && $out -nt $cu ]] && ! find "$SRC_DIR" -name '*.cuh' -newer "$out" | grep -q .; then continue; fi
   echo "[spillway] nvcc $name.cu"
   "$NVCC" -fatbin -O3 -std=c++17 \
     -gencode arch=compute_80,code=sm_80 \

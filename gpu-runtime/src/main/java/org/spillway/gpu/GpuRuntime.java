@@ -19,7 +19,8 @@ public final class GpuRuntime {
   /** System property choosing the device ordinal (default 0). */
   public static final String DEVICE_PROPERTY = "spillway.gpu.device";
   /** The kernel modules the GPU backend needs; all are built from src/main/cuda by nvcc. */
-  public static final String[] KERNEL_MODULES = {"column_sum", "link_probe", "columnar_pipeline"};
+  public static final String[] KERNEL_MODULES = {"column_sum", "link_probe", "columnar_pipeline",
+      "hierarchical_partitioner", "shared_partitioner", "triton_join"};
 
   private static final Probe PROBE = probe();
 
