@@ -199,7 +199,7 @@ __device__ __forceinline__ int upper_bound(const long long* sorted, int n, long 
 // Block b2 copies rows [b2 * chunk, (b2 + 1) * chunk) to `staging` and counts them into
 // hist[q * gridDim.x + b2] by the sub-partition q of hash bits [shift, shift + bits).
 // Dynamic shared memory: 4 * (regions + 1 + (1 << bits)) bytes.
-extern "C" __global__ void triton_transform(const unsigned long long* pages, int log_page,
+extern "C" __global__ void __launch_bounds__(1024) triton_transform(const unsigned long long* pages, int log_page,
                                             const long long* region_offsets, const int* prefix, int regions,
                                             int rows, Tuple* staging, int* hist, int shift, int bits) {
   extern __shared__ int shared_ints[];

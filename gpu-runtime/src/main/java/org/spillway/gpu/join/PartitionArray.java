@@ -1,7 +1,7 @@
 package org.spillway.gpu.join;
 
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import jcuda.Pointer;
@@ -69,9 +69,7 @@ final class PartitionArray implements AutoCloseable {
         pageBase[(int) k] = isCached(k) ? cache.address() + cachedBefore * pageBytes
             : spillMapped + (k - cachedBefore) * pageBytes;
       }
-      pageTable = device.allocator().allocate(pages * 8, purpose + " (page table)");
-      CudaException.check(cuMemcpyHtoD(pageTable.pointer(), Pointer.to(pageBase), pages * 8),
-          "cuMemcpyHtoD(" + purpose + " page table)");
+      pageTable = DeviceArrays.upload(device, pageBase, purpose + " (page table)");
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -136,6 +134,7 @@ final class PartitionArray implements AutoCloseable {
     if (spill != null) {
       MemoryUtil.setMemory(spill.address(), spill.bytes(), value);
     }
+    CudaException.check(cuCtxSynchronize(), "cuCtxSynchronize(partition array fill)");  // before any stream's kernel
   }
 
   /** Tuples {@code [from, from + count)} as {key, value} pairs (tests read the array back with it). */

@@ -1,9 +1,5 @@
 package org.spillway.gpu.join;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -11,10 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
-import jcuda.Pointer;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaException;
 import org.spillway.gpu.cuda.CudaStream;
 import org.spillway.gpu.memory.DeviceBuffer;
 
@@ -69,15 +63,17 @@ final class TritonRun implements AutoCloseable {
     // Phase 1: prefix sum over both key columns.
     int blocksR = pass1Blocks(r.rows());
     int blocksS = pass1Blocks(s.rows());
-    DeviceBuffer histR = own(zeroed(4L * blocksR << HierarchicalPartitioner.HISTOGRAM_BITS, "build histogram", a));
-    DeviceBuffer histS = own(zeroed(4L * blocksS << HierarchicalPartitioner.HISTOGRAM_BITS, "probe histogram", a));
+    DeviceBuffer histR = own(DeviceArrays.zeroed(device, 4L * blocksR << HierarchicalPartitioner.HISTOGRAM_BITS,
+        "Triton build histogram", a));
+    DeviceBuffer histS = own(DeviceArrays.zeroed(device, 4L * blocksS << HierarchicalPartitioner.HISTOGRAM_BITS,
+        "Triton probe histogram", a));
     events[0].record(a);
     pass1.histogram(r, blocksR, PartitionLayout.chunkRows(r.rows(), blocksR), histR, a);
     pass1.histogram(s, blocksS, PartitionLayout.chunkRows(s.rows(), blocksS), histS, a);
     events[1].record(a);
     a.synchronize();
-    int[] hR = download(histR, blocksR);
-    int[] hS = download(histS, blocksS);
+    int[] hR = DeviceArrays.downloadInts(histR, blocksR << HierarchicalPartitioner.HISTOGRAM_BITS);
+    int[] hS = DeviceArrays.downloadInts(histS, blocksS << HierarchicalPartitioner.HISTOGRAM_BITS);
     checkCancelled(cancelled);
 
     TritonSizing.Plan plan = TritonSizing.plan(new TritonSizing.Demand(bins(hR, blocksR), bins(hS, blocksS), blocksR,
@@ -94,8 +90,8 @@ final class TritonRun implements AutoCloseable {
         logPage(layoutR), "Triton build partitions"));
     PartitionArray arrayS = own(new PartitionArray(device, layoutS.totalTuples(), plan.cacheShare(),
         logPage(layoutS), "Triton probe partitions"));
-    try (DeviceBuffer offR = upload(layoutR.blockMajorOffsets(), "build pass-1 offsets");
-         DeviceBuffer offS = upload(layoutS.blockMajorOffsets(), "probe pass-1 offsets");
+    try (DeviceBuffer offR = DeviceArrays.upload(device, layoutR.blockMajorOffsets(), "Triton build pass-1 offsets");
+         DeviceBuffer offS = DeviceArrays.upload(device, layoutS.blockMajorOffsets(), "Triton probe pass-1 offsets");
          DeviceBuffer l2 = device.allocator().allocate(HierarchicalPartitioner.l2PoolBytes(Math.max(blocksR, blocksS),
              bits1, plan.l2Tuples()), "Triton Hierarchical second-level buffers")) {
       events[2].record(a);
@@ -182,8 +178,8 @@ final class TritonRun implements AutoCloseable {
 
   private TritonStream.Partitioned partitioned(PartitionArray array, PartitionLayout layout, String side) {
     return new TritonStream.Partitioned(array, layout,
-        own(upload(layout.partitionMajorOffsets(), side + " region offsets")),
-        own(upload(layout.regionPrefix(), side + " region prefix")));
+        own(DeviceArrays.upload(device, layout.partitionMajorOffsets(), "Triton " + side + " region offsets")),
+        own(DeviceArrays.upload(device, layout.regionPrefix(), "Triton " + side + " region prefix")));
   }
 
   /** Totals per histogram bin over all blocks. */
@@ -203,33 +199,6 @@ final class TritonRun implements AutoCloseable {
     if (cancelled.getAsBoolean()) {
       throw new CancellationException("query cancelled");
     }
-  }
-
-  private DeviceBuffer zeroed(long bytes, String what, CudaStream stream) {
-    DeviceBuffer b = device.allocator().allocate(bytes, "Triton " + what);
-    CudaException.check(cuMemsetD8Async(b.pointer(), (byte) 0, bytes, stream.handle()), "cuMemsetD8Async(" + what
-        + ")");
-    return b;
-  }
-
-  private int[] download(DeviceBuffer buffer, int blocks) {
-    int[] out = new int[blocks << HierarchicalPartitioner.HISTOGRAM_BITS];
-    CudaException.check(cuMemcpyDtoH(Pointer.to(out), buffer.pointer(), 4L * out.length), "cuMemcpyDtoH(histogram)");
-    return out;
-  }
-
-  private DeviceBuffer upload(long[] values, String what) {
-    DeviceBuffer b = device.allocator().allocate(Math.max(8, 8L * values.length), "Triton " + what);
-    CudaException.check(cuMemcpyHtoD(b.pointer(), Pointer.to(values), 8L * values.length), "cuMemcpyHtoD(" + what
-        + ")");
-    return b;
-  }
-
-  private DeviceBuffer upload(int[] values, String what) {
-    DeviceBuffer b = device.allocator().allocate(Math.max(8, 4L * values.length), "Triton " + what);
-    CudaException.check(cuMemcpyHtoD(b.pointer(), Pointer.to(values), 4L * values.length), "cuMemcpyHtoD(" + what
-        + ")");
-    return b;
   }
 
   private <T extends AutoCloseable> T own(T resource) {

@@ -1,21 +1,17 @@
 package org.spillway.gpu.join;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
-import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-import jcuda.Pointer;
 import jcuda.driver.CUdevice_attribute;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
 import org.spillway.gpu.cuda.CudaStream;
 import org.spillway.gpu.memory.DeviceBuffer;
 import org.spillway.gpu.transfer.ColumnType;
@@ -41,6 +37,13 @@ class HierarchicalPartitionerGpuTest {
         Arguments.of(0, 4, 0.25, 8, 8, ColumnType.INT32, 0.0, 100_000, 1.75),
         Arguments.of(2, 16, 0.5, 32, 64, ColumnType.INT64, 0.0, 10, 0.0),
         Arguments.of(5, 3, 0.5, 32, 64, ColumnType.INT64, 1.0, 1000, 0.0));
+  }
+
+  /** Small enough for compute-sanitizer: heavy contention on few locks, and the largest fanout. */
+  @Test
+  void smallCasesForTheSanitizer() {
+    matchesTheCpuReference(3, 4, 0.5, 8, 16, ColumnType.INT64, 0.1, 20_000, 1.5);
+    matchesTheCpuReference(10, 2, 0.5, 8, 8, ColumnType.INT32, 0.0, 5_000, 0.0);
   }
 
   @ParameterizedTest
@@ -86,7 +89,7 @@ class HierarchicalPartitionerGpuTest {
         throw new IllegalArgumentException(where + ": case needs more shared memory than the device has");
       }
       try (PartitionArray array = new PartitionArray(device, layout.totalTuples(), cacheShare, 5, "test partitions");
-           DeviceBuffer offsets = upload(device, layout.blockMajorOffsets());
+           DeviceBuffer offsets = DeviceArrays.upload(device, layout.blockMajorOffsets(), "test offsets");
            DeviceBuffer pool = device.allocator().allocate(HierarchicalPartitioner.l2PoolBytes(blocks, bits, l2),
                "test L2 buffers")) {
         array.fill(PartitionReference.POISON_BYTE);
@@ -100,19 +103,11 @@ class HierarchicalPartitionerGpuTest {
 
   private static int[] histogram(CudaDevice device, HierarchicalPartitioner partitioner,
       HierarchicalPartitioner.Input in, int blocks, long chunk, CudaStream stream) {
-    int[] out = new int[blocks << HierarchicalPartitioner.HISTOGRAM_BITS];
-    try (DeviceBuffer hist = device.allocator().allocate(4L * out.length, "test histogram")) {
-      CudaException.check(cuMemsetD8(hist.pointer(), (byte) 0, hist.bytes()), "cuMemsetD8");
+    int count = blocks << HierarchicalPartitioner.HISTOGRAM_BITS;
+    try (DeviceBuffer hist = DeviceArrays.zeroed(device, 4L * count, "test histogram", stream)) {
       partitioner.histogram(in, blocks, chunk, hist, stream);
       stream.synchronize();
-      CudaException.check(cuMemcpyDtoH(Pointer.to(out), hist.pointer(), hist.bytes()), "cuMemcpyDtoH");
+      return DeviceArrays.downloadInts(hist, count);
     }
-    return out;
-  }
-
-  static DeviceBuffer upload(CudaDevice device, long[] values) {
-    DeviceBuffer b = device.allocator().allocate(8L * values.length, "test upload");
-    CudaException.check(cuMemcpyHtoD(b.pointer(), Pointer.to(values), b.bytes()), "cuMemcpyHtoD");
-    return b;
   }
 }

@@ -80,6 +80,19 @@ class TritonJoinGpuTest {
     return PinnedRelation.random(device(), rows, key, keyType, keyType, nulls, random);
   }
 
+  /** Small enough for compute-sanitizer: two partitions, overflowing sub-partitions, spilled pages. */
+  @Test
+  void smallJoinForTheSanitizer() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    ZipfDistribution zipf = new ZipfDistribution(500, 1.0);
+    try (PinnedRelation r = relation(1_500, () -> zipf.sample(random), ColumnType.INT64, 0.05, random);
+         PinnedRelation s = relation(2_000, () -> zipf.sample(random), ColumnType.INT64, 0.05, random)) {
+      check("small Zipf 1.0", seed, r, s, TritonOptions.DEFAULT.withTableCapacity(64).withBits(1, 2)
+          .withCacheShare(0.5).withLogPageTuples(4));
+    }
+  }
+
   @Test
   void primaryAndForeignKeys() {
     long seed = freshSeed();
