@@ -56,23 +56,23 @@ class TritonJoinGpuTest {
         JoinResult pairs = triton.join(r.host(), s.host(), type, JoinOutput.MATERIALIZED);
         assertArrayEquals(ReferenceJoin.pairsOf(expected), ReferenceJoin.pairsOf(pairs),
             where + " (" + pairs.algorithm() + ")");
-        checkStats(triton, pairs, where);
+        checkStats(triton, pairs, r.rows() + s.rows() > 0, where);
         JoinResult expectedAgg = cpu.join(r.cpu(), s.cpu(), type, JoinOutput.AGGREGATED);
         JoinResult agg = triton.join(r.host(), s.host(), type, JoinOutput.AGGREGATED);
         assertArrayEquals(new long[] {expectedAgg.rowCount(), expectedAgg.buildPayloadSum(),
             expectedAgg.probePayloadSum()}, new long[] {agg.rowCount(), agg.buildPayloadSum(), agg.probePayloadSum()},
             where + " aggregated (" + agg.algorithm() + ")");
-        checkStats(triton, agg, where);
+        checkStats(triton, agg, r.rows() + s.rows() > 0, where);
       }
     }
   }
 
-  private static void checkStats(TritonJoin triton, JoinResult result, String where) {
+  private static void checkStats(TritonJoin triton, JoinResult result, boolean readsSomething, String where) {
     GpuJoinStats stats = triton.lastStats();
     assertEquals(result.algorithm(), stats.variant(), where);
     assertTrue(stats.variant().matches("triton/bits=\\d+\\+\\d+/cache=\\d\\.\\d\\d"), where + ": " + stats.variant());
     assertEquals(4, stats.phases().size(), where);
-    assertTrue(stats.totalNanos() > 0 && stats.bytesToDevice() > 0, where + ": " + stats);
+    assertTrue(stats.totalNanos() > 0 && (stats.bytesToDevice() > 0 || !readsSomething), where + ": " + stats);
   }
 
   private static PinnedRelation relation(int rows, LongSupplier key, ColumnType keyType, double nulls,
