@@ -26,8 +26,11 @@ import org.spillway.gpu.transfer.HostColumn;
  * keys uniform over R's (every probe row matches once), aggregated output. For each GPU budget (a multiple
  * of the working set |R|+|S| x 16 bytes) it reports the median of several runs: G tuples/s = (|R|+|S|) /
  * (prefix sum + pass 1 + pass 2 and join, CUDA events, allocation excluded), the phases, and the first
- * pass's read rate over the link in GB/s. Every run's aggregate is checked against the generator's.
- * Usage: TritonJoinBenchmark [--log2 27,29] [--budgets 2,0.5,0.25] [--runs 5]
+ * pass's read rate over the link in GB/s (and the join phase's, where it reads spilled partitions). Every
+ * run's aggregate is checked against the generator's. Lists sweep every combination: prefix sum on the GPU or
+ * the CPU, forced first-pass bits and second-level buffer sizes (-1: automatic).
+ * Usage: TritonJoinBenchmark [--log2 27,29] [--budgets 2,0.5,0.25] [--runs 5] [--prefix gpu,cpu] [--bits1 -1]
+ * [--l2 -1] [--pass1-blocks -1]
  */
 public final class TritonJoinBenchmark {
   private TritonJoinBenchmark() {}
@@ -36,29 +39,49 @@ public final class TritonJoinBenchmark {
     int[] logs = {27};
     double[] budgets = {2, 0.5};
     int runs = 5;
+    String[] prefixes = {"gpu"};
+    int[] bits1 = {-1};
+    int[] l2 = {-1};
+    int[] blocks = {-1};
     for (int i = 0; i + 1 < argv.length; i += 2) {
+      String v = argv[i + 1];
       switch (argv[i]) {
-        case "--log2" -> logs = Arrays.stream(argv[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
-        case "--budgets" -> budgets = Arrays.stream(argv[i + 1].split(",")).mapToDouble(Double::parseDouble).toArray();
-        case "--runs" -> runs = Integer.parseInt(argv[i + 1]);
-        default -> throw new IllegalArgumentException("unknown option " + argv[i]
-            + "; usage: TritonJoinBenchmark [--log2 27,29] [--budgets 2,0.5] [--runs 5]");
+        case "--log2" -> logs = ints(v);
+        case "--budgets" -> budgets = Arrays.stream(v.split(",")).mapToDouble(Double::parseDouble).toArray();
+        case "--runs" -> runs = Integer.parseInt(v);
+        case "--prefix" -> prefixes = v.split(",");
+        case "--bits1" -> bits1 = ints(v);
+        case "--l2" -> l2 = ints(v);
+        case "--pass1-blocks" -> blocks = ints(v);
+        default -> throw new IllegalArgumentException("unknown option " + argv[i] + "; usage: TritonJoinBenchmark "
+            + "[--log2 27,29] [--budgets 2,0.5] [--runs 5] [--prefix gpu,cpu] [--bits1 -1] [--l2 -1] "
+            + "[--pass1-blocks -1]");
       }
     }
     CudaDevice device = GpuRuntime.device().orElseThrow(() -> new IllegalStateException(
         "TritonJoinBenchmark needs a CUDA device: " + GpuRuntime.unavailableReason()));
-    System.out.printf("Triton join, %s, allocator budget %d MiB%n", device.name(),
-        device.allocator().budget() >> 20);
+    System.out.printf("Triton join, %s, allocator budget %d MiB, %d runs (median)%n", device.name(),
+        device.allocator().budget() >> 20, runs);
     List<String> table = new ArrayList<>();
-    table.add(String.format("%-6s %-9s %-32s %8s %9s %9s %9s %11s %9s %9s", "log2", "budget", "variant", "Gtup/s",
-        "ps ms", "pass1 ms", "join ms", "pass1 GB/s", "toDev GB", "toHost GB"));
+    table.add(String.format("%-5s %-8s %-4s %-5s %-4s %-32s %7s %7s %8s %8s %8s %8s %8s %8s", "log2", "budget",
+        "ps", "l2", "blk", "variant", "Gtup/s", "ps ms", "pass1 ms", "join ms", "p1 GB/s", "jn GB/s", "toDev GB", "toHst GB"));
     for (int log : logs) {
       try (Workload w = new Workload(device, 1L << log, 1L << log, 0x5EED + log)) {
         long workingSet = 16 * (w.buildRows + w.probeRows);
         for (double share : budgets) {
-          long budget = (long) (share * workingSet);
-          table.add(measure(device, w, log, share, budget, runs));
-          System.out.println(table.get(table.size() - 1));
+          for (String prefix : prefixes) {
+            for (int b1 : bits1) {
+              for (int l2Tuples : l2) {
+                for (int g : blocks) {
+                  TritonOptions options = TritonOptions.DEFAULT.withCpuPrefixSum(prefix.equals("cpu"))
+                      .withBits(b1, -1).withL2Tuples(l2Tuples).withPass1Blocks(g)
+                      .withBudget(Math.min((long) (share * workingSet), device.allocator().availableBytes()));
+                  table.add(measure(device, w, log, share, prefix, options, runs));
+                  System.out.println(table.get(table.size() - 1));
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -66,8 +89,12 @@ public final class TritonJoinBenchmark {
     table.forEach(System.out::println);
   }
 
-  private static String measure(CudaDevice device, Workload w, int log, double share, long budget, int runs) {
-    TritonOptions options = TritonOptions.DEFAULT.withBudget(Math.min(budget, device.allocator().availableBytes()));
+  private static int[] ints(String list) {
+    return Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
+  }
+
+  private static String measure(CudaDevice device, Workload w, int log, double share, String prefix,
+      TritonOptions options, int runs) {
     long[] total = new long[runs];
     long[][] phases = new long[runs][3];
     GpuJoinStats stats = null;
@@ -85,13 +112,17 @@ public final class TritonJoinBenchmark {
       }
     }
     long median = median(total);
+    long ps = median(Arrays.stream(phases).mapToLong(p -> p[0]).toArray());
     long pass1 = median(Arrays.stream(phases).mapToLong(p -> p[1]).toArray());
-    long pass1Bytes = 16 * (w.buildRows + w.probeRows);
-    return String.format(Locale.ROOT, "%-6d %-9s %-32s %8.3f %9.1f %9.1f %9.1f %11.1f %9.2f %9.2f", log,
-        share + "xWS", stats.variant(), (w.buildRows + w.probeRows) / (double) median,
-        median(Arrays.stream(phases).mapToLong(p -> p[0]).toArray()) / 1e6, pass1 / 1e6,
-        median(Arrays.stream(phases).mapToLong(p -> p[2]).toArray()) / 1e6, pass1Bytes / (double) pass1,
-        stats.bytesToDevice() / 1e9, stats.bytesToHost() / 1e9);
+    long joinPhase = median(Arrays.stream(phases).mapToLong(p -> p[2]).toArray());
+    long tuples = w.buildRows + w.probeRows;
+    long pass1Bytes = 16 * tuples;
+    long joinReads = stats.bytesToDevice() - pass1Bytes - (prefix.equals("cpu") ? 0 : 8 * tuples);
+    return String.format(Locale.ROOT, "%-5d %-8s %-4s %-5s %-4s %-32s %7.3f %7.1f %8.1f %8.1f %8.1f %8.1f %8.2f %8.2f",
+        log, share + "xWS", prefix, options.l2Tuples() < 0 ? "auto" : options.l2Tuples(),
+        options.pass1Blocks() < 0 ? "auto" : options.pass1Blocks(), stats.variant(),
+        tuples / (double) median, ps / 1e6, pass1 / 1e6, joinPhase / 1e6, pass1Bytes / (double) pass1,
+        joinReads / (double) joinPhase, stats.bytesToDevice() / 1e9, stats.bytesToHost() / 1e9);
   }
 
   private static long median(long[] values) {

@@ -30,6 +30,7 @@ public final class TritonJoin implements GpuEquiJoin {
   private final TritonStream.Kernels kernels;
   private final TritonSizing.Device facts;
   private CudaStream[] streams;
+  private JoinWorkers cpuWorkers;
   private volatile GpuJoinStats lastStats;
 
   /** A Triton join on {@code device} that sizes itself for the device allocator's budget. */
@@ -74,7 +75,10 @@ public final class TritonJoin implements GpuEquiJoin {
     if (streams == null) {
       streams = new CudaStream[] {device.newStream(), device.newStream()};
     }
-    try (TritonRun run = new TritonRun(device, options, facts, streams, pass1, pass2, kernels)) {
+    if (options.cpuPrefixSum() && cpuWorkers == null) {
+      cpuWorkers = new JoinWorkers(Runtime.getRuntime().availableProcessors(), "triton-prefix-sum");
+    }
+    try (TritonRun run = new TritonRun(device, options, facts, streams, pass1, pass2, kernels, cpuWorkers)) {
       JoinResult result = run.execute(build, probe, type, output, cancelled);
       lastStats = run.stats();
       return result;
@@ -83,6 +87,10 @@ public final class TritonJoin implements GpuEquiJoin {
 
   @Override
   public synchronized void close() {
+    if (cpuWorkers != null) {
+      cpuWorkers.close();
+      cpuWorkers = null;
+    }
     if (streams != null) {
       try (CudaStream a = streams[0]; CudaStream b = streams[1]) {
         streams = null;

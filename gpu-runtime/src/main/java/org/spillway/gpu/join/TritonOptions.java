@@ -7,17 +7,18 @@ package org.spillway.gpu.join;
  * sizes itself for ({@code budgetBytes}, never more than the device allocator has left), the rows of a
  * sub-partition's build side the shared-memory table holds ({@code tableCapacity}, larger ones take the
  * overflow path), the tuples of a second-level Hierarchical buffer ({@code l2Tuples}), the partition
- * array's page size ({@code logPageTuples}) and the first pass's thread blocks ({@code pass1Blocks}).
- * Automatic is -1 (NaN for the cache share).
+ * array's page size ({@code logPageTuples}), the first pass's thread blocks ({@code pass1Blocks}), and
+ * whether CPU threads compute the prefix sum from host memory instead of the GPU over the link
+ * ({@code cpuPrefixSum}, Sec. 6.2.8). Automatic is -1 (NaN for the cache share).
  */
 public record TritonOptions(int bits1, int bits2, double cacheShare, long budgetBytes, int tableCapacity,
-    int l2Tuples, int logPageTuples, int pass1Blocks) {
+    int l2Tuples, int logPageTuples, int pass1Blocks, boolean cpuPrefixSum) {
   /** Table rows by default: 4096 (80 KiB of shared memory, two blocks per SM), as in Sioulas et al. */
   public static final int DEFAULT_TABLE_CAPACITY = 4096;
   /** The bucket chains use 16-bit links with one value reserved for their end. */
   public static final int MAX_TABLE_CAPACITY = 65535;
   public static final TritonOptions DEFAULT = new TritonOptions(-1, -1, Double.NaN, -1, DEFAULT_TABLE_CAPACITY, -1,
-      -1, -1);
+      -1, -1, false);
 
   public TritonOptions {
     check("bits1", bits1, -1, TritonSizing.MAX_BITS1);
@@ -50,30 +51,41 @@ public record TritonOptions(int bits1, int bits2, double cacheShare, long budget
 
   public TritonOptions withBits(int first, int second) {
     return new TritonOptions(first, second, cacheShare, budgetBytes, tableCapacity, l2Tuples, logPageTuples,
-        pass1Blocks);
+        pass1Blocks, cpuPrefixSum);
   }
 
   public TritonOptions withCacheShare(double share) {
-    return new TritonOptions(bits1, bits2, share, budgetBytes, tableCapacity, l2Tuples, logPageTuples, pass1Blocks);
+    return new TritonOptions(bits1, bits2, share, budgetBytes, tableCapacity, l2Tuples, logPageTuples, pass1Blocks,
+        cpuPrefixSum);
   }
 
   public TritonOptions withBudget(long bytes) {
-    return new TritonOptions(bits1, bits2, cacheShare, bytes, tableCapacity, l2Tuples, logPageTuples, pass1Blocks);
+    return new TritonOptions(bits1, bits2, cacheShare, bytes, tableCapacity, l2Tuples, logPageTuples, pass1Blocks,
+        cpuPrefixSum);
   }
 
   public TritonOptions withTableCapacity(int rows) {
-    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, rows, l2Tuples, logPageTuples, pass1Blocks);
+    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, rows, l2Tuples, logPageTuples, pass1Blocks,
+        cpuPrefixSum);
   }
 
   public TritonOptions withL2Tuples(int tuples) {
-    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, tuples, logPageTuples, pass1Blocks);
+    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, tuples, logPageTuples, pass1Blocks,
+        cpuPrefixSum);
   }
 
   public TritonOptions withLogPageTuples(int log) {
-    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, l2Tuples, log, pass1Blocks);
+    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, l2Tuples, log, pass1Blocks,
+        cpuPrefixSum);
   }
 
   public TritonOptions withPass1Blocks(int blocks) {
-    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, l2Tuples, logPageTuples, blocks);
+    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, l2Tuples, logPageTuples, blocks,
+        cpuPrefixSum);
+  }
+
+  public TritonOptions withCpuPrefixSum(boolean onCpu) {
+    return new TritonOptions(bits1, bits2, cacheShare, budgetBytes, tableCapacity, l2Tuples, logPageTuples,
+        pass1Blocks, onCpu);
   }
 }

@@ -28,13 +28,14 @@ final class TritonRun implements AutoCloseable {
   private final HierarchicalPartitioner pass1;
   private final SharedPartitioner pass2;
   private final TritonStream.Kernels kernels;
+  private final JoinWorkers cpuWorkers;
   private final Deque<AutoCloseable> owned = new ArrayDeque<>();
   private final CudaEvent[] events = new CudaEvent[7];
   private final long wallStart = System.nanoTime();
   private GpuJoinStats stats;
 
   TritonRun(CudaDevice device, TritonOptions options, TritonSizing.Device facts, CudaStream[] streams,
-      HierarchicalPartitioner pass1, SharedPartitioner pass2, TritonStream.Kernels kernels) {
+      HierarchicalPartitioner pass1, SharedPartitioner pass2, TritonStream.Kernels kernels, JoinWorkers cpuWorkers) {
     this.device = device;
     this.options = options;
     this.facts = facts;
@@ -42,6 +43,7 @@ final class TritonRun implements AutoCloseable {
     this.pass1 = pass1;
     this.pass2 = pass2;
     this.kernels = kernels;
+    this.cpuWorkers = cpuWorkers;
     for (int i = 0; i < events.length; i++) {
       events[i] = own(device.newEvent(true));
     }
@@ -63,17 +65,19 @@ final class TritonRun implements AutoCloseable {
     // Phase 1: prefix sum over both key columns.
     int blocksR = pass1Blocks(r.rows());
     int blocksS = pass1Blocks(s.rows());
-    DeviceBuffer histR = own(DeviceArrays.zeroed(device, 4L * blocksR << HierarchicalPartitioner.HISTOGRAM_BITS,
-        "Triton build histogram", a));
-    DeviceBuffer histS = own(DeviceArrays.zeroed(device, 4L * blocksS << HierarchicalPartitioner.HISTOGRAM_BITS,
-        "Triton probe histogram", a));
-    events[0].record(a);
-    pass1.histogram(r, blocksR, PartitionLayout.chunkRows(r.rows(), blocksR), histR, a);
-    pass1.histogram(s, blocksS, PartitionLayout.chunkRows(s.rows(), blocksS), histS, a);
-    events[1].record(a);
-    a.synchronize();
-    int[] hR = DeviceArrays.downloadInts(histR, blocksR << HierarchicalPartitioner.HISTOGRAM_BITS);
-    int[] hS = DeviceArrays.downloadInts(histS, blocksS << HierarchicalPartitioner.HISTOGRAM_BITS);
+    long prefixStart = System.nanoTime();
+    int[] hR;
+    int[] hS;
+    if (options.cpuPrefixSum()) {
+      hR = CpuPrefixSum.histogram(build, blocksR, PartitionLayout.chunkRows(r.rows(), blocksR), cpuWorkers);
+      hS = CpuPrefixSum.histogram(probe, blocksS, PartitionLayout.chunkRows(s.rows(), blocksS), cpuWorkers);
+    } else {
+      int[][] both = gpuHistograms(r, blocksR, s, blocksS);
+      hR = both[0];
+      hS = both[1];
+    }
+    long prefix = options.cpuPrefixSum() ? System.nanoTime() - prefixStart
+        : millisToNanos(events[1].elapsedMillisSince(events[0]));
     checkCancelled(cancelled);
 
     TritonSizing.Plan plan = TritonSizing.plan(new TritonSizing.Demand(bins(hR, blocksR), bins(hS, blocksS), blocksR,
@@ -102,8 +106,6 @@ final class TritonRun implements AutoCloseable {
       events[3].record(a);
       a.synchronize();
     }
-    histR.close();
-    histS.close();
     checkCancelled(cancelled);
 
     // Phase 3: second pass and join per partition pair, on two streams.
@@ -142,16 +144,33 @@ final class TritonRun implements AutoCloseable {
         / (arrayR.tuples() + arrayS.tuples());
     String variant = String.format(Locale.ROOT, "triton/bits=%d+%d/cache=%.2f", bits1, plan.bits2(), share);
     JoinResult result = out.result(variant, probe, type);
-    long prefix = millisToNanos(events[1].elapsedMillisSince(events[0]));
     long partition = millisToNanos(events[3].elapsedMillisSince(events[2]));
-    long toDevice = r.keyBytes() + s.keyBytes() + r.passBytes() + s.passBytes()
+    long toDevice = (options.cpuPrefixSum() ? 0 : r.keyBytes() + s.keyBytes()) + r.passBytes() + s.passBytes()
         + runs * 16 * (spilled(arrayR, layoutR, false) + spilled(arrayS, layoutS, false));
     long toHost = 16 * (spilled(arrayR, layoutR, true) + spilled(arrayS, layoutS, true)) + written;
     stats = new GpuJoinStats(variant, prefix + partition + joinNanos, toDevice, toHost, List.of(
-        new GpuJoinStats.Phase("prefix sum", prefix), new GpuJoinStats.Phase("pass 1", partition),
+        new GpuJoinStats.Phase(options.cpuPrefixSum() ? "prefix sum (CPU)" : "prefix sum", prefix),
+        new GpuJoinStats.Phase("pass 1", partition),
         new GpuJoinStats.Phase("pass 2 + join" + (runs > 1 ? " (" + runs + " runs)" : ""), joinNanos),
         new GpuJoinStats.Phase("wall clock, allocation included", System.nanoTime() - wallStart)));
     return result;
+  }
+
+  /** The prefix-sum histograms of both sides on the GPU (hierarchical_histogram), timed by events 0 and 1. */
+  private int[][] gpuHistograms(HierarchicalPartitioner.Input r, int blocksR, HierarchicalPartitioner.Input s,
+      int blocksS) {
+    CudaStream a = streams[0];
+    int countR = blocksR << HierarchicalPartitioner.HISTOGRAM_BITS;
+    int countS = blocksS << HierarchicalPartitioner.HISTOGRAM_BITS;
+    try (DeviceBuffer histR = DeviceArrays.zeroed(device, 4L * countR, "Triton build histogram", a);
+         DeviceBuffer histS = DeviceArrays.zeroed(device, 4L * countS, "Triton probe histogram", a)) {
+      events[0].record(a);
+      pass1.histogram(r, blocksR, PartitionLayout.chunkRows(r.rows(), blocksR), histR, a);
+      pass1.histogram(s, blocksS, PartitionLayout.chunkRows(s.rows(), blocksS), histS, a);
+      events[1].record(a);
+      a.synchronize();
+      return new int[][] {DeviceArrays.downloadInts(histR, countR), DeviceArrays.downloadInts(histS, countS)};
+    }
   }
 
   private int pass1Blocks(long rows) {

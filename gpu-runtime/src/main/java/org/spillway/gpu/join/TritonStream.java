@@ -157,11 +157,6 @@ final class TritonStream implements AutoCloseable {
     return out;
   }
 
-  /** Waits until the last queued partition is done (returns at once if none was queued). */
-  void awaitLast() {
-    done.synchronize();
-  }
-
   @Override
   public void close() {
     try {

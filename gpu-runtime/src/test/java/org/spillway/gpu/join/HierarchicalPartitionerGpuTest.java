@@ -81,6 +81,10 @@ class HierarchicalPartitionerGpuTest {
         }
       }
       assertArrayEquals(expectedHistogram, histogram, where + ": prefix-sum histogram");
+      try (JoinWorkers workers = new JoinWorkers(4, "prefix-sum-test")) {
+        assertArrayEquals(histogram, CpuPrefixSum.histogram(rel.host(), blocks, chunk, workers),
+            where + ": CPU prefix sum against the GPU's");
+      }
       long[] counts = PartitionLayout.coarsen(histogram, blocks, HierarchicalPartitioner.HISTOGRAM_BITS, bits);
       PartitionLayout layout = PartitionLayout.of(counts, blocks, 1 << bits, PartitionLayout.PAD_TUPLES);
       assertArrayEquals(expected.layout().blockMajorOffsets(), layout.blockMajorOffsets(), where + ": offsets");

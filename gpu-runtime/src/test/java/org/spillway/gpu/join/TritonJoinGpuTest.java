@@ -117,6 +117,16 @@ class TritonJoinGpuTest {
   }
 
   @Test
+  void prefixSumOnTheCpu() {
+    long seed = freshSeed();
+    SplittableRandom random = new SplittableRandom(seed);
+    try (PinnedRelation r = relation(50_000, () -> random.nextInt(20_000), ColumnType.INT64, 0.1, random);
+         PinnedRelation s = relation(70_000, () -> random.nextInt(25_000), ColumnType.INT32, 0.1, random)) {
+      check("CPU prefix sum", seed, r, s, TritonOptions.DEFAULT.withCpuPrefixSum(true).withCacheShare(0.5));
+    }
+  }
+
+  @Test
   void emptySidesNoMatchesAndAllMatches() {
     long seed = freshSeed();
     SplittableRandom random = new SplittableRandom(seed);
