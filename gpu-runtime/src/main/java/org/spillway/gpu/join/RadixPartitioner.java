@@ -56,7 +56,8 @@ final class RadixPartitioner {
     return new Partitioned(keys2, values2, bounds);
   }
 
-  private static int digit(long key, int shift, int bits) {
+  /** Hash bits [shift, shift + bits) from the top of the key's multiply-shift hash (TritonJoin uses them too). */
+  static int digit(long key, int shift, int bits) {
     return bits == 0 ? 0 : (int) (((key * LinearProbingTable.MULTIPLIER) << shift) >>> (64 - bits));
   }
 
