@@ -43,6 +43,17 @@ class ServerCommandTest {
     assertEquals(false, config.allowWrites());
     assertEquals(null, config.usersFile());
     assertEquals(Duration.ZERO, config.queryTimeout());
+    assertEquals(java.util.Map.of(), config.connectionProperties());
+  }
+
+  @Test
+  void gpuCacheBecomesAConnectionPropertyOfEveryServedConnection() {
+    assertEquals(java.util.Map.of("gpuCache", "40g"),
+        parse("--data-dir", "/data", "--gpu-cache", "40g").connectionProperties());
+    final CommandLine.ParameterException bad = assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/data", "--gpu-cache", "forty"));
+    assertTrue(bad.getMessage().contains("--gpu-cache: Property 'gpuCache' must be off or a byte count"),
+        bad.getMessage());
   }
 
   @Test

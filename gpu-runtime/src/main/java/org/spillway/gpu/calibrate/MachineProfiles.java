@@ -66,7 +66,8 @@ public final class MachineProfiles {
 
   /**
    * A profile from nominal numbers: pinned copy 55 GB/s, zero-copy reads 51 GB/s, pageable copy 8 GB/s,
-   * CPU scan 5 GB/s per core, GPU memory 3,000 GB/s (the figures measured on PCIe Gen5 H100 hosts).
+   * CPU scan 5 GB/s per core, GPU memory 3,000 GB/s (the figures measured on PCIe Gen5 H100 hosts), 1 ms of
+   * fixed cost per GPU pipeline run.
    */
   static MachineProfile assumed(Optional<CudaDevice> device) {
     int cores = Runtime.getRuntime().availableProcessors();
@@ -83,6 +84,6 @@ public final class MachineProfiles {
     List<MachineProfile.LinkAccess> reads = List.of(new MachineProfile.LinkAccess("sequential", 128, 51.0, 51e9 / 128),
         new MachineProfile.LinkAccess("random", 8, 0.16, 20e6));
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), ASSUMED_HOST, cores, cpuScan,
-        gpu, null, methods, Map.of("coherence", "assumed unsupported (PCIe)"), 55.0, reads, 20.0, 3000.0);
+        gpu, null, methods, Map.of("coherence", "assumed unsupported (PCIe)"), 55.0, reads, 20.0, 3000.0, 1.0);
   }
 }

@@ -42,6 +42,20 @@ class MachineProfileTest {
   }
 
   @Test
+  void aFormatOneFileWithoutThePipelineRunCostReadsItAsUnknown(@TempDir Path dir) throws IOException {
+    MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-22T00:00:00Z", "h", 16, 70.5,
+        null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, 2.5);
+    Path file = dir.resolve("p.json");
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    String older = Files.readString(file).replaceAll(",\\s*\"gpuPipelineRunMillis\" : 2.5", "");
+    assertTrue(!older.contains("gpuPipelineRunMillis"), older);
+    Files.writeString(file, older);
+    assertEquals(null, MachineProfile.read(file).gpuPipelineRunMillis());
+    assertEquals(70.5, MachineProfile.read(file).cpuScanGbPerSecond());
+  }
+
+  @Test
   void missingOrStaleProfileIsAClearError(@TempDir Path dir) throws IOException {
     var missing = assertThrows(IOException.class, () -> MachineProfile.read(dir.resolve("none.json")));
     assertTrue(missing.getMessage().contains("spillway calibrate"), missing.getMessage());
