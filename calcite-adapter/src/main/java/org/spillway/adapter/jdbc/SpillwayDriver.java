@@ -6,6 +6,7 @@ import org.apache.calcite.jdbc.Driver;
 import org.apache.calcite.schema.SchemaPlus;
 import org.spillway.adapter.CatalogRegistry;
 import org.spillway.adapter.SpillwayOptions;
+import org.spillway.adapter.SpillwayPrepare;
 import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
 import org.spillway.storage.Catalog;
@@ -31,6 +32,11 @@ public class SpillwayDriver extends Driver {
 
   @Override protected String getConnectStringPrefix() {
     return CONNECT_STRING_PREFIX;
+  }
+
+  /** A driver whose statements are prepared with a plan cache per connection (repeated SQL skips planning). */
+  public SpillwayDriver() {
+    super(SpillwayPrepare::new);
   }
 
   @Override protected DriverVersion createDriverVersion() {

@@ -17,7 +17,8 @@ import org.spillway.tpch.TpchQueries;
 /**
  * Planning + JDBC overhead of Spillway: prepare, execute and fetch of a trivial query and of TPC-H Q6 over a
  * tiny lineitem, through {@link Statement} and {@link PreparedStatement}, warm, median and 90th percentile of
- * many runs. The driver is reached through {@link DriverManager} only (it must be on the class path).
+ * many runs, and through a Statement whose SQL text is new each run, which no plan cache can serve. The driver
+ * is reached through {@link DriverManager} only (it must be on the class path).
  * Usage: {@code JdbcOverheadBenchmark [--data-dir DIR] [--sf 0.01] [--runs 300] [--warmup 100] [--url-extra ;k=v]}.
  */
 public final class JdbcOverheadBenchmark {
@@ -56,6 +57,10 @@ public final class JdbcOverheadBenchmark {
         try (PreparedStatement prepared = connection.prepareStatement(sql)) {
           report(query[0] + ", execute prepared", warmup, runs, () -> fetch(prepared.executeQuery()));
         }
+        // A new text each run (a numbered comment) misses any plan cache: first-time planning.
+        long[] n = {0};
+        report(query[0] + ", Statement, new SQL text", warmup, runs,
+            () -> viaStatement(connection, sql + "\n-- run " + n[0]++));
       }
     }
   }
