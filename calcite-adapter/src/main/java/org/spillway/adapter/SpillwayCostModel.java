@@ -15,7 +15,9 @@ import org.spillway.gpu.transfer.TransferMethod;
  *
  * <p>The model is the first-order one of the papers' digest (section 4.2, "Q6"): a GPU run costs a fixed setup
  * time plus {@code max(link bytes / method bandwidth, bytes touched / GPU memory bandwidth)}, because the kernel
- * overlaps with the transfer; the CPU backend costs {@code bytes scanned / CPU scan bandwidth}. Columns resident
+ * overlaps with the transfer; the CPU backend costs {@code bytes scanned / CPU pipeline bandwidth}, the rate
+ * calibration measured for a Q6-shaped pipeline on the CPU backend (it interprets expressions per morsel, far
+ * below the raw scan bandwidth, which serves only for profiles without that number). Columns resident
  * in the GPU column cache move nothing over the link. The filter variant follows Lutz et al., "Pump Up the
  * Volume" (SIGMOD 2020, section 7.2.4, Q6): under a pull method (zero-copy, UM migration, coherence) and for
  * data already in GPU memory, branching skips the lines of later columns that no row of the warp needs, so it
@@ -127,9 +129,11 @@ final class SpillwayCostModel {
         || method == TransferMethod.COHERENCE;
   }
 
-  /** The CPU backend scans every column of every row with all cores. */
+  /** The CPU backend reads every column of every row with all cores, at its measured pipeline rate. */
   double cpuMillis(Shape shape) {
-    return shape.bytes() / (profile.cpuScanGbPerSecond() * 1e9) * 1e3;
+    Double pipeline = profile.cpuPipelineGbPerSecond();
+    double rate = pipeline != null && pipeline > 0 ? pipeline : profile.cpuScanGbPerSecond();
+    return shape.bytes() / (rate * 1e9) * 1e3;
   }
 
   /**

@@ -80,15 +80,22 @@ class SpillwayCostModelTest {
     assertEquals(1.0 + 44.0 * SF10_LINEITEM / 53.85e6, q1.gpu().millis(), 1e-6);
   }
 
-  @Test void uncachedQ6IsCheaperOnTheCpuAndCachedQ6OnTheGpu() {
+  @Test void uncachedQ6IsCheaperOnTheGpuThanOnTheCpuBackendAndCachedQ6FarCheaper() {
     SpillwayCostModel.Estimate uncached = H100.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, false);
-    assertEquals(28.0 * SF10_LINEITEM / 91.41e6, uncached.cpuMillis(), 1e-6);
-    assertFalse(uncached.gpuIsFaster(), "P1: a 91 GB/s CPU beats a 49-54 GB/s link: " + uncached.label());
+    assertEquals(28.0 * SF10_LINEITEM / 16e6, uncached.cpuMillis(), 1e-6);
+    assertTrue(uncached.gpuIsFaster(), "a 16 GB/s CPU pipeline loses to a 49-54 GB/s link: " + uncached.label());
     SpillwayCostModel.Estimate cached = H100.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, true);
     assertTrue(cached.gpuIsFaster(), cached.label());
     assertEquals(0, cached.gpu().linkBytes());
     assertEquals(TransferMethod.PINNED_COPY, cached.gpu().method(), "ties go to the memory's own method");
     assertTrue(cached.gpu().millis() < 2.0, cached.label());
+  }
+
+  @Test void withoutAMeasuredCpuPipelineTheRawScanRateMakesTheCpuCheaper() {
+    SpillwayCostModel scanOnly = new SpillwayCostModel(AssumedGpuSite.h100(true, null).profile());
+    SpillwayCostModel.Estimate uncached = scanOnly.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, false);
+    assertEquals(28.0 * SF10_LINEITEM / 91.41e6, uncached.cpuMillis(), 1e-6);
+    assertFalse(uncached.gpuIsFaster(), "P1: a 91 GB/s CPU scan beats a 49-54 GB/s link: " + uncached.label());
   }
 
   @Test void tinyTablesStayOnTheCpu() {

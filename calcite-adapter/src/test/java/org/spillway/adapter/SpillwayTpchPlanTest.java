@@ -79,7 +79,7 @@ class SpillwayTpchPlanTest {
           .query(TpchQueries.sql(6))
           .explainContains("<($0, 24.00))], device=[gpu], variant=[branching], transfer=[zero-copy], linkBytes=["
               + 28 * lineitemRows() + "], cost=[gpu 1.0")
-          .explainContains(" over the link), cpu 0.00")
+          .explainContains(" over the link), cpu 0.01")
           .explainContains("ms], selectivity=[" + Q6_SELECTIVITY + "])")
           .explainContains("SpillwayAggregate(group=[{}], revenue=[SUM($0)], device=[gpu], variant=[global], "
               + "transfer=[zero-copy], linkBytes=[")

@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
  * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
- * bandwidth, and the fixed cost of one GPU pipeline run. Bandwidths are GB/s (1e9 bytes per second). Without a
+ * bandwidth, the fixed cost of one GPU pipeline run, and the CPU backend's rate on a Q6-shaped pipeline. Bandwidths are GB/s (1e9 bytes per second). Without a
  * GPU, {@code gpu} and the GPU-only numbers are null and {@code gpuUnavailableReason} says why. Numbers added
  * after format 1 are nullable and absent from older files, which read as null (the cost model assumes them).
  */
@@ -30,7 +30,8 @@ public record MachineProfile(
     List<LinkAccess> linkReads,
     Double hostWriteGbPerSecond,
     Double gpuMemoryReadGbPerSecond,
-    Double gpuPipelineRunMillis) {
+    Double gpuPipelineRunMillis,
+    Double cpuPipelineGbPerSecond) {
 
   public static final int FORMAT_VERSION = 1;
 
@@ -41,7 +42,7 @@ public record MachineProfile(
       Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond) {
     this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
         unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
-        null);
+        null, null);
   }
 
   private static final ObjectMapper JSON = new ObjectMapper()
