@@ -34,7 +34,7 @@ final class Reports {
 
   private BenchReport table(String which) {
     String title = String.format(Locale.ROOT, "TPC-H %s at SF %s: milliseconds (median of %d), link bound at %.2f GB/s",
-        which, options.sf(), options.reps(), link.gbPerSecond());
+        which, options.sfText(), options.reps(), link.gbPerSecond());
     BenchReport report = new BenchReport(title, COLUMNS);
     for (Measurement m : measurements) {
       if (which.equals("all") || which.equals("Q" + m.query())) {
@@ -65,8 +65,9 @@ final class Reports {
       return "";
     }
     String planned = m.plan().ranAs();
-    if (m.plan().cpuBecause() != null && !m.config().engine().equals("cpu")) {
-      planned += " (" + m.plan().cpuBecause() + ")";
+    String because = m.plan().cpuBecause();
+    if (because != null && !m.config().engine().equals("cpu")) {
+      planned += " (" + (because.length() > 60 ? because.substring(0, 57) + "..." : because) + ")";
     }
     return m.fallback() != null ? planned + ", ran on the cpu: " + m.fallback() : planned;
   }
@@ -154,8 +155,7 @@ final class Reports {
    */
   void write(Path dir, PrintStream out) throws IOException {
     Files.createDirectories(dir);
-    String stem = "tpch-sf" + (options.sf() == Math.rint(options.sf()) ? String.valueOf((long) options.sf())
-        : String.valueOf(options.sf()));
+    String stem = "tpch-sf" + options.sfText();
     all.writeCsv(dir.resolve(stem + ".csv"));
     out.println("wrote " + dir.resolve(stem + ".csv"));
     for (int q : options.queries()) {

@@ -48,10 +48,23 @@ public final class TpchBenchmark {
 
   private void run() throws Exception {
     Path dir = options.dataDir();
-    out.printf(Locale.ROOT, "TPC-H SF %s, queries %s, %d cores, %.0f GiB RAM, %s, Java %s%n", options.sf(),
-        options.queries(), Runtime.getRuntime().availableProcessors(), totalMemoryGib(),
-        GpuRuntime.device().map(Object::toString).orElse("no GPU: " + GpuRuntime.unavailableReason()),
-        System.getProperty("java.version"));
+    out.printf(Locale.ROOT, "TPC-H SF %s, queries %s, engines %s, %d cores, %.0f GiB RAM, %s, Java %s%n",
+        options.sfText(), options.queries(), options.engines(), Runtime.getRuntime().availableProcessors(),
+        totalMemoryGib(), GpuRuntime.device().map(Object::toString).orElse("no GPU: "
+            + GpuRuntime.unavailableReason()), System.getProperty("java.version"));
+    trace = PipelineTrace.install();
+    if (options.duckDbResults() != null) {
+      measurements.addAll(DuckDbResults.read(options.duckDbResults(), options.sf()));
+      out.println("DuckDB results read from " + options.duckDbResults());
+    }
+    if (!options.runsSpillway()) {
+      runDuckDb();
+      Files.createDirectories(options.out());
+      Path file = options.out().resolve(DuckDbResults.fileName(options.sfText()));
+      DuckDbResults.write(file, options.sf(), measurements);
+      out.println("wrote " + file + " (give it to the Spillway run as --duckdb-results)");
+      return;
+    }
     if (!Files.isDirectory(dir.resolve("lineitem"))) {
       long start = System.nanoTime();
       out.println("generating lineitem's Q1/Q6 columns into " + dir);
@@ -61,7 +74,6 @@ public final class TpchBenchmark {
     } else {
       out.println("reusing the data in " + dir);
     }
-    trace = PipelineTrace.install();
     PinnedBandwidth link = PinnedBandwidth.measure();
     out.printf(Locale.ROOT, "link bound bandwidth: %.2f GB/s (%s)%n", link.gbPerSecond(), link.source());
     if (options.engines().contains("duckdb")) {
