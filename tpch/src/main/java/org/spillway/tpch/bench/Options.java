@@ -7,14 +7,14 @@ import java.util.List;
 /**
  * TpchBenchmark's options: {@code --sf 1 --data-dir DIR --queries 1,6 --engines duckdb,cpu,gpu,auto
  * --methods "pinned copy,zero-copy" --variants predication,branching --cache off,on --gpu-cache 40g --reps 5
- * --cpu-reps 5 --warmup 1 --out DIR --duckdb-results FILE}. The data directory defaults to
+ * --cpu-reps 5 --warmup 1 --out DIR --merge FILE}. The data directory defaults to
  * {@code $TMPDIR/spillway-tpch-q1q6-sf<SF>} (generated there when it holds no lineitem), the output to
- * {@code tpch-bench-sf<SF>}; {@code --duckdb-results} names the file a DuckDB-only run wrote, whose measurements
- * join this run's report.
+ * {@code tpch-bench-sf<SF>}; {@code --merge} names the results file of an earlier run (e.g. DuckDB's alone, in
+ * another device call), whose measurements join this run's report.
  */
 record Options(double sf, String sfText, Path dataDir, List<Integer> queries, List<String> engines,
     List<String> methods, List<String> variants, List<String> cache, String gpuCache, int reps, int cpuReps,
-    int warmup, Path out, Path duckDbResults) {
+    int warmup, Path out, Path merge) {
 
   static Options parse(String[] argv) {
     BenchArgs args = BenchArgs.parse(argv, "TpchBenchmark");
@@ -38,7 +38,7 @@ record Options(double sf, String sfText, Path dataDir, List<Integer> queries, Li
         args.list("--variants", "predication,branching"), args.list("--cache", "off,on"),
         args.text("--gpu-cache", "40g"), reps, (int) args.number("--cpu-reps", reps),
         (int) args.number("--warmup", 1), args.path("--out", Path.of("tpch-bench-sf" + sfText)),
-        args.path("--duckdb-results", null));
+        args.path("--merge", null));
     args.finish();
     if (reps < 1 || options.cpuReps() < 1 || options.warmup() < 0) {
       throw new IllegalArgumentException("TpchBenchmark: --reps and --cpu-reps must be >= 1, --warmup >= 0");

@@ -53,36 +53,47 @@ public final class TpchBenchmark {
         totalMemoryGib(), GpuRuntime.device().map(Object::toString).orElse("no GPU: "
             + GpuRuntime.unavailableReason()), System.getProperty("java.version"));
     trace = PipelineTrace.install();
-    if (options.duckDbResults() != null) {
-      measurements.addAll(DuckDbResults.read(options.duckDbResults(), options.sf()));
-      out.println("DuckDB results read from " + options.duckDbResults());
+    PinnedBandwidth link = null;
+    if (options.merge() != null) {
+      ResultsFile.Contents merged = ResultsFile.read(options.merge(), options.sf());
+      measurements.addAll(merged.measurements());
+      link = merged.link();
+      out.println(merged.measurements().size() + " measurements merged from " + options.merge());
     }
-    if (!options.runsSpillway()) {
-      runDuckDb();
-      Files.createDirectories(options.out());
-      Path file = options.out().resolve(DuckDbResults.fileName(options.sfText()));
-      DuckDbResults.write(file, options.sf(), measurements);
-      out.println("wrote " + file + " (give it to the Spillway run as --duckdb-results)");
-      return;
+    if (options.runsSpillway()) {
+      ensureData(dir);
+      link = PinnedBandwidth.measure();
+      out.printf(Locale.ROOT, "link bound bandwidth: %.2f GB/s (%s)%n", link.gbPerSecond(), link.source());
     }
-    if (!Files.isDirectory(dir.resolve("lineitem"))) {
-      long start = System.nanoTime();
-      out.println("generating lineitem's Q1/Q6 columns into " + dir);
-      TpchGenerator.generate(dir, options.sf(), 0, new ConsoleProgressBar(out), TpchGenerator.parseSelection(
-          LINEITEM_Q1_Q6));
-      out.printf(Locale.ROOT, "generated in %.1f s%n", (System.nanoTime() - start) / 1e9);
-    } else {
-      out.println("reusing the data in " + dir);
-    }
-    PinnedBandwidth link = PinnedBandwidth.measure();
-    out.printf(Locale.ROOT, "link bound bandwidth: %.2f GB/s (%s)%n", link.gbPerSecond(), link.source());
     if (options.engines().contains("duckdb")) {
       runDuckDb();
     }
-    runSpillway(dir);
+    if (options.runsSpillway()) {
+      runSpillway(dir);
+    }
+    Files.createDirectories(options.out());
+    Path results = options.out().resolve("results-sf" + options.sfText() + ".tsv");
+    ResultsFile.write(results, options.sf(), link, measurements);
+    out.println("wrote " + results + " (another run joins it with --merge)");
+    if (link == null) {
+      out.println("no link bound bandwidth (a DuckDB-only run): merge these results into a Spillway run's report");
+      return;
+    }
     Reports reports = new Reports(measurements, link, options);
     reports.print(out);
     reports.write(options.out(), out);
+  }
+
+  private void ensureData(Path dir) {
+    if (Files.isDirectory(dir.resolve("lineitem"))) {
+      out.println("reusing the data in " + dir);
+      return;
+    }
+    long start = System.nanoTime();
+    out.println("generating lineitem's Q1/Q6 columns into " + dir);
+    TpchGenerator.generate(dir, options.sf(), 0, new ConsoleProgressBar(out), TpchGenerator.parseSelection(
+        LINEITEM_Q1_Q6));
+    out.printf(Locale.ROOT, "generated in %.1f s%n", (System.nanoTime() - start) / 1e9);
   }
 
   private void runDuckDb() throws Exception {
