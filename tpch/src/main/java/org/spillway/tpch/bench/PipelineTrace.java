@@ -23,7 +23,8 @@ final class PipelineTrace {
 
   private volatile Run last;
 
-  private PipelineTrace() {}
+  /** A trace that reads only the lines given to {@link #accept} (see {@link #install()}). */
+  PipelineTrace() {}
 
   /** Turns the trace on and captures it from {@link System#err} from now on. */
   static PipelineTrace install() {
