@@ -57,6 +57,16 @@ class ServerCommandTest {
   }
 
   @Test
+  void servedConnectionsGetTheConnectionProperties() throws IOException {
+    final java.util.Properties info = SpillwayServer.embeddedProperties(
+        ServerConfig.of(TpchTestData.dataDir()).withConnectionProperty("gpuCache", "1g"));
+    assertEquals("1g", info.getProperty("gpuCache"));
+    assertEquals(TpchTestData.dataDir().toAbsolutePath().toString(), info.getProperty("dataDir"));
+    assertThrows(IllegalArgumentException.class,
+        () -> ServerConfig.of(TpchTestData.dataDir()).withConnectionProperty("dataDir", "/etc"));
+  }
+
+  @Test
   void everyOptionReachesTheConfiguration() {
     final ServerConfig config = parse("--data-dir", "/data", "--host", "0.0.0.0", "--port", "0",
         "--serialization", "JSON", "--users", "/etc/users", "--allow-writes",
