@@ -1,9 +1,11 @@
 package org.spillway.adapter;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
@@ -64,6 +66,7 @@ class SpillwayTpchPlanTest {
   }
 
   @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
+    Assumptions.assumeTrue(GpuRuntime.device().isEmpty(), "a GPU is present: auto asks the cost model");
     SpillwayAssert.that(dir, "device=auto")
         .query(TpchQueries.sql(6))
         .explainContains("SpillwayFilter(condition=[AND(SEARCH($3, Sarg[[1994-01-01..1995-01-01)]), "
