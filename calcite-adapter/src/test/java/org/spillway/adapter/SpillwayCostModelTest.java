@@ -53,7 +53,8 @@ class SpillwayCostModelTest {
         TransferMethod.ZERO_COPY), pinnedMethods());
     assertEquals(List.of(TransferMethod.UM_PREFETCH, TransferMethod.UM_MIGRATION),
         H100.methodsFor(HostMemoryKind.MANAGED));
-    assertFalse(H100.methodsFor(HostMemoryKind.PAGEABLE).contains(TransferMethod.COHERENCE), "coherence is unsupported");
+    assertFalse(H100.methodsFor(HostMemoryKind.PAGEABLE).contains(TransferMethod.COHERENCE),
+        "coherence is unsupported");
   }
 
   @Test void selectiveQ6PullsWithBranchingAndCopiesWithPredication() {

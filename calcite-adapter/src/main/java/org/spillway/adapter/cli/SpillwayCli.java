@@ -74,7 +74,8 @@ public final class SpillwayCli implements Callable<Integer> {
           : options.transfer().name().toLowerCase(Locale.ROOT).replace('_', '-'));
     }
     if (filterVariant != null) {
-      props.append(";filterVariant=").append(options.filterVariant() == null ? "auto" : options.filterVariant().label());
+      props.append(";filterVariant=")
+          .append(options.filterVariant() == null ? "auto" : options.filterVariant().label());
     }
     if (gpuCache != null) {
       props.append(";gpuCache=").append(options.gpuCacheBytes() == 0 ? "off" : gpuCache.trim());

@@ -36,7 +36,8 @@ final class CpuPipelineProbe {
   static double gbPerSecond(long bytes, int reps, PrintStream progress) {
     ExprType money = ExprType.decimal(2);
     Expr filter = new Expr.Logical(true, List.of(
-        new Expr.InRanges(new Expr.Column(3, ExprType.DATE), new long[] {YEAR_1994}, new long[] {YEAR_1994 + 364}, null),
+        new Expr.InRanges(new Expr.Column(3, ExprType.DATE), new long[] {YEAR_1994},
+            new long[] {YEAR_1994 + 364}, null),
         new Expr.InRanges(new Expr.Column(2, money), new long[] {5}, new long[] {7}, null),
         new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, money), new Expr.Literal(2400L, money))));
     ColumnarPipeline pipeline = new ColumnarPipeline(List.of(money, money, money, ExprType.DATE), List.of(

@@ -12,9 +12,10 @@ import java.util.Map;
 /**
  * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
  * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
- * bandwidth, the fixed cost of one GPU pipeline run, and the CPU backend's rate on a Q6-shaped pipeline. Bandwidths are GB/s (1e9 bytes per second). Without a
- * GPU, {@code gpu} and the GPU-only numbers are null and {@code gpuUnavailableReason} says why. Numbers added
- * after format 1 are nullable and absent from older files, which read as null (the cost model assumes them).
+ * bandwidth, the fixed cost of one GPU pipeline run, and the CPU backend's rate on a Q6-shaped pipeline.
+ * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
+ * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
+ * which read as null (the cost model assumes them).
  */
 public record MachineProfile(
     int formatVersion,

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * lines are consumed; other output passes through. Lines it cannot read leave the last run unknown.
  */
 final class PipelineTrace {
-  private static final Pattern GPU = Pattern.compile(
-      "\\[spillway] gpu pipeline \\((.+?)\\): ([\\d.]+) ms(?:, ([\\d.]+) GB streamed in ([\\d.]+) ms.*)?(?:, ran on the CPU: (.*))?");
+  private static final Pattern GPU = Pattern.compile("\\[spillway] gpu pipeline \\((.+?)\\): ([\\d.]+) ms"
+      + "(?:, ([\\d.]+) GB streamed in ([\\d.]+) ms.*)?(?:, ran on the CPU: (.*))?");
   private static final Pattern CPU = Pattern.compile("\\[spillway] cpu pipeline \\((\\d+) threads\\): ([\\d.]+) ms");
 
   /** One pipeline run: where it ran, its wall time, the bytes it streamed and how long streaming took. */

@@ -113,7 +113,8 @@ public final class TpchBenchmark {
          ResultSet rs = s.executeQuery("select sum(l_quantity) from lineitem")) {
       rs.next();
     }
-    out.printf(Locale.ROOT, "Spillway: lineitem loaded into host memory in %.1f s%n", (System.nanoTime() - start) / 1e9);
+    out.printf(Locale.ROOT, "Spillway: lineitem loaded into host memory in %.1f s%n",
+        (System.nanoTime() - start) / 1e9);
     for (int q : options.queries()) {
       for (Config config : options.spillwayConfigs()) {
         try (Connection c = DriverManager.getConnection(base + config.properties(options.gpuCache()))) {

@@ -66,7 +66,8 @@ class BenchPartsTest {
   }
 
   @Test void resultFilesRoundTripAndCheckTheScaleFactor(@TempDir Path dir) throws Exception {
-    Measurement gpu = Measurement.of(new Config("gpu", "zero-copy", "branching", false), 6, new double[] {0.0071, 0.0073},
+    Measurement gpu = Measurement.of(new Config("gpu", "zero-copy", "branching", false), 6,
+        new double[] {0.0071, 0.0073},
         List.of(new PipelineTrace.Run("gpu", 6.5, 0.168, 5.0, null)), ExplainedPlan.parse(PLAN),
         new ResultRows(List.of(java.util.Arrays.asList("123141078.2283", null))));
     Measurement duck = Measurement.of(Config.DUCKDB, 6, new double[] {0.0055}, List.of(), null,
