@@ -1,27 +1,41 @@
 package org.spillway.adapter;
 
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.exec.FilterVariant;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
+import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
- * Which backend runs a Spillway subtree's pipeline, and why: the GPU when the table's device setting allows
- * it, a CUDA device is present and {@link GpuColumnarPipeline} supports the pipeline; otherwise the CPU
- * backend, with the reason when the GPU was asked for. The converter decides once per subtree and records
- * the choice under the subtree's scan, so that every node of the subtree shows the same device in EXPLAIN.
+ * Which backend runs a Spillway subtree's pipeline, and why. CPU when the connection says so; otherwise, where a
+ * CUDA device is present and {@link GpuColumnarPipeline} supports the pipeline, {@link SpillwayCostModel} predicts
+ * the GPU with each transfer method the table's memory allows (or the forced one) and the CPU backend, and
+ * {@code device=auto} takes the cheaper; the transfer method and filter variant are the cheapest GPU run's unless
+ * the connection forces them. The converter decides once per subtree and records the choice under the subtree's
+ * scan, so that every node of the subtree shows the same device, variant, transfer and costs in EXPLAIN.
+ *
+ * @param costing the prediction behind the choice, or null where none was made (CPU forced, or no GPU)
+ * @param cacheBytes capacity of the GPU column cache the pipeline reads through, 0 when it uses none
  */
-record SpillwayBackend(boolean gpu, TransferMethod method, String reason) {
-  /** System property forcing the transfer method of GPU pipelines (e.g. "zero-copy", "pinned copy"). */
+record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant, String reason,
+    SpillwayCostModel.Estimate costing, double selectivity, long cacheBytes) {
+  /** System property forcing the transfer method when the connection's {@code transfer} is auto (fallback). */
   static final String TRANSFER_PROPERTY = "spillway.gpu.transfer";
 
-  private static final SpillwayBackend CPU = new SpillwayBackend(false, null, null);
+  private static final SpillwayBackend CPU = cpu(null);
   private static final Map<SpillwayTableScan, SpillwayBackend> CHOSEN = new WeakHashMap<>();
+
+  private static SpillwayBackend cpu(String reason) {
+    return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0);
+  }
 
   /** The device label EXPLAIN shows. */
   String device() {
@@ -33,9 +47,9 @@ record SpillwayBackend(boolean gpu, TransferMethod method, String reason) {
     return gpu ? method.label() : "none";
   }
 
-  /** Decides for the pipeline over {@code scan} and remembers the choice for the nodes above the scan. */
-  static SpillwayBackend choose(SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
-    SpillwayBackend backend = decide(scan, pipeline);
+  /** Decides for the pipeline from {@code scan} up to {@code top} and remembers it for the nodes of the subtree. */
+  static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
+    SpillwayBackend backend = decide(top, scan, pipeline);
     synchronized (CHOSEN) {
       CHOSEN.put(scan, backend);
     }
@@ -49,42 +63,86 @@ record SpillwayBackend(boolean gpu, TransferMethod method, String reason) {
     }
   }
 
-  private static SpillwayBackend decide(SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
-    SpillwayDevice wanted = scan.spillwayTable().device();
-    if (wanted == SpillwayDevice.CPU) {
+  private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
+    SpillwayOptions options = scan.spillwayTable().options();
+    if (options.device() == SpillwayDevice.CPU) {
       return CPU;
     }
-    Optional<CudaDevice> device = GpuRuntime.device();
-    if (device.isEmpty()) {
+    Optional<SpillwayGpuSite> site = SpillwayGpuSite.current();
+    if (site.isEmpty()) {
       // AUTO on a machine without a GPU is the ordinary CPU case and needs no explanation.
-      return wanted == SpillwayDevice.GPU
-          ? new SpillwayBackend(false, null, "no usable CUDA device: " + GpuRuntime.unavailableReason()) : CPU;
+      return options.device() == SpillwayDevice.GPU
+          ? cpu("no usable CUDA device: " + GpuRuntime.unavailableReason()) : CPU;
     }
     Optional<String> unsupported = pipeline.unsupportedReason();
     if (unsupported.isPresent()) {
-      return new SpillwayBackend(false, null, "not supported on the GPU: " + unsupported.get());
+      return cpu("not supported on the GPU: " + unsupported.get());
     }
-    TransferMethod method;
+    MachineProfile profile;
     try {
-      method = transferMethod(device.get(), scan);
-    } catch (IllegalArgumentException e) {
-      return new SpillwayBackend(false, null, e.getMessage());
+      profile = site.get().profile();
+    } catch (UncheckedIOException e) {
+      return cpu(e.getMessage());
     }
-    return new SpillwayBackend(true, method, null);
+    SpillwayCostModel model = new SpillwayCostModel(profile);
+    List<TransferMethod> methods;
+    try {
+      methods = methods(site.get(), model, scan, options);
+    } catch (IllegalArgumentException e) {
+      return cpu(e.getMessage());
+    }
+    SpillwayCostModel.Shape shape = SpillwayPipelineShape.of(top, scan);
+    long cacheBytes = options.gpuCacheBytes() > 0 ? site.get().cacheCapacity(options.gpuCacheBytes()) : 0;
+    boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
+    SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident);
+    SpillwayCostModel.GpuRun run = estimate.gpu();
+    if (options.device() == SpillwayDevice.AUTO && !estimate.gpuIsFaster()) {
+      return new SpillwayBackend(false, null, null, "the cost model predicts the CPU backend faster", estimate,
+          shape.selectivity(), 0);
+    }
+    pipeline.withFilterVariant(run.variant());
+    if (cacheBytes > 0) {
+      pipeline.withCache(site.get().cache(options.gpuCacheBytes()));
+    }
+    return new SpillwayBackend(true, run.method(), run.variant(), null, estimate, shape.selectivity(), cacheBytes);
   }
 
-  /** The forced method if {@link #TRANSFER_PROPERTY} is set, else the one suited to the table's memory. */
-  private static TransferMethod transferMethod(CudaDevice device, SpillwayTableScan scan) {
-    String forced = System.getProperty(TRANSFER_PROPERTY);
-    if (forced != null && !forced.isBlank()) {
-      return TransferMethod.parse(forced);
+  /**
+   * The transfer methods to cost: the connection's forced one, else the one {@link #TRANSFER_PROPERTY} forces,
+   * else those that can stream the memory the table lives in and that the device and profile offer.
+   */
+  private static List<TransferMethod> methods(SpillwayGpuSite site, SpillwayCostModel model, SpillwayTableScan scan,
+      SpillwayOptions options) {
+    HostMemoryKind kind = memoryKind(site, scan);
+    TransferMethod forced = options.transfer();
+    String legacy = System.getProperty(TRANSFER_PROPERTY);
+    if (forced == null && legacy != null && !legacy.isBlank()) {
+      forced = SpillwayOptions.parseTransfer(legacy);
     }
+    if (forced != null) {
+      if (!forced.accepts().contains(kind)) {
+        throw new IllegalArgumentException("transfer=" + forced.label() + " cannot stream " + kind
+            + " host memory (it takes " + forced.accepts() + ")");
+      }
+      if (!site.supports(forced)) {
+        throw new IllegalArgumentException("transfer=" + forced.label() + " is not supported by this GPU");
+      }
+      return List.of(forced);
+    }
+    List<TransferMethod> methods = model.methodsFor(kind).stream().filter(site::supports).toList();
+    if (methods.isEmpty()) {
+      throw new IllegalArgumentException("no transfer method for " + kind + " host memory in the machine profile");
+    }
+    return methods;
+  }
+
+  /** The kind of memory the scanned columns live in (pinned where nothing is streamed, e.g. an empty table). */
+  private static HostMemoryKind memoryKind(SpillwayGpuSite site, SpillwayTableScan scan) {
     List<VectorSchemaRoot> batches = scan.spillwayTable().stored().batches();
     int[] fields = scan.fields();
     if (batches.isEmpty() || fields.length == 0) {
-      return TransferMethod.PINNED_COPY;  // nothing to stream; the label only shows in EXPLAIN
+      return HostMemoryKind.PINNED;
     }
-    long address = batches.get(0).getVector(fields[0]).getDataBuffer().memoryAddress();
-    return GpuColumnarPipeline.defaultMethod(device, address);
+    return site.memoryKind(batches.get(0).getVector(fields[0]).getDataBuffer().memoryAddress());
   }
 }

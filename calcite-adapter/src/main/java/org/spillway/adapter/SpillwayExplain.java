@@ -2,16 +2,22 @@ package org.spillway.adapter;
 
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.exec.ExprType;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The execution choices every Spillway node shows in EXPLAIN: device, algorithm variant, transfer method
- * and the bytes its input columns would move over the host-to-GPU link (rows x column widths). Device and
- * transfer method are those the converter chose for the whole subtree ({@link SpillwayBackend}).
+ * and the bytes its input columns would move over the host-to-GPU link (rows x column widths). Device, the
+ * filter variant and transfer method are those the converter chose for the whole subtree
+ * ({@link SpillwayBackend}); where the cost model was asked, every node also shows its predicted times
+ * ({@code cost}), a filter the selectivity the model assumed, and the scan whether the machine profile is
+ * assumed rather than measured and the GPU column cache it reads through.
  */
 final class SpillwayExplain {
   private SpillwayExplain() {}
@@ -24,10 +30,24 @@ final class SpillwayExplain {
     }
     SpillwayBackend backend = SpillwayFields.scanOf(node).map(SpillwayBackend::of)
         .orElseGet(() -> SpillwayBackend.of(null));
+    boolean filter = node instanceof Filter;
+    String variant = !backend.gpu() ? cpuVariant : filter ? backend.variant().label() : gpuVariant;
+    SpillwayCostModel.Estimate costing = backend.costing();
+    boolean scan = node instanceof TableScan;
+    boolean cache = scan && backend.cacheBytes() > 0;
     return pw.item("device", backend.device())
-        .item("variant", backend.gpu() ? gpuVariant : cpuVariant)
+        .item("variant", variant)
         .item("transfer", backend.transfer())
-        .item("linkBytes", linkBytes(rows, columns));
+        .item("linkBytes", linkBytes(rows, columns))
+        .itemIf("cost", costing == null ? "" : costing.label(), costing != null)
+        .itemIf("selectivity", String.format(Locale.ROOT, "%.4f", backend.selectivity()), filter && costing != null)
+        .itemIf("profile", "uncalibrated", scan && costing != null && !costing.calibrated())
+        .itemIf("gpuCache", cache ? cacheLabel(backend) : "", cache);
+  }
+
+  private static String cacheLabel(SpillwayBackend backend) {
+    return String.format(Locale.ROOT, "%.1f GiB, %s", backend.cacheBytes() / (double) (1L << 30),
+        backend.costing().resident() ? "columns fit: resident after the first run" : "too small: streamed every run");
   }
 
   /** The execution choices of a filter, project or aggregate, whose link bytes are those of its input. */
@@ -42,9 +62,14 @@ final class SpillwayExplain {
   static long linkBytes(double rows, List<SpillwayField> columns) {
     long width = 0;
     for (SpillwayField c : columns) {
-      width += c.isSupported() ? c.type().width() : ExprType.TEXT.width();
+      width += width(c);
     }
     return (long) Math.ceil(rows * width);
+  }
+
+  /** Bytes of one value of a column (an estimate for text). */
+  static int width(SpillwayField column) {
+    return column.isSupported() ? column.type().width() : ExprType.TEXT.width();
   }
 
   /** Estimated row count of a node's input. */

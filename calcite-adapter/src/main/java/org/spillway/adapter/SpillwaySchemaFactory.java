@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Factory that creates a {@link SpillwaySchema} from a Calcite model, e.g.
  * {@code {"type": "custom", "factory": "org.spillway.adapter.SpillwaySchemaFactory",
- * "operand": {"dataDir": "data/tpch-sf1"}}}; a relative dataDir is resolved against the model's directory.
+ * "operand": {"dataDir": "data/tpch-sf1"}}}; a relative dataDir is resolved against the model's directory. The
+ * operands device, transfer, filterVariant and gpuCache take the values of the connection properties.
  */
 public final class SpillwaySchemaFactory implements SchemaFactory {
   public static final SpillwaySchemaFactory INSTANCE = new SpillwaySchemaFactory();
@@ -30,6 +31,18 @@ public final class SpillwaySchemaFactory implements SchemaFactory {
     if (!dir.isAbsolute() && base != null) {
       dir = ((File) base).toPath().resolve(dir);
     }
-    return new SpillwaySchema(CatalogRegistry.open(dir));
+    SpillwayOptions options;
+    try {
+      options = SpillwayOptions.parse(text(operand, "device"), text(operand, "transfer"),
+          text(operand, "filterVariant"), text(operand, "gpuCache"));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("Spillway schema '" + name + "': " + e.getMessage(), e);
+    }
+    return new SpillwaySchema(CatalogRegistry.open(dir), options);
+  }
+
+  private static String text(Map<String, Object> operand, String key) {
+    Object value = operand.get(key);
+    return value == null ? null : value.toString();
   }
 }

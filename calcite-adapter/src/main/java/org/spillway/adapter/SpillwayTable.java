@@ -26,14 +26,14 @@ import java.util.stream.IntStream;
 public final class SpillwayTable extends AbstractQueryableTable implements TranslatableTable {
   private final Catalog catalog;
   private final String name;
-  private final SpillwayDevice device;
+  private final SpillwayOptions options;
   private final SpillwayDeviceUsage deviceUsage;
 
-  SpillwayTable(Catalog catalog, String name, SpillwayDevice device, SpillwayDeviceUsage deviceUsage) {
+  SpillwayTable(Catalog catalog, String name, SpillwayOptions options, SpillwayDeviceUsage deviceUsage) {
     super(Object[].class);
     this.catalog = catalog;
     this.name = name;
-    this.device = device;
+    this.options = options;
     this.deviceUsage = deviceUsage;
   }
 
@@ -44,7 +44,12 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
 
   /** The device that queries over this table may use (a connection setting). */
   public SpillwayDevice device() {
-    return device;
+    return options.device();
+  }
+
+  /** The execution settings of the connection this table belongs to. */
+  public SpillwayOptions options() {
+    return options;
   }
 
   /** The stored table; it is loaded into memory on first use. */

@@ -75,7 +75,8 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
     if (pipeline == null) {
       return null;
     }
-    return SpillwayFields.scanOf(getInput()).map(scan -> SpillwayBackend.choose(scan, pipeline)).orElse(null);
+    return SpillwayFields.scanOf(getInput()).map(scan -> SpillwayBackend.choose(getInput(), scan, pipeline))
+        .orElse(null);
   }
 
   @Override public Result implement(EnumerableRelImplementor implementor, Prefer pref) {

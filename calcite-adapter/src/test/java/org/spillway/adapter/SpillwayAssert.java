@@ -17,13 +17,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SpillwayAssert {
   private final String url;
 
-  private SpillwayAssert(Path dataDir) {
-    // The pinned plans are the CPU backend's; GPU plans are pinned by the gpu-tagged SpillwayGpuTpchTest.
-    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";device=cpu";
+  private SpillwayAssert(Path dataDir, String properties) {
+    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";" + properties;
   }
 
+  /** Plans and rows of the CPU backend; GPU plans are pinned under an assumed GPU site or on a GPU machine. */
   static SpillwayAssert that(Path dataDir) {
-    return new SpillwayAssert(dataDir);
+    return new SpillwayAssert(dataDir, "device=cpu");
+  }
+
+  /** Plans and rows of connections with these properties, e.g. {@code device=gpu;transfer=zero-copy}. */
+  static SpillwayAssert that(Path dataDir, String properties) {
+    return new SpillwayAssert(dataDir, properties);
   }
 
   Query query(String sql) {
@@ -54,6 +59,13 @@ final class SpillwayAssert {
         }
       }
       assertEquals(expected, shape.toString(), () -> "plan of " + sql + ":\n" + plan);
+      return this;
+    }
+
+    /** Asserts that EXPLAIN PLAN does not contain the text. */
+    Query explainLacks(String unexpected) throws SQLException {
+      String plan = run("explain plan for " + sql);
+      assertTrue(!plan.contains(unexpected), () -> "plan of " + sql + " has\n" + unexpected + "\nplan:\n" + plan);
       return this;
     }
 

@@ -1,9 +1,11 @@
 package org.spillway.adapter;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
@@ -11,8 +13,15 @@ import org.spillway.tpch.TpchQueries;
 import java.nio.file.Path;
 import java.sql.SQLException;
 
-/** Pins which operators of TPC-H Q1 and Q6 run in the Spillway convention, and why the rest do not. */
+/**
+ * Pins which operators of TPC-H Q1 and Q6 run in the Spillway convention, and why the rest do not; and, on a
+ * GPU site assumed with the H100's profile, the device, transfer method, filter variant and costs the cost
+ * model chooses for them.
+ */
 class SpillwayTpchPlanTest {
+  /** Q6's selectivity at SF 0.001 as estimated from the column statistics (about 1.9 % really, at any SF). */
+  private static final String Q6_SELECTIVITY = "0.0182";
+
   @TempDir static Path dir;
 
   @BeforeAll static void generate() {
@@ -54,6 +63,85 @@ class SpillwayTpchPlanTest {
         .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
             + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
             + "device=[cpu], variant=[hash], transfer=[none]");
+  }
+
+  @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
+    Assumptions.assumeTrue(GpuRuntime.device().isEmpty(), "a GPU is present: auto asks the cost model");
+    SpillwayAssert.that(dir, "device=auto")
+        .query(TpchQueries.sql(6))
+        .explainContains("SpillwayFilter(condition=[AND(SEARCH($3, Sarg[[1994-01-01..1995-01-01)]), "
+            + "SEARCH($2, Sarg[[0.05:DECIMAL(4, 2)..0.07:DECIMAL(4, 2)]]:DECIMAL(4, 2)), <($0, 24.00))], "
+            + "device=[cpu], variant=[predication], transfer=[none], linkBytes=[" + 28 * lineitemRows() + "])")
+        .explainLacks("cost=")
+        .explainLacks("cpuBecause");
+  }
+
+  @Test void q6OnAGpuPullsWithBranchingAndShowsItsCosts() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(false))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query(TpchQueries.sql(6))
+          .explainContains("<($0, 24.00))], device=[gpu], variant=[branching], transfer=[zero-copy], linkBytes=["
+              + 28 * lineitemRows() + "], cost=[gpu 1.0")
+          .explainContains(" over the link), cpu 0.01")
+          .explainContains("ms], selectivity=[" + Q6_SELECTIVITY + "])")
+          .explainContains("SpillwayAggregate(group=[{}], revenue=[SUM($0)], device=[gpu], variant=[global], "
+              + "transfer=[zero-copy], linkBytes=[")
+          .explainContains("fields=[[4, 5, 6, 10]], device=[gpu], variant=[chunk-stream], transfer=[zero-copy]")
+          .explainContains("ms], profile=[uncalibrated])");
+    }
+  }
+
+  @Test void q6WithForcedTransferAndVariantKeepsThem() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu;transfer=pinned copy;filterVariant=branching")
+          .query(TpchQueries.sql(6))
+          .explainContains("device=[gpu], variant=[branching], transfer=[pinned copy], linkBytes=[")
+          .explainContains("cost=[gpu 1.0")
+          .explainLacks("profile=[uncalibrated]");
+      SpillwayAssert.that(dir, "device=gpu;transfer=zero-copy;filterVariant=predication")
+          .query(TpchQueries.sql(6))
+          .explainContains("device=[gpu], variant=[predication], transfer=[zero-copy], linkBytes=["
+              + 28 * lineitemRows() + "], cost=[gpu 1.0")
+          .explainContains("(" + SpillwayCostModel.bytes(28 * lineitemRows()) + " over the link)");
+    }
+  }
+
+  @Test void q6WithAGpuCacheThatHoldsItsColumnsMovesNothing() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu;gpuCache=10g")
+          .query(TpchQueries.sql(6))
+          .explainContains("variant=[branching], transfer=[pinned copy], linkBytes=[")
+          .explainContains("(0 B over the link)")
+          .explainContains("gpuCache=[10.0 GiB, columns fit: resident after the first run])");
+      SpillwayAssert.that(dir, "device=gpu;gpuCache=4k")
+          .query(TpchQueries.sql(6))
+          .explainContains("gpuCache=[0.0 GiB, too small: streamed every run])")
+          .explainLacks("(0 B over the link)");
+    }
+  }
+
+  @Test void q1OnAGpuCopiesWithPredication() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query(TpchQueries.sql(1))
+          .explainContains("SpillwayFilter(condition=[<=($6, 1998-09-02)], device=[gpu], variant=[predication], "
+              + "transfer=[pinned copy], linkBytes=[")
+          .explainContains("selectivity=[0.9")
+          .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
+              + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
+              + "device=[gpu], variant=[hash], transfer=[pinned copy]");
+    }
+  }
+
+  @Test void autoKeepsATinyTableOnTheCpuAndSaysWhy() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=auto")
+          .query(TpchQueries.sql(6))
+          .explainContains("SpillwayToEnumerableConverter(cpuBecause=[the cost model predicts the CPU backend "
+              + "faster])")
+          .explainContains("device=[cpu], variant=[predication], transfer=[none], linkBytes=["
+              + 28 * lineitemRows() + "], cost=[gpu 1.0");
+    }
   }
 
   private static long lineitemRows() {

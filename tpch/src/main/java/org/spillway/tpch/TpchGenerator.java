@@ -6,7 +6,10 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -17,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
+import org.spillway.storage.ColumnDef;
 import org.spillway.storage.StorageAllocator;
 import org.spillway.storage.StorageException;
 import org.spillway.storage.TableSchema;
@@ -25,7 +29,8 @@ import org.spillway.storage.TableWriter;
 /**
  * Generates the eight TPC-H tables at any scale factor with io.trino.tpch straight into a catalog. Each
  * table is split into parts generated on a thread pool; a part's batches are appended at positions
- * ordered by part, so the stored row order is the same whatever the thread count.
+ * ordered by part, so the stored row order is the same whatever the thread count. A selection can limit
+ * the run to some tables and columns (benchmarks at SF 100 need only lineitem's Q1/Q6 columns).
  */
 public final class TpchGenerator {
   /** Rows per batch: large enough for link-speed transfers, small enough for many threads' builders. */
@@ -36,12 +41,15 @@ public final class TpchGenerator {
   private final Catalog catalog;
   private final double scaleFactor;
   private final ProgressListener progress;
+  private final Map<String, List<String>> selection;
   private final AtomicBoolean failed = new AtomicBoolean();
 
-  private TpchGenerator(Catalog catalog, double scaleFactor, ProgressListener progress) {
+  private TpchGenerator(Catalog catalog, double scaleFactor, ProgressListener progress,
+      Map<String, List<String>> selection) {
     this.catalog = catalog;
     this.scaleFactor = scaleFactor;
     this.progress = progress;
+    this.selection = selection;
   }
 
   /**
@@ -50,13 +58,29 @@ public final class TpchGenerator {
    * it leaves no table of this run behind.
    */
   public static void generate(Path dataDir, double scaleFactor, int threads, ProgressListener progress) {
+    generate(dataDir, scaleFactor, threads, progress, null);
+  }
+
+  /**
+   * Like {@link #generate(Path, double, int, ProgressListener)}, but only the tables that are keys of
+   * {@code selection}, each with the listed columns in schema order (an empty list: all of them); null
+   * selects everything. Unknown tables or columns fail before anything is written.
+   */
+  public static void generate(Path dataDir, double scaleFactor, int threads, ProgressListener progress,
+      Map<String, List<String>> selection) {
     try (Catalog catalog = Catalog.create(dataDir)) {
-      generate(catalog, scaleFactor, threads, progress);
+      generate(catalog, scaleFactor, threads, progress, selection);
     }
   }
 
   /** Like {@link #generate(Path, double, int, ProgressListener)}, into an open catalog. */
   public static void generate(Catalog catalog, double scaleFactor, int threads, ProgressListener progress) {
+    generate(catalog, scaleFactor, threads, progress, null);
+  }
+
+  /** Like {@link #generate(Path, double, int, ProgressListener, Map)}, into an open catalog. */
+  public static void generate(Catalog catalog, double scaleFactor, int threads, ProgressListener progress,
+      Map<String, List<String>> selection) {
     if (!(scaleFactor > 0) || Double.isInfinite(scaleFactor)) {
       throw new StorageException("TPC-H scale factor must be positive, not " + scaleFactor);
     }
@@ -66,16 +90,72 @@ public final class TpchGenerator {
           + String.join(", ", existing) + "; drop them or choose another directory");
     }
     int poolSize = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-    new TpchGenerator(catalog, scaleFactor, progress == null ? ProgressListener.NONE : progress).run(poolSize);
+    new TpchGenerator(catalog, scaleFactor, progress == null ? ProgressListener.NONE : progress,
+        selection).run(poolSize);
   }
 
-  /** One table being generated: its writer, part futures and row counter. */
-  private record TableJob(TpchTableSource<?> source, TableWriter writer, List<Future<?>> parts, AtomicLong rows,
+  /** The columns of one table that a run writes: their schema and writers, in schema order. */
+  private record Projection<E extends TpchEntity>(TpchTableSource<E> source, TableSchema schema,
+      List<TpchTableSource.ColumnWriter<E>> writers) {
+    static <E extends TpchEntity> Projection<E> of(TpchTableSource<E> source, TableSchema full, List<String> names) {
+      if (names == null || names.isEmpty()) {
+        return new Projection<>(source, full, source.columns());
+      }
+      List<ColumnDef> columns = new ArrayList<>();
+      List<TpchTableSource.ColumnWriter<E>> writers = new ArrayList<>();
+      for (int i = 0; i < full.size(); i++) {
+        if (names.stream().anyMatch(full.column(i).name()::equalsIgnoreCase)) {
+          columns.add(full.column(i));
+          writers.add(source.columns().get(i));
+        }
+      }
+      for (String name : names) {
+        full.column(name);  // fails with the table's column names if there is no such column
+      }
+      return new Projection<>(source, new TableSchema(columns), writers);
+    }
+  }
+
+  /** One table being generated: its columns, writer, part futures and row counter. */
+  private record TableJob(Projection<?> projection, TableWriter writer, List<Future<?>> parts, AtomicLong rows,
       long expectedRows) {
+    String name() {
+      return projection.source().name();
+    }
+  }
+
+  /** The tables and columns to write, checked against the TPC-H schema before anything is written. */
+  private List<Projection<?>> projections() {
+    Map<String, TableSchema> schemas = TpchSchema.tables(scaleFactor);
+    if (selection != null) {
+      for (String table : selection.keySet()) {
+        if (!schemas.containsKey(table.toLowerCase(Locale.ROOT))) {
+          throw new StorageException("no TPC-H table '" + table + "'; tables: " + TpchSchema.TABLE_NAMES);
+        }
+      }
+    }
+    List<Projection<?>> out = new ArrayList<>();
+    for (TpchTableSource<?> source : TpchTableSource.all()) {
+      List<String> names = selection == null ? List.of() : selected(source.name());
+      if (names != null) {
+        out.add(Projection.of(source, schemas.get(source.name()), names));
+      }
+    }
+    return out;
+  }
+
+  /** The columns selected of a table (empty: all), or null when the table is not selected. */
+  private List<String> selected(String table) {
+    for (Map.Entry<String, List<String>> e : selection.entrySet()) {
+      if (e.getKey().equalsIgnoreCase(table)) {
+        return e.getValue() == null ? List.of() : e.getValue();
+      }
+    }
+    return null;
   }
 
   private void run(int threads) {
-    Map<String, TableSchema> schemas = TpchSchema.tables(scaleFactor);
+    List<Projection<?>> projections = projections();
     ExecutorService pool = Executors.newFixedThreadPool(threads, runnable -> {
       Thread thread = new Thread(runnable, "tpch-generator");
       thread.setDaemon(true);
@@ -84,19 +164,20 @@ public final class TpchGenerator {
     List<TableJob> jobs = new ArrayList<>();
     List<String> committed = new ArrayList<>();
     try {
-      for (TpchTableSource<?> source : TpchTableSource.all()) {
-        long expected = source.expectedRows(scaleFactor);
-        TableJob job = new TableJob(source, catalog.createTable(source.name(), schemas.get(source.name())),
+      for (Projection<?> projection : projections) {
+        long expected = projection.source().expectedRows(scaleFactor);
+        String name = projection.source().name();
+        TableJob job = new TableJob(projection, catalog.createTable(name, projection.schema()),
             new ArrayList<>(), new AtomicLong(), expected);
         jobs.add(job);
-        progress.onProgress(source.name(), 0, expected);
+        progress.onProgress(name, 0, expected);
       }
       // largest tables first so that small ones fill the gaps at the end
       for (TableJob job : jobs) {
         int partCount = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (job.expectedRows() + ROWS_PER_PART - 1) / ROWS_PER_PART));
         for (int part = 1; part <= partCount; part++) {
           int p = part;
-          job.parts().add(pool.submit(() -> generatePart(job, job.source(), p, partCount)));
+          job.parts().add(pool.submit(() -> generatePart(job, job.projection(), p, partCount)));
         }
       }
       for (TableJob job : jobs) {
@@ -104,9 +185,9 @@ public final class TpchGenerator {
           part.get();
         }
         job.writer().commit();
-        committed.add(job.source().name());
+        committed.add(job.name());
         long rows = job.rows().get();
-        progress.onProgress(job.source().name(), rows, rows);
+        progress.onProgress(job.name(), rows, rows);
       }
       progress.onComplete();
     } catch (InterruptedException e) {
@@ -121,14 +202,16 @@ public final class TpchGenerator {
     }
   }
 
-  private <E extends TpchEntity> Void generatePart(TableJob job, TpchTableSource<E> source, int part, int partCount) {
+  private <E extends TpchEntity> Void generatePart(TableJob job, Projection<E> projection, int part, int partCount) {
     TableWriter writer = job.writer();
+    List<TpchTableSource.ColumnWriter<E>> columns = projection.writers();
+    int width = columns.size();
     int capacity = (int) Math.min(BATCH_ROWS, Math.max(1024, job.expectedRows() / partCount + 64));
     long position = (long) part << 32;
     BatchBuilder batch = writer.newBatch(capacity);
     try {
       int row = 0;
-      for (E entity : source.generate(scaleFactor, part, partCount)) {
+      for (E entity : projection.source().generate(scaleFactor, part, partCount)) {
         if (row == capacity) {
           flush(job, batch, row, position++);
           if (failed.get()) {
@@ -137,7 +220,10 @@ public final class TpchGenerator {
           batch = writer.newBatch(capacity);
           row = 0;
         }
-        source.rowWriter().write(entity, batch, row++);
+        for (int c = 0; c < width; c++) {
+          columns.get(c).write(entity, batch, c, row);
+        }
+        row++;
       }
       flush(job, batch, row, position);
       return null;
@@ -151,7 +237,7 @@ public final class TpchGenerator {
   private void flush(TableJob job, BatchBuilder batch, int rows, long position) {
     batch.setRowCount(rows);
     job.writer().appendAt(position, batch);
-    progress.onProgress(job.source().name(), job.rows().addAndGet(rows), job.expectedRows());
+    progress.onProgress(job.name(), job.rows().addAndGet(rows), job.expectedRows());
   }
 
   /** Stops the pool, discards unfinished tables and drops those this run committed. */
@@ -175,17 +261,41 @@ public final class TpchGenerator {
   }
 
   /**
-   * Command line: {@code TpchGenerator <dataDir> <scaleFactor> [threads]}; prints the time, peak heap and
-   * peak Arrow memory afterwards.
+   * Parses a selection such as {@code lineitem:l_quantity,l_shipdate orders}: tables separated by spaces or
+   * semicolons, each optionally followed by a colon and its columns.
+   */
+  public static Map<String, List<String>> parseSelection(String text) {
+    Map<String, List<String>> selection = new LinkedHashMap<>();
+    for (String item : text.trim().split("[\\s;]+")) {
+      if (item.isEmpty()) {
+        continue;
+      }
+      int colon = item.indexOf(':');
+      String table = colon < 0 ? item : item.substring(0, colon);
+      List<String> columns = colon < 0 ? List.of()
+          : Arrays.stream(item.substring(colon + 1).split(",")).map(String::trim).filter(c -> !c.isEmpty()).toList();
+      selection.put(table.toLowerCase(Locale.ROOT), columns);
+    }
+    if (selection.isEmpty()) {
+      throw new IllegalArgumentException("empty table selection '" + text + "'");
+    }
+    return selection;
+  }
+
+  /**
+   * Command line: {@code TpchGenerator <dataDir> <scaleFactor> [threads] [selection]} (see
+   * {@link #parseSelection}); prints the time, peak heap and peak Arrow memory afterwards.
    */
   public static void main(String[] args) {
     if (args.length < 2) {
-      System.err.println("usage: TpchGenerator <dataDir> <scaleFactor> [threads]");
+      System.err.println("usage: TpchGenerator <dataDir> <scaleFactor> [threads] [table[:col,...] ...]");
       System.exit(2);
     }
     long start = System.nanoTime();
+    Map<String, List<String>> selection = args.length > 3
+        ? parseSelection(String.join(" ", Arrays.asList(args).subList(3, args.length))) : null;
     generate(Path.of(args[0]), Double.parseDouble(args[1]), args.length > 2 ? Integer.parseInt(args[2]) : 0,
-        new ConsoleProgressBar(System.out));
+        new ConsoleProgressBar(System.out), selection);
     double seconds = (System.nanoTime() - start) / 1e9;
     long peakHeap = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {

@@ -16,23 +16,27 @@ import io.trino.tpch.SupplierGenerator;
 import io.trino.tpch.TpchEntity;
 import io.trino.tpch.TpchTable;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 import org.spillway.storage.BatchBuilder;
 
 /**
- * One TPC-H table as io.trino.tpch generates it: its generator, how many rows to expect, and how an entity
- * fills a batch row in {@link TpchSchema} column order. Money comes from the exact "in cents" accessors.
+ * One TPC-H table as io.trino.tpch generates it: its generator, how many rows to expect, and one writer per
+ * column in {@link TpchSchema} column order, so that a run can write only some of the columns. Money comes
+ * from the exact "in cents" accessors.
  *
  * @param scaleBase rows of the driving entity at SF 1 (orders for lineitem, parts for partsupp); 0 for
  *     the unscaled nation and region
  * @param rowsPerUnit rows per driving entity (average for lineitem), or the fixed row count if unscaled
  */
 record TpchTableSource<E extends TpchEntity>(String name, TpchTable<E> table, int scaleBase, int rowsPerUnit,
-    RowWriter<E> rowWriter) {
+    List<ColumnWriter<E>> columns) {
 
-  /** Copies one entity into one row of a batch. */
+  /** Copies one field of an entity into one cell of a batch. */
   @FunctionalInterface
-  interface RowWriter<E> {
-    void write(E entity, BatchBuilder batch, int row);
+  interface ColumnWriter<E> {
+    void write(E entity, BatchBuilder batch, int column, int row);
   }
 
   /** Lines per order average 4 (1 to 7 uniformly); the exact count is known only after generation. */
@@ -43,17 +47,40 @@ record TpchTableSource<E extends TpchEntity>(String name, TpchTable<E> table, in
   static List<TpchTableSource<?>> all() {
     return List.of(
         new TpchTableSource<>("lineitem", TpchTable.LINE_ITEM, OrderGenerator.SCALE_BASE, AVERAGE_LINES_PER_ORDER,
-            TpchTableSource::writeLineItem),
-        new TpchTableSource<>("orders", TpchTable.ORDERS, OrderGenerator.SCALE_BASE, 1, TpchTableSource::writeOrder),
+            List.of(longs(LineItem::getOrderKey), longs(LineItem::getPartKey), longs(LineItem::getSupplierKey),
+                ints(LineItem::getLineNumber), decimals(e -> e.getQuantity() * 100L),
+                decimals(LineItem::getExtendedPriceInCents), decimals(LineItem::getDiscountPercent),
+                decimals(LineItem::getTaxPercent), strings(LineItem::getReturnFlag), strings(LineItem::getStatus),
+                dates(LineItem::getShipDate), dates(LineItem::getCommitDate), dates(LineItem::getReceiptDate),
+                strings(LineItem::getShipInstructions), strings(LineItem::getShipMode),
+                strings(LineItem::getComment))),
+        new TpchTableSource<>("orders", TpchTable.ORDERS, OrderGenerator.SCALE_BASE, 1,
+            List.of(longs(Order::getOrderKey), longs(Order::getCustomerKey),
+                strings(e -> String.valueOf(e.getOrderStatus())), decimals(Order::getTotalPriceInCents),
+                dates(Order::getOrderDate), strings(Order::getOrderPriority), strings(Order::getClerk),
+                ints(Order::getShipPriority), strings(Order::getComment))),
         new TpchTableSource<>("partsupp", TpchTable.PART_SUPPLIER, PartGenerator.SCALE_BASE, SUPPLIERS_PER_PART,
-            TpchTableSource::writePartSupplier),
-        new TpchTableSource<>("part", TpchTable.PART, PartGenerator.SCALE_BASE, 1, TpchTableSource::writePart),
+            List.of(longs(PartSupplier::getPartKey), longs(PartSupplier::getSupplierKey),
+                ints(PartSupplier::getAvailableQuantity), decimals(PartSupplier::getSupplyCostInCents),
+                strings(PartSupplier::getComment))),
+        new TpchTableSource<>("part", TpchTable.PART, PartGenerator.SCALE_BASE, 1,
+            List.of(longs(Part::getPartKey), strings(Part::getName), strings(Part::getManufacturer),
+                strings(Part::getBrand), strings(Part::getType), ints(Part::getSize), strings(Part::getContainer),
+                decimals(Part::getRetailPriceInCents), strings(Part::getComment))),
         new TpchTableSource<>("customer", TpchTable.CUSTOMER, CustomerGenerator.SCALE_BASE, 1,
-            TpchTableSource::writeCustomer),
+            List.of(longs(Customer::getCustomerKey), strings(Customer::getName), strings(Customer::getAddress),
+                longs(Customer::getNationKey), strings(Customer::getPhone),
+                decimals(Customer::getAccountBalanceInCents), strings(Customer::getMarketSegment),
+                strings(Customer::getComment))),
         new TpchTableSource<>("supplier", TpchTable.SUPPLIER, SupplierGenerator.SCALE_BASE, 1,
-            TpchTableSource::writeSupplier),
-        new TpchTableSource<>("nation", TpchTable.NATION, 0, 25, TpchTableSource::writeNation),
-        new TpchTableSource<>("region", TpchTable.REGION, 0, 5, TpchTableSource::writeRegion));
+            List.of(longs(Supplier::getSupplierKey), strings(Supplier::getName), strings(Supplier::getAddress),
+                longs(Supplier::getNationKey), strings(Supplier::getPhone),
+                decimals(Supplier::getAccountBalanceInCents), strings(Supplier::getComment))),
+        new TpchTableSource<>("nation", TpchTable.NATION, 0, 25,
+            List.of(longs(Nation::getNationKey), strings(Nation::getName), longs(Nation::getRegionKey),
+                strings(Nation::getComment))),
+        new TpchTableSource<>("region", TpchTable.REGION, 0, 5,
+            List.of(longs(Region::getRegionKey), strings(Region::getName), strings(Region::getComment))));
   }
 
   /** Expected rows at this scale factor: exact for all tables but lineitem, which is estimated. */
@@ -66,88 +93,23 @@ record TpchTableSource<E extends TpchEntity>(String name, TpchTable<E> table, in
     return table.createGenerator(scaleFactor, part, partCount);
   }
 
-  private static void writeLineItem(LineItem e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getOrderKey());
-    b.setLong(1, row, e.getPartKey());
-    b.setLong(2, row, e.getSupplierKey());
-    b.setInt(3, row, e.getLineNumber());
-    b.setDecimal(4, row, e.getQuantity() * 100);
-    b.setDecimal(5, row, e.getExtendedPriceInCents());
-    b.setDecimal(6, row, e.getDiscountPercent());
-    b.setDecimal(7, row, e.getTaxPercent());
-    b.setString(8, row, e.getReturnFlag());
-    b.setString(9, row, e.getStatus());
-    b.setDate(10, row, e.getShipDate());
-    b.setDate(11, row, e.getCommitDate());
-    b.setDate(12, row, e.getReceiptDate());
-    b.setString(13, row, e.getShipInstructions());
-    b.setString(14, row, e.getShipMode());
-    b.setString(15, row, e.getComment());
+  private static <E> ColumnWriter<E> longs(ToLongFunction<E> field) {
+    return (e, b, column, row) -> b.setLong(column, row, field.applyAsLong(e));
   }
 
-  private static void writeOrder(Order e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getOrderKey());
-    b.setLong(1, row, e.getCustomerKey());
-    b.setString(2, row, String.valueOf(e.getOrderStatus()));
-    b.setDecimal(3, row, e.getTotalPriceInCents());
-    b.setDate(4, row, e.getOrderDate());
-    b.setString(5, row, e.getOrderPriority());
-    b.setString(6, row, e.getClerk());
-    b.setInt(7, row, e.getShipPriority());
-    b.setString(8, row, e.getComment());
+  private static <E> ColumnWriter<E> ints(ToIntFunction<E> field) {
+    return (e, b, column, row) -> b.setInt(column, row, field.applyAsInt(e));
   }
 
-  private static void writePartSupplier(PartSupplier e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getPartKey());
-    b.setLong(1, row, e.getSupplierKey());
-    b.setInt(2, row, e.getAvailableQuantity());
-    b.setDecimal(3, row, e.getSupplyCostInCents());
-    b.setString(4, row, e.getComment());
+  private static <E> ColumnWriter<E> decimals(ToLongFunction<E> unscaled) {
+    return (e, b, column, row) -> b.setDecimal(column, row, unscaled.applyAsLong(e));
   }
 
-  private static void writePart(Part e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getPartKey());
-    b.setString(1, row, e.getName());
-    b.setString(2, row, e.getManufacturer());
-    b.setString(3, row, e.getBrand());
-    b.setString(4, row, e.getType());
-    b.setInt(5, row, e.getSize());
-    b.setString(6, row, e.getContainer());
-    b.setDecimal(7, row, e.getRetailPriceInCents());
-    b.setString(8, row, e.getComment());
+  private static <E> ColumnWriter<E> dates(ToIntFunction<E> epochDay) {
+    return (e, b, column, row) -> b.setDate(column, row, epochDay.applyAsInt(e));
   }
 
-  private static void writeCustomer(Customer e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getCustomerKey());
-    b.setString(1, row, e.getName());
-    b.setString(2, row, e.getAddress());
-    b.setLong(3, row, e.getNationKey());
-    b.setString(4, row, e.getPhone());
-    b.setDecimal(5, row, e.getAccountBalanceInCents());
-    b.setString(6, row, e.getMarketSegment());
-    b.setString(7, row, e.getComment());
-  }
-
-  private static void writeSupplier(Supplier e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getSupplierKey());
-    b.setString(1, row, e.getName());
-    b.setString(2, row, e.getAddress());
-    b.setLong(3, row, e.getNationKey());
-    b.setString(4, row, e.getPhone());
-    b.setDecimal(5, row, e.getAccountBalanceInCents());
-    b.setString(6, row, e.getComment());
-  }
-
-  private static void writeNation(Nation e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getNationKey());
-    b.setString(1, row, e.getName());
-    b.setLong(2, row, e.getRegionKey());
-    b.setString(3, row, e.getComment());
-  }
-
-  private static void writeRegion(Region e, BatchBuilder b, int row) {
-    b.setLong(0, row, e.getRegionKey());
-    b.setString(1, row, e.getName());
-    b.setString(2, row, e.getComment());
+  private static <E> ColumnWriter<E> strings(Function<E, String> field) {
+    return (e, b, column, row) -> b.setString(column, row, field.apply(e));
   }
 }

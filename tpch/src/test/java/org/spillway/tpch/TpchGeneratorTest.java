@@ -125,6 +125,35 @@ class TpchGeneratorTest {
   }
 
   @Test
+  void aSelectionWritesOnlyItsTablesAndColumnsWithTheSameValues() {
+    Path subset = dir.resolve("subset");
+    TpchGenerator.generate(subset, SF, 2, ProgressListener.NONE,
+        TpchGenerator.parseSelection("lineitem:l_shipdate,l_quantity,l_returnflag region"));
+    try (Catalog selected = Catalog.open(subset)) {
+      assertEquals(List.of("lineitem", "region"), selected.tableNames());
+      StoredTable lineitem = selected.table("lineitem").orElseThrow();
+      assertEquals(List.of("l_quantity", "l_returnflag", "l_shipdate"), lineitem.schema().names());
+      List<List<Object>> all = rows(catalog.table("lineitem").orElseThrow());
+      List<List<Object>> some = rows(lineitem);
+      assertEquals(all.size(), some.size());
+      for (int index : new int[] {0, 31_337, all.size() - 1}) {
+        assertEquals(List.of(all.get(index).get(4), all.get(index).get(8), all.get(index).get(10)), some.get(index));
+      }
+      assertEquals(rows(catalog.table("region").orElseThrow()), rows(selected.table("region").orElseThrow()));
+    }
+  }
+
+  @Test
+  void aSelectionNamingUnknownTablesOrColumnsFailsBeforeWriting() {
+    StorageException table = assertThrows(StorageException.class, () -> TpchGenerator.generate(dir.resolve("bad1"),
+        SF, 2, ProgressListener.NONE, TpchGenerator.parseSelection("lineitems")));
+    assertTrue(table.getMessage().contains("no TPC-H table 'lineitems'"), table.getMessage());
+    StorageException column = assertThrows(StorageException.class, () -> TpchGenerator.generate(dir.resolve("bad2"),
+        SF, 2, ProgressListener.NONE, TpchGenerator.parseSelection("lineitem:l_shipdat")));
+    assertTrue(column.getMessage().contains("no column 'l_shipdat'"), column.getMessage());
+  }
+
+  @Test
   void refusesADirectoryWithTpchTables() {
     StorageException e = assertThrows(StorageException.class,
         () -> TpchGenerator.generate(dir.resolve("sf001"), SF, 2, ProgressListener.NONE));

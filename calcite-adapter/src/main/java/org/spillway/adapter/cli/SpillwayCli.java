@@ -1,6 +1,6 @@
 package org.spillway.adapter.cli;
 
-import org.spillway.adapter.SpillwayDevice;
+import org.spillway.adapter.SpillwayOptions;
 import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.adapter.server.ServerCommand;
 import picocli.CommandLine;
@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** Command-line entry point: an SQL shell on the default data, one-shot queries and the admin commands. */
@@ -37,15 +38,49 @@ public final class SpillwayCli implements Callable<Integer> {
       description = "Device of the Spillway operators: cpu, gpu or auto (the connection property device).")
   String device;
 
+  @Option(names = "--transfer", paramLabel = "METHOD",
+      description = "Host-to-GPU transfer method: auto (the cost model chooses), pinned-copy, zero-copy, staged-copy,"
+          + " um-prefetch, ... (the connection property transfer).")
+  String transfer;
+
+  @Option(names = "--filter-variant", paramLabel = "VARIANT",
+      description = "GPU filter variant: auto, branching or predication (the connection property filterVariant).")
+  String filterVariant;
+
+  @Option(names = "--gpu-cache", paramLabel = "SIZE",
+      description = "Keep hot columns in GPU memory up to SIZE, e.g. 40g (the connection property gpuCache;"
+          + " default off).")
+  String gpuCache;
+
   @Override public Integer call() throws Exception {
     Path dir = data.ensureData(System.err);
-    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir
-        + (device == null ? "" : ";device=" + SpillwayDevice.parse(device));
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + connectionProperties();
     if (execute != null || file != null) {
       String script = execute != null ? execute : Files.readString(file);
       return new SqlRunner(url, new ResultPrinter(System.out, format), System.err).run(script);
     }
     return runShell(url);
+  }
+
+  /** The options as connection properties (";key=value..."), checked here so that a typo fails before any work. */
+  String connectionProperties() {
+    SpillwayOptions options = SpillwayOptions.parse(device, transfer, filterVariant, gpuCache);
+    StringBuilder props = new StringBuilder();
+    if (device != null) {
+      props.append(";device=").append(options.device());
+    }
+    if (transfer != null) {
+      props.append(";transfer=").append(options.transfer() == null ? "auto"
+          : options.transfer().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    }
+    if (filterVariant != null) {
+      props.append(";filterVariant=")
+          .append(options.filterVariant() == null ? "auto" : options.filterVariant().label());
+    }
+    if (gpuCache != null) {
+      props.append(";gpuCache=").append(options.gpuCacheBytes() == 0 ? "off" : gpuCache.trim());
+    }
+    return props.toString();
   }
 
   private static int runShell(String url) throws Exception {

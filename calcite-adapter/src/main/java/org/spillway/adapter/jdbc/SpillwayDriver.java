@@ -5,7 +5,8 @@ import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.Driver;
 import org.apache.calcite.schema.SchemaPlus;
 import org.spillway.adapter.CatalogRegistry;
-import org.spillway.adapter.SpillwayDevice;
+import org.spillway.adapter.SpillwayOptions;
+import org.spillway.adapter.SpillwayPrepare;
 import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
 import org.spillway.storage.Catalog;
@@ -33,6 +34,11 @@ public class SpillwayDriver extends Driver {
     return CONNECT_STRING_PREFIX;
   }
 
+  /** A driver whose statements are prepared with a plan cache per connection (repeated SQL skips planning). */
+  public SpillwayDriver() {
+    super(SpillwayPrepare::new);
+  }
+
   @Override protected DriverVersion createDriverVersion() {
     return new DriverVersion("Spillway JDBC Driver", "0.1.0", "Spillway", "0.1.0", true, 0, 1, 0, 1);
   }
@@ -42,9 +48,10 @@ public class SpillwayDriver extends Driver {
       return null;
     }
     Map<SpillwayProperty, String> props = parse(url, info);
-    SpillwayDevice device;
+    SpillwayOptions options;
     try {
-      device = SpillwayDevice.parse(props.get(SpillwayProperty.DEVICE));
+      options = SpillwayOptions.parse(props.get(SpillwayProperty.DEVICE), props.get(SpillwayProperty.TRANSFER),
+          props.get(SpillwayProperty.FILTER_VARIANT), props.get(SpillwayProperty.GPU_CACHE));
     } catch (IllegalArgumentException e) {
       throw new SQLException(e.getMessage(), "08001", e);
     }
@@ -53,7 +60,7 @@ public class SpillwayDriver extends Driver {
     CalciteConnection calcite = connection.unwrap(CalciteConnection.class);
     SchemaPlus root = calcite.getRootSchema();
     String schema = props.get(SpillwayProperty.SCHEMA);
-    root.add(schema, new SpillwaySchema(catalog, device));
+    root.add(schema, new SpillwaySchema(catalog, options));
     calcite.setSchema(schema);
     return connection;
   }

@@ -9,7 +9,13 @@ import java.util.stream.Collectors;
 public enum SpillwayProperty {
   DATA_DIR("dataDir", null, "Directory of the Spillway catalog (Arrow IPC tables)"),
   SCHEMA("schema", "spillway", "Name under which the catalog's tables appear"),
-  DEVICE("device", "auto", "Device for Spillway operators: cpu, gpu or auto (the planner chooses)");
+  DEVICE("device", "auto", "Device for Spillway operators: cpu, gpu or auto (the planner chooses)"),
+  TRANSFER("transfer", "auto", "Host-to-GPU transfer method: auto (the cost model chooses) or a method such as "
+      + "pinned copy, zero-copy, staged copy, UM prefetch"),
+  FILTER_VARIANT("filterVariant", "auto", "GPU filter variant: auto (the cost model chooses), branching or "
+      + "predication"),
+  GPU_CACHE("gpuCache", "off", "Keep hot columns in GPU memory, up to this many bytes (e.g. 40g), in a "
+      + "process-wide cache shared by the connections that set it; off: stream every run");
 
   public final String camelName;
   public final String defaultValue;

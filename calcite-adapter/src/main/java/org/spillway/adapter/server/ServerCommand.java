@@ -4,8 +4,10 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
+import org.spillway.adapter.SpillwayOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -55,6 +57,11 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Cancel statements running longer than this; 0 = no limit (default).")
   double queryTimeoutSeconds;
 
+  @Option(names = "--gpu-cache", paramLabel = "SIZE",
+      description = "Keep hot columns in GPU memory for every client, up to SIZE (e.g. 40g; off: stream every"
+          + " run); the connection property gpuCache of the served connections (default: off).")
+  String gpuCache;
+
   @Override
   public Integer call() throws Exception {
     final ServerConfig config = toConfig();
@@ -95,8 +102,17 @@ public final class ServerCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(),
           "--max-concurrent must be at least 1, got " + maxConcurrent);
     }
-    return new ServerConfig(dataDir, host, port, serialization(), usersFile, allowWrites,
-        maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds));
+    ServerConfig config = new ServerConfig(dataDir, host, port, serialization(), usersFile, allowWrites,
+        maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds), Map.of());
+    if (gpuCache != null) {
+      try {
+        SpillwayOptions.parse(null, null, null, gpuCache);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--gpu-cache: " + e.getMessage());
+      }
+      config = config.withConnectionProperty("gpuCache", gpuCache);
+    }
+    return config;
   }
 
   private Serialization serialization() {

@@ -2,7 +2,9 @@ package org.spillway.adapter.server;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
 
 /**
@@ -17,10 +19,11 @@ import org.apache.calcite.avatica.remote.Driver.Serialization;
  * @param maxConcurrent statements that may do work at the same time
  * @param admissionWait how long an excess statement waits for a slot before it is refused
  * @param queryTimeout per-statement time limit, {@link Duration#ZERO} for none
+ * @param connectionProperties Spillway connection properties of every served connection (e.g. gpuCache)
  */
 public record ServerConfig(Path dataDir, String host, int port, Serialization serialization,
     Path usersFile, boolean allowWrites, int maxConcurrent, Duration admissionWait,
-    Duration queryTimeout) {
+    Duration queryTimeout, Map<String, String> connectionProperties) {
 
   public static final String DEFAULT_HOST = "127.0.0.1";
   public static final int DEFAULT_PORT = 8765;
@@ -43,46 +46,58 @@ public record ServerConfig(Path dataDir, String host, int port, Serialization se
     if (queryTimeout.isNegative()) {
       throw new IllegalArgumentException("query timeout must not be negative, got " + queryTimeout);
     }
+    connectionProperties = Map.copyOf(connectionProperties);
+    if (connectionProperties.containsKey("dataDir")) {
+      throw new IllegalArgumentException("the data directory is the server's dataDir, not a connection property");
+    }
   }
 
   /** Defaults: loopback, port 8765, protobuf, no authentication, read-only, 16 statements, no timeout. */
   public static ServerConfig of(Path dataDir) {
     return new ServerConfig(dataDir, DEFAULT_HOST, DEFAULT_PORT, Serialization.PROTOBUF, null, false,
-        DEFAULT_MAX_CONCURRENT, DEFAULT_ADMISSION_WAIT, Duration.ZERO);
+        DEFAULT_MAX_CONCURRENT, DEFAULT_ADMISSION_WAIT, Duration.ZERO, Map.of());
   }
 
   public ServerConfig withHost(String newHost) {
     return new ServerConfig(dataDir, newHost, port, serialization, usersFile, allowWrites,
-        maxConcurrent, admissionWait, queryTimeout);
+        maxConcurrent, admissionWait, queryTimeout, connectionProperties);
   }
 
   public ServerConfig withPort(int newPort) {
     return new ServerConfig(dataDir, host, newPort, serialization, usersFile, allowWrites,
-        maxConcurrent, admissionWait, queryTimeout);
+        maxConcurrent, admissionWait, queryTimeout, connectionProperties);
   }
 
   public ServerConfig withSerialization(Serialization newSerialization) {
     return new ServerConfig(dataDir, host, port, newSerialization, usersFile, allowWrites,
-        maxConcurrent, admissionWait, queryTimeout);
+        maxConcurrent, admissionWait, queryTimeout, connectionProperties);
   }
 
   public ServerConfig withUsersFile(Path newUsersFile) {
     return new ServerConfig(dataDir, host, port, serialization, newUsersFile, allowWrites,
-        maxConcurrent, admissionWait, queryTimeout);
+        maxConcurrent, admissionWait, queryTimeout, connectionProperties);
   }
 
   public ServerConfig withAllowWrites(boolean newAllowWrites) {
     return new ServerConfig(dataDir, host, port, serialization, usersFile, newAllowWrites,
-        maxConcurrent, admissionWait, queryTimeout);
+        maxConcurrent, admissionWait, queryTimeout, connectionProperties);
   }
 
   public ServerConfig withAdmission(int newMaxConcurrent, Duration newAdmissionWait) {
     return new ServerConfig(dataDir, host, port, serialization, usersFile, allowWrites,
-        newMaxConcurrent, newAdmissionWait, queryTimeout);
+        newMaxConcurrent, newAdmissionWait, queryTimeout, connectionProperties);
+  }
+
+  /** This configuration with one more connection property for the served connections. */
+  public ServerConfig withConnectionProperty(String key, String value) {
+    Map<String, String> properties = new TreeMap<>(connectionProperties);
+    properties.put(key, value);
+    return new ServerConfig(dataDir, host, port, serialization, usersFile, allowWrites,
+        maxConcurrent, admissionWait, queryTimeout, properties);
   }
 
   public ServerConfig withQueryTimeout(Duration newQueryTimeout) {
     return new ServerConfig(dataDir, host, port, serialization, usersFile, allowWrites,
-        maxConcurrent, admissionWait, newQueryTimeout);
+        maxConcurrent, admissionWait, newQueryTimeout, connectionProperties);
   }
 }

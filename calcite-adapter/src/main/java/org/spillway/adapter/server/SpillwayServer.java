@@ -49,7 +49,7 @@ public final class SpillwayServer implements AutoCloseable {
     if (config.usersFile() != null) {
       UsersFile.check(config.usersFile());
     }
-    final Properties driverInfo = embeddedProperties(config.dataDir());
+    final Properties driverInfo = embeddedProperties(config);
     try (Connection probe = DriverManager.getConnection(EMBEDDED_URL, driverInfo)) {
       probe.getMetaData();
     }
@@ -84,13 +84,15 @@ public final class SpillwayServer implements AutoCloseable {
     return new SpillwayServer(config, meta, httpServer, admission, queryLog);
   }
 
-  /** Driver properties for {@code dataDir}; the same ones embedded clients would pass. */
-  static Properties embeddedProperties(Path dataDir) throws IOException {
+  /** Driver properties of the served connections; the same ones embedded clients would pass. */
+  static Properties embeddedProperties(ServerConfig config) throws IOException {
+    final Path dataDir = config.dataDir();
     if (!Files.isDirectory(dataDir)) {
       throw new IOException("data directory " + dataDir.toAbsolutePath()
           + " does not exist or is not a directory");
     }
     final Properties info = new Properties();
+    config.connectionProperties().forEach(info::setProperty);
     info.setProperty("dataDir", dataDir.toAbsolutePath().toString());
     return info;
   }

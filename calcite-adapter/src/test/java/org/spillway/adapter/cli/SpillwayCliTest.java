@@ -67,6 +67,17 @@ class SpillwayCliTest {
     assertEquals("r_name\nAFRICA\nAMERICA\nc\n5\n", r.out());
   }
 
+  @Test void executionOptionsBecomeConnectionProperties() {
+    Run r = run("-d", data.toString(), "--transfer", "zero-copy", "--filter-variant", "predication",
+        "--gpu-cache", "1g", "-e", "select count(*) as n from nation where n_regionkey = 1");
+    assertEquals(0, r.code(), r.err());
+    assertEquals("+---+\n| n |\n+---+\n| 5 |\n+---+\n", r.out());
+    Run bad = run("-d", data.toString(), "--filter-variant", "sideways", "-e", "select 1");
+    assertEquals(1, bad.code());
+    assertTrue(bad.err().contains("Property 'filterVariant' must be auto, branching or predication, not 'sideways'"),
+        bad.err());
+  }
+
   @Test void badSqlFailsWithTheParserMessage() {
     Run r = run("-d", data.toString(), "-e", "select count(*) from region; selec 1");
     assertEquals(1, r.code());

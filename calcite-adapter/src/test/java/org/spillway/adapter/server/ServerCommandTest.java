@@ -43,6 +43,27 @@ class ServerCommandTest {
     assertEquals(false, config.allowWrites());
     assertEquals(null, config.usersFile());
     assertEquals(Duration.ZERO, config.queryTimeout());
+    assertEquals(java.util.Map.of(), config.connectionProperties());
+  }
+
+  @Test
+  void gpuCacheBecomesAConnectionPropertyOfEveryServedConnection() {
+    assertEquals(java.util.Map.of("gpuCache", "40g"),
+        parse("--data-dir", "/data", "--gpu-cache", "40g").connectionProperties());
+    final CommandLine.ParameterException bad = assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/data", "--gpu-cache", "forty"));
+    assertTrue(bad.getMessage().contains("--gpu-cache: Property 'gpuCache' must be off or a byte count"),
+        bad.getMessage());
+  }
+
+  @Test
+  void servedConnectionsGetTheConnectionProperties() throws IOException {
+    final java.util.Properties info = SpillwayServer.embeddedProperties(
+        ServerConfig.of(TpchTestData.dataDir()).withConnectionProperty("gpuCache", "1g"));
+    assertEquals("1g", info.getProperty("gpuCache"));
+    assertEquals(TpchTestData.dataDir().toAbsolutePath().toString(), info.getProperty("dataDir"));
+    assertThrows(IllegalArgumentException.class,
+        () -> ServerConfig.of(TpchTestData.dataDir()).withConnectionProperty("dataDir", "/etc"));
   }
 
   @Test

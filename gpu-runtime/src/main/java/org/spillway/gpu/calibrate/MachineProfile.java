@@ -12,8 +12,10 @@ import java.util.Map;
 /**
  * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
  * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
- * bandwidth. Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only
- * numbers are null and {@code gpuUnavailableReason} says why.
+ * bandwidth, the fixed cost of one GPU pipeline run, and the CPU backend's rate on a Q6-shaped pipeline.
+ * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
+ * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
+ * which read as null (the cost model assumes them).
  */
 public record MachineProfile(
     int formatVersion,
@@ -28,9 +30,21 @@ public record MachineProfile(
     Double rawPinnedCopyGbPerSecond,
     List<LinkAccess> linkReads,
     Double hostWriteGbPerSecond,
-    Double gpuMemoryReadGbPerSecond) {
+    Double gpuMemoryReadGbPerSecond,
+    Double gpuPipelineRunMillis,
+    Double cpuPipelineGbPerSecond) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A profile without the numbers added after format 1 (they read as unknown). */
+  public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
+      GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
+      Map<String, String> unsupportedTransfers, Double rawPinnedCopyGbPerSecond, List<LinkAccess> linkReads,
+      Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond) {
+    this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
+        unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
+        null, null);
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT)

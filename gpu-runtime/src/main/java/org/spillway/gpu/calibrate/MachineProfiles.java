@@ -21,6 +21,8 @@ public final class MachineProfiles {
   public static final String PROFILE_PROPERTY = "spillway.profile";
   /** Host string of an uncalibrated profile, so that EXPLAIN and logs can say the costs are assumptions. */
   public static final String ASSUMED_HOST = "uncalibrated (assumed PCIe Gen5 x16 numbers)";
+  /** CPU backend rate on a Q6-shaped pipeline per core when uncalibrated (GB/s of input columns). */
+  static final double ASSUMED_CPU_PIPELINE_GB_PER_SECOND_PER_CORE = 1.0;
 
   private static volatile MachineProfile cached;
 
@@ -66,14 +68,16 @@ public final class MachineProfiles {
 
   /**
    * A profile from nominal numbers: pinned copy 55 GB/s, zero-copy reads 51 GB/s, pageable copy 8 GB/s,
-   * CPU scan 5 GB/s per core, GPU memory 3,000 GB/s (the figures measured on PCIe Gen5 H100 hosts).
+   * CPU scan 5 GB/s per core, GPU memory 3,000 GB/s (the figures measured on PCIe Gen5 H100 hosts), 1 ms of
+   * fixed cost per GPU pipeline run.
    */
   static MachineProfile assumed(Optional<CudaDevice> device) {
     int cores = Runtime.getRuntime().availableProcessors();
     double cpuScan = 5.0 * cores;
     if (device.isEmpty()) {
       return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), ASSUMED_HOST, cores, cpuScan,
-          null, GpuRuntime.unavailableReason(), Map.of(), Map.of(), null, List.of(), null, null);
+          null, GpuRuntime.unavailableReason(), Map.of(), Map.of(), null, List.of(), null, null, null,
+          ASSUMED_CPU_PIPELINE_GB_PER_SECOND_PER_CORE * cores);
     }
     CudaDevice d = device.get();
     var gpu = new MachineProfile.GpuInfo(d.name(), d.totalMemory(), d.allocator().budget(), d.multiprocessors(),
@@ -83,6 +87,7 @@ public final class MachineProfiles {
     List<MachineProfile.LinkAccess> reads = List.of(new MachineProfile.LinkAccess("sequential", 128, 51.0, 51e9 / 128),
         new MachineProfile.LinkAccess("random", 8, 0.16, 20e6));
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), ASSUMED_HOST, cores, cpuScan,
-        gpu, null, methods, Map.of("coherence", "assumed unsupported (PCIe)"), 55.0, reads, 20.0, 3000.0);
+        gpu, null, methods, Map.of("coherence", "assumed unsupported (PCIe)"), 55.0, reads, 20.0, 3000.0, 1.0,
+        ASSUMED_CPU_PIPELINE_GB_PER_SECOND_PER_CORE * cores);
   }
 }

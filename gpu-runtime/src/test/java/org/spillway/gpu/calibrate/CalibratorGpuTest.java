@@ -36,5 +36,9 @@ class CalibratorGpuTest {
     // Device memory is far faster than any link: a probe reading the wrong memory would break this.
     assertTrue(p.gpuMemoryReadGbPerSecond() > 2 * p.rawPinnedCopyGbPerSecond(), log.toString());
     assertTrue(p.hostWriteGbPerSecond() > 0, log.toString());
+    // A pipeline run over 32 KiB costs launch and setup, not transfer: well under a second, above a microsecond.
+    assertTrue(p.gpuPipelineRunMillis() > 0.001 && p.gpuPipelineRunMillis() < 1000, log.toString());
+    assertTrue(p.cpuPipelineGbPerSecond() > 0 && p.cpuPipelineGbPerSecond() < p.cpuScanGbPerSecond() * 2,
+        log.toString());
   }
 }

@@ -25,6 +25,7 @@ class MachineProfileTest {
     assertTrue(p.cpuOnly());
     assertTrue(p.cpuScanGbPerSecond() > 0, "CPU scan " + p.cpuScanGbPerSecond());
     assertTrue(log.toString().contains("CPU scan"), log.toString());
+    assertTrue(p.cpuPipelineGbPerSecond() > 0, "CPU pipeline " + p.cpuPipelineGbPerSecond());
     Path file = dir.resolve("nested/profile.json");
     p.write(file);
     assertEquals(p, MachineProfile.read(file));
@@ -39,6 +40,22 @@ class MachineProfileTest {
         List.of(new MachineProfile.LinkAccess("random", 4, 1.5, 3.75e8)), 45.0, 2000.0);
     p.write(dir.resolve("p.json"));
     assertEquals(p, MachineProfile.read(dir.resolve("p.json")));
+  }
+
+  @Test
+  void aFormatOneFileWithoutThePipelineNumbersReadsThemAsUnknown(@TempDir Path dir) throws IOException {
+    MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-22T00:00:00Z", "h", 16, 70.5,
+        null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, 2.5, 7.5);
+    Path file = dir.resolve("p.json");
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    String older = Files.readString(file).replaceAll(",\\s*\"gpuPipelineRunMillis\" : 2.5", "")
+        .replaceAll(",\\s*\"cpuPipelineGbPerSecond\" : 7.5", "");
+    assertTrue(!older.contains("gpuPipelineRunMillis") && !older.contains("cpuPipeline"), older);
+    Files.writeString(file, older);
+    assertEquals(null, MachineProfile.read(file).gpuPipelineRunMillis());
+    assertEquals(null, MachineProfile.read(file).cpuPipelineGbPerSecond());
+    assertEquals(70.5, MachineProfile.read(file).cpuScanGbPerSecond());
   }
 
   @Test

@@ -1,0 +1,202 @@
+package org.spillway.adapter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.transfer.TransferMethod;
+
+/**
+ * Predicts the time of one fused pipeline (scan, filter/project, aggregate) on the GPU with each transfer
+ * method and filter variant, and on the CPU backend, from the machine profile; the planner takes the cheapest.
+ *
+ * <p>The model is the first-order one of the papers' digest (section 4.2, "Q6"): a GPU run costs a fixed setup
+ * time plus {@code max(link bytes / method bandwidth, bytes touched / GPU memory bandwidth)}, because the kernel
+ * overlaps with the transfer; the CPU backend costs {@code bytes scanned / CPU pipeline bandwidth}, the rate
+ * calibration measured for a Q6-shaped pipeline on the CPU backend (it interprets expressions per morsel, far
+ * below the raw scan bandwidth, which serves only for profiles without that number). Columns resident
+ * in the GPU column cache move nothing over the link. The filter variant follows Lutz et al., "Pump Up the
+ * Volume" (SIGMOD 2020, section 7.2.4, Q6): under a pull method (zero-copy, UM migration, coherence) and for
+ * data already in GPU memory, branching skips the lines of later columns that no row of the warp needs, so it
+ * reads {@code rows * width * (1 - (1 - s)^(LINE / width))} bytes of a column first read after predicates of
+ * selectivity {@code s} (the digest's payload fetch fraction), and wins when that saves at least
+ * {@value #BRANCHING_MIN_SAVING} of the bytes; under a copy (push) method every byte crosses the link anyway,
+ * and predication wins because it does not diverge.
+ */
+final class SpillwayCostModel {
+  /** Bytes the GPU fetches per line: a warp that needs any value of a line reads all of it (digest 4.1). */
+  static final int LINE_BYTES = 128;
+  /** Fixed cost of one GPU pipeline run when the profile has not measured it (program, buffers, launch, sync). */
+  static final double ASSUMED_GPU_RUN_MILLIS = 1.0;
+  /** GPU memory read bandwidth when the profile has none (GB/s). */
+  static final double ASSUMED_GPU_MEMORY_GB_PER_SECOND = 3000;
+  /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
+  static final double BRANCHING_MIN_SAVING = 0.05;
+
+  /** A scanned column: bytes per value, and the selectivity of the predicates evaluated before its first use. */
+  record Column(int width, double selectivityBefore) {}
+
+  /** What one pipeline reads: its rows, its scanned columns, and the selectivity of all its filters. */
+  record Shape(long rows, List<Column> columns, double selectivity) {
+    Shape {
+      columns = List.copyOf(columns);
+    }
+
+    /** Bytes of every scanned value: what copies move, predication reads and the CPU backend scans. */
+    long bytes() {
+      long width = 0;
+      for (Column c : columns) {
+        width += c.width();
+      }
+      return rows * width;
+    }
+
+    /** Bytes a branching kernel reads when it loads a column's lines only where an earlier predicate held. */
+    long lazyBytes() {
+      double bytes = 0;
+      for (Column c : columns) {
+        double valuesPerLine = Math.max(1.0, LINE_BYTES / (double) c.width());
+        double fetched = 1 - Math.pow(1 - Math.min(1, Math.max(0, c.selectivityBefore())), valuesPerLine);
+        bytes += rows * (double) c.width() * fetched;
+      }
+      return Math.round(bytes);
+    }
+  }
+
+  /** A predicted GPU run: method, variant, the bytes it moves over the link and its time. */
+  record GpuRun(TransferMethod method, FilterVariant variant, long linkBytes, double millis) {}
+
+  /**
+   * The prediction for one pipeline: the best GPU run (null when no method is usable), the CPU backend's time,
+   * whether its columns are predicted resident in the GPU column cache, and whether the profile was measured.
+   */
+  record Estimate(GpuRun gpu, double cpuMillis, boolean resident, boolean calibrated) {
+    boolean gpuIsFaster() {
+      return gpu != null && gpu.millis() < cpuMillis;
+    }
+
+    /** EXPLAIN's cost item, e.g. {@code gpu 20.312 ms (1.04 GB over the link), cpu 18.478 ms}. */
+    String label() {
+      String cpu = String.format(Locale.ROOT, "cpu %.3f ms", cpuMillis);
+      return gpu == null ? cpu : String.format(Locale.ROOT, "gpu %.3f ms (%s over the link), %s", gpu.millis(),
+          bytes(gpu.linkBytes()), cpu);
+    }
+  }
+
+  private final MachineProfile profile;
+
+  SpillwayCostModel(MachineProfile profile) {
+    this.profile = profile;
+  }
+
+  /**
+   * Predicts the pipeline on the CPU and on the GPU with each of {@code methods}, each with {@code variant} or,
+   * when it is null, the variant the rule above picks; {@code resident}: the columns are in the GPU cache.
+   */
+  Estimate estimate(Shape shape, List<TransferMethod> methods, FilterVariant variant, boolean resident) {
+    GpuRun best = null;
+    for (TransferMethod method : methods) {
+      GpuRun run = gpuRun(shape, method, variant, resident);
+      if (best == null || run.millis() < best.millis()) {
+        best = run;
+      }
+    }
+    return new Estimate(best, cpuMillis(shape), resident, MachineProfiles.calibrated(profile));
+  }
+
+  /** One GPU run of the pipeline with {@code method} and {@code variant} (null: chosen by the rule). */
+  GpuRun gpuRun(Shape shape, TransferMethod method, FilterVariant variant, boolean resident) {
+    boolean pulls = resident || pulls(method);
+    FilterVariant v = variant != null ? variant : variant(shape, pulls);
+    long touched = v == FilterVariant.BRANCHING && pulls ? shape.lazyBytes() : shape.bytes();
+    long link = resident ? 0 : pulls ? touched : shape.bytes();
+    double seconds = Math.max(link / (bandwidth(method) * 1e9), touched / (gpuMemoryBandwidth() * 1e9));
+    return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
+  }
+
+  /** Pump Up the Volume's rule: branching only where it saves reads (pull methods), else predication. */
+  static FilterVariant variant(Shape shape, boolean pulls) {
+    boolean saves = shape.lazyBytes() <= (1 - BRANCHING_MIN_SAVING) * shape.bytes();
+    return pulls && saves ? FilterVariant.BRANCHING : FilterVariant.PREDICATION;
+  }
+
+  /** Whether kernels pull the data over the link themselves (so they read only what they touch). */
+  static boolean pulls(TransferMethod method) {
+    return method == TransferMethod.ZERO_COPY || method == TransferMethod.UM_MIGRATION
+        || method == TransferMethod.COHERENCE;
+  }
+
+  /** The CPU backend reads every column of every row with all cores, at its measured pipeline rate. */
+  double cpuMillis(Shape shape) {
+    Double pipeline = profile.cpuPipelineGbPerSecond();
+    double rate = pipeline != null && pipeline > 0 ? pipeline : profile.cpuScanGbPerSecond();
+    return shape.bytes() / (rate * 1e9) * 1e3;
+  }
+
+  /**
+   * The methods that can stream {@code kind} memory and that the profile measured (or assumed), the method
+   * native to that memory first, so that it wins ties (e.g. when the columns are resident in the cache).
+   */
+  List<TransferMethod> methodsFor(HostMemoryKind kind) {
+    List<TransferMethod> out = new ArrayList<>();
+    for (TransferMethod m : TransferMethod.values()) {
+      boolean measured = profile.transferGbPerSecond() != null && profile.transferGbPerSecond().containsKey(m.label());
+      boolean unsupported = profile.unsupportedTransfers() != null
+          && profile.unsupportedTransfers().containsKey(m.label());
+      if (m.accepts().contains(kind) && measured && !unsupported) {
+        out.add(m);
+      }
+    }
+    TransferMethod preferred = preferred(kind);
+    if (out.remove(preferred)) {
+      out.add(0, preferred);
+    }
+    return out;
+  }
+
+  /** The method meant for {@code kind} memory, which wins ties. */
+  static TransferMethod preferred(HostMemoryKind kind) {
+    return switch (kind) {
+      case PINNED, DEVICE -> TransferMethod.PINNED_COPY;
+      case MANAGED -> TransferMethod.UM_PREFETCH;
+      case PAGEABLE -> TransferMethod.STAGED_COPY;
+    };
+  }
+
+  /** GB/s of {@code method} in the profile; an unmeasured (forced) method is assumed as fast as raw copies. */
+  double bandwidth(TransferMethod method) {
+    Double measured = profile.transferGbPerSecond() == null ? null : profile.transferGbPerSecond().get(method.label());
+    if (measured != null && measured > 0) {
+      return measured;
+    }
+    return profile.rawPinnedCopyGbPerSecond() != null ? profile.rawPinnedCopyGbPerSecond() : 55.0;
+  }
+
+  private double gpuMemoryBandwidth() {
+    Double measured = profile.gpuMemoryReadGbPerSecond();
+    return measured != null && measured > 0 ? measured : ASSUMED_GPU_MEMORY_GB_PER_SECOND;
+  }
+
+  private double gpuRunMillis() {
+    Double measured = profile.gpuPipelineRunMillis();
+    return measured != null && measured >= 0 ? measured : ASSUMED_GPU_RUN_MILLIS;
+  }
+
+  /** Bytes for EXPLAIN in decimal units (B, KB, MB, GB). */
+  static String bytes(long bytes) {
+    if (bytes < 1000) {
+      return bytes + " B";
+    }
+    String[] units = {"KB", "MB", "GB", "TB"};
+    double v = bytes;
+    int u = -1;
+    while (v >= 1000 && u < units.length - 1) {
+      v /= 1000;
+      u++;
+    }
+    return String.format(Locale.ROOT, "%.2f %s", v, units[u]);
+  }
+}

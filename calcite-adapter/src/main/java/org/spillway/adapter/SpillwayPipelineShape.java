@@ -1,0 +1,92 @@
+package org.spillway.adapter;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.util.ImmutableBitSet;
+
+/**
+ * Derives the cost model's view of a Spillway pipeline from its nodes: the scanned rows and column widths,
+ * and for each scanned column the selectivity of the filter conjuncts evaluated before it is first needed
+ * (conjuncts in the order of the condition, which is the order the kernels evaluate them in). Columns first
+ * needed by a projection or the aggregation are needed after every filter.
+ */
+final class SpillwayPipelineShape {
+  private SpillwayPipelineShape() {}
+
+  /** The shape of the pipeline from {@code scan} up to {@code top} (the converter's input). */
+  static SpillwayCostModel.Shape of(RelNode top, SpillwayTableScan scan) {
+    List<RelNode> chain = chain(top, scan);
+    List<SpillwayField> scanned = SpillwayFields.ofScan(scan.spillwayTable(), scan.fields());
+    int columns = scanned.size();
+    double[] before = new double[columns];
+    Arrays.fill(before, Double.NaN);
+    // Per output field of the current node: the scan columns it is computed from, and the one it is, if plain.
+    List<ImmutableBitSet> sources = new ArrayList<>();
+    int[] plain = new int[columns];
+    for (int p = 0; p < columns; p++) {
+      sources.add(ImmutableBitSet.of(p));
+      plain[p] = p;
+    }
+    double selectivity = 1;
+    for (RelNode node : chain) {
+      if (node instanceof Filter filter) {
+        for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {
+          for (int p : columnsOf(conjunct, sources)) {
+            if (Double.isNaN(before[p])) {
+              before[p] = selectivity;
+            }
+          }
+          selectivity *= SpillwaySelectivity.of(conjunct, filter, plain, scan);
+        }
+      } else if (node instanceof Project project) {
+        List<ImmutableBitSet> next = new ArrayList<>();
+        int[] nextPlain = new int[project.getProjects().size()];
+        for (int i = 0; i < nextPlain.length; i++) {
+          RexNode e = project.getProjects().get(i);
+          next.add(columnsOf(e, sources));
+          nextPlain[i] = e instanceof RexInputRef ref ? plain[ref.getIndex()] : -1;
+        }
+        sources = next;
+        plain = nextPlain;
+      } else if (node instanceof Aggregate) {
+        break;  // stages after the aggregation run over its small result, not over the scan
+      }
+    }
+    List<SpillwayCostModel.Column> out = new ArrayList<>();
+    for (int p = 0; p < columns; p++) {
+      out.add(new SpillwayCostModel.Column(SpillwayExplain.width(scanned.get(p)),
+          Double.isNaN(before[p]) ? selectivity : before[p]));
+    }
+    return new SpillwayCostModel.Shape(scan.spillwayTable().stored().rowCount(), out, selectivity);
+  }
+
+  /** The nodes from just above the scan up to {@code top}, bottom first. */
+  private static List<RelNode> chain(RelNode top, SpillwayTableScan scan) {
+    List<RelNode> chain = new ArrayList<>();
+    RelNode node = top.stripped();
+    while (node != scan && node.getInputs().size() == 1) {
+      chain.add(node);
+      node = node.getInput(0).stripped();
+    }
+    Collections.reverse(chain);
+    return chain;
+  }
+
+  /** The scan columns an expression over the current node's fields reads. */
+  private static ImmutableBitSet columnsOf(RexNode e, List<ImmutableBitSet> sources) {
+    ImmutableBitSet.Builder columns = ImmutableBitSet.builder();
+    for (int field : RelOptUtil.InputFinder.bits(e)) {
+      columns.addAll(sources.get(field));
+    }
+    return columns.build();
+  }
+}

@@ -1,0 +1,89 @@
+package org.spillway.adapter;
+
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.WeakHashMap;
+import org.apache.calcite.avatica.Meta;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.prepare.CalcitePrepareImpl;
+import org.spillway.storage.Catalog;
+
+/**
+ * Calcite's statement preparation with a bounded plan cache per connection: a query whose SQL text, default
+ * schema, result shape and tables are those of an earlier one reuses its prepared signature (plan and compiled
+ * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
+ * EXPLAIN (whose text shows the current choices) nor DDL. The key holds the catalog's table objects, so a table
+ * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
+ * the cache dies with its connection (keyed weakly by the connection's root schema).
+ */
+public final class SpillwayPrepare extends CalcitePrepareImpl {
+  /** Plans kept per connection; the least recently used goes first. */
+  static final int PLANS_PER_CONNECTION = 128;
+
+  private static final Map<CalciteSchema, Map<Key, CalciteSignature<?>>> CACHES = new WeakHashMap<>();
+
+  /** What makes a prepared signature reusable. */
+  private record Key(String sql, List<String> schemaPath, Type elementType, long maxRowCount, List<Object> tables,
+      String transferProperty) {}
+
+  @Override public <T> CalciteSignature<T> prepareSql(Context context, Query<T> query, Type elementType,
+      long maxRowCount) {
+    if (query.sql == null || !isQuery(query.sql)) {
+      return super.prepareSql(context, query, elementType, maxRowCount);
+    }
+    CalciteSchema root = context.getMutableRootSchema();  // getRootSchema() is a new snapshot per statement
+    Key key = new Key(query.sql, List.copyOf(context.getDefaultSchemaPath()), elementType, maxRowCount,
+        tables(root), System.getProperty(SpillwayBackend.TRANSFER_PROPERTY));
+    Map<Key, CalciteSignature<?>> cache;
+    synchronized (CACHES) {
+      cache = CACHES.computeIfAbsent(root, r -> new LinkedHashMap<>(16, 0.75f, true) {
+        @Override protected boolean removeEldestEntry(Map.Entry<Key, CalciteSignature<?>> eldest) {
+          return size() > PLANS_PER_CONNECTION;
+        }
+      });
+    }
+    synchronized (cache) {
+      @SuppressWarnings("unchecked")
+      CalciteSignature<T> hit = (CalciteSignature<T>) cache.get(key);
+      if (hit != null) {
+        return hit;
+      }
+    }
+    CalciteSignature<T> signature = super.prepareSql(context, query, elementType, maxRowCount);
+    if (signature.statementType == Meta.StatementType.SELECT) {
+      synchronized (cache) {
+        cache.put(key, signature);
+      }
+    }
+    return signature;
+  }
+
+  /** Whether the statement is a query (SELECT, WITH, VALUES, or one in parentheses), not EXPLAIN or DDL. */
+  static boolean isQuery(String sql) {
+    String s = sql.stripLeading();
+    while (s.startsWith("(")) {
+      s = s.substring(1).stripLeading();
+    }
+    String word = s.length() < 6 ? s : s.substring(0, 6);
+    word = word.toLowerCase(Locale.ROOT);
+    return word.startsWith("select") || word.startsWith("with") || word.startsWith("values");
+  }
+
+  /** The table objects of every Spillway catalog the connection sees, compared by identity. */
+  private static List<Object> tables(CalciteSchema root) {
+    List<Object> tables = new ArrayList<>();
+    for (CalciteSchema schema : root.getSubSchemaMap().values()) {
+      if (schema.schema instanceof SpillwaySchema spillway) {
+        Catalog catalog = spillway.catalog();
+        for (String name : catalog.tableNames()) {
+          tables.add(catalog.table(name).orElse(null));
+        }
+      }
+    }
+    return tables;
+  }
+}

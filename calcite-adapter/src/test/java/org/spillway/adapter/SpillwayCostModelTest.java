@@ -1,0 +1,132 @@
+package org.spillway.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.common.collect.Range;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.transfer.TransferMethod;
+
+/** The cost model's choices on the H100 profile: device, transfer method and filter variant. */
+class SpillwayCostModelTest {
+  private static final SpillwayCostModel H100 = new SpillwayCostModel(AssumedGpuSite.h100(true).profile());
+  private static final long SF10_LINEITEM = 59_986_052;
+
+  /** Q6 at SF 10: shipdate, then discount, then quantity filter; extendedprice is needed after all three. */
+  private static SpillwayCostModel.Shape q6(long rows) {
+    return new SpillwayCostModel.Shape(rows, List.of(new SpillwayCostModel.Column(8, 0.0394),
+        new SpillwayCostModel.Column(8, 0.0181), new SpillwayCostModel.Column(8, 0.1446),
+        new SpillwayCostModel.Column(4, 1.0)), 0.0181);
+  }
+
+  /** Q1 at SF 10: shipdate <= 1998-09-02 keeps 98.6 %, every other column is needed after it. */
+  private static SpillwayCostModel.Shape q1(long rows) {
+    List<SpillwayCostModel.Column> columns = List.of(new SpillwayCostModel.Column(8, 0.986),
+        new SpillwayCostModel.Column(8, 0.986), new SpillwayCostModel.Column(8, 0.986),
+        new SpillwayCostModel.Column(8, 0.986), new SpillwayCostModel.Column(4, 0.986),
+        new SpillwayCostModel.Column(4, 0.986), new SpillwayCostModel.Column(4, 1.0));
+    return new SpillwayCostModel.Shape(rows, columns, 0.986);
+  }
+
+  private static List<TransferMethod> pinnedMethods() {
+    return H100.methodsFor(HostMemoryKind.PINNED);
+  }
+
+  @Test void lazyBytesFollowTheLineFetchFraction() {
+    SpillwayCostModel.Shape all = new SpillwayCostModel.Shape(1000, List.of(new SpillwayCostModel.Column(8, 1.0)), 1);
+    assertEquals(8000, all.lazyBytes());
+    SpillwayCostModel.Shape none = new SpillwayCostModel.Shape(1000, List.of(new SpillwayCostModel.Column(8, 0.0)), 0);
+    assertEquals(0, none.lazyBytes());
+    // 16 values per 128-byte line: a line is fetched unless all 16 rows failed, 1 - 0.9^16 = 0.8147.
+    SpillwayCostModel.Shape tenth = new SpillwayCostModel.Shape(1000, List.of(new SpillwayCostModel.Column(8, 0.1)), 0);
+    assertEquals(Math.round(8000 * (1 - Math.pow(0.9, 16))), tenth.lazyBytes());
+    assertEquals(28 * SF10_LINEITEM, q6(SF10_LINEITEM).bytes());
+    assertTrue(q6(SF10_LINEITEM).lazyBytes() < 0.7 * q6(SF10_LINEITEM).bytes());
+  }
+
+  @Test void pinnedMemoryOffersTheCopyAndPullMethodsPinnedCopyFirst() {
+    assertEquals(List.of(TransferMethod.PINNED_COPY, TransferMethod.PAGEABLE_COPY, TransferMethod.STAGED_COPY,
+        TransferMethod.ZERO_COPY), pinnedMethods());
+    assertEquals(List.of(TransferMethod.UM_PREFETCH, TransferMethod.UM_MIGRATION),
+        H100.methodsFor(HostMemoryKind.MANAGED));
+    assertFalse(H100.methodsFor(HostMemoryKind.PAGEABLE).contains(TransferMethod.COHERENCE),
+        "coherence is unsupported");
+  }
+
+  @Test void selectiveQ6PullsWithBranchingAndCopiesWithPredication() {
+    SpillwayCostModel.Shape shape = q6(SF10_LINEITEM);
+    SpillwayCostModel.GpuRun zeroCopy = H100.gpuRun(shape, TransferMethod.ZERO_COPY, null, false);
+    assertEquals(FilterVariant.BRANCHING, zeroCopy.variant());
+    assertEquals(shape.lazyBytes(), zeroCopy.linkBytes());
+    SpillwayCostModel.GpuRun pinned = H100.gpuRun(shape, TransferMethod.PINNED_COPY, null, false);
+    assertEquals(FilterVariant.PREDICATION, pinned.variant(), "a copy moves every byte: no reason to diverge");
+    assertEquals(shape.bytes(), pinned.linkBytes());
+    SpillwayCostModel.Estimate best = H100.estimate(shape, pinnedMethods(), null, false);
+    assertEquals(TransferMethod.ZERO_COPY, best.gpu().method(), "branching skips enough lines to beat the copy");
+    assertEquals(FilterVariant.BRANCHING, best.gpu().variant());
+  }
+
+  @Test void unselectiveQ1CopiesWithPredication() {
+    SpillwayCostModel.Estimate q1 = H100.estimate(q1(SF10_LINEITEM), pinnedMethods(), null, false);
+    assertEquals(TransferMethod.PINNED_COPY, q1.gpu().method());
+    assertEquals(FilterVariant.PREDICATION, q1.gpu().variant());
+    assertEquals(FilterVariant.PREDICATION,
+        H100.gpuRun(q1(SF10_LINEITEM), TransferMethod.ZERO_COPY, null, false).variant(),
+        "branching saves under 5 % of the bytes at 98.6 % selectivity");
+    // 44 bytes per row at 53.85 GB/s plus the 1 ms run cost.
+    assertEquals(1.0 + 44.0 * SF10_LINEITEM / 53.85e6, q1.gpu().millis(), 1e-6);
+  }
+
+  @Test void uncachedQ6IsCheaperOnTheGpuThanOnTheCpuBackendAndCachedQ6FarCheaper() {
+    SpillwayCostModel.Estimate uncached = H100.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, false);
+    assertEquals(28.0 * SF10_LINEITEM / 16e6, uncached.cpuMillis(), 1e-6);
+    assertTrue(uncached.gpuIsFaster(), "a 16 GB/s CPU pipeline loses to a 49-54 GB/s link: " + uncached.label());
+    SpillwayCostModel.Estimate cached = H100.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, true);
+    assertTrue(cached.gpuIsFaster(), cached.label());
+    assertEquals(0, cached.gpu().linkBytes());
+    assertEquals(TransferMethod.PINNED_COPY, cached.gpu().method(), "ties go to the memory's own method");
+    assertTrue(cached.gpu().millis() < 2.0, cached.label());
+  }
+
+  @Test void withoutAMeasuredCpuPipelineTheRawScanRateMakesTheCpuCheaper() {
+    SpillwayCostModel scanOnly = new SpillwayCostModel(AssumedGpuSite.h100(true, null).profile());
+    SpillwayCostModel.Estimate uncached = scanOnly.estimate(q6(SF10_LINEITEM), pinnedMethods(), null, false);
+    assertEquals(28.0 * SF10_LINEITEM / 91.41e6, uncached.cpuMillis(), 1e-6);
+    assertFalse(uncached.gpuIsFaster(), "P1: a 91 GB/s CPU scan beats a 49-54 GB/s link: " + uncached.label());
+  }
+
+  @Test void tinyTablesStayOnTheCpu() {
+    SpillwayCostModel.Estimate tiny = H100.estimate(q6(6000), pinnedMethods(), null, false);
+    assertFalse(tiny.gpuIsFaster(), "the GPU's fixed cost per run dominates: " + tiny.label());
+  }
+
+  @Test void forcedVariantAndMethodAreKept() {
+    SpillwayCostModel.Estimate forced = H100.estimate(q6(SF10_LINEITEM), List.of(TransferMethod.PINNED_COPY),
+        FilterVariant.BRANCHING, false);
+    assertEquals(TransferMethod.PINNED_COPY, forced.gpu().method());
+    assertEquals(FilterVariant.BRANCHING, forced.gpu().variant());
+    assertEquals(q6(SF10_LINEITEM).bytes(), forced.gpu().linkBytes(), "a copy moves every byte whatever the variant");
+  }
+
+  @Test void anUncalibratedProfileIsFlagged() {
+    SpillwayCostModel assumed = new SpillwayCostModel(AssumedGpuSite.h100(false).profile());
+    assertFalse(assumed.estimate(q6(6000), pinnedMethods(), null, false).calibrated());
+    assertTrue(H100.estimate(q6(6000), pinnedMethods(), null, false).calibrated());
+  }
+
+  @Test void rangeSharesOfEvenlySpacedValues() {
+    // l_discount: 0.00 .. 0.10 in steps of 0.01; BETWEEN 0.05 AND 0.07 keeps 3 of 11 values.
+    assertEquals(3 / 11.0, SpillwaySelectivity.share(0, 0.10, 11, Range.closed(0.05, 0.07)), 1e-9);
+    // l_quantity: 1 .. 50; < 24 keeps 23 of 50, <= 24 keeps 24, (1, 24) keeps 22.
+    assertEquals(23 / 50.0, SpillwaySelectivity.share(1, 50, 50, Range.lessThan(24.0)), 1e-9);
+    assertEquals(24 / 50.0, SpillwaySelectivity.share(1, 50, 50, Range.atMost(24.0)), 1e-9);
+    assertEquals(22 / 50.0, SpillwaySelectivity.share(1, 50, 50, Range.open(1.0, 24.0)), 1e-9);
+    assertEquals(1 / 50.0, SpillwaySelectivity.share(1, 50, 50, Range.singleton(7.0)), 1e-9);
+    assertEquals(0.0, SpillwaySelectivity.share(1, 50, 50, Range.greaterThan(50.0)), 1e-9);
+    assertEquals(1.0, SpillwaySelectivity.share(1, 50, 50, Range.atLeast(-3.0)), 1e-9);
+  }
+}

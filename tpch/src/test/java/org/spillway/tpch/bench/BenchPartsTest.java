@@ -1,0 +1,89 @@
+package org.spillway.tpch.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The pieces of TpchBenchmark that need neither Spillway nor DuckDB: plans, traces, results and their files. */
+class BenchPartsTest {
+  /** Q6's plan as EXPLAIN printed it on the H200 (gpu, zero-copy, branching). */
+  private static final String PLAN = "SpillwayToEnumerableConverter\n"
+      + "  SpillwayAggregate(group=[{}], revenue=[SUM($0)], device=[gpu], variant=[global], transfer=[zero-copy], "
+      + "linkBytes=[150440], cost=[gpu 3.021 ms (103.24 MB over the link), cpu 13.742 ms])\n"
+      + "    SpillwayFilter(condition=[<($0, 24.00)], device=[gpu], variant=[branching], transfer=[zero-copy], "
+      + "linkBytes=[168033520], cost=[gpu 3.021 ms (103.24 MB over the link), cpu 13.742 ms], selectivity=[0.0182])\n"
+      + "      SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 1, 2, 6]], device=[gpu], "
+      + "variant=[chunk-stream], transfer=[zero-copy], linkBytes=[168033520], cost=[gpu 3.021 ms (103.24 MB over "
+      + "the link), cpu 13.742 ms])\n";
+
+  @Test void explainedPlansGiveDeviceChoicesBytesAndPredictions() {
+    ExplainedPlan plan = ExplainedPlan.parse(PLAN);
+    assertEquals("gpu zero-copy branching", plan.ranAs());
+    assertEquals(168_033_520L, plan.planBytes());
+    assertEquals(3.021, plan.predictedGpuMillis());
+    assertEquals(13.742, plan.predictedCpuMillis());
+    assertNull(plan.cpuBecause());
+    ExplainedPlan cpu = ExplainedPlan.parse("SpillwayToEnumerableConverter(cpuBecause=[the cost model predicts the "
+        + "CPU backend faster])\n  SpillwayTableScan(device=[cpu], variant=[morsel-scan], transfer=[none], "
+        + "linkBytes=[99], cost=[gpu 1.002 ms (99 B over the link), cpu 0.002 ms])");
+    assertEquals("cpu", cpu.ranAs());
+    assertEquals("the cost model predicts the CPU backend faster", cpu.cpuBecause());
+    assertEquals(99, cpu.planBytes());
+  }
+
+  @Test void traceLinesAreReadAndOtherLinesAreNot() {
+    PipelineTrace trace = new PipelineTrace();
+    assertTrue(trace.accept("[spillway] gpu pipeline (zero-copy): 7.3 ms, 0.168 GB streamed in 5.2 ms (32.3 GB/s)"));
+    assertEquals(new PipelineTrace.Run("gpu", 7.3, 0.168, 5.2, null), trace.last());
+    assertTrue(trace.accept("[spillway] gpu pipeline (pinned copy): 2.0 ms, ran on the CPU: column x holds NULLs"));
+    assertEquals("column x holds NULLs", trace.last().fallback());
+    assertTrue(trace.accept("[spillway] cpu pipeline (16 threads): 33.1 ms"));
+    assertEquals(33.1, trace.last().millis());
+    assertFalse(trace.accept("an ordinary log line"));
+  }
+
+  @Test void resultsMatchExactlyOrWithinTheAverageRounding() {
+    ResultRows spillway = new ResultRows(List.of(List.of("A", "3774200.00", "25.53")));
+    assertNull(spillway.differenceFrom(new ResultRows(List.of(List.of("A", "3774200.00", "25.537587116854997")))));
+    assertEquals("row 0 column 2: 3774200.00 vs 3774200.01",
+        spillway.differenceFrom(new ResultRows(List.of(List.of("A", "3774200.01", "25.53")))));
+    assertEquals("1 rows vs 0", spillway.differenceFrom(new ResultRows(List.of())));
+  }
+
+  @Test void configurationsBecomeConnectionProperties() {
+    assertEquals("device=gpu;transfer=pinned-copy;filterVariant=branching;gpuCache=40g",
+        new Config("gpu", "pinned copy", "branching", true).properties("40g"));
+    assertEquals("device=auto;gpuCache=off", new Config("auto", "", "", false).properties("40g"));
+    assertEquals("device=cpu", Config.CPU.properties("40g"));
+    assertEquals("gpu zero-copy predication cached", new Config("gpu", "zero-copy", "predication", true).label());
+  }
+
+  @Test void resultFilesRoundTripAndCheckTheScaleFactor(@TempDir Path dir) throws Exception {
+    Measurement gpu = Measurement.of(new Config("gpu", "zero-copy", "branching", false), 6,
+        new double[] {0.0071, 0.0073},
+        List.of(new PipelineTrace.Run("gpu", 6.5, 0.168, 5.0, null)), ExplainedPlan.parse(PLAN),
+        new ResultRows(List.of(java.util.Arrays.asList("123141078.2283", null))));
+    Measurement duck = Measurement.of(Config.DUCKDB, 6, new double[] {0.0055}, List.of(), null,
+        new ResultRows(List.of(List.of("123141078.2283"))));
+    Path file = dir.resolve("results.tsv");
+    ResultsFile.write(file, 1, new PinnedBandwidth(55.34, "measured"), List.of(gpu, duck));
+    ResultsFile.Contents read = ResultsFile.read(file, 1);
+    assertEquals(55.34, read.link().gbPerSecond());
+    assertEquals(2, read.measurements().size());
+    Measurement back = read.measurements().get(0);
+    assertEquals(gpu.config(), back.config());
+    assertEquals(gpu.median(), back.median(), 1e-12);
+    assertEquals(gpu.plan(), back.plan());
+    assertEquals(gpu.rows(), back.rows());
+    assertEquals(0.168, back.movedGb(), 1e-12);
+    assertEquals(duck.rows(), read.measurements().get(1).rows());
+    assertThrows(java.io.IOException.class, () -> ResultsFile.read(file, 10));
+  }
+}
