@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
 import org.spillway.gpu.cuda.CudaDevice;
@@ -50,18 +52,9 @@ final class GpuScratch {
 
   /** A buffer of at least {@code bytes} bytes: the smallest idle one that fits, else a new one. */
   static DeviceBuffer acquire(CudaDevice device, long bytes) {
-    Deque<DeviceBuffer> idle = IDLE.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      DeviceBuffer best = null;
-      for (DeviceBuffer b : idle) {
-        if (b.bytes() >= bytes && (best == null || b.bytes() < best.bytes())) {
-          best = b;
-        }
-      }
-      if (best != null) {
-        idle.remove(best);
-        return best;
-      }
+    DeviceBuffer idle = takeSmallest(pool(IDLE, device), bytes, DeviceBuffer::bytes);
+    if (idle != null) {
+      return idle;
     }
     long size = Math.max(MIN_BYTES, Long.highestOneBit(bytes - 1) << 1);
     return device.allocator().allocate(size, "GPU pipeline scratch (" + size + " bytes)");
@@ -69,16 +62,9 @@ final class GpuScratch {
 
   /** Gives a buffer back; large ones and those beyond the idle limit are freed. */
   static void release(CudaDevice device, DeviceBuffer buffer) {
-    if (buffer.bytes() <= MAX_POOLED_BYTES) {
-      Deque<DeviceBuffer> idle = IDLE.computeIfAbsent(device, d -> new ArrayDeque<>());
-      synchronized (idle) {
-        if (idle.size() < MAX_IDLE) {
-          idle.push(buffer);
-          return;
-        }
-      }
+    if (buffer.bytes() > MAX_POOLED_BYTES || !keep(pool(IDLE, device), buffer, b -> true)) {
+      buffer.close();
     }
-    buffer.close();
   }
 
   /**
@@ -86,38 +72,86 @@ final class GpuScratch {
    * one (rounded up to 64 KiB).
    */
   static HostBuffer acquireHost(CudaDevice device, long bytes) {
-    Deque<HostBuffer> idle = IDLE_HOST.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      HostBuffer best = null;
-      for (HostBuffer b : idle) {
-        if (b.bytes() >= bytes && (best == null || b.bytes() < best.bytes())) {
-          best = b;
-        }
-      }
-      if (best != null) {
-        idle.remove(best);
-        return best;
-      }
-    }
-    return device.pinnedAllocator().allocate((Math.max(bytes, 1) + MIN_BYTES - 1) / MIN_BYTES * MIN_BYTES);
+    HostBuffer idle = takeSmallest(pool(IDLE_HOST, device), bytes, HostBuffer::bytes);
+    return idle != null ? idle
+        : device.pinnedAllocator().allocate((Math.max(bytes, 1) + MIN_BYTES - 1) / MIN_BYTES * MIN_BYTES);
   }
 
   /** Gives back pinned memory nothing reads or writes any more; beyond the idle cap it is freed. */
   static void release(CudaDevice device, HostBuffer buffer) {
-    Deque<HostBuffer> idle = IDLE_HOST.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      long held = idle.stream().mapToLong(HostBuffer::bytes).sum();
-      if (idle.size() < MAX_IDLE && held + buffer.bytes() <= MAX_IDLE_HOST_BYTES) {
-        idle.push(buffer);
-        return;
-      }
+    if (!keep(pool(IDLE_HOST, device), buffer, idle -> idle.stream().mapToLong(HostBuffer::bytes).sum()
+        + buffer.bytes() <= MAX_IDLE_HOST_BYTES)) {
+      buffer.close();
     }
-    buffer.close();
   }
 
   /** Frees every idle device and pinned buffer of {@code device}; returns how many. */
   static int trim(CudaDevice device) {
     return closeAll(IDLE.get(device), DeviceBuffer::close) + closeAll(IDLE_HOST.get(device), HostBuffer::close);
+  }
+
+  /** An idle stream of {@code device}, or a new one. */
+  static CudaStream stream(CudaDevice device) {
+    CudaStream idle = take(pool(STREAMS, device));
+    return idle != null ? idle : device.newStream();
+  }
+
+  /** Gives back a stream with no work pending. */
+  static void release(CudaDevice device, CudaStream stream) {
+    if (!keep(pool(STREAMS, device), stream, idle -> true)) {
+      stream.close();
+    }
+  }
+
+  /** An idle event (timing disabled) of {@code device}, or a new one. */
+  static CudaEvent event(CudaDevice device) {
+    CudaEvent idle = take(pool(EVENTS, device));
+    return idle != null ? idle : device.newEvent(false);
+  }
+
+  /** Gives back an event that no one waits for. */
+  static void release(CudaDevice device, CudaEvent event) {
+    if (!keep(pool(EVENTS, device), event, idle -> true)) {
+      event.close();
+    }
+  }
+
+  private static <T> Deque<T> pool(Map<CudaDevice, Deque<T>> pools, CudaDevice device) {
+    return pools.computeIfAbsent(device, d -> new ArrayDeque<>());
+  }
+
+  /** The most recently idle item, or null. */
+  private static <T> T take(Deque<T> idle) {
+    synchronized (idle) {
+      return idle.isEmpty() ? null : idle.pop();
+    }
+  }
+
+  /** The smallest idle item of at least {@code bytes} bytes, taken out of the pool; null when none fits. */
+  private static <T> T takeSmallest(Deque<T> idle, long bytes, ToLongFunction<T> size) {
+    synchronized (idle) {
+      T best = null;
+      for (T item : idle) {
+        if (size.applyAsLong(item) >= bytes && (best == null || size.applyAsLong(item) < size.applyAsLong(best))) {
+          best = item;
+        }
+      }
+      if (best != null) {
+        idle.remove(best);
+      }
+      return best;
+    }
+  }
+
+  /** Keeps {@code item} idle if the pool has room ({@link #MAX_IDLE} and {@code room}); false if it did not. */
+  private static <T> boolean keep(Deque<T> idle, T item, Predicate<Deque<T>> room) {
+    synchronized (idle) {
+      if (idle.size() < MAX_IDLE && room.test(idle)) {
+        idle.push(item);
+        return true;
+      }
+      return false;
+    }
   }
 
   private static <T> int closeAll(Deque<T> idle, Consumer<T> close) {
@@ -133,52 +167,6 @@ final class GpuScratch {
     }
     freeing.forEach(close);
     return freeing.size();
-  }
-
-  /** An idle stream of {@code device}, or a new one. */
-  static CudaStream stream(CudaDevice device) {
-    Deque<CudaStream> idle = STREAMS.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      if (!idle.isEmpty()) {
-        return idle.pop();
-      }
-    }
-    return device.newStream();
-  }
-
-  /** Gives back a stream with no work pending. */
-  static void release(CudaDevice device, CudaStream stream) {
-    Deque<CudaStream> idle = STREAMS.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      if (idle.size() < MAX_IDLE) {
-        idle.push(stream);
-        return;
-      }
-    }
-    stream.close();
-  }
-
-  /** An idle event (timing disabled) of {@code device}, or a new one. */
-  static CudaEvent event(CudaDevice device) {
-    Deque<CudaEvent> idle = EVENTS.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      if (!idle.isEmpty()) {
-        return idle.pop();
-      }
-    }
-    return device.newEvent(false);
-  }
-
-  /** Gives back an event that no one waits for. */
-  static void release(CudaDevice device, CudaEvent event) {
-    Deque<CudaEvent> idle = EVENTS.computeIfAbsent(device, d -> new ArrayDeque<>());
-    synchronized (idle) {
-      if (idle.size() < MAX_IDLE) {
-        idle.push(event);
-        return;
-      }
-    }
-    event.close();
   }
 
   /**

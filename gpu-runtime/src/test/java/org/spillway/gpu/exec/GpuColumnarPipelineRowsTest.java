@@ -10,13 +10,11 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
@@ -55,15 +53,8 @@ class GpuColumnarPipelineRowsTest {
     allocator.close();
   }
 
-  static Stream<Arguments> variants() {
-    return Stream.of(Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.BRANCHING, true),
-        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.PREDICATION, true),
-        Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.PREDICATION, false),
-        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.BRANCHING, false));
-  }
-
   @ParameterizedTest
-  @MethodSource("variants")
+  @MethodSource("org.spillway.gpu.exec.GpuColumnarPipelineTest#variants")  // both methods and variants, NULLs or not
   void randomRowPipelinesMatchTheCpuBackendInOrder(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
