@@ -106,10 +106,10 @@ final class PipelineRowsCases {
     double in = stats.bytes() / (passMs * 1e6);
     double back = stats.returnedBytes() / (passMs * 1e6);
     report.row(name, method.label(), p.filterVariant().label(), stats.kernel(), selected,
-        (stats.bytes() + stats.cachedBytes()) / 1e9, passMs, MethodTimer.median(wall), stats.bytes() > 0 ? in : Double.NaN,
-        stats.bytes() > 0 ? in / link : Double.NaN, (note.isEmpty() ? "" : note + "; ")
-            + String.format("returned %.3f GB, %.1f GB/s back (%.2f of link)", stats.returnedBytes() / 1e9, back,
-            back / link));
+        (stats.bytes() + stats.cachedBytes()) / 1e9, passMs, MethodTimer.median(wall),
+        stats.bytes() > 0 ? in : Double.NaN, stats.bytes() > 0 ? in / link : Double.NaN,
+        (note.isEmpty() ? "" : note + "; ") + String.format("returned %.3f GB, %.1f GB/s back (%.2f of link)",
+            stats.returnedBytes() / 1e9, back, back / link));
     System.out.printf("%s %s %s: pass %.2f ms, wall %.2f ms, in %.1f GB/s, back %.1f GB/s%n", name, method.label(),
         p.filterVariant().label(), passMs, MethodTimer.median(wall), in, back);
   }

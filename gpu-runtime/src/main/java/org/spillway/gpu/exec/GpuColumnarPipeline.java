@@ -71,7 +71,7 @@ public final class GpuColumnarPipeline {
     }
     if (compiled != null && compiled.columns.length == 0) {
       compiled = null;  // e.g. count(*): nothing to stream, row counts alone answer it
-      reason = aggregateStage < 0 ? "it reads no column (its rows are constants, which the CPU makes without a transfer)"
+      reason = aggregateStage < 0 ? "it reads no column (its rows are constants the CPU makes without a transfer)"
           : "it reads no column (row counts alone answer it, and the CPU has them)";
     }
     this.program = compiled;
@@ -260,9 +260,10 @@ public final class GpuColumnarPipeline {
               return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
                   pass.trackedCalls());
             });
-        long returned = 16 + (outcome.result() != null ? GpuAggregateState.bytes(capacity, aggregate.calls().size()) : 0);
-        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(capacity),
-            System.nanoTime() - started, outcome.kernelNanos(), returned);
+        long state = GpuAggregateState.bytes(capacity, aggregate.calls().size());
+        long returned = 16 + (outcome.result() == null ? 0 : state);  // the header, then the state if it fit
+        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
+            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), returned);
         if (outcome.result() != null) {
           return cpu.finish(outcome.result(), aggregateStage + 1);
         }

@@ -164,7 +164,8 @@ final class GpuProgramBuilder {
       }
       long value = ((Number) l.value()).longValue();
       if (narrowLiterals && !fitsItsWidth(l.type(), value)) {
-        throw new GpuProgram.Unsupported("literal " + value + " of type " + l.type() + " (outside what its output column holds)");
+        throw new GpuProgram.Unsupported("literal " + value + " of type " + l.type()
+            + " (outside what its output column holds)");
       }
       int dst = fresh(0);
       emit(CONST, dst, 0, constant(value), e);

@@ -200,7 +200,8 @@ class GpuColumnarPipelineRowsTest {
     RandomExprs gen = new RandomExprs(new Random(System.nanoTime()));
     List<SourceBatch> batches = List.of(data.batch(gen, 20_000, false), data.batch(gen, 9_000, false));
     Expr wide = new Expr.Logical(false, List.of(
-        new Expr.Compare(Expr.CompareOp.GE, new Expr.Column(1, ExprType.INT64), new Expr.Literal(-1000L, ExprType.INT64)),
+        new Expr.Compare(Expr.CompareOp.GE, new Expr.Column(1, ExprType.INT64),
+            new Expr.Literal(-1000L, ExprType.INT64)),
         new Expr.Compare(Expr.CompareOp.GE, new Expr.Column(2, DEC2), new Expr.Literal(-100_000L, DEC2))));
     GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(wide),
         new PipelineStage.Project(List.of(new Expr.Column(0, ExprType.INT32)))));
@@ -265,7 +266,8 @@ class GpuColumnarPipelineRowsTest {
       batches.add(data.batch(gen, 2000, true));
     }
     AtomicInteger asked = new AtomicInteger();
-    GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, fixedStages()).withTransferOptions(SMALL_CHUNKS);
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, fixedStages())
+        .withTransferOptions(SMALL_CHUNKS);
     assertThrows(CancellationException.class, () -> gpu.run(GpuRuntime.requireDevice(), TransferMethod.PINNED_COPY,
         batches, 2, () -> asked.incrementAndGet() > 3));
     RandomBatches.assertSameBatches(gpu, TransferMethod.PINNED_COPY, batches, "after a cancelled run");

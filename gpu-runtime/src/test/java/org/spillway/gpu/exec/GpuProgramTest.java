@@ -80,7 +80,8 @@ class GpuProgramTest {
     assertReason("a TEXT output column ($0): the GPU produces no strings", List.of(filter,
         new PipelineStage.Project(List.of(new Expr.Column(5, ExprType.TEXT), new Expr.Column(0, ExprType.INT64)))));
     assertReason("FLOAT64 values", List.of(new PipelineStage.Project(List.of(
-        new Expr.Column(0, ExprType.INT64), new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64)))));
+        new Expr.Column(0, ExprType.INT64),
+        new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64)))));
     assertReason("input column $4 of type BOOLEAN", List.of(filter, new PipelineStage.Project(List.of(
         new Expr.Column(4, ExprType.BOOLEAN)))));
     assertReason("literal 4294967296 of type INT32", List.of(new PipelineStage.Project(List.of(
