@@ -27,7 +27,9 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  * on the H200 one thread issues the copies of 128 Ki-row batches fast enough, and two or four interleave
  * their copies and lose 1-7% (docs/bench/pipeline). Buffers resident in a
  * {@link GpuColumnCache} are read in place; buffers the cache just allocated are filled by one copy on the
- * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics).
+ * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics);
+ * a consumer with state per worker (the output buffers of rows coming back) gets a {@link WorkerSink} per
+ * worker, which sees every chunk's batch and rows, in order within a batch.
  */
 final class GpuBatchStreamer {
   /** Worker threads (system property spillway.gpu.streamWorkers), each streaming with its own pipeline. */
