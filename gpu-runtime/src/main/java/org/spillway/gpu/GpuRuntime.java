@@ -20,8 +20,8 @@ public final class GpuRuntime {
   public static final String DEVICE_PROPERTY = "spillway.gpu.device";
   /** The kernel modules the GPU backend needs; all are built from src/main/cuda by nvcc. */
   public static final String[] KERNEL_MODULES = {"column_sum", "link_probe", "columnar_pipeline",
-      "selection_aggregate", "nopa_hash_join", "hierarchical_partitioner", "shared_partitioner",
-      "triton_join"};
+      "columnar_pipeline_rows", "selection_aggregate", "nopa_hash_join", "hierarchical_partitioner",
+      "shared_partitioner", "triton_join"};
 
   private static final Probe PROBE = probe();
 

@@ -32,9 +32,11 @@ import org.spillway.gpu.transfer.TransferOptions;
  * (raw pinned cuMemcpy, large and per batch buffer), Q6 uncached by transfer method, filter variant, kernel
  * and selectivity, a sweep of stream workers and slots, Q6 and Q1 with every column resident in the GPU
  * column cache, Q1 uncached, the per-run overhead of a one-batch query with a warm and a cold resource pool,
- * and the CPU backend for reference. Times are medians over repetitions after a warm-up: the pipeline's
- * RunStats (pass = streaming and kernels, wall = the whole run) and wall clock; every GPU result is checked
- * against the CPU backend's. Usage: PipelineBenchmark [--rows 60000000] [--reps 5] [--out DIR]
+ * the CPU backend for reference, and Q6's filter returning rows ({@link PipelineRowsCases}: both directions of
+ * the link). Times are medians over repetitions after a warm-up: the pipeline's RunStats (pass = streaming and
+ * kernels, wall = the whole run) and wall clock; every GPU result is checked against the CPU backend's.
+ * Usage: PipelineBenchmark [--rows 60000000] [--reps 5] [--out DIR] [--cases all|rows] (rows: the link bound
+ * and the cases returning rows only)
  */
 public final class PipelineBenchmark {
   private static final List<String> COLUMNS = List.of("case", "method", "variant", "kernel", "selected %", "GB",
@@ -56,14 +58,19 @@ public final class PipelineBenchmark {
     long rows = 60_000_000;
     int reps = 5;
     Path out = Path.of("bench-out");
+    String cases = "all";
     for (int i = 0; i < argv.length; i += 2) {
       switch (argv[i]) {
         case "--rows" -> rows = Long.parseLong(argv[i + 1]);
         case "--reps" -> reps = Integer.parseInt(argv[i + 1]);
         case "--out" -> out = Path.of(argv[i + 1]);
+        case "--cases" -> cases = argv[i + 1];
         default -> throw new IllegalArgumentException("unknown option " + argv[i]
-            + "; usage: PipelineBenchmark [--rows N] [--reps N] [--out DIR]");
+            + "; usage: PipelineBenchmark [--rows N] [--reps N] [--out DIR] [--cases all|rows]");
       }
+    }
+    if (!cases.equals("all") && !cases.equals("rows")) {
+      throw new IllegalArgumentException("--cases must be all or rows, got " + cases);
     }
     CudaDevice device = GpuRuntime.device().orElseThrow(() -> new IllegalStateException(
         "PipelineBenchmark needs a CUDA device: " + GpuRuntime.unavailableReason()));
@@ -74,7 +81,7 @@ public final class PipelineBenchmark {
       List<SourceBatch> batches = PipelineWorkloads.lineitem(allocator, rows, 42, owned);
       System.out.printf("generated %d batches in %.1f s%n", batches.size(), (System.nanoTime() - t) / 1e9);
       try {
-        bench.run(batches);
+        bench.run(batches, cases.equals("rows"));
       } finally {
         owned.forEach(FieldVector::close);
       }
@@ -85,8 +92,15 @@ public final class PipelineBenchmark {
     bench.report.writeCsv(out.resolve("pipeline.csv"));
   }
 
-  private void run(List<SourceBatch> batches) {
+  private void run(List<SourceBatch> batches, boolean rowsOnly) {
     linkBound(batches);
+    if (!rowsOnly) {
+      aggregates(batches);
+    }
+    new PipelineRowsCases(device, reps, report, link, threads()).run(batches);
+  }
+
+  private void aggregates(List<SourceBatch> batches) {
     long from = PipelineWorkloads.day(1994, 1, 1);
     List<Object[]> selectivities = List.of(
         new Object[] {"Q6", PipelineWorkloads.q6()},

@@ -62,6 +62,21 @@ public final class PipelineWorkloads {
         new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.SUM, 0, dec4))));
   }
 
+  /**
+   * Q6's filter returning rows instead of a sum: l_extendedprice and l_discount of the rows the filter keeps
+   * (a pipeline without an aggregation, as the side of a join or a query returning rows runs it).
+   */
+  public static List<PipelineStage> q6Rows(long from, long to, long discountLow, long discountHigh,
+      long quantityBelow) {
+    PipelineStage filter = q6(from, to, discountLow, discountHigh, quantityBelow).get(0);
+    return List.of(filter, new PipelineStage.Project(List.of(new Expr.Column(2, DEC2), new Expr.Column(3, DEC2))));
+  }
+
+  /** {@link #q6Rows} with Q6's validation parameters (1.9% of the rows). */
+  public static List<PipelineStage> q6Rows() {
+    return q6Rows(day(1994, 1, 1), day(1995, 1, 1), 5, 7, 2400);
+  }
+
   /** TPC-H Q6 with its validation parameters: 1994, discount 0.06 +- 0.01, quantity below 24. */
   public static List<PipelineStage> q6() {
     return q6(day(1994, 1, 1), day(1995, 1, 1), 5, 7, 2400);

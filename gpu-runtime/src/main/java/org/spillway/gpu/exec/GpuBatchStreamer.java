@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.cuda.CudaStream;
@@ -26,7 +27,9 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  * on the H200 one thread issues the copies of 128 Ki-row batches fast enough, and two or four interleave
  * their copies and lose 1-7% (docs/bench/pipeline). Buffers resident in a
  * {@link GpuColumnCache} are read in place; buffers the cache just allocated are filled by one copy on the
- * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics).
+ * chunk's stream. Consumers must tolerate concurrent chunks (the pipeline kernels accumulate with atomics);
+ * a consumer with state per worker (the output buffers of rows coming back) gets a {@link WorkerSink} per
+ * worker, which sees every chunk's batch and rows, in order within a batch.
  */
 final class GpuBatchStreamer {
   /** Worker threads (system property spillway.gpu.streamWorkers), each streaming with its own pipeline. */
@@ -62,6 +65,18 @@ final class GpuBatchStreamer {
     void launch(long[] chunk, CudaStream stream);
   }
 
+  /** One worker's consumer of chunks, told where each chunk lies and when the worker is done. */
+  interface WorkerSink {
+    /** Enqueues the work on rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch} on {@code stream}. */
+    void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream);
+
+    /**
+     * Called on the worker's thread once its pipeline stopped: {@code completed} when every chunk it launched
+     * is done, else after a failure (work it enqueued may still run on the streams it was given).
+     */
+    void finish(boolean completed);
+  }
+
   private final CudaDevice device;
   private final TransferMethod method;
   private final TransferOptions options;
@@ -81,22 +96,45 @@ final class GpuBatchStreamer {
    */
   void stream(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, GpuColumnCache.Session cache,
       long chunkRows, Launcher launcher, BooleanSupplier cancelled) {
+    WorkerSink sink = new WorkerSink() {
+      @Override public void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream) {
+        launcher.launch(chunk, stream);
+      }
+
+      @Override public void finish(boolean completed) {
+      }
+    };
+    stream(batches, resident, cache, chunkRows, () -> sink, cancelled);
+  }
+
+  /** As above, each worker launching through its own sink from {@code sinks}, which it finishes at the end. */
+  void stream(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, GpuColumnCache.Session cache,
+      long chunkRows, Supplier<WorkerSink> sinks, BooleanSupplier cancelled) {
     AtomicInteger next = new AtomicInteger();
     int[][] streamedOf = new int[batches.size()][];  // per batch: the buffer behind each streamed column
     Runnable worker = () -> {
       TransferPipelinePool pool = TransferPipelinePool.of(device);
       TransferPipeline pipeline = pool.acquire(method, options);
+      WorkerSink sink = null;
       boolean ok = false;
       try {
+        WorkerSink mine = sinks.get();
+        sink = mine;
         pipeline.stream(() -> part(batches, resident, streamedOf, next, cancelled), chunkRows,
-            (part, chunk, stream) -> launch(batches.get(part.id()), resident[part.id()], streamedOf[part.id()], cache,
-                chunk, stream, launcher));
+            (part, chunk, stream) -> launch(part.id(), batches.get(part.id()), resident[part.id()],
+                streamedOf[part.id()], cache, chunk, stream, mine));
         ok = true;
       } finally {
-        if (ok) {
-          pool.release(pipeline);
-        } else {
-          pipeline.close();
+        try {
+          if (sink != null) {
+            sink.finish(ok);  // before a failed pipeline closes the streams its work may still run on
+          }
+        } finally {
+          if (ok) {
+            pool.release(pipeline);
+          } else {
+            pipeline.close();
+          }
         }
       }
     };
@@ -140,8 +178,8 @@ final class GpuBatchStreamer {
     return new TransferPipeline.Part(b, columns, 0, batch.rows());
   }
 
-  private static void launch(BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
-      GpuColumnCache.Session cache, DeviceChunk chunk, CudaStream stream, Launcher launcher) {
+  private static void launch(int id, BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
+      GpuColumnCache.Session cache, DeviceChunk chunk, CudaStream stream, WorkerSink sink) {
     long[] words = GpuChunkTable.chunk(chunk.rowCount());
     for (int k = 0; k < streamedOf.length; k++) {
       words[batch.word(streamedOf[k])] = chunk.columnAddresses()[k];
@@ -158,7 +196,7 @@ final class GpuBatchStreamer {
       }
       words[batch.word(i)] = entry.address() + batch.buffers()[i].column().type().offset(chunk.firstRow());
     }
-    launcher.launch(words, stream);
+    sink.launch(id, chunk.firstRow(), chunk.rowCount(), words, stream);
   }
 
   /** Waits for every helper even after a failure: pipelines must not be released under a running worker. */

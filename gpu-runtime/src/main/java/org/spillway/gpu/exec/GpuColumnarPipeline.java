@@ -19,7 +19,10 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  * filter and project stages before the aggregation are flattened once into a {@link GpuProgram}; column
  * chunks (and the validity bitmaps of columns with NULLs) stream through pooled transfer pipelines
  * ({@link GpuBatchStreamer}) and one kernel launch per chunk filters, projects and aggregates them with
- * SQL's NULL semantics, writing nothing but aggregate state. Pipelines of Q6's shape
+ * SQL's NULL semantics, writing nothing but aggregate state. A pipeline without an aggregation runs the
+ * same program in the columnar_pipeline_rows kernel, which writes only the selected rows' output columns
+ * back to pinned host memory ({@link GpuRowsPass}); they come back as the CPU backend returns them, in input
+ * order. Pipelines of Q6's shape
  * ({@link SelectionAggregate}) over batches without NULLs run the specialized selection_aggregate kernels,
  * the rest the columnar_pipeline interpreter; both apply the {@link FilterVariant}. With a
  * {@link GpuColumnCache}, resident columns are read in place (a run whose columns are all resident makes
@@ -40,6 +43,7 @@ public final class GpuColumnarPipeline {
   static final int SELECTION_BLOCKS_PER_SM = 3;  // __launch_bounds__(256, 3) of selection_aggregate.cu
 
   private final ColumnarPipeline cpu;
+  /** Index of the aggregation stage, or -1 for a pipeline that returns its rows. */
   private final int aggregateStage;
   private final GpuProgram program;
   private final SelectionAggregate selection;
@@ -58,24 +62,22 @@ public final class GpuColumnarPipeline {
     this.aggregateStage = cpu.firstAggregate();
     GpuProgram compiled = null;
     String reason = null;
-    if (aggregateStage < 0) {
-      reason = "a pipeline without an aggregation (its rows would have to come back over the link)";
-    } else {
-      try {
-        compiled = GpuProgram.compile(inputTypes, stages.subList(0, aggregateStage),
-            (PipelineStage.Aggregate) stages.get(aggregateStage));
-      } catch (GpuProgram.Unsupported e) {
-        reason = e.getMessage();
-      }
-      if (compiled != null && compiled.columns.length == 0) {
-        compiled = null;  // e.g. count(*): nothing to stream, row counts alone answer it
-        reason = "it reads no column (row counts alone answer it, and the CPU has them)";
-      }
+    try {
+      compiled = aggregateStage < 0 ? GpuProgram.compileRows(inputTypes, stages)
+          : GpuProgram.compile(inputTypes, stages.subList(0, aggregateStage),
+              (PipelineStage.Aggregate) stages.get(aggregateStage));
+    } catch (GpuProgram.Unsupported e) {
+      reason = e.getMessage();
+    }
+    if (compiled != null && compiled.columns.length == 0) {
+      compiled = null;  // e.g. count(*): nothing to stream, row counts alone answer it
+      reason = aggregateStage < 0 ? "it reads no column (its rows are constants the CPU makes without a transfer)"
+          : "it reads no column (row counts alone answer it, and the CPU has them)";
     }
     this.program = compiled;
     this.unsupported = reason;
-    this.selection = compiled == null ? null : SelectionAggregate.match(inputTypes, stages.subList(0, aggregateStage),
-        (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
+    this.selection = compiled == null || aggregateStage < 0 ? null : SelectionAggregate.match(inputTypes,
+        stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
   }
 
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
@@ -125,11 +127,15 @@ public final class GpuColumnarPipeline {
 
   /**
    * The kernel a run over batches without NULLs launches: selection_aggregate_branching or _predication for
-   * Q6's shape, else columnar_pipeline_global or _grouped (the interpreter); empty when unsupported.
+   * Q6's shape, else columnar_pipeline_global or _grouped (the interpreter), or columnar_pipeline_rows for a
+   * pipeline without an aggregation; empty when unsupported.
    */
   public Optional<String> kernelName() {
     if (program == null) {
       return Optional.empty();
+    }
+    if (aggregateStage < 0) {
+      return Optional.of("columnar_pipeline_rows");
     }
     if (selection != null && selectionKernel) {
       return Optional.of("selection_aggregate_" + filterVariant.label());
@@ -153,19 +159,31 @@ public final class GpuColumnarPipeline {
 
   /**
    * The last run on the GPU: {@code nanos} and {@code bytes} of its (last) pass over the data (bytes that
-   * crossed the link, cache fills included), {@code cachedBytes} read from the column cache instead,
-   * the {@code kernel} launched, {@code wallNanos} of the whole run (setup and result included) and
+   * crossed the link to the GPU, cache fills included), {@code cachedBytes} read from the column cache instead,
+   * the {@code kernel} launched, {@code wallNanos} of the whole run (setup and result included),
    * {@code kernelNanos}, the kernel alone by CUDA events when one launch read every batch from the cache
-   * (-1 when streamed: kernels then overlap the transfers).
+   * (-1 when streamed: kernels then overlap the transfers), and {@code returnedBytes} that came back over the
+   * link: the selected rows' output columns (and per-tile counts) of a pipeline without an aggregation, the
+   * aggregate state read of an aggregating one.
    */
-  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
+  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos,
+      long returnedBytes) {
     public RunStats(long nanos, long bytes) {
-      this(nanos, bytes, 0, "", nanos, -1);
+      this(nanos, bytes, 0, "", nanos, -1, 0);
     }
 
-    /** Gigabytes (10^9 bytes) per second over the link. */
+    public RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
+      this(nanos, bytes, cachedBytes, kernel, wallNanos, kernelNanos, 0);
+    }
+
+    /** Gigabytes (10^9 bytes) per second over the link to the GPU. */
     public double gigabytesPerSecond() {
       return nanos == 0 ? 0 : bytes / (double) nanos;
+    }
+
+    /** Gigabytes per second that came back over the link during the pass. */
+    public double returnedGigabytesPerSecond() {
+      return nanos == 0 ? 0 : returnedBytes / (double) nanos;
     }
   }
 
@@ -213,11 +231,9 @@ public final class GpuColumnarPipeline {
     long started = System.nanoTime();
     lastFallback = null;
     boolean[][] nulls = nullsOf(batches);
-    long nullable = 0;
-    for (boolean[] batch : nulls) {
-      for (int c = 0; c < batch.length; c++) {
-        nullable |= batch[c] ? 1L << c : 0;
-      }
+    long nullable = nullableColumns(nulls);
+    if (aggregateStage < 0) {
+      return runRows(device, method, batches, nulls, nullable, cancelled, started);
     }
     int[] keyNullBits = program.keyNullBits(nullable);
     if (keyNullBits == null) {
@@ -244,8 +260,10 @@ public final class GpuColumnarPipeline {
               return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
                   pass.trackedCalls());
             });
-        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(capacity),
-            System.nanoTime() - started, outcome.kernelNanos());
+        long state = GpuAggregateState.bytes(capacity, aggregate.calls().size());
+        long returned = 16 + (outcome.result() == null ? 0 : state);  // the header, then the state if it fit
+        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
+            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), returned);
         if (outcome.result() != null) {
           return cpu.finish(outcome.result(), aggregateStage + 1);
         }
@@ -256,6 +274,43 @@ public final class GpuColumnarPipeline {
         capacity = Math.min(MAX_CAPACITY, capacity * 16);
       }
     }
+  }
+
+  /**
+   * Runs a pipeline without an aggregation: chunks of whole tiles (so that tiles never straddle a morsel of the
+   * CPU backend's result), one launch per chunk, the selected rows back in input order.
+   */
+  private List<ColumnBatch> runRows(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      boolean[][] nulls, long nullable, BooleanSupplier cancelled, long started) {
+    boolean[] nullableOutputs = new boolean[program.outputs.length];
+    for (int k = 0; k < nullableOutputs.length; k++) {
+      nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
+    }
+    long tileRows = GpuRowsLayout.TILE_ROWS;
+    long chunkRows = Math.max(tileRows, chunkRows(batches) / tileRows * tileRows);
+    GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
+        new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots());
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
+    device.makeCurrent();
+    try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
+          new GpuBatchStreamer(device, method, transferOptions, streamWorkers), cancelled);
+      lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(),
+          System.nanoTime() - started, -1, outcome.returnedBytes());
+      return outcome.result();
+    }
+  }
+
+  /** Bit c set when column slot c holds NULLs in some batch. */
+  private static long nullableColumns(boolean[][] nulls) {
+    long nullable = 0;
+    for (boolean[] batch : nulls) {
+      for (int c = 0; c < batch.length; c++) {
+        nullable |= batch[c] ? 1L << c : 0;
+      }
+    }
+    return nullable;
   }
 
   /** Chunks no larger than the largest batch (a multiple of 32 rows): each slot holds a chunk per column. */

@@ -140,11 +140,16 @@ final class GpuPass {
 
   private int blocks(long tiles) {
     int perSm = selection != null ? GpuColumnarPipeline.SELECTION_BLOCKS_PER_SM : GpuColumnarPipeline.BLOCKS_PER_SM;
+    return blocks(multiprocessors, perSm, tiles);
+  }
+
+  /** Blocks of a launch over {@code tiles} tiles: at most {@code perSm} per multiprocessor, each looping over tiles. */
+  static int blocks(int multiprocessors, int perSm, long tiles) {
     return (int) Math.max(1, Math.min((long) multiprocessors * perSm, tiles));
   }
 
   /** Bytes that cross the link in this pass (streamed, or copied into the cache) and bytes read from the cache. */
-  private static long[] traffic(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+  static long[] traffic(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
       GpuColumnCache.Session session) {
     long[] out = new long[2];
     for (int b = 0; b < batches.size(); b++) {

@@ -36,8 +36,6 @@ class GpuProgramTest {
         new Expr.Column(2, ExprType.FLOAT64), new Expr.Literal(1.0, ExprType.FLOAT64))), aggregate(new int[0])));
     assertReason("input column $4 of type BOOLEAN", List.of(new PipelineStage.Filter(
         new Expr.Column(4, ExprType.BOOLEAN)), aggregate(new int[0])));
-    assertReason("without an aggregation", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
-        new Expr.Column(3, ExprType.STRING), new Expr.Literal(1L, ExprType.STRING)))));
     assertReason("need 128 bits", List.of(aggregate(new int[] {0, 1})));
     assertReason("MIN of FLOAT64", List.of(new PipelineStage.Aggregate(new int[0],
         List.of(new AggCall(AggCall.Kind.MIN, 2, ExprType.FLOAT64)))));
@@ -67,6 +65,44 @@ class GpuProgramTest {
             ExprType.INT64))), List.of(new Expr.Literal(null, ExprType.INT64)), new Expr.Column(2, ExprType.INT64))))),
         new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.MIN, 0, ExprType.INT64))));
     assertTrue(GpuProgram.mayBeNull(literal.callNullDeps[0], 0), "a NULL THEN makes the CASE nullable");
+  }
+
+  /**
+   * Pipelines without an aggregation run on the GPU when every output column is an integer kind the kernel
+   * writes (1, 4 or 8 bytes): TEXT and FLOAT64 outputs, BOOLEAN input columns and literals wider than their
+   * type stay on the CPU, with the reason.
+   */
+  @Test void rowsPipelinesCompileUnlessAnOutputCannotComeFromTheGpu() {
+    Expr isOne = new Expr.Compare(Expr.CompareOp.EQ, new Expr.Column(3, ExprType.STRING),
+        new Expr.Literal(1L, ExprType.STRING));
+    PipelineStage filter = new PipelineStage.Filter(isOne);
+    assertReason("a FLOAT64 output column ($2)", List.of(filter));
+    assertReason("a TEXT output column ($0): the GPU produces no strings", List.of(filter,
+        new PipelineStage.Project(List.of(new Expr.Column(5, ExprType.TEXT), new Expr.Column(0, ExprType.INT64)))));
+    assertReason("FLOAT64 values", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64),
+        new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64)))));
+    assertReason("input column $4 of type BOOLEAN", List.of(filter, new PipelineStage.Project(List.of(
+        new Expr.Column(4, ExprType.BOOLEAN)))));
+    assertReason("literal 4294967296 of type INT32", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64), new Expr.Literal(1L << 32, ExprType.INT32)))));
+    assertReason("literal 2 of type BOOLEAN", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64), new Expr.Literal(2L, ExprType.BOOLEAN)))));
+    assertReason("reads no column", List.of(new PipelineStage.Project(List.of(new Expr.Literal(7L, ExprType.INT64)))));
+    List<PipelineStage> stages = List.of(filter, new PipelineStage.Project(List.of(new Expr.Column(6, ExprType.DATE),
+        new Expr.Column(1, ExprType.decimal(2)), isOne, new Expr.Literal(null, ExprType.INT32),
+        new Expr.Column(3, ExprType.STRING))));
+    GpuColumnarPipeline rows = new GpuColumnarPipeline(TYPES, stages);
+    assertEquals("supported", rows.unsupportedReason().orElse("supported"));
+    assertEquals("columnar_pipeline_rows", rows.kernelName().orElseThrow());
+    GpuProgram program = GpuProgram.compileRows(TYPES, stages);
+    assertEquals(5, program.outputs.length);
+    assertEquals(List.of(3, 6, 1), Arrays.stream(program.columns).boxed().toList(), "filter column first");
+    assertEquals(0, program.calls.length);
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[3], 0), "a NULL literal is always nullable");
+    assertTrue(!GpuProgram.mayBeNull(program.outputNullDeps[0], 0b001), "$6 is slot 1, not slot 0");
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[0], 0b010));
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[2], 0b001), "the comparison of a nullable column");
   }
 
   private static List<Integer> box(int[] values) {

@@ -106,6 +106,36 @@ final class RandomBatches implements AutoCloseable {
     return actual;
   }
 
+  /**
+   * Runs a pipeline without an aggregation on both backends: both must fail with an ArithmeticException, or
+   * return the same batches (one per morsel that kept a row), rows in the same order, the same types and values,
+   * the GPU run without falling back to the CPU. Returns the GPU's batches (null when both failed).
+   */
+  static List<ColumnBatch> assertSameBatches(GpuColumnarPipeline gpu, TransferMethod method, List<SourceBatch> batches,
+      String where) {
+    List<ColumnBatch> expected;
+    try {
+      expected = gpu.cpuPipeline().run(batches, 3, () -> false);
+    } catch (ArithmeticException e) {
+      assertThrows(ArithmeticException.class, () -> run(gpu, method, batches), where + ": CPU failed with " + e);
+      return null;
+    }
+    List<ColumnBatch> actual = run(gpu, method, batches);
+    assertEquals(null, gpu.lastFallback(), where);
+    assertEquals(expected.stream().map(ColumnBatch::rows).toList(), actual.stream().map(ColumnBatch::rows).toList(),
+        where + ": rows per result batch");
+    for (int b = 0; b < expected.size(); b++) {
+      List<ColumnVector> want = Arrays.asList(expected.get(b).columns());
+      List<ColumnVector> got = Arrays.asList(actual.get(b).columns());
+      assertEquals(want.stream().map(v -> v.type).toList(), got.stream().map(v -> v.type).toList(), where);
+      for (int r = 0; r < expected.get(b).rows(); r++) {
+        assertEquals(Arrays.asList(RowReference.row(want, r)), Arrays.asList(RowReference.row(got, r)),
+            where + ", batch " + b + ", row " + r);
+      }
+    }
+    return actual;
+  }
+
   static void assertSameRows(List<Object[]> expected, List<Object[]> actual, String where) {
     assertEquals(expected.size(), actual.size(), where);
     for (int i = 0; i < expected.size(); i++) {
