@@ -11,6 +11,7 @@ import java.util.Map;
 public final class SpillwaySchema extends AbstractSchema {
   private final Catalog catalog;
   private final SpillwayDevice device;
+  private final SpillwayJoinAlgorithm joinAlgorithm;
   private final SpillwayDeviceUsage deviceUsage = new SpillwayDeviceUsage();
   private Map<String, Table> tables;
 
@@ -20,8 +21,14 @@ public final class SpillwaySchema extends AbstractSchema {
 
   /** A schema whose operators run on the given device (AUTO: the planner chooses). */
   public SpillwaySchema(Catalog catalog, SpillwayDevice device) {
+    this(catalog, device, SpillwayJoinAlgorithm.AUTO);
+  }
+
+  /** A schema whose operators run on the given device and whose equi-joins use the given algorithm. */
+  public SpillwaySchema(Catalog catalog, SpillwayDevice device, SpillwayJoinAlgorithm joinAlgorithm) {
     this.catalog = catalog;
     this.device = device;
+    this.joinAlgorithm = joinAlgorithm;
   }
 
   /** The catalog behind this schema. */
@@ -33,7 +40,7 @@ public final class SpillwaySchema extends AbstractSchema {
     if (tables == null) {
       Map<String, Table> map = new LinkedHashMap<>();
       for (String name : catalog.tableNames()) {
-        map.put(name, new SpillwayTable(catalog, name, device, deviceUsage));
+        map.put(name, new SpillwayTable(catalog, name, device, joinAlgorithm, deviceUsage));
       }
       tables = map;
     }

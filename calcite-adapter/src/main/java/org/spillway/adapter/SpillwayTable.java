@@ -27,13 +27,16 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
   private final Catalog catalog;
   private final String name;
   private final SpillwayDevice device;
+  private final SpillwayJoinAlgorithm joinAlgorithm;
   private final SpillwayDeviceUsage deviceUsage;
 
-  SpillwayTable(Catalog catalog, String name, SpillwayDevice device, SpillwayDeviceUsage deviceUsage) {
+  SpillwayTable(Catalog catalog, String name, SpillwayDevice device, SpillwayJoinAlgorithm joinAlgorithm,
+      SpillwayDeviceUsage deviceUsage) {
     super(Object[].class);
     this.catalog = catalog;
     this.name = name;
     this.device = device;
+    this.joinAlgorithm = joinAlgorithm;
     this.deviceUsage = deviceUsage;
   }
 
@@ -45,6 +48,11 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
   /** The device that queries over this table may use (a connection setting). */
   public SpillwayDevice device() {
     return device;
+  }
+
+  /** The equi-join algorithm that joins over this table use (a connection setting; AUTO: the cost model's). */
+  public SpillwayJoinAlgorithm joinAlgorithm() {
+    return joinAlgorithm;
   }
 
   /** The stored table; it is loaded into memory on first use. */

@@ -6,6 +6,7 @@ import org.apache.calcite.jdbc.Driver;
 import org.apache.calcite.schema.SchemaPlus;
 import org.spillway.adapter.CatalogRegistry;
 import org.spillway.adapter.SpillwayDevice;
+import org.spillway.adapter.SpillwayJoinAlgorithm;
 import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
 import org.spillway.storage.Catalog;
@@ -43,8 +44,10 @@ public class SpillwayDriver extends Driver {
     }
     Map<SpillwayProperty, String> props = parse(url, info);
     SpillwayDevice device;
+    SpillwayJoinAlgorithm joinAlgorithm;
     try {
       device = SpillwayDevice.parse(props.get(SpillwayProperty.DEVICE));
+      joinAlgorithm = SpillwayJoinAlgorithm.parse(props.get(SpillwayProperty.JOIN_ALGORITHM));
     } catch (IllegalArgumentException e) {
       throw new SQLException(e.getMessage(), "08001", e);
     }
@@ -53,7 +56,7 @@ public class SpillwayDriver extends Driver {
     CalciteConnection calcite = connection.unwrap(CalciteConnection.class);
     SchemaPlus root = calcite.getRootSchema();
     String schema = props.get(SpillwayProperty.SCHEMA);
-    root.add(schema, new SpillwaySchema(catalog, device));
+    root.add(schema, new SpillwaySchema(catalog, device, joinAlgorithm));
     calcite.setSchema(schema);
     return connection;
   }

@@ -9,7 +9,9 @@ import java.util.stream.Collectors;
 public enum SpillwayProperty {
   DATA_DIR("dataDir", null, "Directory of the Spillway catalog (Arrow IPC tables)"),
   SCHEMA("schema", "spillway", "Name under which the catalog's tables appear"),
-  DEVICE("device", "auto", "Device for Spillway operators: cpu, gpu or auto (the planner chooses)");
+  DEVICE("device", "auto", "Device for Spillway operators: cpu, gpu or auto (the planner chooses)"),
+  JOIN_ALGORITHM("joinAlgorithm", "auto", "Equi-join algorithm: auto (the cost model chooses), cpu-nopa, "
+      + "cpu-radix, nopa or triton (GPU; the CPU serves with the reason in EXPLAIN where they cannot run)");
 
   public final String camelName;
   public final String defaultValue;
