@@ -34,7 +34,8 @@ final class SpillwayFields {
     return of(rel, new HashSet<>());
   }
 
-  // The planner's memo has cycles (a set may contain a node over itself): each subset is entered once.
+  // The planner's memo has cycles (a set may contain a node over itself): a subset is not entered again on
+  // the path that leads to it; one that two inputs of a join share (TPC-H Q21) is entered from each.
   private static Optional<List<SpillwayField>> of(RelNode rel, Set<RelNode> visited) {
     if (rel instanceof RelSubset subset) {
       if (!visited.add(subset)) {
@@ -45,6 +46,7 @@ final class SpillwayFields {
       for (int i = 0; fields.isEmpty() && i < subset.getRelList().size(); i++) {
         fields = of(subset.getRelList().get(i), visited);
       }
+      visited.remove(subset);
       return fields;
     }
     if (rel instanceof HepRelVertex vertex) {

@@ -66,7 +66,8 @@ public final class SpillwayRules {
       .toRule(SpillwayJoinRule.class);
 
   /** All rules that the Spillway table scan registers. */
-  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE, JOIN);
+  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE, JOIN,
+      SpillwayAntiJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
   private static List<SpillwayField> inputFields(RelNode rel) {
