@@ -17,13 +17,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SpillwayAssert {
   private final String url;
 
-  private SpillwayAssert(Path dataDir) {
-    // The pinned plans are the CPU backend's; GPU plans are pinned by the gpu-tagged SpillwayGpuTpchTest.
-    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";device=cpu";
+  private SpillwayAssert(String url) {
+    this.url = url;
   }
 
   static SpillwayAssert that(Path dataDir) {
-    return new SpillwayAssert(dataDir);
+    // The pinned plans are the CPU backend's; GPU plans are pinned by the gpu-tagged SpillwayGpuTpchTest.
+    return new SpillwayAssert(SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";device=cpu");
+  }
+
+  /** The same, over connections with one more property (a later one of the same key wins). */
+  SpillwayAssert with(String key, String value) {
+    return new SpillwayAssert(url + ";" + key + "=" + value);
   }
 
   Query query(String sql) {
