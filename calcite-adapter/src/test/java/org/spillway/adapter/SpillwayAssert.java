@@ -9,6 +9,8 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,6 +70,24 @@ final class SpillwayAssert {
       assertTrue(plan.contains(expected), () -> "plan of " + sql + " lacks\n" + expected + "\nplan:\n" + plan);
       return this;
     }
+  }
+
+  /** The rows of a query over a connection to {@code url}, each as its values joined by " | ". */
+  static List<String> rows(String url, String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        StringBuilder row = new StringBuilder();
+        for (int i = 1; i <= columns; i++) {
+          row.append(i > 1 ? " | " : "").append(rs.getString(i));
+        }
+        out.add(row.toString());
+      }
+    }
+    return out;
   }
 
   private String run(String sql) throws SQLException {
