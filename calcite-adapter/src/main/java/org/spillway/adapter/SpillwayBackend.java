@@ -11,10 +11,11 @@ import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
- * Which backend runs a Spillway subtree's pipeline, and why: the GPU when the table's device setting allows
+ * Which backend runs a pipeline over a table scan, and why: the GPU when the table's device setting allows
  * it, a CUDA device is present and {@link GpuColumnarPipeline} supports the pipeline; otherwise the CPU
- * backend, with the reason when the GPU was asked for. The converter decides once per subtree and records
- * the choice under the subtree's scan, so that every node of the subtree shows the same device in EXPLAIN.
+ * backend, with the reason when the GPU was asked for. {@link SpillwayRel.Implementor} decides once per
+ * pipeline and records the choice under its scan, so that every node of the pipeline shows the same device in
+ * EXPLAIN. Pipelines over a join's output and the nodes above a join run on the CPU (see SpillwayJoin for joins).
  */
 record SpillwayBackend(boolean gpu, TransferMethod method, String reason) {
   /** System property forcing the transfer method of GPU pipelines (e.g. "zero-copy", "pinned copy"). */
@@ -42,7 +43,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, String reason) {
     return backend;
   }
 
-  /** The choice recorded for the subtree of {@code scan}; the CPU backend until the converter decided. */
+  /** The choice recorded for the subtree of {@code scan}; the CPU backend until the implementor decided. */
   static SpillwayBackend of(SpillwayTableScan scan) {
     synchronized (CHOSEN) {
       return CHOSEN.getOrDefault(scan, CPU);

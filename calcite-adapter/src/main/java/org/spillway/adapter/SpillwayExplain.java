@@ -11,7 +11,7 @@ import java.util.List;
 /**
  * The execution choices every Spillway node shows in EXPLAIN: device, algorithm variant, transfer method
  * and the bytes its input columns would move over the host-to-GPU link (rows x column widths). Device and
- * transfer method are those the converter chose for the whole subtree ({@link SpillwayBackend}).
+ * transfer method are those chosen for the pipeline over the node's scan ({@link SpillwayBackend}).
  */
 final class SpillwayExplain {
   private SpillwayExplain() {}
