@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.rel.RelNode;
+import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
@@ -31,7 +32,8 @@ public interface SpillwayRel extends RelNode {
   final class Implementor {
     private SpillwayTableScan scan;
     private SpillwayNode source;
-    private SpillwayDeviceUsage usage;
+    /** A table of the subtree, for the connection's settings and device usage. */
+    private SpillwayTable table;
     private final List<PipelineStage> stages = new ArrayList<>();
     private final List<CpuReason> cpuReasons = new ArrayList<>();
     private SpillwayNode node;
@@ -51,7 +53,7 @@ public interface SpillwayRel extends RelNode {
     /** Makes the scan the pipeline's source. */
     void scan(SpillwayTableScan tableScan) {
       this.scan = tableScan;
-      this.usage = tableScan.spillwayTable().deviceUsage();
+      this.table = tableScan.spillwayTable();
     }
 
     /** Makes {@code join} the pipeline's source; its inputs' implementors pass on what they collected. */
@@ -59,7 +61,7 @@ public interface SpillwayRel extends RelNode {
       this.source = join;
       for (Implementor input : inputs) {
         cpuReasons.addAll(input.cpuReasons);
-        usage = usage != null ? usage : input.usage;
+        table = table != null ? table : input.table;
       }
     }
 
@@ -102,9 +104,13 @@ public interface SpillwayRel extends RelNode {
         if (stages.isEmpty()) {
           return source;
         }
-        return new SpillwayPipelineNode(source, new ColumnarPipeline(source.types(), stages), usage);
+        if (table.device() == SpillwayDevice.GPU
+            || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
+          cpuReasons.add(new CpuReason("join output", "a pipeline over a join's output runs on the CPU backend "
+              + "(the join's output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
+        }
+        return new SpillwayPipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
       }
-      SpillwayTable table = scan.spillwayTable();
       List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
       if (stages.isEmpty()) {
         return new SpillwayScanNode(table, scan.fields(), types);

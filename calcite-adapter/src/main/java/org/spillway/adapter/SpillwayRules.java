@@ -179,7 +179,9 @@ public final class SpillwayRules {
         }
         keys = SpillwayJoinKeys.of(join, left, right);
       } catch (SpillwayUnsupportedException e) {
-        SpillwayFallbacks.record(join, e.getMessage());
+        if (!join.getCondition().isAlwaysTrue()) {  // a cross product the planner will filter is no reason
+          SpillwayFallbacks.record(join, e.getMessage());
+        }
         return null;
       }
       RelTraitSet traits = join.getTraitSet().replace(SpillwayRel.CONVENTION);
