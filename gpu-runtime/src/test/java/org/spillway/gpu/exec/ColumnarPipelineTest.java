@@ -123,6 +123,24 @@ class ColumnarPipelineTest {
     assertTrue(e.getMessage().contains("INT32 of 3 rows"), e.getMessage());
   }
 
+  @Test void plainTextComparesAsJavaStringsAndNullIsUnknown() {
+    ColumnVector text = ColumnVector.ofObjects(ExprType.TEXT, new Object[] {"b", null, "a", "c", "B"},
+        new boolean[] {false, true, false, false, false}, 5);
+    Expr column = new Expr.Column(0, ExprType.TEXT);
+    Expr atLeastB = new Expr.Compare(Expr.CompareOp.GE, column, new Expr.Literal("b", ExprType.TEXT));
+    Expr notA = new Expr.Compare(Expr.CompareOp.NE, column, new Expr.Literal("a", ExprType.TEXT));
+    List<ColumnBatch> in = List.of(new ColumnBatch(new ColumnVector[] {text}, 5));
+    for (Object[] test : new Object[][] {{atLeastB, List.of("b", "c")}, {notA, List.of("b", "c", "B")}}) {
+      ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.TEXT),
+          List.of(new PipelineStage.Filter((Expr) test[0])));
+      List<Object> kept = new ArrayList<>();
+      for (ColumnBatch b : pipeline.runColumns(in, 1, () -> false)) {
+        kept.addAll(Arrays.asList(b.columns()[0].objects).subList(0, b.rows()));
+      }
+      assertEquals(test[1], kept, test[0].toString());
+    }
+  }
+
   @Test void gatherReadsRowIdsAcrossBatchesAndMinusOneAsNull() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
