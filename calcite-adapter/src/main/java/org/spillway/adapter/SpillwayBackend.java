@@ -21,6 +21,7 @@ import org.spillway.gpu.transfer.TransferMethod;
  * {@code device=auto} takes the cheaper; the transfer method and filter variant are the cheapest GPU run's unless
  * the connection forces them. The converter decides once per subtree and records the choice under the subtree's
  * scan, so that every node of the subtree shows the same device, variant, transfer and costs in EXPLAIN.
+ * Pipelines over a join's output and the nodes above a join run on the CPU (see SpillwayJoin for joins).
  *
  * @param costing the prediction behind the choice, or null where none was made (CPU forced, or no GPU)
  * @param cacheBytes capacity of the GPU column cache the pipeline reads through, 0 when it uses none
@@ -56,7 +57,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return backend;
   }
 
-  /** The choice recorded for the subtree of {@code scan}; the CPU backend until the converter decided. */
+  /** The choice recorded for the subtree of {@code scan}; the CPU backend until the implementor decided. */
   static SpillwayBackend of(SpillwayTableScan scan) {
     synchronized (CHOSEN) {
       return CHOSEN.getOrDefault(scan, CPU);

@@ -14,7 +14,7 @@ import java.util.Locale;
 /**
  * The execution choices every Spillway node shows in EXPLAIN: device, algorithm variant, transfer method
  * and the bytes its input columns would move over the host-to-GPU link (rows x column widths). Device, the
- * filter variant and transfer method are those the converter chose for the whole subtree
+ * filter variant and transfer method are those chosen for the pipeline over the node's scan
  * ({@link SpillwayBackend}); where the cost model was asked, every node also shows its predicted times
  * ({@code cost}), a filter the selectivity the model assumed, and the scan whether the machine profile is
  * assumed rather than measured and the GPU column cache it reads through.

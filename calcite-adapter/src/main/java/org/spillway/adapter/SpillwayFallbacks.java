@@ -11,7 +11,7 @@ import java.util.TreeSet;
 import java.util.WeakHashMap;
 
 /**
- * Remembers, per planner and scanned table, why operators above a Spillway subtree stayed in Calcite's
+ * Remembers, per planner and scanned table, why operators above Spillway subtrees stayed in Calcite's
  * enumerable convention, so that the converter can show it in EXPLAIN as {@code fallback=[...]}.
  */
 final class SpillwayFallbacks {
@@ -19,22 +19,28 @@ final class SpillwayFallbacks {
 
   private SpillwayFallbacks() {}
 
-  /** Records why a logical node was not converted; ignored unless its input is a chain over a Spillway scan. */
+  /** Records why a logical node was not converted, under every Spillway scan below it (none: ignored). */
   static void record(RelNode rejected, String reason) {
-    SpillwayFields.scanOf(rejected.getInput(0)).ifPresent(scan -> {
-      synchronized (REASONS) {
-        REASONS.computeIfAbsent(rejected.getCluster().getPlanner(), p -> new HashMap<>())
-            .computeIfAbsent(key(scan), t -> new TreeSet<>())
-            .add(rejected.getRelTypeName().replace("Logical", "") + ": " + reason);
+    String entry = rejected.getRelTypeName().replace("Logical", "") + ": " + reason;
+    for (RelNode input : rejected.getInputs()) {
+      for (SpillwayTableScan scan : SpillwayFields.scansOf(input)) {
+        synchronized (REASONS) {
+          REASONS.computeIfAbsent(rejected.getCluster().getPlanner(), p -> new HashMap<>())
+              .computeIfAbsent(key(scan), t -> new TreeSet<>())
+              .add(entry);
+        }
       }
-    });
+    }
   }
 
-  /** The recorded reasons for operators over the given scan, sorted. */
-  static List<String> of(RelOptPlanner planner, SpillwayTableScan scan) {
+  /** The recorded reasons for operators over any of the given scans, sorted. */
+  static List<String> of(RelOptPlanner planner, List<SpillwayTableScan> scans) {
+    Set<String> out = new TreeSet<>();
     synchronized (REASONS) {
-      return List.copyOf(REASONS.getOrDefault(planner, Map.of()).getOrDefault(key(scan), Set.of()));
+      Map<String, Set<String>> reasons = REASONS.getOrDefault(planner, Map.of());
+      scans.forEach(scan -> out.addAll(reasons.getOrDefault(key(scan), Set.of())));
     }
+    return List.copyOf(out);
   }
 
   private static String key(SpillwayTableScan scan) {

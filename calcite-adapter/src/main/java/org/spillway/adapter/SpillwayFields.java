@@ -6,6 +6,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexInputRef;
@@ -21,16 +22,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** Derives the {@link SpillwayField}s of a relational expression whose inputs end in a Spillway scan. */
+/** Derives the {@link SpillwayField}s of a relational expression whose inputs end in Spillway scans. */
 final class SpillwayFields {
   private SpillwayFields() {}
 
-  /** The fields of the node's output, or empty if the node is not a chain of scan/filter/project/aggregate. */
+  /**
+   * The fields of the node's output, or empty if the node is not a tree of scans, filters, projects,
+   * aggregates and joins that Spillway can run.
+   */
   static Optional<List<SpillwayField>> of(RelNode rel) {
     return of(rel, new HashSet<>());
   }
 
-  // The planner's memo has cycles (a set may contain a node over itself): each subset is entered once.
+  // The planner's memo has cycles (a set may contain a node over itself): a subset is not entered again on
+  // the path that leads to it; one that two inputs of a join share (TPC-H Q21) is entered from each.
   private static Optional<List<SpillwayField>> of(RelNode rel, Set<RelNode> visited) {
     if (rel instanceof RelSubset subset) {
       if (!visited.add(subset)) {
@@ -41,6 +46,7 @@ final class SpillwayFields {
       for (int i = 0; fields.isEmpty() && i < subset.getRelList().size(); i++) {
         fields = of(subset.getRelList().get(i), visited);
       }
+      visited.remove(subset);
       return fields;
     }
     if (rel instanceof HepRelVertex vertex) {
@@ -58,7 +64,51 @@ final class SpillwayFields {
     if (rel instanceof Aggregate aggregate) {
       return of(aggregate.getInput(), visited).map(input -> ofAggregate(aggregate, input));
     }
+    if (rel instanceof Join join) {
+      Optional<List<SpillwayField>> left = of(join.getLeft(), visited);
+      Optional<List<SpillwayField>> right = left.isEmpty() ? left : of(join.getRight(), visited);
+      if (right.isEmpty()) {
+        return Optional.empty();
+      }
+      try {
+        SpillwayJoinKeys.of(join, left.get(), right.get());
+      } catch (SpillwayUnsupportedException e) {
+        return Optional.empty();
+      }
+      return Optional.of(ofJoin(join, left.get(), right.get()));
+    }
     return Optional.empty();
+  }
+
+  /** A join's output fields: the left input's, then the right's unless it is a semi- or anti-join. */
+  static List<SpillwayField> ofJoin(Join join, List<SpillwayField> left, List<SpillwayField> right) {
+    List<SpillwayField> out = new ArrayList<>(left);
+    if (join.getJoinType().projectsRight()) {
+      out.addAll(right);
+    }
+    return out;
+  }
+
+  /** The scans of a Spillway tree, left to right (every input followed). */
+  static List<SpillwayTableScan> scansOf(RelNode rel) {
+    List<SpillwayTableScan> out = new ArrayList<>();
+    scansOf(rel, new HashSet<>(), out);
+    return out;
+  }
+
+  private static void scansOf(RelNode rel, Set<RelNode> visited, List<SpillwayTableScan> out) {
+    if (rel instanceof RelSubset subset) {
+      RelNode member = subset.getBestOrOriginal();
+      if (visited.add(subset) && member != null) {
+        scansOf(member, visited, out);
+      }
+    } else if (rel instanceof HepRelVertex vertex) {
+      scansOf(vertex.getCurrentRel(), visited, out);
+    } else if (rel instanceof SpillwayTableScan scan) {
+      out.add(scan);
+    } else {
+      rel.getInputs().forEach(input -> scansOf(input, visited, out));
+    }
   }
 
   /** The scanned table behind a chain of single-input nodes, if any. */

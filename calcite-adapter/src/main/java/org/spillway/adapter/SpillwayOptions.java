@@ -9,17 +9,22 @@ import org.spillway.gpu.transfer.TransferMethod;
 
 /**
  * The execution settings of one connection (or model schema): the device, and optionally a forced transfer
- * method and filter variant (null: the cost model chooses), and the bytes of GPU memory the process-wide
- * column cache may hold for it (0: the connection does not use the cache).
+ * method and filter variant (null: the cost model chooses), the bytes of GPU memory the process-wide
+ * column cache may hold for it (0: the connection does not use the cache), and the equi-join algorithm
+ * (AUTO: the join cost model chooses).
  */
 public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, FilterVariant filterVariant,
-    long gpuCacheBytes) {
+    long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm) {
   /** Everything chosen by the planner, no cache. */
-  public static final SpillwayOptions DEFAULT = new SpillwayOptions(SpillwayDevice.AUTO, null, null, 0);
+  public static final SpillwayOptions DEFAULT = new SpillwayOptions(SpillwayDevice.AUTO, null, null, 0,
+      SpillwayJoinAlgorithm.AUTO);
 
   public SpillwayOptions {
     if (device == null) {
       throw new IllegalArgumentException("device must not be null");
+    }
+    if (joinAlgorithm == null) {
+      throw new IllegalArgumentException("joinAlgorithm must not be null (AUTO lets the cost model choose)");
     }
     if (gpuCacheBytes < 0) {
       throw new IllegalArgumentException("gpuCache must not be negative, got " + gpuCacheBytes);
@@ -28,7 +33,12 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
 
   /** Default options on {@code device}. */
   public static SpillwayOptions of(SpillwayDevice device) {
-    return new SpillwayOptions(device, null, null, 0);
+    return new SpillwayOptions(device, null, null, 0, SpillwayJoinAlgorithm.AUTO);
+  }
+
+  /** These options with another equi-join algorithm. */
+  public SpillwayOptions withJoinAlgorithm(SpillwayJoinAlgorithm algorithm) {
+    return new SpillwayOptions(device, transfer, filterVariant, gpuCacheBytes, algorithm);
   }
 
   /**
@@ -36,8 +46,15 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
    * and the accepted values, and no cause (command lines print the root cause's message).
    */
   public static SpillwayOptions parse(String device, String transfer, String filterVariant, String gpuCache) {
+    return parse(device, transfer, filterVariant, gpuCache, null);
+  }
+
+  /** As {@link #parse(String, String, String, String)}, with the {@code joinAlgorithm} property too. */
+  public static SpillwayOptions parse(String device, String transfer, String filterVariant, String gpuCache,
+      String joinAlgorithm) {
     return new SpillwayOptions(device == null ? SpillwayDevice.AUTO : parseDevice(device), parseTransfer(transfer),
-        parseFilterVariant(filterVariant), parseGpuCache(gpuCache));
+        parseFilterVariant(filterVariant), parseGpuCache(gpuCache),
+        joinAlgorithm == null ? SpillwayJoinAlgorithm.AUTO : SpillwayJoinAlgorithm.parse(joinAlgorithm));
   }
 
   private static SpillwayDevice parseDevice(String value) {

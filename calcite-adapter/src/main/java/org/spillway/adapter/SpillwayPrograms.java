@@ -1,10 +1,16 @@
 package org.spillway.adapter;
 
+import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepMatchOrder;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.core.Filter;
-import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
 import org.apache.calcite.rel.metadata.RelMetadataProvider;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.runtime.Hook;
@@ -12,6 +18,7 @@ import org.apache.calcite.tools.Program;
 import org.apache.calcite.tools.Programs;
 import org.apache.calcite.util.Holder;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -41,15 +48,42 @@ public final class SpillwayPrograms {
     }
   }
 
-  /** The program: sub-queries, decorrelation, measures, factor pulling, trimming, Volcano, calc. */
+  /**
+   * The program: sub-queries, decorrelation, measures, factor pulling, trimming, Volcano, calc; every phase
+   * estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join row counts).
+   */
   public static Program standard() {
-    RelMetadataProvider metadata = DefaultRelMetadataProvider.INSTANCE;
+    RelMetadataProvider metadata = SpillwayRelMetadata.PROVIDER;
     Program volcano = (planner, rel, traits, materializations, lattices) ->
-        Programs.heuristicJoinOrder(planner.getRules(), false, HEURISTIC_JOIN_MIN)
-            .run(planner, rel, traits, materializations, lattices);
+        heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(Programs.subQuery(metadata), Programs.decorrelate(),
         Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata));
+  }
+
+  /**
+   * {@link Programs#heuristicJoinOrder} (non-bushy) with the given metadata: Calcite's own plans the MultiJoin
+   * phase with its default metadata, whose join row counts ignore column statistics.
+   */
+  static Program heuristicJoinOrder(Iterable<? extends RelOptRule> rules, RelMetadataProvider metadata) {
+    return (planner, rel, traits, materializations, lattices) -> {
+      List<RelOptRule> volcanoRules = new ArrayList<>();
+      rules.forEach(volcanoRules::add);
+      if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
+        return Programs.ofRules(volcanoRules).run(planner, rel, traits, materializations, lattices);
+      }
+      HepProgram toMultiJoin = new HepProgramBuilder()
+          .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
+          .addMatchOrder(HepMatchOrder.BOTTOM_UP)
+          .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
+          .build();
+      // Exhaustive reordering rules out; the MultiJoin is ordered from row counts instead.
+      volcanoRules.removeAll(List.of(CoreRules.JOIN_COMMUTE, CoreRules.JOIN_ASSOCIATE, JoinPushThroughJoinRule.LEFT,
+          JoinPushThroughJoinRule.RIGHT));
+      volcanoRules.add(CoreRules.MULTI_JOIN_OPTIMIZE);
+      return Programs.sequence(Programs.of(toMultiJoin, false, metadata), Programs.ofRules(volcanoRules))
+          .run(planner, rel, traits, materializations, lattices);
+    };
   }
 
   /** Rewrites {@code (a AND b) OR (a AND c)} in a filter to {@code a AND (b OR c)}. */

@@ -1,17 +1,11 @@
 package org.spillway.adapter;
 
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.SourceBatch;
-import org.spillway.storage.StoredTable;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -20,83 +14,33 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
- * A Spillway subtree ready to run: the scanned table and columns, the fused pipeline above them and how to
- * turn its output vectors into Calcite's Java values. The generated code reaches it through a stash.
+ * A Spillway subtree ready to run: the root of its runtime plan (pipelines over scans, joins, pipelines over
+ * joins) and how to turn the root's output vectors into Calcite's Java values. The generated code reaches it
+ * through a stash; it is the one place where Spillway hands rows to Calcite.
  */
 public final class SpillwayQueryPlan {
-  /** System property: when true, each pipeline run logs its backend and time to stderr (for benchmarks). */
-  static final String TRACE_PROPERTY = "spillway.trace";
-
-  private final SpillwayTable table;
-  private final int[] fields;
-  private final GpuColumnarPipeline pipeline;
-  private final SpillwayBackend backend;
+  private final SpillwayNode root;
   private final List<SpillwayField> output;
 
-  SpillwayQueryPlan(SpillwayTable table, int[] fields, GpuColumnarPipeline pipeline, SpillwayBackend backend,
-      List<SpillwayField> output) {
-    this.table = table;
-    this.fields = fields.clone();
-    this.pipeline = pipeline;
-    this.backend = backend;
+  SpillwayQueryPlan(SpillwayNode root, List<SpillwayField> output) {
+    this.root = root;
     this.output = List.copyOf(output);
-  }
-
-  /** Runs the pipeline on the backend chosen at planning time; {@link #TRACE_PROPERTY} logs how long it took. */
-  private List<ColumnBatch> run(AtomicBoolean cancel) {
-    int threads = Runtime.getRuntime().availableProcessors();
-    BooleanSupplier cancelled = () -> cancel != null && cancel.get();
-    List<SourceBatch> sources = sources();
-    long start = System.nanoTime();
-    if (backend != null && backend.gpu()) {
-      List<ColumnBatch> out = pipeline.run(GpuRuntime.requireDevice(), backend.method(), sources, threads, cancelled);
-      table.deviceUsage().record(pipeline.lastFallback() == null);
-      if (Boolean.getBoolean(TRACE_PROPERTY)) {
-        traceGpu(System.nanoTime() - start);
-      }
-      return out;
-    }
-    List<ColumnBatch> out = pipeline.cpuPipeline().run(sources, threads, cancelled);
-    table.deviceUsage().record(false);
-    if (Boolean.getBoolean(TRACE_PROPERTY)) {
-      System.err.printf("[spillway] cpu pipeline (%d threads): %.1f ms%n", threads, (System.nanoTime() - start) / 1e6);
-    }
-    return out;
-  }
-
-  private void traceGpu(long nanos) {
-    GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
-    String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
-        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s)", stats.bytes() / 1e9, stats.nanos() / 1e6,
-            stats.gigabytesPerSecond());
-    System.err.printf("[spillway] gpu pipeline (%s): %.1f ms%s%n", backend.transfer(), nanos / 1e6, detail);
   }
 
   /**
    * The rows of the subtree, computed when first enumerated; rows are {@code Object[]}, or the bare value
-   * when {@code scalar} (one column).
+   * when {@code scalar} (one column). A set cancel flag stops the run between morsels and operators.
    */
-  public Enumerable<Object> execute(DataContext root, boolean scalar) {
-    AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
+  public Enumerable<Object> execute(DataContext dataContext, boolean scalar) {
+    AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(dataContext);
+    BooleanSupplier cancelled = () -> cancel != null && cancel.get();
     return new AbstractEnumerable<>() {
       @Override public Enumerator<Object> enumerator() {
-        List<ColumnBatch> batches = run(cancel);
+        SpillwayRunContext context = new SpillwayRunContext(Runtime.getRuntime().availableProcessors(), cancelled);
+        List<ColumnBatch> batches = root.run(context).batches();
         return new RowEnumerator(batches, dictionaries(), scalar);
       }
     };
-  }
-
-  private List<SourceBatch> sources() {
-    StoredTable stored = table.stored();
-    List<SourceBatch> sources = new ArrayList<>();
-    for (VectorSchemaRoot batch : stored.batches()) {
-      List<FieldVector> columns = new ArrayList<>();
-      for (int field : fields) {
-        columns.add(batch.getVector(field));
-      }
-      sources.add(new SourceBatch(columns, batch.getRowCount()));
-    }
-    return sources;
   }
 
   private List<List<String>> dictionaries() {

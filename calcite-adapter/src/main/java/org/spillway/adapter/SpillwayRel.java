@@ -1,12 +1,14 @@
 package org.spillway.adapter;
 
 import org.apache.calcite.plan.Convention;
-import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.RelNode;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /** Relational expression that Spillway executes over columnar Arrow data. */
@@ -15,24 +17,57 @@ public interface SpillwayRel extends RelNode {
   Convention CONVENTION = new Convention.Impl("SPILLWAY", SpillwayRel.class);
 
   /**
-   * Share of Calcite's default cost that a Spillway filter, project or aggregate costs: they run fused and
-   * vectorized, so the planner should prefer them to the row-at-a-time enumerable operators.
+   * Share of Calcite's default cost that a Spillway filter, project, aggregate or join costs: they run fused
+   * and vectorized, so the planner should prefer them to the row-at-a-time enumerable operators.
    */
   double COST_FACTOR = 0.1;
 
-  /** Adds this node's part of the columnar plan to the implementor. */
+  /** Adds this node's part of the runtime plan to the implementor. */
   void implement(Implementor implementor);
 
-  /** Collects what a Spillway subtree asks of the runtime: the table, the columns it reads, the stages. */
+  /**
+   * Builds the runtime plan of a Spillway subtree: a pipeline of stages over a source, the source being a
+   * table scan or a node of its own (a join, whose inputs have implementors of their own).
+   */
   final class Implementor {
-    RelOptTable table;
-    SpillwayTable spillwayTable;
-    int[] fields;
+    private SpillwayTableScan scan;
+    private SpillwayNode source;
+    /** A table of the subtree, for the connection's settings and device usage. */
+    private SpillwayTable table;
     private final List<PipelineStage> stages = new ArrayList<>();
+    private final List<CpuReason> cpuReasons = new ArrayList<>();
+    private SpillwayNode node;
+    /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
+    private RelNode top;
+
+    /** An implementor that has visited {@code input}. */
+    static Implementor of(RelNode input) {
+      Implementor implementor = new Implementor();
+      implementor.visitChild(input);
+      return implementor;
+    }
 
     /** Visits a child node so that it contributes its part first. */
     public void visitChild(RelNode input) {
+      if (top == null) {
+        top = input;
+      }
       ((SpillwayRel) input).implement(this);
+    }
+
+    /** Makes the scan the pipeline's source. */
+    void scan(SpillwayTableScan tableScan) {
+      this.scan = tableScan;
+      this.table = tableScan.spillwayTable();
+    }
+
+    /** Makes {@code join} the pipeline's source; its inputs' implementors pass on what they collected. */
+    void source(SpillwayNode join, Implementor... inputs) {
+      this.source = join;
+      for (Implementor input : inputs) {
+        cpuReasons.addAll(input.cpuReasons);
+        table = table != null ? table : input.table;
+      }
     }
 
     /** Appends a stage of the fused pipeline (children add theirs first). */
@@ -40,24 +75,57 @@ public interface SpillwayRel extends RelNode {
       stages.add(stage);
     }
 
-    /** The planner's handle of the scanned table (it knows the expression that reaches it at run time). */
-    public RelOptTable table() {
-      return table;
+    /** The scan when the subtree is nothing but a scan (its rows are read without any pipeline), else null. */
+    SpillwayTableScan bareScan() {
+      return source == null && stages.isEmpty() ? scan : null;
     }
 
-    /** The Spillway table the subtree scans. */
-    public SpillwayTable spillwayTable() {
-      return spillwayTable;
+    /** Why a pipeline over a table runs on the CPU although a GPU was wanted or present. */
+    record CpuReason(String table, String reason) {
+      @Override public String toString() {
+        return table + ": " + reason;
+      }
     }
 
-    /** The table columns the subtree reads, in output order. */
-    public int[] fields() {
-      return Arrays.copyOf(fields, fields.length);
+    /** The pipelines of the subtree that run on the CPU although the GPU was wanted or present, and why. */
+    List<CpuReason> cpuReasons() {
+      node();
+      return List.copyOf(cpuReasons);
     }
 
-    /** The stages above the scan, bottom first. */
-    public List<PipelineStage> stages() {
-      return List.copyOf(stages);
+    /**
+     * The runtime node of the subtree; the backend of a pipeline over a scan is decided here (and recorded
+     * for EXPLAIN, see {@link SpillwayBackend}).
+     */
+    SpillwayNode node() {
+      if (node == null) {
+        node = build();
+      }
+      return node;
+    }
+
+    private SpillwayNode build() {
+      if (source != null) {
+        if (stages.isEmpty()) {
+          return source;
+        }
+        if (table.device() == SpillwayDevice.GPU
+            || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
+          cpuReasons.add(new CpuReason("join output", "a pipeline over a join's output runs on the CPU backend "
+              + "(the join's output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
+        }
+        return new SpillwayPipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
+      }
+      List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
+      if (stages.isEmpty()) {
+        return new SpillwayScanNode(table, scan.fields(), types);
+      }
+      GpuColumnarPipeline pipeline = new GpuColumnarPipeline(types, stages);
+      SpillwayBackend backend = SpillwayBackend.choose(top, scan, pipeline);
+      if (backend.reason() != null) {
+        cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
+      }
+      return new SpillwayScanPipelineNode(table, scan.fields(), pipeline, backend);
     }
   }
 }

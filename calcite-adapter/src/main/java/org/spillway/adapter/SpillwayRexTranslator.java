@@ -173,15 +173,29 @@ final class SpillwayRexTranslator {
     if (dictionaryField != null && text != null) {
       return SpillwaySargs.textComparison(expr(left), kind, text, dictionary(dictionaryField));
     }
-    if (text != null || textLiteral(left) != null) {
-      expr(text != null ? left : right);  // an unsupported function there is the better reason
-      throw new SpillwayUnsupportedException("comparison of plain (not dictionary-encoded) text with a literal in "
-          + call);
+    if (text == null && textLiteral(left) != null) {
+      RexNode t = left;
+      left = right;
+      right = t;
+      kind = kind.reverse();
+      text = textLiteral(right);
+    }
+    if (text != null) {
+      // Plain text compares as Java strings do in Calcite's generated code (String.compareTo).
+      Expr l = expr(left);
+      if (l.type().kind() != ExprType.Kind.TEXT) {
+        throw new SpillwayUnsupportedException("comparison of " + l.type() + " with a text literal in " + call);
+      }
+      return new Expr.Compare(compareOp(kind), l, new Expr.Literal(text, ExprType.TEXT));
     }
     Expr l = expr(left);
     Expr r = expr(right);
     ExprType common = commonType(l.type(), r.type(), call);
-    Expr.CompareOp op = switch (kind) {
+    return new Expr.Compare(compareOp(kind), castTo(l, common, call), castTo(r, common, call));
+  }
+
+  private static Expr.CompareOp compareOp(SqlKind kind) {
+    return switch (kind) {
       case EQUALS -> Expr.CompareOp.EQ;
       case NOT_EQUALS -> Expr.CompareOp.NE;
       case LESS_THAN -> Expr.CompareOp.LT;
@@ -189,7 +203,6 @@ final class SpillwayRexTranslator {
       case GREATER_THAN -> Expr.CompareOp.GT;
       default -> Expr.CompareOp.GE;
     };
-    return new Expr.Compare(op, castTo(l, common, call), castTo(r, common, call));
   }
 
   private static ExprType commonType(ExprType a, ExprType b, RexNode where) throws SpillwayUnsupportedException {

@@ -6,11 +6,13 @@ import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexPermuteInputsShuttle;
@@ -57,8 +59,15 @@ public final class SpillwayRules {
       .withRuleFactory(SpillwayAggregateRule::new)
       .toRule(SpillwayAggregateRule.class);
 
+  /** Converts an equi-join of two Spillway subtrees whose keys the Spillway joins take. */
+  public static final ConverterRule JOIN = ConverterRule.Config.INSTANCE
+      .withConversion(LogicalJoin.class, Convention.NONE, SpillwayRel.CONVENTION, "SpillwayJoinRule")
+      .withRuleFactory(SpillwayJoinRule::new)
+      .toRule(SpillwayJoinRule.class);
+
   /** All rules that the Spillway table scan registers. */
-  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE);
+  public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE, JOIN,
+      SpillwayAntiJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
   private static List<SpillwayField> inputFields(RelNode rel) {
@@ -144,6 +153,49 @@ public final class SpillwayRules {
       }
       return new SpillwayAggregate(aggregate.getCluster(), aggregate.getTraitSet().replace(SpillwayRel.CONVENTION),
           inputInSpillway(aggregate), aggregate.getGroupSet(), aggregate.getGroupSets(), aggregate.getAggCallList());
+    }
+  }
+
+  /**
+   * Rule that turns a {@link LogicalJoin} into a {@link SpillwayJoin}; an inner join's condition beyond key
+   * equality becomes a {@link SpillwayFilter} over it.
+   */
+  static final class SpillwayJoinRule extends ConverterRule {
+    SpillwayJoinRule(Config config) {
+      super(config);
+    }
+
+    @Override public RelNode convert(RelNode rel) {
+      LogicalJoin join = (LogicalJoin) rel;
+      List<SpillwayField> left = SpillwayFields.of(join.getLeft()).orElse(null);
+      List<SpillwayField> right = left == null ? null : SpillwayFields.of(join.getRight()).orElse(null);
+      if (right == null) {
+        return null;
+      }
+      SpillwayJoinKeys keys;
+      try {
+        if (!join.getVariablesSet().isEmpty()) {
+          throw new SpillwayUnsupportedException("correlated join (variables " + join.getVariablesSet() + ")");
+        }
+        keys = SpillwayJoinKeys.of(join, left, right);
+      } catch (SpillwayUnsupportedException e) {
+        if (!join.getCondition().isAlwaysTrue()) {  // a cross product the planner will filter is no reason
+          SpillwayFallbacks.record(join, e.getMessage());
+        }
+        return null;
+      }
+      RelTraitSet traits = join.getTraitSet().replace(SpillwayRel.CONVENTION);
+      RelNode leftInput = convert(join.getLeft(), join.getLeft().getTraitSet().replace(SpillwayRel.CONVENTION));
+      RelNode rightInput = convert(join.getRight(), join.getRight().getTraitSet().replace(SpillwayRel.CONVENTION));
+      if (keys.residual() == null) {
+        return new SpillwayJoin(join.getCluster(), traits, leftInput, rightInput, join.getCondition(),
+            join.getJoinType());
+      }
+      RexNode equi = join.analyzeCondition().getEquiCondition(join.getLeft(), join.getRight(),
+          join.getCluster().getRexBuilder());
+      SpillwayJoin equiJoin = new SpillwayJoin(join.getCluster(), traits, leftInput, rightInput, equi,
+          join.getJoinType());
+      return new SpillwayFilter(join.getCluster(), traits, equiJoin, keys.residual());
     }
   }
 

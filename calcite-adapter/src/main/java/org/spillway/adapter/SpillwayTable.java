@@ -52,6 +52,11 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
     return options;
   }
 
+  /** The equi-join algorithm that joins over this table use (a connection setting; AUTO: the cost model's). */
+  public SpillwayJoinAlgorithm joinAlgorithm() {
+    return options.joinAlgorithm();
+  }
+
   /** The stored table; it is loaded into memory on first use. */
   public StoredTable stored() {
     return catalog.table(name).orElseThrow(() -> new IllegalStateException(

@@ -83,8 +83,6 @@ public final class SpillwayTableScan extends TableScan implements SpillwayRel {
   }
 
   @Override public void implement(Implementor implementor) {
-    implementor.table = table;
-    implementor.spillwayTable = spillwayTable;
-    implementor.fields = fields.clone();
+    implementor.scan(this);
   }
 }

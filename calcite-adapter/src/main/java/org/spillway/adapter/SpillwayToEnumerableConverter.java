@@ -18,9 +18,9 @@ import org.apache.calcite.rel.convert.ConverterImpl;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.sql.SqlExplainLevel;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
 
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -44,60 +44,33 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;
     }
-    SpillwayFields.scanOf(getInput()).ifPresent(scan -> {
-      List<String> reasons = SpillwayFallbacks.of(getCluster().getPlanner(), scan);
-      pw.itemIf("fallback", String.join("; ", reasons), !reasons.isEmpty());
-    });
-    // Decided here, before the nodes below are explained, so that they show the device chosen for all.
-    SpillwayBackend backend = backend(pipelineOf(implementSubtree()));
-    pw.itemIf("cpuBecause", backend == null ? "" : backend.reason(), backend != null && backend.reason() != null);
+    List<String> fallbacks = SpillwayFallbacks.of(getCluster().getPlanner(), SpillwayFields.scansOf(getInput()));
+    pw.itemIf("fallback", String.join("; ", fallbacks), !fallbacks.isEmpty());
+    // Decided here, before the nodes below are explained, so that they show the devices chosen.
+    List<SpillwayRel.Implementor.CpuReason> reasons = SpillwayRel.Implementor.of(getInput()).cpuReasons();
+    String because = reasons.size() == 1 ? reasons.get(0).reason()
+        : reasons.stream().map(Object::toString).collect(Collectors.joining("; "));
+    pw.itemIf("cpuBecause", because, !reasons.isEmpty());
     return pw;
   }
 
-  /** What the Spillway subtree below asks of the runtime: table, columns, stages. */
-  private SpillwayRel.Implementor implementSubtree() {
-    SpillwayRel.Implementor spillway = new SpillwayRel.Implementor();
-    spillway.visitChild(getInput());
-    return spillway;
-  }
-
-  /** The fused pipeline of the subtree, or null for a bare scan (which reads rows without a pipeline). */
-  private static GpuColumnarPipeline pipelineOf(SpillwayRel.Implementor spillway) {
-    if (spillway.stages().isEmpty()) {
-      return null;
-    }
-    List<SpillwayField> scanFields = SpillwayFields.ofScan(spillway.spillwayTable(), spillway.fields());
-    return new GpuColumnarPipeline(scanFields.stream().map(SpillwayField::type).toList(), spillway.stages());
-  }
-
-  /** The backend of the pipeline (recorded for the nodes below), or null without a pipeline or scan. */
-  private SpillwayBackend backend(GpuColumnarPipeline pipeline) {
-    if (pipeline == null) {
-      return null;
-    }
-    return SpillwayFields.scanOf(getInput()).map(scan -> SpillwayBackend.choose(getInput(), scan, pipeline))
-        .orElse(null);
-  }
-
   @Override public Result implement(EnumerableRelImplementor implementor, Prefer pref) {
-    SpillwayRel.Implementor spillway = implementSubtree();
+    SpillwayRel.Implementor spillway = SpillwayRel.Implementor.of(getInput());
     PhysType physType = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(),
         pref.preferArray());
     boolean scalar = physType.getFormat() == JavaRowFormat.SCALAR;
     BlockBuilder block = new BlockBuilder();
     Expression rows;
-    if (spillway.stages().isEmpty()) {
+    SpillwayTableScan bareScan = spillway.bareScan();
+    if (bareScan != null) {
       // A bare scan needs no vectors: rows are read straight from the Arrow batches.
-      Expression table = requireNonNull(
-          spillway.table().getExpression(SpillwayTable.class), "table expression");
+      Expression table = requireNonNull(bareScan.getTable().getExpression(SpillwayTable.class), "table expression");
       rows = block.append("rows", Expressions.call(table, SpillwayMethod.QUERY.method,
-          implementor.getRootExpression(), Expressions.constant(spillway.fields()),
+          implementor.getRootExpression(), Expressions.constant(bareScan.fields()),
           Expressions.constant(scalar)));
     } else {
-      GpuColumnarPipeline pipeline = pipelineOf(spillway);
       List<SpillwayField> output = SpillwayFields.of(getInput()).orElseThrow();
-      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.spillwayTable(), spillway.fields(), pipeline,
-          backend(pipeline), output);
+      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.node(), output);
       rows = block.append("rows", Expressions.call(implementor.stash(plan, SpillwayQueryPlan.class),
           SpillwayMethod.EXECUTE.method, implementor.getRootExpression(), Expressions.constant(scalar)));
     }

@@ -9,6 +9,8 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,18 +19,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class SpillwayAssert {
   private final String url;
 
-  private SpillwayAssert(Path dataDir, String properties) {
-    this.url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";" + properties;
+  private SpillwayAssert(String url) {
+    this.url = url;
   }
 
   /** Plans and rows of the CPU backend; GPU plans are pinned under an assumed GPU site or on a GPU machine. */
   static SpillwayAssert that(Path dataDir) {
-    return new SpillwayAssert(dataDir, "device=cpu");
+    return that(dataDir, "device=cpu");
   }
 
   /** Plans and rows of connections with these properties, e.g. {@code device=gpu;transfer=zero-copy}. */
   static SpillwayAssert that(Path dataDir, String properties) {
-    return new SpillwayAssert(dataDir, properties);
+    return new SpillwayAssert(SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dataDir + ";" + properties);
+  }
+
+  /** The same, over connections with one more property (a later one of the same key wins). */
+  SpillwayAssert with(String key, String value) {
+    return new SpillwayAssert(url + ";" + key + "=" + value);
   }
 
   Query query(String sql) {
@@ -75,6 +82,24 @@ final class SpillwayAssert {
       assertTrue(plan.contains(expected), () -> "plan of " + sql + " lacks\n" + expected + "\nplan:\n" + plan);
       return this;
     }
+  }
+
+  /** The rows of a query over a connection to {@code url}, each as its values joined by " | ". */
+  static List<String> rows(String url, String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+         Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        StringBuilder row = new StringBuilder();
+        for (int i = 1; i <= columns; i++) {
+          row.append(i > 1 ? " | " : "").append(rs.getString(i));
+        }
+        out.add(row.toString());
+      }
+    }
+    return out;
   }
 
   private String run(String sql) throws SQLException {

@@ -105,6 +105,13 @@ class SpillwayDeviceTest {
     assertTrue(e.getMessage().contains("device 'tpu' is not one of cpu, gpu, auto"), e.getMessage());
   }
 
+  @Test void badJoinAlgorithmPropertyFailsTheConnection() {
+    SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+        SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";joinAlgorithm=hash"));
+    assertEquals("joinAlgorithm 'hash' is not one of auto, cpu-nopa, cpu-radix, nopa, triton", e.getMessage());
+    assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, SpillwayJoinAlgorithm.parse(" CPU-Radix"));
+  }
+
   /** The first column of the first row, over a connection with the device property set. */
   private static String run(SpillwayDevice device, String sql) throws SQLException {
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device;

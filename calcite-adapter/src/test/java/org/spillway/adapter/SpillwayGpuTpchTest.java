@@ -4,12 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -62,19 +57,6 @@ class SpillwayGpuTpchTest {
 
   private static List<String> rows(SpillwayDevice device, String sql) throws SQLException {
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device;
-    List<String> out = new ArrayList<>();
-    try (Connection c = DriverManager.getConnection(url);
-         Statement s = c.createStatement();
-         ResultSet rs = s.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        StringBuilder row = new StringBuilder();
-        for (int i = 1; i <= columns; i++) {
-          row.append(i > 1 ? " | " : "").append(rs.getString(i));
-        }
-        out.add(row.toString());
-      }
-    }
-    return out;
+    return SpillwayAssert.rows(url, sql);
   }
 }

@@ -14,9 +14,9 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 
 /**
- * Pins which operators of TPC-H Q1 and Q6 run in the Spillway convention, and why the rest do not; and, on a
- * GPU site assumed with the H100's profile, the device, transfer method, filter variant and costs the cost
- * model chooses for them.
+ * Pins which operators of TPC-H Q1, Q6 and the join queries Q3, Q5 and Q10 run in the Spillway convention,
+ * the join choices EXPLAIN shows, and why the rest do not; and, on a GPU site assumed with the H100's profile,
+ * the device, transfer method, filter variant and costs the cost model chooses for Q1 and Q6.
  */
 class SpillwayTpchPlanTest {
   /** Q6's selectivity at SF 0.001 as estimated from the column statistics (about 1.9 % really, at any SF). */
@@ -142,6 +142,95 @@ class SpillwayTpchPlanTest {
           .explainContains("device=[cpu], variant=[predication], transfer=[none], linkBytes=["
               + 28 * lineitemRows() + "], cost=[gpu 1.0");
     }
+  }
+
+  @Test void q3JoinsThreeTablesInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(3))
+        .planShape("EnumerableLimit\n"
+            + "  EnumerableSort\n"
+            + "    SpillwayToEnumerableConverter\n"
+            + "      SpillwayProject\n"
+            + "        SpillwayAggregate\n"
+            + "          SpillwayProject\n"
+            + "            SpillwayJoin\n"
+            + "              SpillwayFilter\n"
+            + "                SpillwayTableScan\n"
+            + "              SpillwayJoin\n"
+            + "                SpillwayFilter\n"
+            + "                  SpillwayTableScan\n"
+            + "                SpillwayFilter\n"
+            + "                  SpillwayTableScan\n")
+        .explainContains("SpillwayJoin(condition=[=($0, $4)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
+            + "variant=[linear-probing], buildSide=[right], transfer=[none], predicted=[")
+        .explainContains("runnerUp=[cpu-radix ");
+  }
+
+  @Test void q5JoinsSixTablesInSpillwayOnePairOnAPackedKey() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(5))
+        .planShape("EnumerableSort\n"
+            + "  EnumerableAggregate\n"
+            + "    SpillwayToEnumerableConverter\n"
+            + "      SpillwayProject\n"
+            + "        SpillwayJoin\n"
+            + "          SpillwayJoin\n"
+            + "            SpillwayJoin\n"
+            + "              SpillwayTableScan\n"
+            + "              SpillwayFilter\n"
+            + "                SpillwayTableScan\n"
+            + "            SpillwayJoin\n"
+            + "              SpillwayTableScan\n"
+            + "              SpillwayJoin\n"
+            + "                SpillwayTableScan\n"
+            + "                SpillwayFilter\n"
+            + "                  SpillwayTableScan\n"
+            + "          SpillwayTableScan\n")
+        // c_custkey = o_custkey and c_nationkey = s_nationkey: two INTEGER keys packed into one long
+        .explainContains("SpillwayJoin(condition=[AND(=($15, $8), =($14, $5))], joinType=[inner], device=[cpu], "
+            + "algorithm=[cpu-nopa]")
+        // The GROUP BY n_name stays in Calcite: n_name is plain text
+        .explainContains("SpillwayToEnumerableConverter(fallback=[Aggregate: GROUP BY $0 of plain (not "
+            + "dictionary-encoded) text])");
+  }
+
+  @Test void q10JoinsFourTablesAndGathersTextColumnsForTheOutputRowsOnly() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(10))
+        .planShape("EnumerableCalc\n"
+            + "  EnumerableLimit\n"
+            + "    EnumerableSort\n"
+            + "      EnumerableAggregate\n"
+            + "        SpillwayToEnumerableConverter\n"
+            + "          SpillwayProject\n"
+            + "            SpillwayJoin\n"
+            + "              SpillwayJoin\n"
+            + "                SpillwayFilter\n"
+            + "                  SpillwayTableScan\n"
+            + "                SpillwayFilter\n"
+            + "                  SpillwayTableScan\n"
+            + "              SpillwayJoin\n"
+            + "                SpillwayTableScan\n"
+            + "                SpillwayTableScan\n")
+        // customer's keys 1..150 are dense and unique: NOPA's array table
+        .explainContains("SpillwayJoin(condition=[=($7, $5)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
+            + "variant=[perfect-hash], buildSide=[right]");
+  }
+
+  @Test void theJoinAlgorithmPropertyForcesTheRadixJoin() throws SQLException {
+    SpillwayAssert.that(dir).with("joinAlgorithm", "cpu-radix")
+        .query(TpchQueries.sql(3))
+        .explainContains("SpillwayJoin(condition=[=($0, $4)], joinType=[inner], device=[cpu], algorithm=[cpu-radix], "
+            + "radixBits=[0+0], buildSide=[right], transfer=[none], predicted=[")
+        .explainContains("runnerUp=[cpu-nopa ");
+  }
+
+  @Test void aGpuJoinThatCannotRunSaysWhyTheCpuJoins() throws SQLException {
+    String why = GpuRuntime.device().isPresent() ? "NopaHashJoin is not in this build" : "no usable CUDA device: ";
+    SpillwayAssert.that(dir).with("device", "gpu").with("joinAlgorithm", "nopa")
+        .query(TpchQueries.sql(3))
+        .explainContains("algorithm=[cpu-nopa]")
+        .explainContains("cpuBecause=[joinAlgorithm=nopa: " + why);
   }
 
   private static long lineitemRows() {

@@ -52,6 +52,11 @@ public final class SpillwayCli implements Callable<Integer> {
           + " default off).")
   String gpuCache;
 
+  @Option(names = "--join-algorithm", paramLabel = "ALGORITHM",
+      description = "Equi-join algorithm: auto, cpu-nopa, cpu-radix, nopa or triton (the connection property"
+          + " joinAlgorithm).")
+  String joinAlgorithm;
+
   @Override public Integer call() throws Exception {
     Path dir = data.ensureData(System.err);
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + connectionProperties();
@@ -64,7 +69,7 @@ public final class SpillwayCli implements Callable<Integer> {
 
   /** The options as connection properties (";key=value..."), checked here so that a typo fails before any work. */
   String connectionProperties() {
-    SpillwayOptions options = SpillwayOptions.parse(device, transfer, filterVariant, gpuCache);
+    SpillwayOptions options = SpillwayOptions.parse(device, transfer, filterVariant, gpuCache, joinAlgorithm);
     StringBuilder props = new StringBuilder();
     if (device != null) {
       props.append(";device=").append(options.device());
@@ -79,6 +84,9 @@ public final class SpillwayCli implements Callable<Integer> {
     }
     if (gpuCache != null) {
       props.append(";gpuCache=").append(options.gpuCacheBytes() == 0 ? "off" : gpuCache.trim());
+    }
+    if (joinAlgorithm != null) {
+      props.append(";joinAlgorithm=").append(options.joinAlgorithm());
     }
     return props.toString();
   }

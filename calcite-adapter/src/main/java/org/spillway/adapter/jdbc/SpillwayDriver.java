@@ -51,7 +51,8 @@ public class SpillwayDriver extends Driver {
     SpillwayOptions options;
     try {
       options = SpillwayOptions.parse(props.get(SpillwayProperty.DEVICE), props.get(SpillwayProperty.TRANSFER),
-          props.get(SpillwayProperty.FILTER_VARIANT), props.get(SpillwayProperty.GPU_CACHE));
+          props.get(SpillwayProperty.FILTER_VARIANT), props.get(SpillwayProperty.GPU_CACHE),
+          props.get(SpillwayProperty.JOIN_ALGORITHM));
     } catch (IllegalArgumentException e) {
       throw new SQLException(e.getMessage(), "08001", e);
     }

@@ -15,7 +15,9 @@ public enum SpillwayProperty {
   FILTER_VARIANT("filterVariant", "auto", "GPU filter variant: auto (the cost model chooses), branching or "
       + "predication"),
   GPU_CACHE("gpuCache", "off", "Keep hot columns in GPU memory, up to this many bytes (e.g. 40g), in a "
-      + "process-wide cache shared by the connections that set it; off: stream every run");
+      + "process-wide cache shared by the connections that set it; off: stream every run"),
+  JOIN_ALGORITHM("joinAlgorithm", "auto", "Equi-join algorithm: auto (the cost model chooses), cpu-nopa, "
+      + "cpu-radix, nopa or triton (GPU; the CPU serves with the reason in EXPLAIN where they cannot run)");
 
   public final String camelName;
   public final String defaultValue;

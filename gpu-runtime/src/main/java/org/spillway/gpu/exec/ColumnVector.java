@@ -1,6 +1,7 @@
 package org.spillway.gpu.exec;
 
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A column of a morsel in the CPU backend: one primitive array for the values (long lane, double lane or,
@@ -76,32 +77,91 @@ public final class ColumnVector {
 
   /** The rows at the given positions, in that order. */
   public ColumnVector gather(int[] rows, int count) {
+    return gatherOrNull(rows, count);
+  }
+
+  /** The rows at the given positions, in that order; position -1 gives NULL (an outer join's missing side). */
+  public ColumnVector gatherOrNull(int[] rows, int count) {
     boolean[] n = null;
-    if (nulls != null) {
-      n = new boolean[count];
-      for (int i = 0; i < count; i++) {
-        n[i] = nulls[rows[i]];
+    for (int i = 0; i < count; i++) {
+      if (rows[i] < 0 || nulls != null && nulls[rows[i]]) {
+        n = n == null ? new boolean[count] : n;
+        n[i] = true;
       }
     }
     if (longs != null) {
       long[] v = new long[count];
       for (int i = 0; i < count; i++) {
-        v[i] = longs[rows[i]];
+        v[i] = rows[i] < 0 ? 0 : longs[rows[i]];
       }
       return new ColumnVector(type, count, v, null, null, n);
     }
     if (doubles != null) {
       double[] v = new double[count];
       for (int i = 0; i < count; i++) {
-        v[i] = doubles[rows[i]];
+        v[i] = rows[i] < 0 ? 0 : doubles[rows[i]];
       }
       return new ColumnVector(type, count, null, v, null, n);
     }
     Object[] v = new Object[count];
     for (int i = 0; i < count; i++) {
-      v[i] = objects[rows[i]];
+      v[i] = rows[i] < 0 ? null : objects[rows[i]];
     }
     return new ColumnVector(type, count, null, null, v, n);
+  }
+
+  /** Rows {@code offset .. offset + count - 1}: this column itself when that is all of it, else a copy. */
+  public ColumnVector slice(int offset, int count) {
+    if (offset == 0 && count == size) {
+      return this;
+    }
+    if (offset < 0 || count < 0 || offset + count > size) {
+      throw new IndexOutOfBoundsException("rows " + offset + ".." + (offset + count - 1) + " outside a column of "
+          + size + " rows");
+    }
+    boolean[] n = nulls == null ? null : Arrays.copyOfRange(nulls, offset, offset + count);
+    return new ColumnVector(type, count, longs == null ? null : Arrays.copyOfRange(longs, offset, offset + count),
+        doubles == null ? null : Arrays.copyOfRange(doubles, offset, offset + count),
+        objects == null ? null : Arrays.copyOfRange(objects, offset, offset + count), n);
+  }
+
+  /** The columns, all of {@code type}, one after the other (the single column itself when there is one). */
+  public static ColumnVector concat(ExprType type, List<ColumnVector> parts) {
+    if (parts.size() == 1 && parts.get(0).type.equals(type)) {
+      return parts.get(0);
+    }
+    long total = 0;
+    boolean anyNull = false;
+    for (ColumnVector p : parts) {
+      if (!p.type.equals(type)) {
+        throw new IllegalArgumentException("cannot concatenate a " + p.type + " column into " + type);
+      }
+      total += p.size;
+      anyNull |= p.nulls != null;
+    }
+    if (total > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException(total + " rows do not fit one column vector");
+    }
+    int n = (int) total;
+    long[] l = type.isLong() ? new long[n] : null;
+    double[] d = type.kind() == ExprType.Kind.FLOAT64 ? new double[n] : null;
+    Object[] o = type.kind() == ExprType.Kind.TEXT ? new Object[n] : null;
+    boolean[] nulls = anyNull ? new boolean[n] : null;
+    int at = 0;
+    for (ColumnVector p : parts) {
+      if (l != null) {
+        System.arraycopy(p.longs, 0, l, at, p.size);
+      } else if (d != null) {
+        System.arraycopy(p.doubles, 0, d, at, p.size);
+      } else {
+        System.arraycopy(p.objects, 0, o, at, p.size);
+      }
+      if (p.nulls != null) {
+        System.arraycopy(p.nulls, 0, nulls, at, p.size);
+      }
+      at += p.size;
+    }
+    return new ColumnVector(type, n, l, d, o, nulls);
   }
 
   /** This column relabelled with another type of the same lane (no copy). */

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
 
 /**
@@ -62,7 +63,6 @@ public final class ColumnarPipeline {
    * of the input rows unless an aggregation reorders them. Fails fast if {@code cancelled} turns true.
    */
   public List<ColumnBatch> run(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
-    int breaker = firstAggregate();
     List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
     for (int b = 0; b < batches.size(); b++) {
       SourceBatch batch = batches.get(b);
@@ -70,12 +70,56 @@ public final class ColumnarPipeline {
         throw new IllegalArgumentException("batch " + b + " has " + batch.columns().size()
             + " columns; the pipeline reads " + inputTypes.size());
       }
-      for (int offset = 0; offset < batch.rows(); offset += MORSEL_ROWS) {
-        morsels.add(new int[] {b, offset, Math.min(MORSEL_ROWS, batch.rows() - offset)});
-      }
+      addMorsels(morsels, b, batch.rows());
     }
-    ColumnBatch[] outputs = new ColumnBatch[morsels.size()];
-    int workers = Math.max(1, Math.min(threads, morsels.size()));
+    return run(morsels.size(), m -> {
+      int[] slice = morsels.get(m);
+      SourceBatch batch = batches.get(slice[0]);
+      return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
+    }, threads, cancelled);
+  }
+
+  /**
+   * Runs the pipeline over columns already held in vectors (the output of a join or of another pipeline),
+   * morsel by morsel as {@link #run(List, int, BooleanSupplier)} does over Arrow batches.
+   */
+  public List<ColumnBatch> runColumns(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled) {
+    List<int[]> morsels = new ArrayList<>();
+    for (int b = 0; b < batches.size(); b++) {
+      ColumnBatch batch = batches.get(b);
+      for (int c = 0; c < Math.max(batch.columns().length, inputTypes.size()); c++) {
+        ColumnVector column = c < batch.columns().length ? batch.columns()[c] : null;
+        if (column == null || c >= inputTypes.size() || !column.type.equals(inputTypes.get(c))
+            || column.size < batch.rows()) {
+          throw new IllegalArgumentException("batch " + b + " of " + batch.rows() + " rows does not fit the "
+              + "pipeline's input " + inputTypes + " at column " + c + ": "
+              + (column == null ? "missing" : column.type + " of " + column.size + " rows"));
+        }
+      }
+      addMorsels(morsels, b, batch.rows());
+    }
+    return run(morsels.size(), m -> {
+      int[] slice = morsels.get(m);
+      ColumnBatch batch = batches.get(slice[0]);
+      ColumnVector[] columns = new ColumnVector[batch.columns().length];
+      for (int c = 0; c < columns.length; c++) {
+        columns[c] = batch.columns()[c].slice(slice[1], slice[2]);
+      }
+      return Morsel.ofColumns(columns, slice[2]);
+    }, threads, cancelled);
+  }
+
+  private static void addMorsels(List<int[]> morsels, int batch, int rows) {
+    for (int offset = 0; offset < rows; offset += MORSEL_ROWS) {
+      morsels.add(new int[] {batch, offset, Math.min(MORSEL_ROWS, rows - offset)});
+    }
+  }
+
+  /** Runs the stages over {@code count} morsels made on the worker threads by {@code morsel}. */
+  private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
+    int breaker = firstAggregate();
+    ColumnBatch[] outputs = new ColumnBatch[count];
+    int workers = Math.max(1, Math.min(threads, count));
     HashAggregator[] partials = new HashAggregator[workers];
     AtomicInteger next = new AtomicInteger();
     List<Future<?>> futures = new ArrayList<>();
@@ -84,18 +128,16 @@ public final class ColumnarPipeline {
       futures.add(POOL.submit(() -> {
         HashAggregator sink = breaker < 0 ? null : newAggregator(breaker);
         partials[worker] = sink;
-        for (int m = next.getAndIncrement(); m < morsels.size(); m = next.getAndIncrement()) {
+        for (int m = next.getAndIncrement(); m < count; m = next.getAndIncrement()) {
           if (cancelled.getAsBoolean()) {
             throw new CancellationException("query cancelled");
           }
-          int[] slice = morsels.get(m);
-          SourceBatch batch = batches.get(slice[0]);
-          Morsel morsel = Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
-          apply(morsel, 0, breaker < 0 ? stages.size() : breaker);
+          Morsel rows = morsel.apply(m);
+          apply(rows, 0, breaker < 0 ? stages.size() : breaker);
           if (sink != null) {
-            sink.add(morsel);
-          } else if (morsel.rows() > 0) {
-            outputs[m] = new ColumnBatch(morsel.materialize(), morsel.rows());
+            sink.add(rows);
+          } else if (rows.rows() > 0) {
+            outputs[m] = new ColumnBatch(rows.materialize(), rows.rows());
           }
         }
         return null;

@@ -83,6 +83,22 @@ public final class VectorEvaluator {
         case GT -> { for (int i = 0; i < n; i++) out[i] = a[i] > b[i] ? 1 : 0; }
         case GE -> { for (int i = 0; i < n; i++) out[i] = a[i] >= b[i] ? 1 : 0; }
       }
+    } else if (l.objects != null) {
+      // Plain text: String.compareTo, as Calcite's generated code compares strings; NULL rows are masked below.
+      for (int i = 0; i < n; i++) {
+        if (l.objects[i] != null && r.objects[i] != null) {
+          int cmp = ((String) l.objects[i]).compareTo((String) r.objects[i]);
+          boolean t = switch (c.op()) {
+            case EQ -> cmp == 0;
+            case NE -> cmp != 0;
+            case LT -> cmp < 0;
+            case LE -> cmp <= 0;
+            case GT -> cmp > 0;
+            case GE -> cmp >= 0;
+          };
+          out[i] = t ? 1 : 0;
+        }
+      }
     } else {
       double[] a = l.doubles;
       double[] b = r.doubles;

@@ -77,6 +77,98 @@ class ColumnarPipelineTest {
     }
   }
 
+  @Test void runOverColumnsGivesWhatRunOverArrowGives() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    for (int trial = 0; trial < 4; trial++) {
+      List<SourceBatch> batches = randomBatches(gen, random, new ArrayList<>(), 1 + random.nextInt(3));
+      List<ColumnBatch> columns = new ArrayList<>();
+      for (SourceBatch b : batches) {
+        ColumnVector[] loaded = new ColumnVector[b.columns().size()];
+        for (int c = 0; c < loaded.length; c++) {
+          loaded[c] = ArrowColumnLoader.load(b.columns().get(c), RandomExprs.SCHEMA.get(c), 0, null, b.rows());
+        }
+        columns.add(new ColumnBatch(loaded, b.rows()));
+      }
+      List<PipelineStage> stages = new ArrayList<>(List.of(new PipelineStage.Filter(gen.bool(2))));
+      if (trial % 2 == 1) {
+        stages.add(new PipelineStage.Aggregate(new int[] {6}, List.of(new AggCall(AggCall.Kind.COUNT, -1,
+            ExprType.INT64), new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64))));
+      }
+      ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA, stages);
+      String where = "seed " + seed + ", trial " + trial + ", stages " + stages;
+      List<String> overArrow;
+      try {
+        overArrow = rowsOf(pipeline.run(batches, 3, () -> false)).stream().map(Arrays::toString).toList();
+      } catch (ArithmeticException e) {
+        assertThrows(ArithmeticException.class, () -> pipeline.runColumns(columns, 3, () -> false), where);
+        continue;
+      }
+      List<String> overColumns = rowsOf(pipeline.runColumns(columns, 3, () -> false)).stream()
+          .map(Arrays::toString).toList();
+      if (trial % 2 == 1) {  // groups come in any order
+        overArrow = overArrow.stream().sorted().toList();
+        overColumns = overColumns.stream().sorted().toList();
+      }
+      assertEquals(overArrow, overColumns, where);
+    }
+  }
+
+  @Test void runOverColumnsRejectsColumnsOfOtherTypes() {
+    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.INT64), List.of());
+    ColumnBatch wrong = new ColumnBatch(new ColumnVector[] {ColumnVector.constant(ExprType.INT32, 1L, 3)}, 3);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> pipeline.runColumns(List.of(wrong), 1, () -> false));
+    assertTrue(e.getMessage().contains("INT32 of 3 rows"), e.getMessage());
+  }
+
+  @Test void plainTextComparesAsJavaStringsAndNullIsUnknown() {
+    ColumnVector text = ColumnVector.ofObjects(ExprType.TEXT, new Object[] {"b", null, "a", "c", "B"},
+        new boolean[] {false, true, false, false, false}, 5);
+    Expr column = new Expr.Column(0, ExprType.TEXT);
+    Expr atLeastB = new Expr.Compare(Expr.CompareOp.GE, column, new Expr.Literal("b", ExprType.TEXT));
+    Expr notA = new Expr.Compare(Expr.CompareOp.NE, column, new Expr.Literal("a", ExprType.TEXT));
+    List<ColumnBatch> in = List.of(new ColumnBatch(new ColumnVector[] {text}, 5));
+    for (Object[] test : new Object[][] {{atLeastB, List.of("b", "c")}, {notA, List.of("b", "c", "B")}}) {
+      ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.TEXT),
+          List.of(new PipelineStage.Filter((Expr) test[0])));
+      List<Object> kept = new ArrayList<>();
+      for (ColumnBatch b : pipeline.runColumns(in, 1, () -> false)) {
+        kept.addAll(Arrays.asList(b.columns()[0].objects).subList(0, b.rows()));
+      }
+      assertEquals(test[1], kept, test[0].toString());
+    }
+  }
+
+  @Test void gatherReadsRowIdsAcrossBatchesAndMinusOneAsNull() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<Object[]> rows = new ArrayList<>();
+    List<SourceBatch> batches = randomBatches(new RandomExprs(random), random, rows, 2 + random.nextInt(3));
+    int[] ids = new int[5000];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = rows.isEmpty() || random.nextInt(10) == 0 ? -1 : random.nextInt(rows.size());
+    }
+    for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {
+      List<FieldVector> column = new ArrayList<>();
+      for (SourceBatch b : batches) {
+        column.add(b.columns().get(c));
+      }
+      ArrowColumnGather gather = new ArrowColumnGather(column, RandomExprs.SCHEMA.get(c));
+      assertEquals(rows.size(), gather.rows());
+      ColumnVector picked = gather.gather(ids, ids.length);
+      for (int i = 0; i < ids.length; i++) {
+        Object expected = ids[i] < 0 ? null : rows.get(ids[i])[c];
+        assertEquals(expected, RowReference.row(List.of(picked), i)[0], "seed " + seed + ", column " + c + ", id " + ids[i]);
+      }
+      ColumnVector all = gather.all();
+      for (int r = 0; r < rows.size(); r += 97) {
+        assertEquals(rows.get(r)[c], RowReference.row(List.of(all), r)[0], "seed " + seed + ", column " + c + ", row " + r);
+      }
+    }
+  }
+
   @Test void hashAggregationMatchesRowAtATime() {
     long seed = System.nanoTime();
     Random random = new Random(seed);

@@ -1,0 +1,58 @@
+package org.spillway.adapter;
+
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.spillway.gpu.exec.ArrowColumnGather;
+import org.spillway.gpu.exec.ColumnVector;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.storage.StoredTable;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Columns of a bare scan, read straight from the table's Arrow batches (row ids run across the batches). */
+final class SpillwayArrowColumns implements SpillwayColumns {
+  private final StoredTable table;
+  private final int[] fields;
+  private final List<ExprType> types;
+  private final ArrowColumnGather[] readers;
+
+  SpillwayArrowColumns(StoredTable table, int[] fields, List<ExprType> types) {
+    this.table = table;
+    this.fields = fields.clone();
+    this.types = List.copyOf(types);
+    this.readers = new ArrowColumnGather[fields.length];
+  }
+
+  @Override public int rows() {
+    return (int) table.rowCount();
+  }
+
+  @Override public List<ExprType> types() {
+    return types;
+  }
+
+  /** The table's vectors of output column {@code c}, one per batch. */
+  List<FieldVector> vectors(int c) {
+    List<FieldVector> vectors = new ArrayList<>();
+    for (VectorSchemaRoot batch : table.batches()) {
+      vectors.add(batch.getVector(fields[c]));
+    }
+    return vectors;
+  }
+
+  private synchronized ArrowColumnGather reader(int c) {
+    if (readers[c] == null) {
+      readers[c] = new ArrowColumnGather(vectors(c), types.get(c));
+    }
+    return readers[c];
+  }
+
+  @Override public ColumnVector column(int c) {
+    return reader(c).all();
+  }
+
+  @Override public ColumnVector gather(int c, int[] ids, int count) {
+    return reader(c).gather(ids, count);
+  }
+}

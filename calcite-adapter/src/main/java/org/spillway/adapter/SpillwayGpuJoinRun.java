@@ -1,0 +1,103 @@
+package org.spillway.adapter;
+
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.join.GpuEquiJoin;
+import org.spillway.gpu.join.HostJoinInput;
+import org.spillway.gpu.join.JoinOutput;
+import org.spillway.gpu.join.JoinResult;
+import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.memory.PinnedHostAllocator;
+import org.spillway.gpu.transfer.ColumnType;
+import org.spillway.gpu.transfer.HostColumn;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Runs a GPU equi-join of the {@link SpillwayGpuJoins#factory() factory} over keys in pinned host memory, which
+ * GPU joins read directly: a bare scan's key column in place when it is one pinned Arrow buffer, else a copy
+ * into buffers of the device's {@link PinnedHostAllocator}, released when the join returns or throws.
+ */
+final class SpillwayGpuJoinRun implements AutoCloseable {
+  private final PinnedHostAllocator pinned;
+  private final List<HostBuffer> buffers = new ArrayList<>();
+
+  private SpillwayGpuJoinRun(PinnedHostAllocator pinned) {
+    this.pinned = pinned;
+  }
+
+  /** Joins build and probe keys (row ids out) with the GPU algorithm the cost model chose. */
+  static JoinResult join(SpillwayJoinAlgorithm algorithm, SpillwayGpuJoinFactory.Options options, Side build,
+      Side probe, JoinType type, BooleanSupplier cancelled) {
+    CudaDevice device = GpuRuntime.requireDevice();
+    try (SpillwayGpuJoinRun run = new SpillwayGpuJoinRun(device.pinnedAllocator());
+         GpuEquiJoin join = SpillwayGpuJoins.factory().create(algorithm, device, options)) {
+      HostJoinInput b = run.input(device, "build", build);
+      HostJoinInput p = run.input(device, "probe", probe);
+      return join.join(b, p, type, JoinOutput.MATERIALIZED, cancelled);
+    }
+  }
+
+  /** One side of the join: its columns and the key columns (one, or two to pack). */
+  record Side(SpillwayColumns columns, int[] keyColumns, boolean packed) {}
+
+  private HostJoinInput input(CudaDevice device, String role, Side side) {
+    HostJoinInput inPlace = inPlace(device, role, side);
+    return inPlace != null ? inPlace
+        : copy(role, SpillwayJoinKeyColumn.of(side.columns(), side.keyColumns(), side.packed()));
+  }
+
+  /** The key column of a bare scan of one pinned Arrow batch, as it is (no copy), or null. */
+  private static HostJoinInput inPlace(CudaDevice device, String role, Side side) {
+    if (side.packed() || !(side.columns() instanceof SpillwayArrowColumns arrow)) {
+      return null;
+    }
+    List<FieldVector> vectors = arrow.vectors(side.keyColumns()[0]);
+    if (vectors.size() != 1 || !(vectors.get(0) instanceof BaseFixedWidthVector vector)
+        || vector.getTypeWidth() != 4 && vector.getTypeWidth() != 8
+        || HostMemoryKind.of(device, vector.getDataBuffer().memoryAddress()) != HostMemoryKind.PINNED) {
+      return null;
+    }
+    ColumnType type = vector.getTypeWidth() == 4 ? ColumnType.INT32 : ColumnType.INT64;
+    long validity = vector.getNullCount() == 0 ? 0 : vector.getValidityBuffer().memoryAddress();
+    return new HostJoinInput(HostColumn.of(role + " key " + vector.getName(), type, vector.getDataBuffer(),
+        vector.getValueCount()), null, validity);
+  }
+
+  /** The key copied into pinned memory as INT64, with its validity bitmap where it has NULLs. */
+  private HostJoinInput copy(String role, SpillwayJoinKeyColumn key) {
+    long[] keys = key.keys();
+    HostBuffer data = allocate(keys.length * 8L);
+    for (int r = 0; r < keys.length; r++) {
+      MemoryUtil.putLong(data.address() + r * 8L, keys[r]);
+    }
+    long validity = 0;
+    if (key.validity() != null) {
+      HostBuffer bits = allocate(key.validity().length * 8L);
+      for (int w = 0; w < key.validity().length; w++) {
+        MemoryUtil.putLong(bits.address() + w * 8L, key.validity()[w]);  // little-endian: Arrow's bit order
+      }
+      validity = bits.address();
+    }
+    return new HostJoinInput(new HostColumn(role + " keys", ColumnType.INT64, data.address(), keys.length), null,
+        validity);
+  }
+
+  private HostBuffer allocate(long bytes) {
+    HostBuffer buffer = pinned.allocate(Math.max(8, bytes));
+    buffers.add(buffer);
+    return buffer;
+  }
+
+  @Override public void close() {
+    buffers.forEach(HostBuffer::close);
+    buffers.clear();
+  }
+}

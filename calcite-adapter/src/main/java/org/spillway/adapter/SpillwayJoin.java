@@ -1,0 +1,176 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelOptCost;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlExplainLevel;
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.adapter.SpillwayJoinCost.Estimate;
+import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.exec.PipelineStage;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Equi-join in the Spillway convention: both inputs run as Spillway subtrees, their keys are joined by the
+ * algorithm the {@link SpillwayJoinCost cost model} chooses (or the {@code joinAlgorithm} property forces), and
+ * the output columns are gathered from the inputs at the paired row ids. EXPLAIN shows device, algorithm and
+ * its parameters, build side, transfer method, predicted time and the runner-up.
+ */
+public final class SpillwayJoin extends Join implements SpillwayRel {
+  private volatile SpillwayJoinChoice choice;
+  /** Why this join cannot run ("" when it can), decided once. */
+  private volatile String unsupported;
+
+  SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
+      JoinRelType joinType) {
+    super(cluster, traits, List.of(), left, right, condition, Set.of(), joinType);
+  }
+
+  @Override public SpillwayJoin copy(RelTraitSet traitSet, RexNode condition, RelNode left, RelNode right,
+      JoinRelType joinType, boolean semiJoinDone) {
+    return new SpillwayJoin(getCluster(), traitSet, left, right, condition, joinType);
+  }
+
+  /**
+   * Infinite when the join cannot run: rules that rewrite joins of any convention (FilterIntoJoinRule, say)
+   * may copy this node with a condition that its rule would have rejected, such as a residual on an outer join.
+   */
+  @Override public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
+    if (!unsupportedReason().isEmpty()) {
+      return planner.getCostFactory().makeInfiniteCost();
+    }
+    return requireNonNull(super.computeSelfCost(planner, mq)).multiplyBy(SpillwayRel.COST_FACTOR);
+  }
+
+  private String unsupportedReason() {
+    String reason = unsupported;
+    if (reason == null) {
+      try {
+        keys();
+        reason = "";
+      } catch (IllegalStateException e) {
+        reason = e.getMessage();
+      }
+      unsupported = reason;
+    }
+    return reason;
+  }
+
+  @Override public RelWriter explainTerms(RelWriter pw) {
+    super.explainTerms(pw);
+    if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
+      return pw;  // digests identify nodes while planning; the choice is made for the final plan
+    }
+    SpillwayJoinChoice c = choice();
+    Candidate chosen = c.chosen();
+    return pw.item("device", chosen.device())
+        .item("algorithm", chosen.algorithm())
+        .itemIf("variant", chosen.variant(), chosen.variant() != null)
+        .itemIf("placement", chosen.placement(), chosen.placement() != null)
+        .itemIf("radixBits", chosen.radixBits(), chosen.radixBits() != null)
+        .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
+            chosen.cacheShare() != null)
+        .item("buildSide", chosen.buildLeft() ? "left" : "right")
+        .item("transfer", chosen.transfer())
+        .item("predicted", SpillwayJoinChoice.time(chosen.seconds()))
+        .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
+        .item("costs", c.calibrated() ? "calibrated" : "assumed")
+        .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
+  }
+
+  /** The join node, then (an inner join's condition beyond key equality) a filter over its output. */
+  @Override public void implement(Implementor implementor) {
+    Implementor left = Implementor.of(getLeft());
+    Implementor right = Implementor.of(getRight());
+    SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
+    SpillwayJoinKeys keys = keys();
+    implementor.source(new SpillwayJoinNode(left.node(), right.node(), keys, joinType, choice().chosen(),
+        table.deviceUsage(), joinType.lowerName + " join on " + condition), left, right);
+    if (keys.residual() != null) {
+      try {
+        implementor.addStage(new PipelineStage.Filter(SpillwayRexTranslator.translate(keys.residual(),
+            SpillwayFields.of(this).orElseThrow())));
+      } catch (SpillwayUnsupportedException e) {
+        throw new IllegalStateException("join condition passed planning but cannot be translated: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The keys as the runtime joins take them (the rule checked that they can). */
+  SpillwayJoinKeys keys() {
+    try {
+      return SpillwayJoinKeys.of(this, SpillwayExplain.inputFields(this), fields(getRight()));
+    } catch (SpillwayUnsupportedException e) {
+      throw new IllegalStateException("join passed planning but cannot run: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<SpillwayField> fields(RelNode input) {
+    return SpillwayFields.of(input).orElseThrow(() -> new IllegalStateException(
+        "SpillwayJoin sits on an input that is not a Spillway tree: " + input));
+  }
+
+  /** The algorithm and its parameters, decided once for this node. */
+  SpillwayJoinChoice choice() {
+    SpillwayJoinChoice c = choice;
+    if (c == null) {
+      c = decide();
+      choice = c;
+    }
+    return c;
+  }
+
+  private SpillwayJoinChoice decide() {
+    RelMetadataQuery mq = getCluster().getMetadataQuery();
+    SpillwayJoinKeys keys = keys();
+    double leftRows = rows(mq, getLeft());
+    double rightRows = rows(mq, getRight());
+    double outputRows = rows(mq, this);
+    // The runtime joins preserve the probe side: LEFT, SEMI and ANTI build on the right, RIGHT on the left.
+    List<Estimate> orientations = new ArrayList<>();
+    if (joinType != JoinRelType.RIGHT) {
+      orientations.add(new Estimate(rightRows, leftRows, outputRows,
+          SpillwayStatistics.key(mq, getRight(), keys.rightKeysList(), rightRows).orElse(null), false));
+    }
+    if (joinType == JoinRelType.INNER || joinType == JoinRelType.RIGHT) {
+      orientations.add(new Estimate(leftRows, rightRows, outputRows,
+          SpillwayStatistics.key(mq, getLeft(), keys.leftKeysList(), leftRows).orElse(null), true));
+    }
+    // Where the model predicts a tie, the smaller build side wins.
+    orientations.sort(Comparator.comparingDouble(Estimate::buildRows));
+    SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
+    MachineProfile profile = MachineProfiles.current();
+    return SpillwayJoinChoice.choose(new SpillwayJoinCost(profile), orientations, table.device(),
+        table.joinAlgorithm(), SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile));
+  }
+
+  private static double rows(RelMetadataQuery mq, RelNode rel) {
+    Double rows = mq.getRowCount(rel);
+    return rows == null ? 1 : rows;
+  }
+
+  /** Why a GPU join cannot run here: no device, or the join is not in this build. */
+  static Optional<String> gpuUnavailable(SpillwayJoinAlgorithm algorithm) {
+    if (GpuRuntime.device().isEmpty()) {
+      return Optional.of("no usable CUDA device: " + GpuRuntime.unavailableReason());
+    }
+    return SpillwayGpuJoins.factory().unavailableReason(algorithm);
+  }
+}

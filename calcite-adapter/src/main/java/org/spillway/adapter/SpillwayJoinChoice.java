@@ -1,0 +1,73 @@
+package org.spillway.adapter;
+
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.adapter.SpillwayJoinCost.Estimate;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The join algorithm a {@link SpillwayJoin} runs and why: the cheapest runnable candidate of the cost model
+ * (or the forced one), the runner-up, and, where the GPU was asked for or would have been faster but cannot
+ * run, the reason the CPU runs instead.
+ */
+record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecause, boolean calibrated) {
+  static final String NO_GPU_IN_PROFILE = "the machine profile has no GPU (run: spillway calibrate)";
+
+  /**
+   * Chooses among the candidates of every orientation. {@code whyNot} says why a GPU algorithm cannot run
+   * here (no device, not in this build), empty when it can; the CPU algorithms always can.
+   */
+  static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
+      SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated) {
+    List<Candidate> all = new ArrayList<>();
+    for (Estimate e : orientations) {
+      all.addAll(cost.cpu(e));
+      if (device != SpillwayDevice.CPU) {
+        all.addAll(cost.gpu(e));
+      }
+    }
+    all.sort(Comparator.comparingDouble(Candidate::seconds));
+    List<Candidate> runnable = all.stream().filter(c -> !c.algorithm().gpu() || whyNot.apply(c.algorithm()).isEmpty())
+        .toList();
+    Candidate bestCpu = runnable.stream().filter(c -> !c.algorithm().gpu()).findFirst().orElseThrow();
+    Candidate chosen;
+    String because = null;
+    if (forced != SpillwayJoinAlgorithm.AUTO) {
+      Optional<Candidate> wanted = all.stream().filter(c -> c.algorithm() == forced).findFirst();
+      chosen = wanted.filter(runnable::contains).orElse(bestCpu);
+      if (chosen != wanted.orElse(null)) {
+        because = "joinAlgorithm=" + forced + ": "
+            + (device == SpillwayDevice.CPU ? "device=cpu" : whyNot.apply(forced).orElse(NO_GPU_IN_PROFILE));
+      }
+    } else if (device == SpillwayDevice.GPU) {
+      chosen = runnable.stream().filter(c -> c.algorithm().gpu()).findFirst().orElse(bestCpu);
+      if (!chosen.algorithm().gpu()) {
+        because = whyNot.apply(SpillwayJoinAlgorithm.NOPA).or(() -> whyNot.apply(SpillwayJoinAlgorithm.TRITON))
+            .orElse(NO_GPU_IN_PROFILE);
+      }
+    } else {
+      chosen = runnable.get(0);
+      Candidate fastest = all.get(0);
+      if (fastest != chosen && device == SpillwayDevice.AUTO) {
+        because = fastest.summary() + " would be faster: " + whyNot.apply(fastest.algorithm()).orElseThrow();
+      }
+    }
+    Candidate picked = chosen;
+    Candidate runnerUp = runnable.stream().filter(c -> c.algorithm() != picked.algorithm()).findFirst().orElse(null);
+    return new SpillwayJoinChoice(chosen, runnerUp, because, calibrated);
+  }
+
+  /** A time for EXPLAIN: milliseconds with three significant digits, or microseconds below 0.1 ms. */
+  static String time(double seconds) {
+    double ms = seconds * 1e3;
+    if (ms < 0.1) {
+      return String.format(Locale.ROOT, "%.3g us", seconds * 1e6);
+    }
+    return String.format(Locale.ROOT, "%.3g ms", ms);
+  }
+}

@@ -1,0 +1,239 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.join.CpuRadixJoin;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Predicts the time of each equi-join algorithm for one join from the machine profile and the estimated
+ * sizes and key statistics of its sides (digest-joins-transfers.md, sections 4.2 and 4.3): CPU NOPA (perfect
+ * hash for dense unique keys, else linear probing), the CPU radix join, GPU NOPA with its table in GPU, hybrid
+ * or host memory (P1, hybrid throughput J = A*G + (1-A)*C) and Triton (P2: B1 by the C/2 rule, B2 so a
+ * sub-partition fits shared memory, 1-2x transfer volume by the cached share). Every time counts the join
+ * proper and handing its row-id pairs back; scanning the sides and gathering the output are the same for all.
+ *
+ * <p>Constants that calibration does not measure yet are the documented measurements below, marked ASSUMPTION.
+ */
+final class SpillwayJoinCost {
+  /**
+   * ASSUMPTION (docs/bench/cpu-join/README.md, CpuJoinBenchmark on the 16-core H100 host, medians): tuples
+   * (|R| + |S|) per second per thread. NOPA perfect hash, workload A dense: 0.631 G/s on 16 threads.
+   */
+  static final double CPU_NOPA_PERFECT_PER_THREAD = 0.631e9 / 16;
+  /** ASSUMPTION, same source: NOPA linear probing beyond the caches, A sparse: 0.116 G/s on 16 threads. */
+  static final double CPU_NOPA_PROBING_PER_THREAD = 0.116e9 / 16;
+  /**
+   * ASSUMPTION, same source: a table that fits the last-level cache, workload B (|R| = 2^13): 0.317 G/s on 16
+   * threads; taken for linear probing too when its table fits {@link #CPU_CACHE_BYTES}.
+   */
+  static final double CPU_NOPA_CACHED_PER_THREAD = 0.317e9 / 16;
+  /** ASSUMPTION, same source: radix join, A dense 0.180 G/s and A sparse 0.098 G/s on 16 threads. */
+  static final double CPU_RADIX_DENSE_PER_THREAD = 0.180e9 / 16;
+  static final double CPU_RADIX_SPARSE_PER_THREAD = 0.098e9 / 16;
+  /** The radix join's defaults (CpuRadixJoin: 1 MiB L2, at most 10 bits per pass). */
+  static final long CPU_RADIX_L2_BYTES = 1 << 20;
+  static final int CPU_RADIX_SINGLE_PASS_BITS = 10;
+  /** ASSUMPTION: last-level cache a NOPA table may fill and still probe at the cached rate (not calibrated). */
+  static final long CPU_CACHE_BYTES = 32L << 20;
+  /**
+   * ASSUMPTION (same README, development machine, 2 threads): materialized output cost 13 ns per output row
+   * over the aggregated join (A dense: 0.053 vs 0.155 G tuples/s), i.e. 26 ns per row on one thread.
+   */
+  static final double CPU_OUTPUT_SECONDS_PER_ROW_THREAD = 26e-9;
+  /** ASSUMPTION (P1 on V100, digest 4.2): GPU build and probe rates into a table in HBM at 900 GB/s. */
+  static final double GPU_BUILD_PER_SECOND_V100 = 1.8e9;
+  static final double GPU_PROBE_PER_SECOND_V100 = 4.3e9;
+  static final double V100_MEMORY_GB_PER_SECOND = 900;
+  /** ASSUMPTION: GPU memory kept free of tables for transfer buffers and kernels' state. */
+  static final long GPU_RESERVE_BYTES = 256L << 20;
+  /** Bytes per entry of a GPU NOPA table: 8-byte key and 8-byte value (P1's layout). */
+  static final int GPU_ENTRY_BYTES = 16;
+  /** Bytes per partitioned tuple in Triton: 8-byte key and 8-byte row id (P2's layout). */
+  static final int TRITON_TUPLE_BYTES = 16;
+  /** ASSUMPTION (P2's example, digest 2.5): shared memory a Triton sub-partition's table fills. */
+  static final long TRITON_SCRATCHPAD_BYTES = 64L << 10;
+  /** P2's repository: 8 KiB of partition buffer per partition and thread block; 32 MiB slack. */
+  static final long TRITON_BUFFER_BYTES = 8L << 10;
+  static final long TRITON_SLACK_BYTES = 32L << 20;
+  /** Row ids and key bytes a GPU join reads per tuple: an 8-byte key (Spillway's keys are longs). */
+  static final int KEY_BYTES = 8;
+  /** Bytes per output row handed back to the host: a pair of 4-byte row ids. */
+  static final int PAIR_BYTES = 8;
+
+  private final MachineProfile profile;
+
+  SpillwayJoinCost(MachineProfile profile) {
+    this.profile = profile;
+  }
+
+  /** What the model knows of one orientation of a join: the sides' sizes and the build key. */
+  record Estimate(double buildRows, double probeRows, double outputRows, SpillwayStatistics.KeyStatistics buildKey,
+      boolean buildLeft) {
+    /** Whether the build keys suit NOPA's array table: unique and dense (as PerfectHashTable.fits decides). */
+    boolean denseUniqueKeys() {
+      return buildKey != null && buildKey.unique() && buildKey.range() <= 2 * Math.max(1, buildRows);
+    }
+  }
+
+  /** Radix bits of a partitioning join's first and second pass. */
+  record RadixBits(int first, int second) {
+    @Override public String toString() {
+      return first + "+" + second;
+    }
+  }
+
+  /** One algorithm's predicted time for one orientation, and the parameters EXPLAIN shows. */
+  record Candidate(SpillwayJoinAlgorithm algorithm, String variant, String placement, RadixBits radixBits,
+      Double cacheShare, String transfer, double seconds, boolean buildLeft) {
+    String device() {
+      return algorithm.gpu() ? "gpu" : "cpu";
+    }
+
+    /** E.g. {@code nopa/gpu-table 1.20 ms}. */
+    String summary() {
+      return algorithm + (placement != null ? "/" + placement + "-table" : "") + " " + SpillwayJoinChoice.time(seconds);
+    }
+  }
+
+  /** The CPU candidates: NOPA and radix. */
+  List<Candidate> cpu(Estimate e) {
+    int threads = Math.max(1, profile.cpuCores());
+    double tuples = e.buildRows() + e.probeRows();
+    double output = e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
+    boolean dense = e.denseUniqueKeys();
+    double probingTable = 2.0 * nextPowerOfTwo(e.buildRows()) * 16;
+    double nopaRate = dense ? CPU_NOPA_PERFECT_PER_THREAD
+        : probingTable <= CPU_CACHE_BYTES ? CPU_NOPA_CACHED_PER_THREAD : CPU_NOPA_PROBING_PER_THREAD;
+    double radixRate = dense ? CPU_RADIX_DENSE_PER_THREAD : CPU_RADIX_SPARSE_PER_THREAD;
+    int bits = CpuRadixJoin.radixBits((long) Math.ceil(e.buildRows()), CPU_RADIX_L2_BYTES);
+    int bits1 = bits <= CPU_RADIX_SINGLE_PASS_BITS ? bits : (bits + 1) / 2;
+    return List.of(
+        new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, dense ? "perfect-hash" : "linear-probing", null, null, null,
+            "none", tuples / (nopaRate * threads) + output, e.buildLeft()),
+        new Candidate(SpillwayJoinAlgorithm.CPU_RADIX, null, null, new RadixBits(bits1, bits - bits1), null, "none",
+            tuples / (radixRate * threads) + output, e.buildLeft()));
+  }
+
+  /** The GPU candidates (NOPA with its best placement, Triton), or none when the profile has no GPU. */
+  List<Candidate> gpu(Estimate e) {
+    MachineProfile.GpuInfo gpu = profile.gpu();
+    if (gpu == null) {
+      return List.of();
+    }
+    List<Candidate> out = new ArrayList<>();
+    out.add(nopa(e, gpu));
+    out.add(triton(e, gpu));
+    return out;
+  }
+
+  private Candidate nopa(Estimate e, MachineProfile.GpuInfo gpu) {
+    boolean dense = e.denseUniqueKeys();
+    double table = dense ? e.buildKey().range() * GPU_ENTRY_BYTES : 2.0 * nextPowerOfTwo(e.buildRows()) * GPU_ENTRY_BYTES;
+    double room = Math.max(0, gpu.budgetBytes() - GPU_RESERVE_BYTES);
+    double linkTuples = zeroCopyBytesPerSecond() / (KEY_BYTES + 4);  // key and row id per tuple
+    double memoryScale = gpuMemoryGbPerSecond() / V100_MEMORY_GB_PER_SECOND;
+    double fixed = staging(e) + handBack(e);
+    double inGpu = e.buildRows() / Math.min(linkTuples, GPU_BUILD_PER_SECOND_V100 * memoryScale)
+        + e.probeRows() / Math.min(linkTuples, GPU_PROBE_PER_SECOND_V100 * memoryScale);
+    // A table in host memory: every insert and probe is a random access over the link (P1 Sec. 5.2).
+    double lookups = dense ? 1 : 1.5;
+    double inHost = (e.buildRows() + e.probeRows() * lookups) / randomLinkAccessesPerSecond();
+    inHost = Math.max(inHost, (e.buildRows() + e.probeRows()) / linkTuples);
+    String placement;
+    double seconds;
+    if (table <= room) {
+      placement = "gpu";
+      seconds = inGpu;
+    } else if (room > 0) {
+      // P1's hybrid table: a share A of it in GPU memory; throughputs interpolate, J = A*G + (1-A)*C.
+      double a = room / table;
+      double tuples = e.buildRows() + e.probeRows();
+      double throughput = a * tuples / inGpu + (1 - a) * tuples / inHost;
+      placement = "hybrid";
+      seconds = tuples / throughput;
+    } else {
+      placement = "host";
+      seconds = inHost;
+    }
+    return new Candidate(SpillwayJoinAlgorithm.NOPA, dense ? "perfect-hash" : "linear-probing", placement, null, null,
+        "zero-copy", seconds + fixed, e.buildLeft());
+  }
+
+  private Candidate triton(Estimate e, MachineProfile.GpuInfo gpu) {
+    double tuples = e.buildRows() + e.probeRows();
+    double budget = Math.max(1, gpu.budgetBytes());
+    // B1: two partition pairs fit half of GPU memory, |R_i| + |S_i| + |R_j| + |S_j| < C/2 (P2 Sec. 5).
+    int bits1 = Math.max(1, log2Ceil(2 * tuples * TRITON_TUPLE_BYTES / (budget / 2)));
+    double buildPartition = e.buildRows() / Math.pow(2, bits1);
+    double probePartition = e.probeRows() / Math.pow(2, bits1);
+    // B2: a sub-partition of R_i fits the shared-memory table.
+    int bits2 = Math.max(0, log2Ceil(buildPartition * TRITON_TUPLE_BYTES / TRITON_SCRATCHPAD_BYTES));
+    double cache = budget - 2 * (buildPartition + probePartition) * 2 * TRITON_TUPLE_BYTES
+        - TRITON_BUFFER_BYTES * Math.pow(2, bits1) * 2 * gpu.multiprocessors() - TRITON_SLACK_BYTES;
+    double partitioned = tuples * TRITON_TUPLE_BYTES;
+    double spilled = Math.min(1, Math.max(0, 1 - cache / partitioned));
+    double read = zeroCopyBytesPerSecond();
+    double write = hostWriteBytesPerSecond();
+    double prefixSum = tuples * KEY_BYTES / read;
+    double pass1 = Math.max(tuples * (KEY_BYTES + 4) / read, spilled * partitioned / write);
+    double gpuJoin = tuples / (GPU_PROBE_PER_SECOND_V100 * gpuMemoryGbPerSecond() / V100_MEMORY_GB_PER_SECOND);
+    double joinPhase = Math.max(spilled * partitioned / read, gpuJoin);
+    double seconds = prefixSum + pass1 + joinPhase + staging(e) + handBack(e);
+    return new Candidate(SpillwayJoinAlgorithm.TRITON, null, null, new RadixBits(bits1, bits2), 1 - spilled, "zero-copy",
+        seconds, e.buildLeft());
+  }
+
+  /** Copying the key columns into pinned memory the GPU can read (at the CPU's scan rate). */
+  private double staging(Estimate e) {
+    return (e.buildRows() + e.probeRows()) * KEY_BYTES / (Math.max(1, profile.cpuScanGbPerSecond()) * 1e9);
+  }
+
+  /** The output's row-id pairs over the link back to the host. */
+  private double handBack(Estimate e) {
+    Double raw = profile.rawPinnedCopyGbPerSecond();
+    double bytesPerSecond = (raw != null ? raw : transfer("pinned copy", 55)) * 1e9;
+    return e.outputRows() * PAIR_BYTES / bytesPerSecond;
+  }
+
+  private double zeroCopyBytesPerSecond() {
+    return transfer("zero-copy", 51) * 1e9;
+  }
+
+  private double hostWriteBytesPerSecond() {
+    Double w = profile.hostWriteGbPerSecond();
+    return (w != null ? w : 20) * 1e9;
+  }
+
+  private double gpuMemoryGbPerSecond() {
+    Double m = profile.gpuMemoryReadGbPerSecond();
+    return m != null ? m : 3000;
+  }
+
+  /** Random reads over the link of the smallest measured granularity of at least 8 bytes. */
+  private double randomLinkAccessesPerSecond() {
+    MachineProfile.LinkAccess best = null;
+    for (MachineProfile.LinkAccess a : profile.linkReads()) {
+      if (a.pattern().equals("random") && a.granularityBytes() >= 8
+          && (best == null || a.granularityBytes() < best.granularityBytes())) {
+        best = a;
+      }
+    }
+    return best != null ? best.accessesPerSecond() : 20e6;
+  }
+
+  /** A measured transfer rate in GB/s, or the nominal PCIe Gen5 figure where the profile lacks it. */
+  private double transfer(String method, double nominal) {
+    Double gbs = profile.transferGbPerSecond().get(method);
+    return gbs != null && gbs > 0 ? gbs : nominal;
+  }
+
+  private static double nextPowerOfTwo(double rows) {
+    return Math.pow(2, log2Ceil(Math.max(1, rows)));
+  }
+
+  private static int log2Ceil(double x) {
+    return x <= 1 ? 0 : (int) Math.ceil(Math.log(x) / Math.log(2) - 1e-9);
+  }
+}

@@ -1,0 +1,18 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ExprType;
+
+import java.util.List;
+
+/**
+ * A node of the runtime plan of a Spillway subtree: a bare scan, a fused pipeline over a scan or over another
+ * node's output, or a join of two nodes. Running a node runs its inputs first; columns the node only passes
+ * on are materialized when someone reads them ({@link SpillwayColumns}).
+ */
+interface SpillwayNode {
+  /** Types of the output columns. */
+  List<ExprType> types();
+
+  /** Runs the node and its inputs. */
+  SpillwayColumns run(SpillwayRunContext context);
+}

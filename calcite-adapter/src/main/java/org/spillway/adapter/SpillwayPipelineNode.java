@@ -1,0 +1,39 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.exec.ExprType;
+
+import java.util.List;
+
+/**
+ * A fused pipeline over another node's output (a filter, project or aggregate above a join), run by the CPU
+ * backend over the materialized input columns: the GPU pipeline streams Arrow columns of a table, and a join's
+ * output lives in Java arrays.
+ */
+final class SpillwayPipelineNode implements SpillwayNode {
+  private final SpillwayNode input;
+  private final ColumnarPipeline pipeline;
+  private final SpillwayDeviceUsage usage;
+
+  SpillwayPipelineNode(SpillwayNode input, ColumnarPipeline pipeline, SpillwayDeviceUsage usage) {
+    this.input = input;
+    this.pipeline = pipeline;
+    this.usage = usage;
+  }
+
+  @Override public List<ExprType> types() {
+    return pipeline.outputTypes();
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context) {
+    List<ColumnBatch> in = input.run(context).batches();
+    context.checkCancelled("before a pipeline over a join");
+    long start = System.nanoTime();
+    List<ColumnBatch> out = pipeline.runColumns(in, context.threads(), context.cancelled());
+    usage.record(false);
+    SpillwayRunContext.trace("cpu pipeline over a join's output (%d threads): %.1f ms", context.threads(),
+        (System.nanoTime() - start) / 1e6);
+    return new SpillwayBatchColumns(out, pipeline.outputTypes());
+  }
+}

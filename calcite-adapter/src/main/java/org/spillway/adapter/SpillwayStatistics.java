@@ -1,0 +1,101 @@
+package org.spillway.adapter;
+
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.metadata.RelColumnOrigin;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.checkerframework.checker.nullness.qual.Nullable;
+import org.spillway.storage.ColumnStatistics;
+import org.spillway.storage.StoredTable;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The catalog's column statistics (min, max, distinct values, NULLs) of the table column behind a field of
+ * any relational expression, found through Calcite's column-origin metadata; what the join row estimates and
+ * the join cost model read.
+ */
+final class SpillwayStatistics {
+  /**
+   * A column whose distinct values are at least this share of its rows is taken as unique (a key). The
+   * catalog counts distinct values with HyperLogLog (about 1% error), so an exact test cannot work.
+   */
+  static final double UNIQUE_SHARE = 0.95;
+
+  private SpillwayStatistics() {}
+
+  /** What the cost model knows of one join key: its range (if integral), distinct values and uniqueness. */
+  record KeyStatistics(@Nullable Long min, @Nullable Long max, double distinct, boolean unique) {
+    /** Values in [min, max], or +infinity without a range. */
+    double range() {
+      return min == null || max == null ? Double.POSITIVE_INFINITY : (double) max - min + 1;
+    }
+  }
+
+  /** Statistics of the stored table column that field {@code field} of {@code rel} passes on unchanged. */
+  static Optional<ColumnStatistics> column(RelMetadataQuery mq, RelNode rel, int field) {
+    return origin(mq, rel, field).map(o -> o.table().statistics().column(o.column()));
+  }
+
+  /** The stored table and column a field comes from unchanged. */
+  private record Origin(StoredTable table, int column) {}
+
+  private static Optional<Origin> origin(RelMetadataQuery mq, RelNode rel, int field) {
+    RelColumnOrigin origin = mq.getColumnOrigin(rel, field);
+    if (origin == null || origin.isDerived()) {
+      return Optional.empty();
+    }
+    SpillwayTable table = origin.getOriginTable().unwrap(SpillwayTable.class);
+    return table == null ? Optional.empty() : Optional.of(new Origin(table.stored(), origin.getOriginColumnOrdinal()));
+  }
+
+  /**
+   * Distinct combinations of the key fields among {@code rows} rows of {@code rel}: the product of the
+   * columns' distinct counts, each and all capped at the rows; null when a key has no statistics.
+   */
+  static @Nullable Double distinctValues(RelMetadataQuery mq, RelNode rel, List<Integer> keys, double rows) {
+    double product = 1;
+    for (int key : keys) {
+      Optional<ColumnStatistics> stats = column(mq, rel, key);
+      if (stats.isEmpty()) {
+        return null;
+      }
+      product *= Math.min(rows, Math.max(1, stats.get().distinctCount()));
+    }
+    return Math.min(rows, product);
+  }
+
+  /**
+   * Statistics of a join key of {@code rel} ({@code rows} estimated rows): the column's range and uniqueness
+   * when the key is one column, distinct values (capped at the rows) in any case; empty without statistics.
+   */
+  static Optional<KeyStatistics> key(RelMetadataQuery mq, RelNode rel, List<Integer> keys, double rows) {
+    Double distinct = distinctValues(mq, rel, keys, rows);
+    if (distinct == null) {
+      return Optional.empty();
+    }
+    if (keys.size() != 1) {
+      return Optional.of(new KeyStatistics(null, null, distinct, false));
+    }
+    Origin origin = origin(mq, rel, keys.get(0)).orElseThrow();
+    ColumnStatistics stats = origin.table().statistics().column(origin.column());
+    boolean unique = stats.distinctCount() >= UNIQUE_SHARE * (origin.table().rowCount() - stats.nullCount());
+    return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique));
+  }
+
+  /** An integral statistic as a long (decimals unscaled), or null. */
+  private static @Nullable Long asLong(@Nullable Object value) {
+    if (value instanceof Integer || value instanceof Long) {
+      return ((Number) value).longValue();
+    }
+    if (value instanceof BigDecimal decimal) {
+      try {
+        return decimal.unscaledValue().longValueExact();
+      } catch (ArithmeticException e) {
+        return null;
+      }
+    }
+    return null;
+  }
+}

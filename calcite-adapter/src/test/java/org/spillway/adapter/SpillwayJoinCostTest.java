@@ -1,0 +1,161 @@
+package org.spillway.adapter;
+
+import org.junit.jupiter.api.Test;
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.adapter.SpillwayJoinCost.Estimate;
+import org.spillway.adapter.SpillwayStatistics.KeyStatistics;
+import org.spillway.gpu.calibrate.MachineProfile;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The join cost model's choices: key density, build size, GPU budget, device and forced algorithms. */
+class SpillwayJoinCostTest {
+  private static final long GIB = 1L << 30;
+  /** A GPU host like the H200 machine: 16 cores, PCIe Gen5, the given GPU budget. */
+  private static MachineProfile gpuHost(long budget) {
+    return new MachineProfile(MachineProfile.FORMAT_VERSION, "test", "test host", 16, 80,
+        new MachineProfile.GpuInfo("H200", 141 * GIB, budget, 132, false), null,
+        Map.of("pinned copy", 55.0, "zero-copy", 51.0), Map.of(), 55.0,
+        List.of(new MachineProfile.LinkAccess("random", 8, 0.16, 20e6)), 20.0, 4000.0);
+  }
+
+  private static final MachineProfile CPU_HOST = new MachineProfile(MachineProfile.FORMAT_VERSION, "test",
+      "test host", 16, 80, null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null);
+
+  private static final Function<SpillwayJoinAlgorithm, Optional<String>> GPU_JOINS_PRESENT = a -> Optional.empty();
+  private static final Function<SpillwayJoinAlgorithm, Optional<String>> NOT_IN_BUILD =
+      a -> Optional.of(a + " is not in this build");
+
+  /** Build {@code build} unique keys (dense: 1..build, sparse: spread over 1000x the range), probe {@code probe}. */
+  private static Estimate estimate(double build, double probe, boolean dense) {
+    long max = dense ? (long) build : (long) build * 1000;
+    return new Estimate(build, probe, probe, new KeyStatistics(1L, max, build, true), false);
+  }
+
+  private static SpillwayJoinChoice choose(MachineProfile profile, Estimate e, SpillwayDevice device,
+      SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot) {
+    return SpillwayJoinChoice.choose(new SpillwayJoinCost(profile), List.of(e), device, forced, whyNot, true);
+  }
+
+  @Test void denseUniqueKeysGetTheArrayTableOnTheCpu() {
+    SpillwayJoinChoice c = choose(CPU_HOST, estimate(1e6, 1e8, true), SpillwayDevice.AUTO, SpillwayJoinAlgorithm.AUTO,
+        NOT_IN_BUILD);
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.chosen().algorithm());
+    assertEquals("perfect-hash", c.chosen().variant());
+    assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, c.runnerUp().algorithm());
+    assertNull(c.cpuBecause(), "no GPU in the profile, nothing to explain");
+  }
+
+  @Test void sparseKeysProbeLinearlyAndCostMore() {
+    SpillwayJoinCost cost = new SpillwayJoinCost(CPU_HOST);
+    Candidate dense = cost.cpu(estimate(1e7, 1e8, true)).get(0);
+    Candidate sparse = cost.cpu(estimate(1e7, 1e8, false)).get(0);
+    assertEquals("linear-probing", sparse.variant());
+    assertTrue(sparse.seconds() > 2 * dense.seconds(), dense + " vs " + sparse);
+  }
+
+  @Test void aSmallBuildSideProbesFromTheCacheFasterThanALargeOne() {
+    SpillwayJoinCost cost = new SpillwayJoinCost(CPU_HOST);
+    double small = cost.cpu(estimate(1e4, 1e8, false)).get(0).seconds();
+    double large = cost.cpu(estimate(1e7, 1e8 - 1e7 + 1e4, false)).get(0).seconds();
+    assertTrue(small < large / 2, small + " vs " + large);
+  }
+
+  @Test void radixBitsFitAPartitionsTableIntoTheL2() {
+    Candidate radix = new SpillwayJoinCost(CPU_HOST).cpu(estimate(1 << 20, 1 << 24, false)).get(1);
+    assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, radix.algorithm());
+    assertEquals("5+0", radix.radixBits().toString(), "2^20 rows x 32 B in 1 MiB partitions");
+  }
+
+  @Test void aSmallBuildSideJoinsOnTheGpuWithItsTableInGpuMemory() {
+    SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT);
+    assertEquals(SpillwayJoinAlgorithm.NOPA, c.chosen().algorithm());
+    assertEquals("gpu", c.chosen().placement());
+    assertEquals("zero-copy", c.chosen().transfer());
+    assertNotNull(c.runnerUp());
+  }
+
+  @Test void aTableFarBeyondTheGpuBudgetGoesToTriton() {
+    MachineProfile tight = gpuHost(GIB);
+    Estimate huge = estimate(1e9, 1e9, false);
+    SpillwayJoinChoice c = choose(tight, huge, SpillwayDevice.GPU, SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT);
+    assertEquals(SpillwayJoinAlgorithm.TRITON, c.chosen().algorithm(), c.toString());
+    assertTrue(c.chosen().radixBits().first() >= 6, "B1 by the C/2 rule: " + c.chosen().radixBits());
+    assertTrue(c.chosen().cacheShare() < 0.1, "a 1 GiB budget caches almost nothing of 32 GB: " + c.chosen());
+    Candidate nopa = new SpillwayJoinCost(tight).gpu(huge).get(0);
+    assertEquals("hybrid", nopa.placement());
+    // With a budget that holds the table, NOPA keeps it in GPU memory and Triton caches every partition.
+    Candidate roomy = new SpillwayJoinCost(gpuHost(130 * GIB)).gpu(estimate(1e9, 1e9, true)).get(1);
+    assertEquals(1.0, roomy.cacheShare(), 1e-9);
+  }
+
+  @Test void deviceCpuNeverConsidersTheGpu() {
+    SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), SpillwayDevice.CPU,
+        SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT);
+    assertFalse(c.chosen().algorithm().gpu());
+    assertFalse(c.runnerUp().algorithm().gpu());
+    assertNull(c.cpuBecause());
+  }
+
+  @Test void aFasterGpuJoinThatCannotRunIsNamedInTheReason() {
+    SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.AUTO, NOT_IN_BUILD);
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.chosen().algorithm());
+    assertTrue(c.cpuBecause().startsWith("nopa/gpu-table ") && c.cpuBecause().endsWith(
+        " would be faster: nopa is not in this build"), c.cpuBecause());
+  }
+
+  @Test void gpuWantedWithoutADeviceSaysWhy() {
+    SpillwayJoinChoice c = choose(CPU_HOST, estimate(1e6, 1e7, true), SpillwayDevice.GPU, SpillwayJoinAlgorithm.AUTO,
+        a -> Optional.of("no usable CUDA device: none found"));
+    assertFalse(c.chosen().algorithm().gpu());
+    assertEquals("no usable CUDA device: none found", c.cpuBecause());
+  }
+
+  @Test void aForcedAlgorithmRunsEvenWhenSlower() {
+    SpillwayJoinChoice c = choose(CPU_HOST, estimate(1e6, 1e8, true), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.CPU_RADIX, NOT_IN_BUILD);
+    assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, c.chosen().algorithm());
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.runnerUp().algorithm());
+    assertTrue(c.chosen().seconds() > c.runnerUp().seconds());
+    assertNull(c.cpuBecause());
+  }
+
+  @Test void aForcedGpuAlgorithmThatCannotRunFallsBackToTheCpuWithTheReason() {
+    SpillwayJoinChoice notBuilt = choose(gpuHost(100 * GIB), estimate(1e6, 1e8, true), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.TRITON, NOT_IN_BUILD);
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, notBuilt.chosen().algorithm());
+    assertEquals("joinAlgorithm=triton: triton is not in this build", notBuilt.cpuBecause());
+    SpillwayJoinChoice cpuDevice = choose(gpuHost(100 * GIB), estimate(1e6, 1e8, true), SpillwayDevice.CPU,
+        SpillwayJoinAlgorithm.NOPA, GPU_JOINS_PRESENT);
+    assertEquals("joinAlgorithm=nopa: device=cpu", cpuDevice.cpuBecause());
+    SpillwayJoinChoice forced = choose(gpuHost(100 * GIB), estimate(1e6, 1e8, true), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.TRITON, GPU_JOINS_PRESENT);
+    assertEquals(SpillwayJoinAlgorithm.TRITON, forced.chosen().algorithm());
+  }
+
+  @Test void theOrientationWithTheArrayTableWins() {
+    // Same rows either way round, but only one side has dense unique keys: the array table decides.
+    Estimate buildRight = new Estimate(1e6, 1e6, 1e6, new KeyStatistics(1L, (long) 1e6, 1e6, true), false);
+    Estimate buildLeft = new Estimate(1e6, 1e6, 1e6, new KeyStatistics(1L, (long) 1e9, 1e5, false), true);
+    SpillwayJoinChoice c = SpillwayJoinChoice.choose(new SpillwayJoinCost(CPU_HOST), List.of(buildLeft, buildRight),
+        SpillwayDevice.CPU, SpillwayJoinAlgorithm.AUTO, NOT_IN_BUILD, false);
+    assertFalse(c.chosen().buildLeft());
+    assertFalse(c.calibrated());
+  }
+
+  @Test void timesReadInMillisecondsOrMicroseconds() {
+    assertEquals("1.23 ms", SpillwayJoinChoice.time(0.00123));
+    assertEquals("45.6 us", SpillwayJoinChoice.time(0.0000456));
+  }
+}

@@ -1,0 +1,123 @@
+package org.spillway.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.adapter.java.JavaTypeFactory;
+import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.linq4j.QueryProvider;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.schema.SchemaPlus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.storage.BatchBuilder;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.ColumnDef;
+import org.spillway.storage.ColumnType;
+import org.spillway.storage.TableSchema;
+import org.spillway.storage.TableWriter;
+
+/** The join node at run time: an outer join's missing side reads as NULL, and a cancelled query stops. */
+class SpillwayJoinNodeTest {
+  @TempDir static Path dir;
+  private static SpillwayTable left;
+  private static SpillwayTable right;
+
+  @BeforeAll static void createTables() {
+    Catalog catalog = CatalogRegistry.open(dir);
+    write(catalog, "l", new int[] {1, 2, 2, 3, 4}, new long[] {10, 20, 21, 30, 40});
+    write(catalog, "r", new int[] {2, 4, 4, 5}, new long[] {200, 400, 401, 500});
+    SpillwayDeviceUsage usage = new SpillwayDeviceUsage();
+    left = new SpillwayTable(catalog, "l", SpillwayOptions.of(SpillwayDevice.CPU), usage);
+    right = new SpillwayTable(catalog, "r", SpillwayOptions.of(SpillwayDevice.CPU), usage);
+  }
+
+  @AfterAll static void closeCatalogs() {
+    CatalogRegistry.close(dir);
+  }
+
+  private static void write(Catalog catalog, String name, int[] keys, long[] values) {
+    try (TableWriter writer = catalog.createTable(name, new TableSchema(List.of(
+        new ColumnDef("k", ColumnType.integer()), new ColumnDef("v", ColumnType.bigint()))))) {
+      // Two batches, so that row ids cross a batch boundary.
+      for (int start = 0; start < keys.length; start += 3) {
+        int n = Math.min(3, keys.length - start);
+        BatchBuilder batch = writer.newBatch(n);
+        for (int r = 0; r < n; r++) {
+          batch.setInt(0, r, keys[start + r]);
+          batch.setLong(1, r, values[start + r]);
+        }
+        batch.setRowCount(n);
+        writer.append(batch);
+      }
+      writer.commit();
+    }
+  }
+
+  private static SpillwayJoinNode join(JoinRelType type, SpillwayJoinAlgorithm algorithm) {
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.INT64);
+    Candidate choice = new Candidate(algorithm, null, null, null, null, "none", 0, false);
+    return new SpillwayJoinNode(new SpillwayScanNode(left, new int[] {0, 1}, types),
+        new SpillwayScanNode(right, new int[] {0, 1}, types),
+        new SpillwayJoinKeys(new int[] {0}, new int[] {0}, false, null), type, choice, new SpillwayDeviceUsage(),
+        "test join");
+  }
+
+  private static List<String> rows(SpillwayNode node, AtomicBoolean cancel) {
+    List<SpillwayField> output = node.types().stream().map(SpillwayField::of).toList();
+    Enumerator<Object> rows = new SpillwayQueryPlan(node, output).execute(context(cancel), false).enumerator();
+    List<String> out = new ArrayList<>();
+    while (rows.moveNext()) {
+      out.add(Arrays.toString((Object[]) rows.current()));
+    }
+    return out.stream().sorted().toList();
+  }
+
+  @Test void leftJoinKeepsUnmatchedLeftRowsWithNulls() {
+    for (SpillwayJoinAlgorithm algorithm : List.of(SpillwayJoinAlgorithm.CPU_NOPA, SpillwayJoinAlgorithm.CPU_RADIX)) {
+      assertEquals(List.of("[1, 10, null, null]", "[2, 20, 2, 200]", "[2, 21, 2, 200]", "[3, 30, null, null]",
+          "[4, 40, 4, 400]", "[4, 40, 4, 401]"), rows(join(JoinRelType.LEFT, algorithm), new AtomicBoolean()),
+          algorithm.toString());
+      assertEquals(List.of("[1, 10]", "[3, 30]"), rows(join(JoinRelType.ANTI, algorithm), new AtomicBoolean()));
+    }
+  }
+
+  @Test void aCancelledQueryStopsBeforeTheJoin() {
+    CancellationException e = assertThrows(CancellationException.class,
+        () -> rows(join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA), new AtomicBoolean(true)));
+    assertTrue(e.getMessage().contains("before join test join"), e.getMessage());
+  }
+
+  /** A data context that only holds the cancel flag. */
+  private static DataContext context(AtomicBoolean cancel) {
+    return new DataContext() {
+      @Override public SchemaPlus getRootSchema() {
+        return null;
+      }
+
+      @Override public JavaTypeFactory getTypeFactory() {
+        return null;
+      }
+
+      @Override public QueryProvider getQueryProvider() {
+        return null;
+      }
+
+      @Override public Object get(String name) {
+        return DataContext.Variable.CANCEL_FLAG.camelName.equals(name) ? cancel : null;
+      }
+    };
+  }
+}
