@@ -73,13 +73,14 @@ final class BenchLineChart {
       int bottom = top + plotH;
       g.drawLine(left, top, left, bottom);
       g.drawLine(left, bottom, left + plotW, bottom);
+      int decimals = Math.max(2, 1 - (int) Math.floor(Math.log10(maxY / 4)));
       for (int t = 0; t <= 4; t++) {  // y ticks
         double v = maxY * t / 4;
         int py = bottom - (int) Math.round(plotH * v / maxY);
         g.setColor(new Color(0xE0E0E0));
         g.drawLine(left + 1, py, left + plotW, py);
         g.setColor(Color.BLACK);
-        String text = String.format(Locale.ROOT, "%.2f", v);
+        String text = String.format(Locale.ROOT, "%." + decimals + "f", v);
         g.drawString(text, left - 6 - fm.stringWidth(text), py + 4);
       }
       List<Double> ticks = new ArrayList<>();

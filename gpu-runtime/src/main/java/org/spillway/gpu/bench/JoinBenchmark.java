@@ -71,14 +71,19 @@ public final class JoinBenchmark {
       System.exit(2);
       return;
     }
-    CudaDevice device = args.cpuOnly() ? null : GpuRuntime.device().orElseThrow(() -> new IllegalStateException(
-        "JoinBenchmark needs a CUDA device (or --cpu-only): " + GpuRuntime.unavailableReason()));
-    List<String> failures = new JoinBenchmark(device, args).run();
+    List<String> failures = run(args);
     if (!failures.isEmpty()) {
       System.out.println("\n" + failures.size() + " join(s) FAILED:");
       failures.forEach(f -> System.out.println("  " + f));
       System.exit(1);
     }
+  }
+
+  /** Runs the benchmark {@code args} describe; returns the joins that failed. */
+  static List<String> run(JoinBenchmarkArgs args) throws Exception {
+    CudaDevice device = args.cpuOnly() ? null : GpuRuntime.device().orElseThrow(() -> new IllegalStateException(
+        "JoinBenchmark needs a CUDA device (or --cpu-only): " + GpuRuntime.unavailableReason()));
+    return new JoinBenchmark(device, args).run();
   }
 
   private List<String> run() throws Exception {
@@ -98,6 +103,7 @@ public final class JoinBenchmark {
     }
     Files.createDirectories(args.out());
     BenchReport all = new BenchReport("all", COLUMNS);
+    all.writeCsv(args.out().resolve("join.csv"));
     try {
       for (String experiment : args.experiments()) {
         long t0 = System.nanoTime();
@@ -105,6 +111,9 @@ public final class JoinBenchmark {
             + " %d MiB, %s), G tuples/s, median of %d", experiment, args.shift(), args.budget() >> 20,
             device == null ? "CPU only" : device.name(), args.runs()), COLUMNS);
         cases.run(experiment, report, () -> checkpoint(all, report, experiment));
+        if (report.rowCount() == 0) {
+          continue;
+        }
         System.out.println();
         System.out.print(report.toTable());
         System.out.printf(Locale.ROOT, "(%s took %.0f s)%n%n", experiment, (System.nanoTime() - t0) / 1e9);

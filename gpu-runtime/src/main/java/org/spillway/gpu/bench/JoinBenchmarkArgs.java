@@ -11,8 +11,8 @@ import org.spillway.gpu.transfer.TransferMethod;
  * of the papers' sweeps, a 4 GiB budget) is the default. Options given after {@code --quick} override it.
  * {@code --sizes} sets log2 |R| = |S| of triton-scaling (default: working sets from 1/4 to 4x the budget);
  * {@code --host-memory} caps what a case may hold in host memory (default 85% of the machine's), and joins
- * that would need more are skipped with the reason; {@code --deadline} skips what would start after that many
- * seconds; {@code --max-pairs} skips the joins of a case whose output has more rows; {@code --cpu-only} runs the
+ * that would need more are skipped with the reason; {@code --deadline} skips what would start that many seconds after
+ * the JVM started; {@code --max-pairs} skips the joins of a case whose output has more rows; {@code --cpu-only} runs the
  * CPU joins and DuckDB without a GPU (data in plain memory), a dry run of the harness.
  */
 record JoinBenchmarkArgs(Path out, int shift, int runs, List<String> experiments, List<String> joins,
@@ -107,8 +107,8 @@ record JoinBenchmarkArgs(Path out, int shift, int runs, List<String> experiments
       if (shift < 0 || shift > 12 || runs < 1 || cpuThreads < 1) {
         throw new IllegalArgumentException("--shift must be 0..12, --runs and --cpu-threads at least 1");
       }
-      if (budget < (64L << 20) || hostMemory < 0 || deadlineSeconds < 0 || maxPairs < 1) {
-        throw new IllegalArgumentException("--budget must be at least 64m, --host-memory and --deadline >= 0,"
+      if (budget < (16L << 20) || hostMemory < 0 || deadlineSeconds < 0 || maxPairs < 1) {
+        throw new IllegalArgumentException("--budget must be at least 16m, --host-memory and --deadline >= 0,"
             + " --max-pairs >= 1");
       }
       for (int log : sizes) {

@@ -1,5 +1,6 @@
 package org.spillway.gpu.bench;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -22,6 +23,7 @@ final class JoinBenchmarkCases implements AutoCloseable {
   private final CudaDevice device;
   private final JoinBenchmarkArgs args;
   private final JoinBenchmarkPlan.Limits limits;
+  /** Milliseconds since the JVM started after which nothing new starts. */
   private final long deadline;
   private final List<String> failures = new ArrayList<>();
   private final String duckUnavailable = JoinBenchmarkDuckDb.unavailableReason();
@@ -33,8 +35,11 @@ final class JoinBenchmarkCases implements AutoCloseable {
     this.device = device;
     this.args = args;
     this.limits = limits;
-    this.deadline = args.deadlineSeconds() > 0 ? System.nanoTime() + args.deadlineSeconds() * 1_000_000_000L
-        : Long.MAX_VALUE;
+    this.deadline = args.deadlineSeconds() > 0 ? args.deadlineSeconds() * 1000 : Long.MAX_VALUE;
+  }
+
+  private boolean pastDeadline() {
+    return ManagementFactory.getRuntimeMXBean().getUptime() > deadline;
   }
 
   void setLink(double gbPerSecond) {
@@ -54,7 +59,7 @@ final class JoinBenchmarkCases implements AutoCloseable {
   /** Runs {@code experiment}'s cases into {@code report}, calling {@code checkpoint} after each case. */
   void run(String experiment, BenchReport report, Runnable checkpoint) {
     for (JoinBenchmarkPlan.Case c : JoinBenchmarkPlan.cases(experiment, args)) {
-      if (System.nanoTime() > deadline) {
+      if (pastDeadline()) {
         System.out.println("  " + c.name() + ": skipped, past the deadline of " + args.deadlineSeconds() + " s");
         continue;
       }
@@ -79,7 +84,7 @@ final class JoinBenchmarkCases implements AutoCloseable {
     List<Object[]> rows = new ArrayList<>();
     for (String join : joins) {
       String skip = w.matches > args.maxPairs() ? "skipped: " + w.matches + " output rows > --max-pairs"
-          : System.nanoTime() > deadline ? "skipped: past the deadline"
+          : pastDeadline() ? "skipped: past the deadline"
           : JoinBenchmarkPlan.doesNotFit(join, spec, c.budget(), limits);
       if (skip != null) {
         System.out.printf(Locale.ROOT, "  %-36s %-14s %s%n", c.name(), join, skip);

@@ -51,7 +51,7 @@ class JoinBenchmarkArgsTest {
     assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkArgs.parse(new String[] {"--runs"}));
     assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkArgs.parse(new String[] {"--shift", "40"}));
     assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkArgs.parse(new String[] {"--sizes", "40"}));
-    assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkArgs.parse(new String[] {"--budget", "1m"}));
+    assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkArgs.parse(new String[] {"--budget", "8m"}));
     var settings = new JoinBenchmarkJoins.Settings(null, TransferMethod.ZERO_COPY, null, 0, "");
     var join = assertThrows(IllegalArgumentException.class, () -> JoinBenchmarkJoins.open("hash-magic", settings, 1));
     assertTrue(join.getMessage().contains("known: nopa, triton"), join.getMessage());
