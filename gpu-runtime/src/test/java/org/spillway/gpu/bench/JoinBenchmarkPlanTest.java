@@ -33,7 +33,7 @@ class JoinBenchmarkPlanTest {
       assertEquals(512L << 20, c.budget());
       assertTrue(c.spec().perfectHash());
     }
-    assertEquals(List.of("nopa", "nopa@host", "nopa@gpu:full", "triton", "duckdb", "cpu-nopa", "cpu-radix"),
+    assertEquals(List.of("nopa", "nopa@gpu:full", "triton", "duckdb", "cpu-nopa", "cpu-radix", "nopa@host"),
         quick.get(0).joins());
     assertEquals(List.of(1L << 25, 1L << 29), cases("triton-scaling").stream().map(c -> c.spec().buildRows())
         .filter(n -> n == 1L << 25 || n == 1L << 29).toList());
@@ -88,6 +88,7 @@ class JoinBenchmarkPlanTest {
       }
     }
     assertEquals(List.of("duckdb", "cpu-radix"), skipped);
+    assertEquals(32L << 30, largest.spec().planBytes());
     String why = JoinBenchmarkPlan.doesNotFit("cpu-radix", largest.spec(), largest.budget(), DEVICE_HOST);
     assertTrue(why.contains("Java heap"), why);
     why = JoinBenchmarkPlan.doesNotFit("duckdb", largest.spec(), largest.budget(),
