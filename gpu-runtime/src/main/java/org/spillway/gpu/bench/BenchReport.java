@@ -18,7 +18,8 @@ import javax.imageio.ImageIO;
 
 /**
  * A benchmark result table: printed aligned to stdout, written as CSV, and drawn as a PNG bar chart
- * (plain Java2D, headless). Numeric cells are doubles, printed with two decimals.
+ * (plain Java2D, headless). Numeric cells are doubles, printed with two decimals (three significant digits
+ * below 0.1).
  */
 public final class BenchReport {
   private final String title;
@@ -68,7 +69,11 @@ public final class BenchReport {
   private static String format(Object v) {
     if (v instanceof Double || v instanceof Float) {
       double d = ((Number) v).doubleValue();
-      return Double.isNaN(d) ? "" : String.format(Locale.ROOT, "%.2f", d);
+      if (Double.isNaN(d)) {
+        return "";
+      }
+      // two decimals, but three significant digits below 0.1 (slow joins, skewed cases) so that no rate reads 0
+      return String.format(Locale.ROOT, d != 0 && Math.abs(d) < 0.1 ? "%.3g" : "%.2f", d);
     }
     return v == null ? "" : v.toString();
   }

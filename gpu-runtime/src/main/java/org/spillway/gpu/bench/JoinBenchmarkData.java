@@ -1,49 +1,70 @@
 package org.spillway.gpu.bench;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinInput;
-import org.spillway.gpu.join.JoinOutput;
-import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.ZipfDistribution;
-import org.spillway.gpu.memory.HostBuffer;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 
 /**
  * Join workloads of Pump Up the Volume (Table 2) generated in parallel into pinned host memory, with the answer
  * every run must reproduce. R is a primary key: a permutation of 0..|R|-1 ({@code i * odd mod |R|}), multiplied
- * by an odd constant when {@code sparse} (unique, but far too spread for the array table). S holds foreign keys:
- * with probability {@code selectivity} a key of R (uniform, or Zipf-ranked with the hot ranks scattered over
- * R), otherwise a key R lacks. A build payload is a hash of its key, so the expected sums are known too.
+ * by an odd constant when {@code sparse} (unique, but far too spread for the array table); with
+ * {@code bothSides} R instead draws its keys from the same Zipf ranks as S (identical skew on both sides, as in
+ * Sioulas et al.'s Fig. 17: duplicate build keys, and more output rows than input rows; exponent 0 is uniform
+ * with duplicates, their Fig. 19). S holds foreign keys:
+ * with probability {@code selectivity} a key of R's key set (uniform, or Zipf-ranked with the hot ranks scattered
+ * over it), otherwise a key outside it. A build payload is a hash of its key, so the expected sums are known too.
+ * Every probe row draws exactly three numbers (payload, match, rank) from the SplittableRandom of its segment of
+ * 2^20 rows, and a skewed build row one: {@link JoinBenchmarkDuckDb} rebuilds the same relations in SQL.
  */
 final class JoinBenchmarkData {
-  private static final long PERMUTE = 0x9E3779B97F4A7C15L;
-  private static final long SPARSE = 0xD6E8FEB86659FD93L;
-  private static final int SEGMENT = 1 << 20;
+  static final long PERMUTE = 0x9E3779B97F4A7C15L;
+  static final long SPARSE = 0xD6E8FEB86659FD93L;
+  static final int SEGMENT_BITS = 20;
+  private static final int SEGMENT = 1 << SEGMENT_BITS;
 
   private JoinBenchmarkData() {}
 
-  /** One workload: sizes (|R| a power of two), column width, key spread, skew of S and join selectivity. */
+  /** One workload: sizes (|R| a power of two), column width, key spread, skew and join selectivity. */
   record Spec(String name, long buildRows, long probeRows, ColumnType type, boolean sparse, double zipf,
-      double selectivity, long seed) {
+      boolean bothSides, double selectivity, long seed) {
     Spec {
       if (Long.bitCount(buildRows) != 1 || probeRows < 0) {
         throw new IllegalArgumentException(name + ": |R| must be a power of two, got " + buildRows);
       }
     }
 
+    /** A workload with a primary-key R (skew, if any, on S only). */
+    Spec(String name, long buildRows, long probeRows, ColumnType type, boolean sparse, double zipf,
+        double selectivity, long seed) {
+      this(name, buildRows, probeRows, type, sparse, zipf, false, selectivity, seed);
+    }
+
+    long tuples() {
+      return buildRows + probeRows;
+    }
+
     /** Bytes a NOPA plan must move to the GPU at least: both relations' keys and payloads. */
     long planBytes() {
-      return (buildRows + probeRows) * 2L * type.width();
+      return tuples() * 2L * type.width();
+    }
+
+    /** Whether R's keys are dense and unique, so that NOPA builds its array table (else linear probing). */
+    boolean perfectHash() {
+      return !sparse && !bothSides;
     }
   }
 
-  /** A generated workload in pinned memory; close it to unpin and free. */
+  /** A generated workload in host memory (pinned where a device generated it); close it to free. */
   static final class Workload implements AutoCloseable {
     final Spec spec;
     final HostJoinInput build;
@@ -51,21 +72,21 @@ final class JoinBenchmarkData {
     final long matches;
     final long buildSum;
     final long probeSum;
-    private final HostBuffer[] buffers;
+    private final List<AutoCloseable> memory;
     private JoinInput cpuBuild;
     private JoinInput cpuProbe;
 
-    private Workload(Spec spec, HostBuffer[] buffers, long matches, long buildSum, long probeSum) {
+    private Workload(Spec spec, long[] address, List<AutoCloseable> memory, long[] answer) {
       this.spec = spec;
-      this.buffers = buffers;
+      this.memory = memory;
       ColumnType t = spec.type();
-      this.build = HostJoinInput.of(new HostColumn("r_key", t, buffers[0].address(), spec.buildRows()),
-          new HostColumn("r_payload", t, buffers[1].address(), spec.buildRows()));
-      this.probe = HostJoinInput.of(new HostColumn("s_key", t, buffers[2].address(), spec.probeRows()),
-          new HostColumn("s_payload", t, buffers[3].address(), spec.probeRows()));
-      this.matches = matches;
-      this.buildSum = buildSum;
-      this.probeSum = probeSum;
+      this.build = HostJoinInput.of(new HostColumn("r_key", t, address[0], spec.buildRows()),
+          new HostColumn("r_payload", t, address[1], spec.buildRows()));
+      this.probe = HostJoinInput.of(new HostColumn("s_key", t, address[2], spec.probeRows()),
+          new HostColumn("s_payload", t, address[3], spec.probeRows()));
+      this.matches = answer[0];
+      this.buildSum = answer[1];
+      this.probeSum = answer[2];
     }
 
     /** R as the CPU joins read it (copied into Java arrays once, widened to longs). */
@@ -83,63 +104,96 @@ final class JoinBenchmarkData {
       return cpuProbe;
     }
 
-    /** Fails unless {@code result} (INNER) is this workload's answer. */
-    void check(JoinResult result, String who) {
-      boolean ok = result.rowCount() == matches && (result.output() != JoinOutput.AGGREGATED
-          || (result.buildPayloadSum() == buildSum && result.probePayloadSum() == probeSum));
-      if (!ok) {
-        throw new IllegalStateException(spec.name() + ": " + who + " (" + result.algorithm() + ") returned "
-            + result.rowCount() + " rows" + (result.output() == JoinOutput.AGGREGATED ? ", sums "
-            + result.buildPayloadSum() + "/" + result.probePayloadSum() : "") + "; expected " + matches + " rows, sums "
+    /** Drops the Java copies (and lets the heap shrink) so that the next join has the host memory. */
+    void releaseCpuCopies() {
+      if (cpuBuild != null || cpuProbe != null) {
+        cpuBuild = null;
+        cpuProbe = null;
+        System.gc();
+      }
+    }
+
+    /** Fails unless {@code t} (an INNER join fused into count and sums) is this workload's answer. */
+    void check(JoinBenchmarkJoins.Timed t, String who) {
+      if (t.rows() != matches || t.buildSum() != buildSum || t.probeSum() != probeSum) {
+        throw new IllegalStateException(spec.name() + ": " + who + " (" + t.algorithm() + ") returned " + t.rows()
+            + " rows, sums " + t.buildSum() + "/" + t.probeSum() + "; expected " + matches + " rows, sums "
             + buildSum + "/" + probeSum);
       }
     }
 
     @Override
     public void close() {
-      for (HostBuffer b : buffers) {
-        if (b != null) {
-          b.close();
+      for (AutoCloseable m : memory) {
+        try {
+          m.close();
+        } catch (Exception e) {
+          throw new IllegalStateException("freeing workload " + spec.name() + ": " + e, e);
         }
       }
+      memory.clear();
     }
   }
 
-  /** Generates {@code spec} into pinned memory of {@code device}, in parallel. */
+  /**
+   * Generates {@code spec} in parallel into pinned memory of {@code device}, or into plain off-heap memory where
+   * {@code device} is null (CPU-only runs and tests).
+   */
   static Workload generate(CudaDevice device, Spec spec) {
     int width = spec.type().width();
-    HostBuffer[] buffers = new HostBuffer[4];
+    List<AutoCloseable> memory = new ArrayList<>();
+    long[] address = new long[4];
     try {
       long[] rows = {spec.buildRows(), spec.buildRows(), spec.probeRows(), spec.probeRows()};
       for (int b = 0; b < 4; b++) {
-        buffers[b] = device.pinnedAllocator().allocate(Math.max(width, rows[b] * width));
+        long bytes = Math.max(width, rows[b] * width);
+        if (device != null) {
+          var buffer = device.pinnedAllocator().allocate(bytes);
+          memory.add(buffer);
+          address[b] = buffer.address();
+        } else {
+          long raw = MemoryUtil.allocateMemory(bytes);
+          memory.add(() -> MemoryUtil.freeMemory(raw));
+          address[b] = raw;
+        }
       }
-      fillBuild(spec, buffers[0].address(), buffers[1].address());
-      long[] answer = fillProbe(spec, buffers[2].address(), buffers[3].address());
-      return new Workload(spec, buffers, answer[0], answer[1], answer[2]);
+      AtomicIntegerArray counts = fillBuild(spec, address[0], address[1]);
+      return new Workload(spec, address, memory, fillProbe(spec, counts, address[2], address[3]));
     } catch (RuntimeException | Error e) {
-      for (HostBuffer b : buffers) {
-        if (b != null) {
-          b.close();
+      for (AutoCloseable m : memory) {
+        try {
+          m.close();
+        } catch (Exception suppressed) {
+          e.addSuppressed(suppressed);
         }
       }
       throw e;
     }
   }
 
-  private static void fillBuild(Spec spec, long keys, long payloads) {
+  /** Fills R; with skew on both sides returns how often each key ordinal occurs, else null (each once). */
+  private static AtomicIntegerArray fillBuild(Spec spec, long keys, long payloads) {
     long n = spec.buildRows();
+    boolean skewed = spec.bothSides();
+    ZipfDistribution zipf = skewed && spec.zipf() > 0 ? new ZipfDistribution(Math.toIntExact(n), spec.zipf()) : null;
+    AtomicIntegerArray counts = skewed ? new AtomicIntegerArray(Math.toIntExact(n)) : null;
     forEachSegment(n, spec.seed(), (first, end, random) -> {
       for (long i = first; i < end; i++) {
-        long key = key(spec, (i * PERMUTE) & (n - 1));
+        long rank = !skewed ? i : zipf != null ? zipf.sample(random) : random.nextLong(n);
+        long ordinal = (rank * PERMUTE) & (n - 1);
+        if (counts != null) {
+          counts.incrementAndGet((int) ordinal);
+        }
+        long key = key(spec, ordinal);
         put(spec.type(), keys, i, key);
         put(spec.type(), payloads, i, payloadOf(key));
       }
     });
+    return counts;
   }
 
-  /** Fills S; returns {matches, build payload sum, probe payload sum} over the matching rows. */
-  private static long[] fillProbe(Spec spec, long keys, long payloads) {
+  /** Fills S; returns {output rows, build payload sum, probe payload sum} of the INNER join with R. */
+  private static long[] fillProbe(Spec spec, AtomicIntegerArray counts, long keys, long payloads) {
     long n = spec.buildRows();
     ZipfDistribution zipf = spec.zipf() > 0 ? new ZipfDistribution(Math.toIntExact(n), spec.zipf()) : null;
     AtomicLongArray answer = new AtomicLongArray(3);
@@ -152,10 +206,12 @@ final class JoinBenchmarkData {
         long key;
         if (random.nextDouble() < spec.selectivity()) {
           long rank = zipf != null ? zipf.sample(random) : random.nextLong(n);
-          key = key(spec, (rank * PERMUTE) & (n - 1));  // hot ranks scattered over R
-          matches++;
-          buildSum += widen(spec.type(), payloadOf(key));
-          probeSum += widen(spec.type(), payload);
+          long ordinal = (rank * PERMUTE) & (n - 1);  // hot ranks scattered over R
+          key = key(spec, ordinal);
+          long copies = counts == null ? 1 : counts.get((int) ordinal);  // R rows with this key
+          matches += copies;
+          buildSum += copies * widen(spec.type(), payloadOf(key));
+          probeSum += copies * widen(spec.type(), payload);
         } else {
           key = key(spec, n + random.nextLong(n));  // outside R's key set
         }
@@ -198,13 +254,18 @@ final class JoinBenchmarkData {
     }
   }
 
+  /** Row {@code row} of {@code column}, widened to a long. */
+  static long get(HostColumn column, long row) {
+    return column.type() == ColumnType.INT32 ? MemoryUtil.getInt(column.addressOf(row))
+        : MemoryUtil.getLong(column.addressOf(row));
+  }
+
   private static long[] toArray(HostColumn column) {
     long n = column.rowCount();
     long[] out = new long[Math.toIntExact(n)];
     forEachSegment(n, 0, (first, end, random) -> {
       for (long i = first; i < end; i++) {
-        out[(int) i] = column.type() == ColumnType.INT32 ? MemoryUtil.getInt(column.addressOf(i))
-            : MemoryUtil.getLong(column.addressOf(i));
+        out[(int) i] = get(column, i);
       }
     });
     return out;
@@ -215,8 +276,8 @@ final class JoinBenchmarkData {
   }
 
   /**
-   * Runs {@code task} over segments of 2^20 rows on all cores; segment s draws from its own stream of
-   * {@code seed}, so the data does not depend on the parallelism.
+   * Runs {@code task} over segments of 2^20 rows on all cores; segment s draws from its own stream, a
+   * SplittableRandom seeded {@code seed * PERMUTE + s}, so the data does not depend on the parallelism.
    */
   private static void forEachSegment(long rows, long seed, SegmentTask task) {
     int segments = (int) ((rows + SEGMENT - 1) / SEGMENT);

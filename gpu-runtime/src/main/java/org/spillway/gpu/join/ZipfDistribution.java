@@ -45,6 +45,14 @@ public final class ZipfDistribution {
     return k == 0 ? cdf[0] : cdf[k] - cdf[k - 1];
   }
 
+  /**
+   * The cumulative probability of ranks 0..k as {@link #sample} searches it: a draw u becomes the smallest rank
+   * whose cumulative probability is at least u (benchmarks rebuild the same draws elsewhere, e.g. in SQL).
+   */
+  public double cumulative(int k) {
+    return cdf[k];
+  }
+
   /** Draws one rank. */
   public int sample(SplittableRandom random) {
     int i = Arrays.binarySearch(cdf, random.nextDouble());
