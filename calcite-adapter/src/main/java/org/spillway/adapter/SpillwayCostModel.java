@@ -33,6 +33,11 @@ final class SpillwayCostModel {
   static final double ASSUMED_GPU_RUN_MILLIS = 1.0;
   /** GPU memory read bandwidth when the profile has none (GB/s). */
   static final double ASSUMED_GPU_MEMORY_GB_PER_SECOND = 3000;
+  /**
+   * Rate at which the host turns the rows a GPU pipeline without an aggregation returns into result vectors
+   * (one thread per stream worker). ASSUMPTION: not calibrated yet; a Java copy loop over pinned memory.
+   */
+  static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
   static final double BRANCHING_MIN_SAVING = 0.05;
 
@@ -40,9 +45,19 @@ final class SpillwayCostModel {
   record Column(int width, double selectivityBefore) {}
 
   /** What one pipeline reads: its rows, its scanned columns, and the selectivity of all its filters. */
-  record Shape(long rows, List<Column> columns, double selectivity) {
+  record Shape(long rows, List<Column> columns, double selectivity, int returnedRowBytes) {
     Shape {
       columns = List.copyOf(columns);
+    }
+
+    /** The shape of a pipeline that ends in an aggregation (nothing but aggregate state comes back). */
+    Shape(long rows, List<Column> columns, double selectivity) {
+      this(rows, columns, selectivity, 0);
+    }
+
+    /** Bytes of the selected rows' output values that a pipeline without an aggregation returns to the host. */
+    long returnedBytes() {
+      return Math.round(rows * Math.min(1, Math.max(0, selectivity)) * returnedRowBytes);
     }
 
     /** Bytes of every scanned value: what copies move, predication reads and the CPU backend scans. */
@@ -113,7 +128,11 @@ final class SpillwayCostModel {
     FilterVariant v = variant != null ? variant : variant(shape, pulls);
     long touched = v == FilterVariant.BRANCHING && pulls ? shape.lazyBytes() : shape.bytes();
     long link = resident ? 0 : pulls ? touched : shape.bytes();
-    double seconds = Math.max(link / (bandwidth(method) * 1e9), touched / (gpuMemoryBandwidth() * 1e9));
+    // Rows come back over the other direction of the (full-duplex) link while the inputs stream in; the host
+    // then assembles them into vectors, which overlaps with later chunks only partly: counted in full.
+    long returned = shape.returnedBytes();
+    double seconds = Math.max(Math.max(link, returned) / (bandwidth(method) * 1e9),
+        touched / (gpuMemoryBandwidth() * 1e9)) + returned / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9);
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
   }
 

@@ -2,15 +2,20 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.cuda.CudaDevice;
 import org.spillway.gpu.join.GpuEquiJoin;
+import org.spillway.gpu.join.HashTablePlacement;
+import org.spillway.gpu.join.NopaHashJoin;
+import org.spillway.gpu.join.NopaOptions;
+import org.spillway.gpu.join.TritonJoin;
+import org.spillway.gpu.join.TritonOptions;
+import org.spillway.gpu.join.TritonSizing;
+import org.spillway.gpu.transfer.TransferMethod;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The GPU joins of this build. NopaHashJoin and TritonJoin are not merged into this branch yet, so both report
- * "not in this build" and the planner runs a CPU join with that reason in EXPLAIN. Wiring them is this
- * class's {@link #unavailableReason} (return empty) and {@link #create} (e.g. {@code new NopaHashJoin(device,
- * ...)} from {@code options.placement()}; {@code new TritonJoin(device, ...)} from the radix bits and cache
- * share).
+ * The GPU joins of this build: {@link NopaHashJoin} with the table placement the cost model chose, and
+ * {@link TritonJoin} with its radix bits and cache share. Tests may install a factory of their own.
  */
 public final class SpillwayGpuJoins implements SpillwayGpuJoinFactory {
   private static volatile SpillwayGpuJoinFactory factory = new SpillwayGpuJoins();
@@ -31,14 +36,39 @@ public final class SpillwayGpuJoins implements SpillwayGpuJoinFactory {
   }
 
   @Override public Optional<String> unavailableReason(SpillwayJoinAlgorithm algorithm) {
-    return switch (algorithm) {
-      case NOPA -> Optional.of("NopaHashJoin is not in this build");
-      case TRITON -> Optional.of("TritonJoin is not in this build");
-      default -> Optional.of(algorithm + " is not a GPU join");
-    };
+    return algorithm.gpu() ? Optional.empty() : Optional.of(algorithm + " is not a GPU join");
   }
 
   @Override public GpuEquiJoin create(SpillwayJoinAlgorithm algorithm, CudaDevice device, Options options) {
-    throw new UnsupportedOperationException(unavailableReason(algorithm).orElseThrow());
+    return switch (algorithm) {
+      case NOPA -> new NopaHashJoin(device, nopaOptions(options));
+      case TRITON -> new TritonJoin(device, tritonOptions(options));
+      default -> throw new UnsupportedOperationException(unavailableReason(algorithm).orElseThrow());
+    };
+  }
+
+  private static NopaOptions nopaOptions(Options options) {
+    NopaOptions nopa = NopaOptions.DEFAULT;
+    if (options.transfer() != null) {
+      nopa = nopa.withMethod(TransferMethod.parse(options.transfer()));
+    }
+    if (options.placement() != null) {
+      nopa = nopa.withPlacement(HashTablePlacement.valueOf(options.placement().toUpperCase(Locale.ROOT)));
+    }
+    return nopa;
+  }
+
+  /** The cost model's bits and cache share where TritonJoin accepts them; what it cannot take, it sizes itself. */
+  private static TritonOptions tritonOptions(Options options) {
+    TritonOptions triton = TritonOptions.DEFAULT;
+    boolean bitsFit = options.radixBits1() > 0 && options.radixBits1() <= TritonSizing.MAX_BITS1
+        && options.radixBits2() >= 0 && options.radixBits2() <= TritonSizing.MAX_BITS2;
+    if (bitsFit) {
+      triton = triton.withBits(options.radixBits1(), options.radixBits2());
+    }
+    if (options.cacheShare() > 0 && options.cacheShare() <= 1) {
+      triton = triton.withCacheShare(options.cacheShare());
+    }
+    return triton;
   }
 }

@@ -37,6 +37,7 @@ final class SpillwayPipelineShape {
       plain[p] = p;
     }
     double selectivity = 1;
+    boolean aggregates = false;
     for (RelNode node : chain) {
       if (node instanceof Filter filter) {
         for (RexNode conjunct : RelOptUtil.conjunctions(filter.getCondition())) {
@@ -58,6 +59,7 @@ final class SpillwayPipelineShape {
         sources = next;
         plain = nextPlain;
       } else if (node instanceof Aggregate) {
+        aggregates = true;
         break;  // stages after the aggregation run over its small result, not over the scan
       }
     }
@@ -66,7 +68,17 @@ final class SpillwayPipelineShape {
       out.add(new SpillwayCostModel.Column(SpillwayExplain.width(scanned.get(p)),
           Double.isNaN(before[p]) ? selectivity : before[p]));
     }
-    return new SpillwayCostModel.Shape(scan.spillwayTable().stored().rowCount(), out, selectivity);
+    return new SpillwayCostModel.Shape(scan.spillwayTable().stored().rowCount(), out, selectivity,
+        aggregates ? 0 : returnedRowBytes(top));
+  }
+
+  /** Bytes per output row of a pipeline without an aggregation: the values it returns to the host. */
+  private static int returnedRowBytes(RelNode top) {
+    int bytes = 0;
+    for (SpillwayField field : SpillwayFields.of(top).orElse(List.of())) {
+      bytes += SpillwayExplain.width(field);
+    }
+    return bytes;
   }
 
   /** The nodes from just above the scan up to {@code top}, bottom first. */

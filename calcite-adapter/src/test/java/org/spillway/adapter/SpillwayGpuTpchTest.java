@@ -12,6 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
@@ -55,8 +57,30 @@ class SpillwayGpuTpchTest {
     }
   }
 
-  private static List<String> rows(SpillwayDevice device, String sql) throws SQLException {
-    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device;
+  /** Every query with each GPU join forced gives the CPU backend's rows (joins of every TPC-H shape). */
+  @ParameterizedTest(name = "joinAlgorithm={0}")
+  @ValueSource(strings = {"nopa", "triton"})
+  void everyQueryGivesTheSameRowsWithEachGpuJoin(String algorithm) throws SQLException {
+    for (int q = 1; q <= 22; q++) {
+      List<String> cpu = rows(SpillwayDevice.CPU, TpchQueries.sql(q));
+      List<String> gpu = rows(SpillwayDevice.GPU + ";joinAlgorithm=" + algorithm, TpchQueries.sql(q));
+      assertEquals(cpu, gpu, "Q" + q + " with joinAlgorithm=" + algorithm);
+    }
+  }
+
+  @ParameterizedTest(name = "joinAlgorithm={0}")
+  @ValueSource(strings = {"nopa", "triton"})
+  void q3Q5AndQ10JoinOnTheGpu(String algorithm) throws SQLException {
+    for (int q : new int[] {3, 5, 10}) {
+      String plan = String.join("\n", rows(SpillwayDevice.GPU + ";joinAlgorithm=" + algorithm,
+          "explain plan for " + TpchQueries.sql(q)));
+      assertTrue(plan.contains("SpillwayJoin(") && plan.contains("device=[gpu], algorithm=[" + algorithm + "]")
+          && !plan.contains("algorithm=[cpu-"), "Q" + q + ":\n" + plan);
+    }
+  }
+
+  private static List<String> rows(Object deviceAndProperties, String sql) throws SQLException {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + deviceAndProperties;
     return SpillwayAssert.rows(url, sql);
   }
 }
