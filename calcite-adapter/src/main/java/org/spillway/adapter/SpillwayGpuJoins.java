@@ -7,7 +7,6 @@ import org.spillway.gpu.join.NopaHashJoin;
 import org.spillway.gpu.join.NopaOptions;
 import org.spillway.gpu.join.TritonJoin;
 import org.spillway.gpu.join.TritonOptions;
-import org.spillway.gpu.join.TritonSizing;
 import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.Locale;
@@ -61,8 +60,8 @@ public final class SpillwayGpuJoins implements SpillwayGpuJoinFactory {
   /** The cost model's bits and cache share where TritonJoin accepts them; what it cannot take, it sizes itself. */
   private static TritonOptions tritonOptions(Options options) {
     TritonOptions triton = TritonOptions.DEFAULT;
-    boolean bitsFit = options.radixBits1() > 0 && options.radixBits1() <= TritonSizing.MAX_BITS1
-        && options.radixBits2() >= 0 && options.radixBits2() <= TritonSizing.MAX_BITS2;
+    boolean bitsFit = options.radixBits1() > 0 && options.radixBits1() <= TritonOptions.MAX_BITS1
+        && options.radixBits2() >= 0 && options.radixBits2() <= TritonOptions.MAX_BITS2;
     if (bitsFit) {
       triton = triton.withBits(options.radixBits1(), options.radixBits2());
     }

@@ -15,6 +15,10 @@ public record TritonOptions(int bits1, int bits2, double cacheShare, long budget
     int l2Tuples, int logPageTuples, int pass1Blocks, boolean cpuPrefixSum) {
   /** Table rows by default: 4096 (80 KiB of shared memory, two blocks per SM), as in Sioulas et al. */
   public static final int DEFAULT_TABLE_CAPACITY = 4096;
+  /** Most radix bits of the first pass (the prefix sum's histogram width). */
+  public static final int MAX_BITS1 = TritonSizing.MAX_BITS1;
+  /** Most radix bits of the second pass. */
+  public static final int MAX_BITS2 = TritonSizing.MAX_BITS2;
   /** The bucket chains use 16-bit links with one value reserved for their end. */
   public static final int MAX_TABLE_CAPACITY = 65535;
   public static final TritonOptions DEFAULT = new TritonOptions(-1, -1, Double.NaN, -1, DEFAULT_TABLE_CAPACITY, -1,

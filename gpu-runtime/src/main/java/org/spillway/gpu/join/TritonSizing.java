@@ -17,10 +17,10 @@ import org.spillway.gpu.memory.GpuMemoryException;
  * Each can be forced through {@link TritonOptions}; a plan that cannot fit fails with the bytes it needs.
  */
 final class TritonSizing {
-  public static final int MAX_BITS1 = HierarchicalPartitioner.HISTOGRAM_BITS;
+  static final int MAX_BITS1 = HierarchicalPartitioner.HISTOGRAM_BITS;
   /** Above 10 bits the second pass's shared-memory buffers drop under 8 tuples (128 bytes). */
   static final int PREFERRED_BITS2 = 10;
-  public static final int MAX_BITS2 = 12;
+  static final int MAX_BITS2 = 12;
   /** Kept free for the small buffers (page tables, counters) and the allocator's rounding. */
   static final long SLACK_BYTES = 16L << 20;
   /** Probe rows per work item of an oversized sub-partition (the overflow path). */
