@@ -9,14 +9,15 @@ import java.util.regex.Pattern;
 
 /**
  * Reads the per-pipeline trace Spillway prints to stderr when the system property {@code spillway.trace} is
- * true ("[spillway] gpu pipeline (zero-copy): 31.2 ms, 1.680 GB streamed in 30.1 ms (55.8 GB/s)"), which is
- * how a benchmark that reaches Spillway through JDBC alone learns the pipeline's own time and link bytes. Trace
+ * true ("[spillway] gpu pipeline over SpillwayTable {lineitem} (zero-copy): 31.2 ms, 1.680 GB streamed in
+ * 30.1 ms (55.8 GB/s)"; older builds left out "over TABLE"), which is how a benchmark that reaches Spillway through JDBC alone learns the pipeline's own time and link bytes. Trace
  * lines are consumed; other output passes through. Lines it cannot read leave the last run unknown.
  */
 final class PipelineTrace {
-  private static final Pattern GPU = Pattern.compile("\\[spillway] gpu pipeline \\((.+?)\\): ([\\d.]+) ms"
+  private static final Pattern GPU = Pattern.compile("\\[spillway] gpu pipeline (?:over .+? )?\\((.+?)\\): ([\\d.]+) ms"
       + "(?:, ([\\d.]+) GB streamed in ([\\d.]+) ms.*)?(?:, ran on the CPU: (.*))?");
-  private static final Pattern CPU = Pattern.compile("\\[spillway] cpu pipeline \\((\\d+) threads\\): ([\\d.]+) ms");
+  private static final Pattern CPU =
+      Pattern.compile("\\[spillway] cpu pipeline (?:over .+? )?\\((\\d+) threads\\): ([\\d.]+) ms");
 
   /** One pipeline run: where it ran, its wall time, the bytes it streamed and how long streaming took. */
   record Run(String device, double millis, double streamedGb, double streamMillis, String fallback) {}

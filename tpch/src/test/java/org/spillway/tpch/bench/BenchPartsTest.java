@@ -46,6 +46,12 @@ class BenchPartsTest {
     assertEquals("column x holds NULLs", trace.last().fallback());
     assertTrue(trace.accept("[spillway] cpu pipeline (16 threads): 33.1 ms"));
     assertEquals(33.1, trace.last().millis());
+    // Since joins, the trace names the table a pipeline scans.
+    assertTrue(trace.accept("[spillway] gpu pipeline over SpillwayTable {lineitem} (zero-copy): 14.0 ms, 0.633 GB "
+        + "streamed in 12.9 ms (49.1 GB/s)"));
+    assertEquals(new PipelineTrace.Run("gpu", 14.0, 0.633, 12.9, null), trace.last());
+    assertTrue(trace.accept("[spillway] cpu pipeline over SpillwayTable {lineitem} (16 threads): 54.5 ms"));
+    assertEquals(54.5, trace.last().millis());
     assertFalse(trace.accept("an ordinary log line"));
   }
 
