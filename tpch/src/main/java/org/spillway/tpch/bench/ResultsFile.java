@@ -63,7 +63,9 @@ final class ResultsFile {
         String[] p = cells(lines.get(i++));
         plan = new ExplainedPlan(p[1], p[2], p[3], Long.parseLong(p[4]), dbl(p[5]), dbl(p[6]), nul(p[7]));
       }
-      double[] seconds = Arrays.stream(cells(lines.get(i++))).skip(1).mapToDouble(ResultsFile::dbl).toArray();
+      // A failed configuration has no timed runs: its line of seconds is empty.
+      double[] seconds = Arrays.stream(cells(lines.get(i++))).skip(1).filter(c -> !c.isEmpty())
+          .mapToDouble(ResultsFile::dbl).toArray();
       List<List<String>> rows = new ArrayList<>();
       while (i < lines.size() && lines.get(i).startsWith("R\t")) {
         rows.add(Arrays.stream(cells(lines.get(i++))).skip(1).map(ResultsFile::nul).toList());

@@ -79,10 +79,12 @@ class BenchPartsTest {
     Measurement duck = Measurement.of(Config.DUCKDB, 6, new double[] {0.0055}, List.of(), null,
         new ResultRows(List.of(List.of("123141078.2283"))));
     Path file = dir.resolve("results.tsv");
-    ResultsFile.write(file, 1, new PinnedBandwidth(55.34, "measured"), List.of(gpu, duck));
+    Measurement failed = Measurement.failed(Config.DUCKDB, 1, "overflow of SUM0");
+    ResultsFile.write(file, 1, new PinnedBandwidth(55.34, "measured"), List.of(gpu, duck, failed));
     ResultsFile.Contents read = ResultsFile.read(file, 1);
     assertEquals(55.34, read.link().gbPerSecond());
-    assertEquals(2, read.measurements().size());
+    assertEquals(3, read.measurements().size());
+    assertEquals(0, read.measurements().get(2).seconds().length, "a failed configuration has no timed runs");
     Measurement back = read.measurements().get(0);
     assertEquals(gpu.config(), back.config());
     assertEquals(gpu.median(), back.median(), 1e-12);
