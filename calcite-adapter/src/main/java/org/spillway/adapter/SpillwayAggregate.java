@@ -60,9 +60,10 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
     }
     for (int key : aggregate.getGroupSet()) {
       SpillwayField field = input.get(key);
-      if (!field.isSupported() || field.type().kind() == ExprType.Kind.TEXT) {
-        throw new SpillwayUnsupportedException("GROUP BY $" + key + " of "
-            + (field.isSupported() ? "plain (not dictionary-encoded) text" : field.unsupported()));
+      if (!field.isSupported() || field.type().isObject()) {
+        throw new SpillwayUnsupportedException("GROUP BY $" + key + " of " + (!field.isSupported()
+            ? field.unsupported() : field.type().kind() == ExprType.Kind.TEXT ? "plain (not dictionary-encoded) text"
+            : "a decimal quotient"));
       }
     }
     List<AggCall> calls = new ArrayList<>();

@@ -58,7 +58,21 @@ public final class SpillwayPrograms {
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(Programs.subQuery(metadata), Programs.decorrelate(),
-        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata));
+        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata),
+        estimateWith(metadata));
+  }
+
+  /**
+   * Makes the plan's cluster estimate with {@code metadata} from here on: Calcite's Hep programs install their
+   * provider but keep the cluster's cached metadata query when no rule fires, and the join and pipeline
+   * choices (made when the plan is implemented or explained) read that query.
+   */
+  static Program estimateWith(RelMetadataProvider metadata) {
+    return (planner, rel, traits, materializations, lattices) -> {
+      rel.getCluster().setMetadataProvider(metadata);
+      rel.getCluster().invalidateMetadataQuery();
+      return rel;
+    };
   }
 
   /**

@@ -63,7 +63,7 @@ public final class SpillwayQueryPlan {
       case FLOAT64 -> v.doubles[row];
       case BOOLEAN -> v.longs[row] != 0;
       case STRING -> dictionary.get((int) v.longs[row]);
-      case TEXT -> v.objects[row];
+      case TEXT, BIG_DECIMAL -> v.objects[row];
     };
   }
 

@@ -16,6 +16,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Turns Calcite's search arguments (BETWEEN, IN, ranges) and comparisons with dictionary text into inclusive
@@ -121,6 +122,22 @@ final class SpillwaySargs {
       }
     }
     return inRanges(column, first < lo ? List.<long[]>of(new long[] {first, lo - 1}) : List.of(), null);
+  }
+
+  /** {@code column LIKE pattern} in general: the codes of the dictionary strings the pattern matches, as runs. */
+  static Expr textMatching(Expr column, Pattern regex, List<String> dictionary) {
+    List<long[]> ranges = new ArrayList<>();
+    for (int code = 0; code < dictionary.size(); code++) {
+      if (regex.matcher(dictionary.get(code)).matches()) {
+        long[] last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
+        if (last != null && last[1] == code - 1) {
+          last[1] = code;
+        } else {
+          ranges.add(new long[] {code, code});
+        }
+      }
+    }
+    return inRanges(column, ranges, null);
   }
 
   /** The first index whose string is at least (or, if {@code strictlyAbove}, above) the given one. */

@@ -49,20 +49,34 @@ class SpillwayTpchPlanTest {
             + "variant=[morsel-scan], transfer=[none], linkBytes=[" + 28 * lineitemRows() + "])");
   }
 
-  @Test void q1AggregatesInSpillwayAndDividesInCalcite() throws SQLException {
+  @Test void q1RunsEntirelyInSpillwayAveragesIncluded() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(1))
         .planShape("EnumerableSort\n"
-            + "  EnumerableCalc\n"
-            + "    SpillwayToEnumerableConverter\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayProject\n"
             + "      SpillwayAggregate\n"
             + "        SpillwayProject\n"
             + "          SpillwayFilter\n"
             + "            SpillwayTableScan\n")
-        .explainContains("SpillwayToEnumerableConverter(fallback=[Project: decimal division")
+        .explainLacks("fallback=")
+        .explainContains("avg_qty=[CAST(/(CAST($2):DECIMAL(15, 2) NOT NULL, $6)):DECIMAL(15, 2) NOT NULL]")
         .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
             + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
             + "device=[cpu], variant=[hash], transfer=[none]");
+  }
+
+  @Test void q8AndQ14DivideInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(8))
+        .explainContains("  SpillwayToEnumerableConverter\n    SpillwayProject(o_year=[$0], mkt_share=[/($1, $2)]")
+        .explainLacks("EnumerableCalc")
+        .explainLacks("fallback=");
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(14))
+        .explainContains("SpillwayToEnumerableConverter\n  SpillwayProject(promo_revenue=[/(*(100.00:DECIMAL(5, 2), "
+            + "CASE(=($1, 0), null:DECIMAL(19, 4), $0)), CASE(=($1, 0), null:DECIMAL(19, 4), $2))]")
+        .explainLacks("fallback=");
   }
 
   @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
