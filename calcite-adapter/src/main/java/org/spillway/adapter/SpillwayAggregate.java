@@ -60,10 +60,9 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
     }
     for (int key : aggregate.getGroupSet()) {
       SpillwayField field = input.get(key);
-      if (!field.isSupported() || field.type().isObject()) {
-        throw new SpillwayUnsupportedException("GROUP BY $" + key + " of " + (!field.isSupported()
-            ? field.unsupported() : field.type().kind() == ExprType.Kind.TEXT ? "plain (not dictionary-encoded) text"
-            : "a decimal quotient"));
+      if (!field.isSupported() || field.type().kind() == ExprType.Kind.BIG_DECIMAL) {
+        throw new SpillwayUnsupportedException("GROUP BY $" + key + " of "
+            + (field.isSupported() ? "a decimal quotient" : field.unsupported()));
       }
     }
     List<AggCall> calls = new ArrayList<>();

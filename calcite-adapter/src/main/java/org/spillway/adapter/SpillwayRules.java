@@ -9,22 +9,17 @@ import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
-import org.apache.calcite.rel.core.Aggregate;
-import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
-import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexPermuteInputsShuttle;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.mapping.Mapping;
 import org.apache.calcite.util.mapping.MappingType;
 import org.apache.calcite.util.mapping.Mappings;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /** Rules and relational operators for the {@link SpillwayRel#CONVENTION Spillway} calling convention. */
@@ -73,12 +68,12 @@ public final class SpillwayRules {
       SpillwayAntiJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
-  private static List<SpillwayField> inputFields(RelNode rel) {
+  static List<SpillwayField> inputFields(RelNode rel) {
     return SpillwayFields.of(rel.getInput(0)).orElse(null);
   }
 
   /** The node's input, asked for in the Spillway convention. */
-  private static RelNode inputInSpillway(RelNode rel) {
+  static RelNode inputInSpillway(RelNode rel) {
     RelNode input = rel.getInput(0);
     return RelOptRule.convert(input, input.getTraitSet().replace(SpillwayRel.CONVENTION));
   }
@@ -128,63 +123,6 @@ public final class SpillwayRules {
       }
       return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
           inputInSpillway(project), project.getProjects(), project.getRowType());
-    }
-  }
-
-  /** Rule that turns a {@link LogicalAggregate} into a {@link SpillwayAggregate}. */
-  static final class SpillwayAggregateRule extends ConverterRule {
-    SpillwayAggregateRule(Config config) {
-      super(config);
-    }
-
-    @Override public RelNode convert(RelNode rel) {
-      LogicalAggregate aggregate = (LogicalAggregate) rel;
-      List<SpillwayField> input = inputFields(aggregate);
-      if (input == null) {
-        return null;
-      }
-      List<AggregateCall> computed = new ArrayList<>();
-      for (AggregateCall call : aggregate.getAggCallList()) {
-        if (SqlKind.AVG_AGG_FUNCTIONS.contains(call.getAggregation().getKind())) {
-          return null;  // Calcite reduces these to SUM and COUNT; the reduced aggregate is converted instead
-        }
-        if (call.isDistinct() && call.filterArg < 0) {
-          return null;  // Calcite expands these into two aggregates (grouping by the argument first); see above
-        }
-        if (call.getAggregation().getKind() != SqlKind.LITERAL_AGG) {
-          computed.add(call);
-        }
-      }
-      RelTraitSet traits = aggregate.getTraitSet().replace(SpillwayRel.CONVENTION);
-      Aggregate spillway = new SpillwayAggregate(aggregate.getCluster(), traits, inputInSpillway(aggregate),
-          aggregate.getGroupSet(), aggregate.getGroupSets(), computed);
-      try {
-        SpillwayAggregate.stage(spillway, input);
-      } catch (SpillwayUnsupportedException e) {
-        SpillwayFallbacks.record(aggregate, e.getMessage());
-        return null;
-      }
-      return computed.size() == aggregate.getAggCallList().size() ? spillway : withLiterals(aggregate, spillway, traits);
-    }
-
-    /**
-     * The aggregate's rows from one without its LITERAL_AGG calls (a constant per group, which Calcite's
-     * sub-query rewrites use as a marker) and a project that adds the constants.
-     */
-    private static RelNode withLiterals(Aggregate aggregate, Aggregate computed, RelTraitSet traits) {
-      RexBuilder rexBuilder = aggregate.getCluster().getRexBuilder();
-      int keys = aggregate.getGroupCount();
-      List<RexNode> projects = new ArrayList<>();
-      for (int k = 0; k < keys; k++) {
-        projects.add(rexBuilder.makeInputRef(computed, k));
-      }
-      int next = keys;
-      for (AggregateCall call : aggregate.getAggCallList()) {
-        projects.add(call.getAggregation().getKind() == SqlKind.LITERAL_AGG
-            ? rexBuilder.ensureType(call.getType(), call.rexList.get(0), true)
-            : rexBuilder.makeInputRef(computed, next++));
-      }
-      return new SpillwayProject(aggregate.getCluster(), traits, computed, projects, aggregate.getRowType());
     }
   }
 

@@ -79,6 +79,29 @@ class SpillwayTpchPlanTest {
         .explainLacks("fallback=");
   }
 
+  /** Q16's COUNT(DISTINCT) is Calcite's two aggregates; its NOT IN reads a general LIKE over plain text. */
+  @Test void q16AggregatesInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(16))
+        .explainContains("PLAN=EnumerableSort(sort0=[$3], sort1=[$0], sort2=[$1], sort3=[$2], dir0=[DESC], "
+            + "dir1=[ASC], dir2=[ASC], dir3=[ASC])\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayAggregate(group=[{1, 2, 3}], supplier_cnt=[COUNT($0)], device=[cpu], variant=[hash]")
+        .explainContains("joinType=[anti]")
+        .explainContains("SpillwayFilter(condition=[LIKE($1, '%Customer%Complaints%')]")
+        .explainLacks("fallback=");
+  }
+
+  /** Calcite turns Q12's SUM(CASE WHEN ... THEN 1 ELSE 0 END) into COUNT(*) FILTER, which Spillway runs. */
+  @Test void q12CountsWithFiltersInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(12))
+        .planShape("EnumerableSort\n  SpillwayToEnumerableConverter\n    SpillwayProject\n      SpillwayAggregate\n"
+            + "        SpillwayProject\n          SpillwayJoin\n            SpillwayTableScan\n"
+            + "            SpillwayFilter\n              SpillwayTableScan\n")
+        .explainLacks("fallback=");
+  }
+
   @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
     Assumptions.assumeTrue(GpuRuntime.device().isEmpty(), "a GPU is present: auto asks the cost model");
     SpillwayAssert.that(dir, "device=auto")
@@ -184,8 +207,8 @@ class SpillwayTpchPlanTest {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(5))
         .planShape("EnumerableSort\n"
-            + "  EnumerableAggregate\n"
-            + "    SpillwayToEnumerableConverter\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayAggregate\n"
             + "      SpillwayProject\n"
             + "        SpillwayJoin\n"
             + "          SpillwayJoin\n"
@@ -203,19 +226,19 @@ class SpillwayTpchPlanTest {
         // c_custkey = o_custkey and c_nationkey = s_nationkey: two INTEGER keys packed into one long
         .explainContains("SpillwayJoin(condition=[AND(=($15, $8), =($14, $5))], joinType=[inner], device=[cpu], "
             + "algorithm=[cpu-nopa]")
-        // The GROUP BY n_name stays in Calcite: n_name is plain text
-        .explainContains("SpillwayToEnumerableConverter(fallback=[Aggregate: GROUP BY $0 of plain (not "
-            + "dictionary-encoded) text])");
+        // GROUP BY n_name, plain text, runs on the CPU backend
+        .explainContains("SpillwayAggregate(group=[{0}], revenue=[$SUM0($1)], device=[cpu], variant=[hash]")
+        .explainLacks("fallback=");
   }
 
   @Test void q10JoinsFourTablesAndGathersTextColumnsForTheOutputRowsOnly() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(10))
-        .planShape("EnumerableCalc\n"
-            + "  EnumerableLimit\n"
-            + "    EnumerableSort\n"
-            + "      EnumerableAggregate\n"
-            + "        SpillwayToEnumerableConverter\n"
+        .planShape("EnumerableLimit\n"
+            + "  EnumerableSort\n"
+            + "    SpillwayToEnumerableConverter\n"
+            + "      SpillwayProject\n"
+            + "        SpillwayAggregate\n"
             + "          SpillwayProject\n"
             + "            SpillwayJoin\n"
             + "              SpillwayJoin\n"
@@ -226,6 +249,8 @@ class SpillwayTpchPlanTest {
             + "              SpillwayJoin\n"
             + "                SpillwayTableScan\n"
             + "                SpillwayTableScan\n")
+        // GROUP BY of the customer's text columns runs on the CPU backend too
+        .explainLacks("fallback=")
         // customer's keys 1..150 are dense and unique: NOPA's array table
         .explainContains("SpillwayJoin(condition=[=($7, $5)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[perfect-hash], buildSide=[right]");
