@@ -9,7 +9,10 @@ import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.schema.ScannableTable;
 import org.apache.calcite.schema.SchemaPlus;
 import org.apache.calcite.schema.impl.AbstractTable;
+import org.spillway.storage.BatchBuilder;
+import org.spillway.storage.Catalog;
 import org.spillway.storage.TableSchema;
+import org.spillway.storage.TableWriter;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -23,7 +26,7 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * The same rows as a Spillway table, served to a plain Calcite connection (no Spillway rules: every operator is
+ * The same rows as a Spillway table and served to a plain Calcite connection (no Spillway rules: every operator is
  * Calcite's enumerable code), so that differential tests compare Spillway's values with Calcite's own.
  */
 final class CalciteReference {
@@ -76,6 +79,32 @@ final class CalciteReference {
       }
     }
     return null;
+  }
+
+  /** Writes the rows (Integer, Long, BigDecimal, String or null values) as a Spillway table of the catalog. */
+  static void write(Catalog catalog, String name, TableSchema schema, List<Object[]> rows) {
+    try (TableWriter writer = catalog.createTable(name, schema)) {
+      BatchBuilder batch = writer.newBatch(rows.size());
+      for (int r = 0; r < rows.size(); r++) {
+        for (int c = 0; c < schema.columns().size(); c++) {
+          Object v = rows.get(r)[c];
+          if (v == null) {
+            batch.setNull(c, r);
+          } else if (v instanceof Integer i) {
+            batch.setInt(c, r, i);
+          } else if (v instanceof Long l) {
+            batch.setLong(c, r, l);
+          } else if (v instanceof BigDecimal d) {
+            batch.setDecimal(c, r, d);
+          } else {
+            batch.setString(c, r, (String) v);
+          }
+        }
+      }
+      batch.setRowCount(rows.size());
+      writer.append(batch);
+      writer.commit();
+    }
   }
 
   /** A table of fixed rows with the SQL types Spillway gives the stored schema. */

@@ -5,12 +5,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;
 import org.spillway.storage.TableSchema;
-import org.spillway.storage.TableWriter;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -61,26 +59,7 @@ class SpillwayAggregateRewriteTest {
           random.nextInt(10) == 0 ? null : randomText(random, 12)});
     }
     Catalog catalog = Catalog.create(dir);
-    try (TableWriter writer = catalog.createTable("t", schema)) {
-      BatchBuilder batch = writer.newBatch(ROWS);
-      for (int r = 0; r < ROWS; r++) {
-        Object[] row = rows.get(r);
-        for (int c = 0; c < row.length; c++) {
-          if (row[c] == null) {
-            batch.setNull(c, r);
-          } else if (row[c] instanceof Integer i) {
-            batch.setInt(c, r, i);
-          } else if (row[c] instanceof BigDecimal d) {
-            batch.setDecimal(c, r, d);
-          } else {
-            batch.setString(c, r, (String) row[c]);
-          }
-        }
-      }
-      batch.setRowCount(ROWS);
-      writer.append(batch);
-      writer.commit();
-    }
+    CalciteReference.write(catalog, "t", schema, rows);
     catalog.close();
     reference = CalciteReference.connect(List.of("t"), List.of(schema), List.of(rows));
   }

@@ -5,13 +5,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnKind;
 import org.spillway.storage.ColumnType;
 import org.spillway.storage.TableSchema;
-import org.spillway.storage.TableWriter;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -57,7 +55,7 @@ class SpillwayDecimalDivisionTest {
             new Object[] {1, new BigDecimal("2.00"), new BigDecimal("0.00"), 0, new BigDecimal("70.00")}));
     Catalog catalog = Catalog.create(dir);
     for (int t = 0; t < names.size(); t++) {
-      write(catalog, names.get(t), schemas.get(t), rows.get(t));
+      CalciteReference.write(catalog, names.get(t), schemas.get(t), rows.get(t));
     }
     catalog.close();
     reference = CalciteReference.connect(names, schemas, rows);
@@ -69,24 +67,22 @@ class SpillwayDecimalDivisionTest {
   }
 
   @Test void quotientsOfEveryPairOfExactColumns() throws SQLException {
-    StringJoiner select = new StringJoiner(", ", "select id, ", " from nums order by id");
-    for (String x : EXACT) {
-      for (String y : EXACT) {
-        select.add(x + " / " + y);
-      }
-    }
-    assertSameInSpillway(select.toString());
+    assertSameInSpillway(quotients(EXACT, "nums"));
   }
 
   @Test void quotientsOfHugeValuesAndEighteenDigitScales() throws SQLException {
-    List<String> columns = List.of("b0", "b9", "b18", "bl");
-    StringJoiner select = new StringJoiner(", ", "select id, ", " from big order by id");
+    assertSameInSpillway(quotients(List.of("b0", "b9", "b18", "bl"), "big"));
+  }
+
+  /** The quotients of every ordered pair of the columns, by id. */
+  private static String quotients(List<String> columns, String table) {
+    StringJoiner select = new StringJoiner(", ", "select id, ", " from " + table + " order by id");
     for (String x : columns) {
       for (String y : columns) {
         select.add(x + " / " + y);
       }
     }
-    assertSameInSpillway(select.toString());
+    return select.toString();
   }
 
   @Test void castsOfQuotientsRoundTowardZero() throws SQLException {
@@ -231,26 +227,4 @@ class SpillwayDecimalDivisionTest {
     return rows;
   }
 
-  private static void write(Catalog catalog, String name, TableSchema schema, List<Object[]> rows) {
-    try (TableWriter writer = catalog.createTable(name, schema)) {
-      BatchBuilder batch = writer.newBatch(rows.size());
-      for (int r = 0; r < rows.size(); r++) {
-        for (int c = 0; c < schema.columns().size(); c++) {
-          Object v = rows.get(r)[c];
-          if (v == null) {
-            batch.setNull(c, r);
-          } else if (v instanceof Integer i) {
-            batch.setInt(c, r, i);
-          } else if (v instanceof Long l) {
-            batch.setLong(c, r, l);
-          } else {
-            batch.setDecimal(c, r, (BigDecimal) v);
-          }
-        }
-      }
-      batch.setRowCount(rows.size());
-      writer.append(batch);
-      writer.commit();
-    }
-  }
 }
