@@ -166,8 +166,10 @@ final class SpillwayFields {
     for (RexNode e : projects) {
       if (e instanceof RexInputRef ref) {
         out.add(input.get(ref.getIndex()));
-      } else if (e instanceof RexCall && e.getType().getSqlTypeName() == SqlTypeName.DECIMAL) {
-        out.add(SpillwayRexTranslator.fieldOf(e, input));  // a quotient's values are BigDecimals of any scale
+      } else if (e instanceof RexCall && (e.getType().getSqlTypeName() == SqlTypeName.DECIMAL
+          || SqlTypeName.CHAR_TYPES.contains(e.getType().getSqlTypeName()))) {
+        // a quotient's values are BigDecimals of any scale; a function of plain text is plain text
+        out.add(SpillwayRexTranslator.fieldOf(e, input));
       } else {
         out.add(ofType(e.getType()));
       }

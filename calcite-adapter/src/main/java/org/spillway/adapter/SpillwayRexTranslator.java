@@ -8,6 +8,8 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
@@ -117,6 +119,9 @@ final class SpillwayRexTranslator {
       case LIKE:
         return like(call);
       default:
+        if (call.getOperator() == SqlStdOperatorTable.SUBSTRING) {
+          return substring(call);
+        }
         throw new SpillwayUnsupportedException("function " + call.getOperator().getName() + " in " + call);
     }
   }
@@ -387,6 +392,23 @@ final class SpillwayRexTranslator {
       throw new SpillwayUnsupportedException("EXTRACT(" + unit + ") from " + date.type() + " in " + call);
     }
     return castTo(new Expr.ExtractYear(date), resultType(call), call);
+  }
+
+  /** SUBSTRING of plain text with literal positions (the CPU backend's; the GPU makes no strings). */
+  private Expr substring(RexCall call) throws SpillwayUnsupportedException {
+    Expr text = expr(call.getOperands().get(0));
+    Integer start = intLiteral(call.getOperands().get(1));
+    Integer length = call.getOperands().size() > 2 ? intLiteral(call.getOperands().get(2)) : (Integer) Integer.MAX_VALUE;
+    if (text.type().kind() != ExprType.Kind.TEXT || start == null || length == null || length < 0) {
+      throw new SpillwayUnsupportedException("SUBSTRING needs plain text and literal positions, a length of at "
+          + "least 0: " + call);
+    }
+    return new Expr.Substring(text, start, length);
+  }
+
+  private static Integer intLiteral(RexNode rex) {
+    return rex instanceof RexLiteral literal && !literal.isNull() && literal.getType().getSqlTypeName() == SqlTypeName.INTEGER
+        ? literal.getValueAs(Integer.class) : null;
   }
 
   /**

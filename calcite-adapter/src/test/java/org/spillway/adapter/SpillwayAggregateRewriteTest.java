@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Differential tests, against Calcite's own enumerable code over the same random rows (seed in every
  * message), of what Spillway runs through rewrites: COUNT(DISTINCT) (Calcite's expansion into two
  * aggregates), aggregate FILTER (a CASE below the aggregate), LITERAL_AGG (a project above it), GROUP BY plain
- * text, and LIKE over plain and dictionary-encoded text with random patterns.
+ * text, SUBSTRING and sets of plain text, and LIKE over plain and dictionary-encoded text with random patterns.
  */
 class SpillwayAggregateRewriteTest {
   private static final long SEED = System.nanoTime();
@@ -98,6 +98,16 @@ class SpillwayAggregateRewriteTest {
     assertSameInSpillway("select note, count(*), sum(w) from t group by note order by note", true);
     assertSameInSpillway("select code, note, k, count(v), min(w) from t where note like '%a%' group by code, note, k "
         + "order by code, note, k", true);
+  }
+
+  @Test void substringsAndSetsOfPlainText() throws SQLException {
+    assertSameInSpillway("select id, substring(note, 2, 3), substring(note from 3), substring(note, 0, 2), "
+        + "substring(note, -1, 3), substring(note, 5, 0), substring(note, 11, 5) from t order by id", true);
+    assertSameInSpillway("select id from t where substring(note, 1, 2) in ('ab', 'a.', '*[', '') order by id", true);
+    assertSameInSpillway("select id from t where note between 'a' and 'b' or note > '_' order by id", true);
+    assertSameInSpillway("select id from t where note not in ('a', 'b', '.') order by id", true);
+    assertSameInSpillway("select substring(note, 1, 1), count(*) from t group by substring(note, 1, 1) "
+        + "order by 1", true);
   }
 
   @Test void subQueriesWithMarkers() throws SQLException {

@@ -260,6 +260,32 @@ public sealed interface Expr {
     }
   }
 
+  /**
+   * SUBSTRING(text FROM start FOR length) of plain text, 1-based, by UTF-16 units as Calcite's
+   * SqlFunctions.substring: positions outside the string give the empty string; NULL gives NULL.
+   */
+  record Substring(Expr operand, int start, int length) implements Expr {
+    public Substring {
+      if (operand.type().kind() != ExprType.Kind.TEXT || length < 0) {
+        throw new IllegalArgumentException("SUBSTRING needs a TEXT operand and a length of at least 0, got "
+            + operand.type() + " and " + length);
+      }
+    }
+
+    @Override public ExprType type() {
+      return ExprType.TEXT;
+    }
+
+    /** The substring of one value. */
+    public String of(String s) {
+      long end = (long) start + length;
+      if (start > s.length() || end < 1) {
+        return "";
+      }
+      return s.substring(Math.max(start - 1, 0), (int) Math.min(end - 1, s.length()));
+    }
+  }
+
   /** EXTRACT(YEAR FROM date), as INT64 like Calcite's BIGINT result. */
   record ExtractYear(Expr operand) implements Expr {
     public ExtractYear {

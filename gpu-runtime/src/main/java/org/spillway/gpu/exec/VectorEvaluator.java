@@ -35,6 +35,13 @@ public final class VectorEvaluator {
       return caseWhen(c, input, n);
     } else if (expr instanceof Expr.Like l) {
       return like(l, evaluate(l.operand(), input, n), n);
+    } else if (expr instanceof Expr.Substring sub) {
+      ColumnVector text = evaluate(sub.operand(), input, n);
+      Object[] out = new Object[n];
+      for (int i = 0; i < n; i++) {
+        out[i] = text.isNull(i) ? null : sub.of((String) text.objects[i]);
+      }
+      return ColumnVector.ofObjects(ExprType.TEXT, out, text.nulls, n);
     } else if (expr instanceof Expr.ExtractYear y) {
       return VectorArithmetic.extractYear(evaluate(y.operand(), input, n), n);
     }

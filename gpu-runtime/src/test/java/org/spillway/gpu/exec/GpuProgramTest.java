@@ -61,6 +61,15 @@ class GpuProgramTest {
     assertReason("decimal division", List.of(new PipelineStage.Project(List.of(quotient))));
   }
 
+  /** Plain text stays on the CPU backend: LIKE over it, SUBSTRING of it. */
+  @Test void refusesFunctionsOfPlainText() {
+    Expr text = new Expr.Column(5, ExprType.TEXT);
+    assertReason("over plain text", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a_b%", null)),
+        aggregate(new int[0])));
+    assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
+        new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+  }
+
   /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
   @Test void nullableKeysGetFlagBitsWhereTheyFit() {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);
