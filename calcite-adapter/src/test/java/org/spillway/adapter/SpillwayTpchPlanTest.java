@@ -166,7 +166,12 @@ class SpillwayTpchPlanTest {
           .explainContains("selectivity=[0.9")
           .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
               + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
-              + "device=[gpu], variant=[hash], transfer=[pinned copy]");
+              + "device=[gpu], variant=[hash], transfer=[pinned copy]")
+          // the averages' divisions run on the CPU over the aggregate's few rows, within the GPU pipeline
+          .explainContains("avg_disc=[CAST(/(CAST($7):DECIMAL(15, 2) NOT NULL, $6)):DECIMAL(15, 2) NOT NULL], "
+              + "count_order=[$6], device=[gpu]")
+          .explainLacks("device=[cpu]")
+          .explainLacks("cpuBecause");
     }
   }
 
