@@ -60,7 +60,8 @@ final class SpillwayAggregateRule extends ConverterRule {
       Aggregate spillway = new SpillwayAggregate(aggregate.getCluster(), traits, below, aggregate.getGroupSet(),
           aggregate.getGroupSets(), computed);
       SpillwayAggregate.stage(spillway, fields);
-      return computed.size() == aggregate.getAggCallList().size() ? spillway : withLiterals(aggregate, spillway, traits);
+      return computed.size() == aggregate.getAggCallList().size() ? spillway
+          : withLiterals(aggregate, spillway, traits);
     } catch (SpillwayUnsupportedException e) {
       SpillwayFallbacks.record(aggregate, e.getMessage());
       return null;
@@ -69,8 +70,8 @@ final class SpillwayAggregateRule extends ConverterRule {
 
   /**
    * The input's fields followed by one {@code CASE WHEN filter THEN argument END} (for COUNT: TRUE, where also
-   * the argument is not NULL) per call with a FILTER, whose calls are replaced in {@code calls} by the same call over that column: SQL's FILTER
-   * skips the rows where it is not TRUE, as the aggregate functions skip NULLs.
+   * the argument is not NULL) per call with a FILTER, whose calls are replaced in {@code calls} by the same call
+   * over that column: SQL's FILTER skips the rows where it is not TRUE, as the aggregate functions skip NULLs.
    */
   private static List<RexNode> unfiltered(Aggregate aggregate, List<AggregateCall> calls, int inputFields) {
     RexBuilder rexBuilder = aggregate.getCluster().getRexBuilder();

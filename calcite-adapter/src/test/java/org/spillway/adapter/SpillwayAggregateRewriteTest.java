@@ -84,7 +84,8 @@ class SpillwayAggregateRewriteTest {
     assertSameInSpillway("select count(distinct v) from t", true);
     assertSameInSpillway("select k, count(distinct v), sum(w), count(*), min(w) from t group by k order by k", true);
     assertSameInSpillway("select count(distinct code) from t where v > 1", true);
-    assertSameInSpillway("select k, count(distinct v), count(distinct code), sum(v) from t group by k order by k", false);
+    assertSameInSpillway("select k, count(distinct v), count(distinct code), sum(v) from t group by k order by k",
+        false);
   }
 
   @Test void aggregateFilters() throws SQLException {

@@ -89,7 +89,8 @@ class SpillwayDecimalDivisionTest {
     StringJoiner select = new StringJoiner(", ", "select id, ", " from nums order by id");
     for (String x : EXACT) {
       for (String y : List.of("l", "d2", "s2", "d6", "d1")) {
-        select.add("cast(" + x + " / " + y + " as decimal(18, 2))").add("cast(" + x + " / " + y + " as decimal(19, 3))");
+        select.add("cast(" + x + " / " + y + " as decimal(18, 2))")
+            .add("cast(" + x + " / " + y + " as decimal(19, 3))");
       }
     }
     assertSameInSpillway(select.toString());
@@ -113,8 +114,8 @@ class SpillwayDecimalDivisionTest {
     // an INTEGER SUM wraps around in Calcite and fails in Spillway: small values only
     assertSameInSpillway("select k, avg(i) from nums where i between -1000000 and 1000000 group by k order by k");
     // Calcite's AVG casts the SUM to the argument's type first: small groups only for DECIMAL(4, 2) and (3, 1)
-    assertSameInSpillway("select id / 40, avg(s2), avg(d1) from nums where s2 between -10 and 10 and d1 between -10 and 10 "
-        + "group by id / 40 order by id / 40");
+    assertSameInSpillway("select id / 40, avg(s2), avg(d1) from nums "
+        + "where s2 between -10 and 10 and d1 between -10 and 10 group by id / 40 order by id / 40");
     assertSameInSpillway("select avg(d2), avg(d6), sum(d6) / 7.0 from nums");
     assertSameInSpillway("select avg(d2) from nums where id < 0");
   }

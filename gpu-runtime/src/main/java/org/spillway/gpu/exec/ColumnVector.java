@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A column of a morsel in the CPU backend: one primitive array for the values (long lane, double lane or,
- * for TEXT and BIG_DECIMAL, objects) and an optional null flag per row. Null rows of the long and double lanes hold 0, so
+ * A column of a morsel in the CPU backend: one primitive array for the values (long lane, double lane or, for
+ * TEXT and BIG_DECIMAL, objects) and an optional null flag per row. Null rows of the long and double lanes hold 0, so
  * that arithmetic over them can never overflow or divide by zero.
  */
 public final class ColumnVector {

@@ -33,7 +33,8 @@ class TextGroupKeysTest {
         acc[1] += values[i];
       }
       batches.add(new ColumnBatch(new ColumnVector[] {ColumnVector.ofObjects(ExprType.TEXT, text, textNulls, n),
-          ColumnVector.ofLongs(ExprType.INT64, small, null, n), ColumnVector.ofLongs(ExprType.INT64, values, null, n)}, n));
+          ColumnVector.ofLongs(ExprType.INT64, small, null, n), ColumnVector.ofLongs(ExprType.INT64, values, null, n)},
+          n));
     }
     ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.TEXT, ExprType.INT64, ExprType.INT64),
         List.of(new PipelineStage.Aggregate(new int[] {0, 1}, List.of(new AggCall(AggCall.Kind.COUNT, -1,
@@ -49,6 +50,7 @@ class TextGroupKeysTest {
       }
     }
     assertEquals(expected.keySet(), actual.keySet(), "seed " + seed);
-    expected.forEach((k, v) -> assertEquals(Arrays.toString(v), Arrays.toString(actual.get(k)), "seed " + seed + " " + k));
+    expected.forEach((k, v) -> assertEquals(Arrays.toString(v), Arrays.toString(actual.get(k)),
+        "seed " + seed + " " + k));
   }
 }
