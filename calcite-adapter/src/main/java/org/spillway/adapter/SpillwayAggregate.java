@@ -60,9 +60,9 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
     }
     for (int key : aggregate.getGroupSet()) {
       SpillwayField field = input.get(key);
-      if (!field.isSupported() || field.type().kind() == ExprType.Kind.TEXT) {
+      if (!field.isSupported() || field.type().kind() == ExprType.Kind.BIG_DECIMAL) {
         throw new SpillwayUnsupportedException("GROUP BY $" + key + " of "
-            + (field.isSupported() ? "plain (not dictionary-encoded) text" : field.unsupported()));
+            + (field.isSupported() ? "a decimal quotient" : field.unsupported()));
       }
     }
     List<AggCall> calls = new ArrayList<>();

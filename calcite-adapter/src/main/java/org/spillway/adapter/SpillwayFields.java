@@ -9,9 +9,11 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.StoredTable;
@@ -162,7 +164,15 @@ final class SpillwayFields {
   private static List<SpillwayField> ofProject(List<RexNode> projects, List<SpillwayField> input) {
     List<SpillwayField> out = new ArrayList<>();
     for (RexNode e : projects) {
-      out.add(e instanceof RexInputRef ref ? input.get(ref.getIndex()) : ofType(e.getType()));
+      if (e instanceof RexInputRef ref) {
+        out.add(input.get(ref.getIndex()));
+      } else if (e instanceof RexCall && (e.getType().getSqlTypeName() == SqlTypeName.DECIMAL
+          || SqlTypeName.CHAR_TYPES.contains(e.getType().getSqlTypeName()))) {
+        // a quotient's values are BigDecimals of any scale; a function of plain text is plain text
+        out.add(SpillwayRexTranslator.fieldOf(e, input));
+      } else {
+        out.add(ofType(e.getType()));
+      }
     }
     return out;
   }

@@ -7,8 +7,12 @@ import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.metadata.RelMetadataProvider;
+import org.apache.calcite.rel.rules.AggregateExpandDistinctAggregatesRule;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
 import org.apache.calcite.rex.RexNode;
@@ -19,7 +23,9 @@ import org.apache.calcite.tools.Programs;
 import org.apache.calcite.util.Holder;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -58,7 +64,21 @@ public final class SpillwayPrograms {
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(Programs.subQuery(metadata), Programs.decorrelate(),
-        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata));
+        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata),
+        estimateWith(metadata));
+  }
+
+  /**
+   * Makes the plan's cluster estimate with {@code metadata} from here on: Calcite's Hep programs install their
+   * provider but keep the cluster's cached metadata query when no rule fires, and the join and pipeline
+   * choices (made when the plan is implemented or explained) read that query.
+   */
+  static Program estimateWith(RelMetadataProvider metadata) {
+    return (planner, rel, traits, materializations, lattices) -> {
+      rel.getCluster().setMetadataProvider(metadata);
+      rel.getCluster().invalidateMetadataQuery();
+      return rel;
+    };
   }
 
   /**
@@ -69,6 +89,9 @@ public final class SpillwayPrograms {
     return (planner, rel, traits, materializations, lattices) -> {
       List<RelOptRule> volcanoRules = new ArrayList<>();
       rules.forEach(volcanoRules::add);
+      if (volcanoRules.remove(CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES)) {
+        volcanoRules.addAll(List.of(EXPAND_SINGLE_DISTINCT, EXPAND_OTHER_DISTINCT));
+      }
       if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
         return Programs.ofRules(volcanoRules).run(planner, rel, traits, materializations, lattices);
       }
@@ -84,6 +107,42 @@ public final class SpillwayPrograms {
       return Programs.sequence(Programs.of(toMultiJoin, false, metadata), Programs.ofRules(volcanoRules))
           .run(planner, rel, traits, materializations, lattices);
     };
+  }
+
+  /**
+   * Calcite's expansion of one DISTINCT aggregate beside plain ones into two plain aggregates (the first also
+   * grouping by the argument), which Spillway runs; the default expansion uses grouping sets, which it does not.
+   * It replaces the default for these aggregates, so that the planner explores one expansion, not two.
+   */
+  static final RelOptRule EXPAND_SINGLE_DISTINCT = CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES_TO_JOIN.config
+      .withOperandSupplier(b -> b.operand(LogicalAggregate.class).predicate(SpillwayPrograms::singleDistinct)
+          .anyInputs())
+      .withDescription("SpillwayExpandSingleDistinctRule")
+      .as(AggregateExpandDistinctAggregatesRule.Config.class)
+      .toRule();
+
+  /** Calcite's default expansion of DISTINCT aggregates, for the aggregates {@link #EXPAND_SINGLE_DISTINCT} leaves. */
+  static final RelOptRule EXPAND_OTHER_DISTINCT = CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES.config
+      .withOperandSupplier(b -> b.operand(LogicalAggregate.class).predicate(a -> !singleDistinct(a)).anyInputs())
+      .withDescription("SpillwayExpandDistinctRule")
+      .as(AggregateExpandDistinctAggregatesRule.Config.class)
+      .toRule();
+
+  /** Whether the aggregate has plain calls and DISTINCT calls of one argument list, none with FILTER. */
+  private static boolean singleDistinct(Aggregate aggregate) {
+    Set<List<Integer>> distinctArguments = new HashSet<>();
+    boolean plain = false;
+    for (AggregateCall call : aggregate.getAggCallList()) {
+      if (call.filterArg >= 0) {
+        return false;
+      }
+      if (call.isDistinct()) {
+        distinctArguments.add(call.getArgList());
+      } else {
+        plain = true;
+      }
+    }
+    return plain && distinctArguments.size() == 1 && aggregate.getGroupType() == Aggregate.Group.SIMPLE;
   }
 
   /** Rewrites {@code (a AND b) OR (a AND c)} in a filter to {@code a AND (b OR c)}. */

@@ -28,17 +28,25 @@ public final class SpillwayQueryPlan {
   }
 
   /**
-   * The rows of the subtree, computed when first enumerated; rows are {@code Object[]}, or the bare value
-   * when {@code scalar} (one column). A set cancel flag stops the run between morsels and operators.
+   * The rows of the subtree, computed when first enumerated and kept for later enumerations of the same
+   * execution (a nested-loop join enumerates its inner input once per outer row); rows are {@code Object[]},
+   * or the bare value when {@code scalar} (one column). A set cancel flag stops the run between morsels and
+   * operators.
    */
   public Enumerable<Object> execute(DataContext dataContext, boolean scalar) {
     AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(dataContext);
     BooleanSupplier cancelled = () -> cancel != null && cancel.get();
     return new AbstractEnumerable<>() {
-      @Override public Enumerator<Object> enumerator() {
-        SpillwayRunContext context = new SpillwayRunContext(Runtime.getRuntime().availableProcessors(), cancelled);
-        List<ColumnBatch> batches = root.run(context).batches();
-        return new RowEnumerator(batches, dictionaries(), scalar);
+      private List<ColumnBatch> batches;
+      private List<List<String>> dictionaries;
+
+      @Override public synchronized Enumerator<Object> enumerator() {
+        if (batches == null) {
+          SpillwayRunContext context = new SpillwayRunContext(Runtime.getRuntime().availableProcessors(), cancelled);
+          batches = root.run(context).batches();
+          dictionaries = dictionaries();
+        }
+        return new RowEnumerator(batches, dictionaries, scalar);
       }
     };
   }
@@ -63,7 +71,7 @@ public final class SpillwayQueryPlan {
       case FLOAT64 -> v.doubles[row];
       case BOOLEAN -> v.longs[row] != 0;
       case STRING -> dictionary.get((int) v.longs[row]);
-      case TEXT -> v.objects[row];
+      case TEXT, BIG_DECIMAL -> v.objects[row];
     };
   }
 

@@ -1,11 +1,13 @@
 package org.spillway.adapter;
 
 import org.apache.calcite.avatica.util.TimeUnitRange;
+import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
@@ -39,6 +41,18 @@ final class SpillwayRexTranslator {
   /** Checks that an expression translates, without loading any table data. */
   static void check(RexNode rex, List<SpillwayField> inputs) throws SpillwayUnsupportedException {
     new SpillwayRexTranslator(inputs, false).expr(rex);
+  }
+
+  /**
+   * The type of an expression's translation (a decimal quotient is {@link ExprType#BIG_DECIMAL}, not the scale
+   * of its SQL type), without loading any table data; the field of its SQL type when it has no translation.
+   */
+  static SpillwayField fieldOf(RexNode rex, List<SpillwayField> inputs) {
+    try {
+      return SpillwayField.of(new SpillwayRexTranslator(inputs, false).expr(rex).type());
+    } catch (SpillwayUnsupportedException e) {
+      return SpillwayFields.ofType(rex.getType());
+    }
   }
 
   /** Translates an operand of a larger construct (used by {@link SpillwaySargs}). */
@@ -87,17 +101,23 @@ final class SpillwayRexTranslator {
         return arithmetic(call);
       case MINUS_PREFIX: {
         Expr x = expr(ops.get(0));
+        if (x.type().kind() == ExprType.Kind.BIG_DECIMAL) {
+          throw new SpillwayUnsupportedException("negation of a decimal quotient in " + call);
+        }
         return arith(Expr.ArithOp.MINUS, new Expr.Literal(0L, x.type()), x, x.type(), call);
       }
       case CAST:
-        return castTo(expr(ops.get(0)), resultType(call), call);
+        return cast(call);
       case CASE:
         return caseWhen(call);
       case EXTRACT:
         return extract(call);
       case LIKE:
-        return like(call);
+        return SpillwayTextTranslator.like(this, call);
       default:
+        if (call.getOperator() == SqlStdOperatorTable.SUBSTRING) {
+          return SpillwayTextTranslator.substring(this, call);
+        }
         throw new SpillwayUnsupportedException("function " + call.getOperator().getName() + " in " + call);
     }
   }
@@ -209,6 +229,11 @@ final class SpillwayRexTranslator {
     if (a.equals(b) && a.kind() != ExprType.Kind.TEXT && a.kind() != ExprType.Kind.STRING) {
       return a;
     }
+    boolean bigA = a.kind() == ExprType.Kind.BIG_DECIMAL;
+    boolean bigB = b.kind() == ExprType.Kind.BIG_DECIMAL;
+    if ((bigA || bigB) && Expr.BigDecimalArith.isBigDecimalOperand(a) && Expr.BigDecimalArith.isBigDecimalOperand(b)) {
+      return ExprType.BIG_DECIMAL;  // compared as SqlFunctions compares BigDecimals: compareTo
+    }
     if (a.isExactNumeric() && b.isExactNumeric()) {
       int scale = Math.max(a.scale(), b.scale());
       return scale == 0 ? ExprType.INT64 : ExprType.decimal(scale);
@@ -229,7 +254,31 @@ final class SpillwayRexTranslator {
       case TIMES -> Expr.ArithOp.TIMES;
       default -> Expr.ArithOp.DIVIDE;
     };
-    return arith(op, l, r, resultType(call), call);
+    ExprType type = resultType(call);
+    boolean quotient = op == Expr.ArithOp.DIVIDE && type.kind() == ExprType.Kind.DECIMAL;
+    if (quotient || l.type().kind() == ExprType.Kind.BIG_DECIMAL || r.type().kind() == ExprType.Kind.BIG_DECIMAL) {
+      // Calcite's generated code computes these on BigDecimals, not rounded to the scale of the SQL type
+      if (type.kind() != ExprType.Kind.DECIMAL || !Expr.BigDecimalArith.isBigDecimalOperand(l.type())
+          || !Expr.BigDecimalArith.isBigDecimalOperand(r.type())) {
+        throw new SpillwayUnsupportedException("arithmetic on " + l.type() + " and " + r.type() + " as " + type
+            + " in " + call);
+      }
+      return new Expr.BigDecimalArith(op, bigDecimalOperand(call.getOperands().get(0), l),
+          bigDecimalOperand(call.getOperands().get(1), r));
+    }
+    return arith(op, l, r, type, call);
+  }
+
+  /**
+   * A decimal literal operand of BigDecimal arithmetic keeps its own scale, as in Calcite's generated code
+   * ({@code new BigDecimal("7.0")}): the scale of an exact quotient follows the operands' scales.
+   */
+  private static Expr bigDecimalOperand(RexNode rex, Expr translated) {
+    if (rex instanceof RexLiteral literal && !literal.isNull()
+        && translated.type().kind() == ExprType.Kind.DECIMAL) {
+      return new Expr.Literal(literal.getValueAs(BigDecimal.class), ExprType.BIG_DECIMAL);
+    }
+    return translated;
   }
 
   private static Expr arith(Expr.ArithOp op, Expr l, Expr r, ExprType type, RexNode where)
@@ -257,11 +306,11 @@ final class SpillwayRexTranslator {
         }
         return new Expr.Arith(op, l, r, type);
       }
-      default -> throw new SpillwayUnsupportedException(
-          "decimal division (Calcite's rounding of quotients is not reproduced yet) in " + where);
+      default -> throw new IllegalStateException("a decimal quotient is a BigDecimalArith: " + where);
     }
   }
 
+  /** An operand aligned to the type its operation needs: widening only, never rounding. */
   static Expr castTo(Expr e, ExprType target, RexNode where) throws SpillwayUnsupportedException {
     if (e.type().equals(target)) {
       return e;
@@ -269,10 +318,46 @@ final class SpillwayRexTranslator {
     if (e instanceof Expr.Literal literal && literal.value() == null) {
       return new Expr.Literal(null, target);
     }
-    if (!Expr.Cast.isSupported(e.type(), target)) {
+    boolean rounds = target.kind() == ExprType.Kind.DECIMAL
+        && (e.type().scale() > target.scale() || e.type().kind() == ExprType.Kind.BIG_DECIMAL);
+    if (rounds || !Expr.Cast.isSupported(e.type(), target)) {
       throw new SpillwayUnsupportedException("cast of " + e.type() + " to " + target + " in " + where);
     }
     return new Expr.Cast(e, target);
+  }
+
+  /**
+   * An explicit CAST: to DECIMAL(p, s) it rounds toward zero and checks the precision p where the operand
+   * may have more digits (Calcite's Primitive.checkOverflow).
+   */
+  private Expr cast(RexCall call) throws SpillwayUnsupportedException {
+    RexNode operand = call.getOperands().get(0);
+    Expr e = expr(operand);
+    ExprType target = resultType(call);
+    if (target.kind() != ExprType.Kind.DECIMAL || e instanceof Expr.Literal literal && literal.value() == null) {
+      return castTo(e, target, call);
+    }
+    if (!Expr.Cast.isSupported(e.type(), target)) {
+      throw new SpillwayUnsupportedException("cast of " + e.type() + " to " + target + " in " + call);
+    }
+    int precision = call.getType().getPrecision();
+    boolean mayOverflow = e.type().kind() == ExprType.Kind.BIG_DECIMAL
+        || integerDigits(operand.getType()) + target.scale() > precision;
+    if (!mayOverflow && e.type().equals(target)) {
+      return e;
+    }
+    return new Expr.Cast(e, target, mayOverflow ? precision : 0);
+  }
+
+  /** The most digits before the point that values of an exact SQL type have. */
+  private static int integerDigits(RelDataType type) {
+    return switch (type.getSqlTypeName()) {
+      case TINYINT -> 3;
+      case SMALLINT -> 5;
+      case INTEGER -> 10;
+      case DECIMAL -> type.getPrecision() - type.getScale();
+      default -> 19;
+    };
   }
 
   private Expr caseWhen(RexCall call) throws SpillwayUnsupportedException {
@@ -282,9 +367,18 @@ final class SpillwayRexTranslator {
     List<Expr> values = new ArrayList<>();
     for (int i = 0; i + 1 < ops.size(); i += 2) {
       conditions.add(expr(ops.get(i)));
-      values.add(castTo(expr(ops.get(i + 1)), type, call));
+      values.add(expr(ops.get(i + 1)));
     }
-    return new Expr.Case(conditions, values, castTo(expr(ops.get(ops.size() - 1)), type, call));
+    Expr otherwise = expr(ops.get(ops.size() - 1));
+    // A branch that is a decimal quotient keeps its BigDecimal in Calcite's generated code: so do they all.
+    if (otherwise.type().kind() == ExprType.Kind.BIG_DECIMAL
+        || values.stream().anyMatch(v -> v.type().kind() == ExprType.Kind.BIG_DECIMAL)) {
+      type = ExprType.BIG_DECIMAL;
+    }
+    for (int i = 0; i < values.size(); i++) {
+      values.set(i, castTo(values.get(i), type, call));
+    }
+    return new Expr.Case(conditions, values, castTo(otherwise, type, call));
   }
 
   private Expr extract(RexCall call) throws SpillwayUnsupportedException {
@@ -296,19 +390,4 @@ final class SpillwayRexTranslator {
     return castTo(new Expr.ExtractYear(date), resultType(call), call);
   }
 
-  private Expr like(RexCall call) throws SpillwayUnsupportedException {
-    SpillwayField field = dictionaryColumn(call.getOperands().get(0));
-    String pattern = call.getOperands().size() == 2 ? textLiteral(call.getOperands().get(1)) : null;
-    if (field == null || pattern == null) {
-      throw new SpillwayUnsupportedException("LIKE needs a dictionary-encoded column and a literal pattern: " + call);
-    }
-    String prefix = pattern.endsWith("%") ? pattern.substring(0, pattern.length() - 1) : pattern;
-    if (prefix.contains("%") || prefix.contains("_")) {
-      throw new SpillwayUnsupportedException("LIKE '" + pattern + "' is not a prefix pattern");
-    }
-    Expr column = expr(call.getOperands().get(0));
-    return pattern.endsWith("%")
-        ? SpillwaySargs.textPrefix(column, prefix, dictionary(field))
-        : SpillwaySargs.textComparison(column, SqlKind.EQUALS, prefix, dictionary(field));
-  }
 }

@@ -9,14 +9,12 @@ import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
-import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexPermuteInputsShuttle;
-import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.apache.calcite.util.mapping.Mapping;
 import org.apache.calcite.util.mapping.MappingType;
@@ -70,12 +68,12 @@ public final class SpillwayRules {
       SpillwayAntiJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
-  private static List<SpillwayField> inputFields(RelNode rel) {
+  static List<SpillwayField> inputFields(RelNode rel) {
     return SpillwayFields.of(rel.getInput(0)).orElse(null);
   }
 
   /** The node's input, asked for in the Spillway convention. */
-  private static RelNode inputInSpillway(RelNode rel) {
+  static RelNode inputInSpillway(RelNode rel) {
     RelNode input = rel.getInput(0);
     return RelOptRule.convert(input, input.getTraitSet().replace(SpillwayRel.CONVENTION));
   }
@@ -125,34 +123,6 @@ public final class SpillwayRules {
       }
       return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
           inputInSpillway(project), project.getProjects(), project.getRowType());
-    }
-  }
-
-  /** Rule that turns a {@link LogicalAggregate} into a {@link SpillwayAggregate}. */
-  static final class SpillwayAggregateRule extends ConverterRule {
-    SpillwayAggregateRule(Config config) {
-      super(config);
-    }
-
-    @Override public RelNode convert(RelNode rel) {
-      LogicalAggregate aggregate = (LogicalAggregate) rel;
-      List<SpillwayField> input = inputFields(aggregate);
-      if (input == null) {
-        return null;
-      }
-      for (AggregateCall call : aggregate.getAggCallList()) {
-        if (SqlKind.AVG_AGG_FUNCTIONS.contains(call.getAggregation().getKind())) {
-          return null;  // Calcite reduces these to SUM and COUNT; the reduced aggregate is converted instead
-        }
-      }
-      try {
-        SpillwayAggregate.stage(aggregate, input);
-      } catch (SpillwayUnsupportedException e) {
-        SpillwayFallbacks.record(aggregate, e.getMessage());
-        return null;
-      }
-      return new SpillwayAggregate(aggregate.getCluster(), aggregate.getTraitSet().replace(SpillwayRel.CONVENTION),
-          inputInSpillway(aggregate), aggregate.getGroupSet(), aggregate.getGroupSets(), aggregate.getAggCallList());
     }
   }
 

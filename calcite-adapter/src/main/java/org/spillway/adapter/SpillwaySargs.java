@@ -16,6 +16,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Turns Calcite's search arguments (BETWEEN, IN, ranges) and comparisons with dictionary text into inclusive
@@ -30,6 +31,9 @@ final class SpillwaySargs {
     SpillwayField dictionaryField = translator.dictionaryColumn(operandRex);
     Expr operand = translator.translateOperand(operandRex);
     ExprType type = operand.type();
+    if (type.kind() == ExprType.Kind.TEXT) {
+      return textSearch(operand, sarg);
+    }
     if (!type.isLong() || type.kind() == ExprType.Kind.BOOLEAN
         || (type.kind() == ExprType.Kind.STRING && dictionaryField == null)) {
       throw new SpillwayUnsupportedException("SEARCH over " + type + " in " + operandRex);
@@ -51,6 +55,45 @@ final class SpillwaySargs {
     }
     Boolean nullAs = sarg.nullAs == RexUnknownAs.UNKNOWN ? null : sarg.nullAs == RexUnknownAs.TRUE;
     return inRanges(operand, ranges, nullAs);
+  }
+
+  /**
+   * SEARCH over plain text: the comparisons Calcite expands it into (String.equals and compareTo in its
+   * generated code), OR-ed over the ranges; a NULL operand gives what the Sarg says.
+   */
+  private static Expr textSearch(Expr operand, Sarg<?> sarg) throws SpillwayUnsupportedException {
+    List<Expr> ranges = new ArrayList<>();
+    for (Range<?> range : sarg.rangeSet.asRanges()) {
+      List<Expr> bounds = new ArrayList<>();
+      if (range.hasLowerBound() && range.hasUpperBound() && range.lowerEndpoint().equals(range.upperEndpoint())) {
+        bounds.add(new Expr.Compare(Expr.CompareOp.EQ, operand, textBound(range.lowerEndpoint())));
+      } else {
+        if (range.hasLowerBound()) {
+          bounds.add(new Expr.Compare(range.lowerBoundType() == BoundType.CLOSED ? Expr.CompareOp.GE
+              : Expr.CompareOp.GT, operand, textBound(range.lowerEndpoint())));
+        }
+        if (range.hasUpperBound()) {
+          bounds.add(new Expr.Compare(range.upperBoundType() == BoundType.CLOSED ? Expr.CompareOp.LE
+              : Expr.CompareOp.LT, operand, textBound(range.upperEndpoint())));
+        }
+      }
+      ranges.add(bounds.isEmpty() ? new Expr.IsNull(operand, true) : bounds.size() == 1 ? bounds.get(0)
+          : new Expr.Logical(true, bounds));
+    }
+    Expr any = ranges.size() == 1 ? ranges.get(0)
+        : new Expr.Logical(false, ranges.isEmpty() ? List.of(new Expr.Literal(0L, ExprType.BOOLEAN)) : ranges);
+    return switch (sarg.nullAs) {
+      case TRUE -> new Expr.Logical(false, List.of(new Expr.IsNull(operand, false), any));
+      case FALSE -> new Expr.Logical(true, List.of(new Expr.IsNull(operand, true), any));
+      default -> any;
+    };
+  }
+
+  private static Expr textBound(Object endpoint) throws SpillwayUnsupportedException {
+    if (!(endpoint instanceof NlsString text)) {
+      throw new SpillwayUnsupportedException("text range bound " + endpoint);
+    }
+    return new Expr.Literal(text.getValue(), ExprType.TEXT);
   }
 
   /** The smallest (lower) or largest (upper) long-lane value inside a range endpoint. */
@@ -121,6 +164,22 @@ final class SpillwaySargs {
       }
     }
     return inRanges(column, first < lo ? List.<long[]>of(new long[] {first, lo - 1}) : List.of(), null);
+  }
+
+  /** {@code column LIKE pattern} in general: the codes of the dictionary strings the pattern matches, as runs. */
+  static Expr textMatching(Expr column, Pattern regex, List<String> dictionary) {
+    List<long[]> ranges = new ArrayList<>();
+    for (int code = 0; code < dictionary.size(); code++) {
+      if (regex.matcher(dictionary.get(code)).matches()) {
+        long[] last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
+        if (last != null && last[1] == code - 1) {
+          last[1] = code;
+        } else {
+          ranges.add(new long[] {code, code});
+        }
+      }
+    }
+    return inRanges(column, ranges, null);
   }
 
   /** The first index whose string is at least (or, if {@code strictlyAbove}, above) the given one. */

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.linq4j.Enumerator;
@@ -98,6 +99,29 @@ class SpillwayJoinNodeTest {
     CancellationException e = assertThrows(CancellationException.class,
         () -> rows(join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA), new AtomicBoolean(true)));
     assertTrue(e.getMessage().contains("before join test join"), e.getMessage());
+  }
+
+  /** A nested-loop join above enumerates its inner input once per outer row: the subtree must run once. */
+  @Test void anExecutionRunsItsSubtreeOnceHoweverOftenItIsEnumerated() {
+    SpillwayNode join = join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA);
+    AtomicInteger runs = new AtomicInteger();
+    SpillwayNode counting = new SpillwayNode() {
+      @Override public List<ExprType> types() {
+        return join.types();
+      }
+
+      @Override public SpillwayColumns run(SpillwayRunContext context) {
+        runs.incrementAndGet();
+        return join.run(context);
+      }
+    };
+    List<SpillwayField> output = join.types().stream().map(SpillwayField::of).toList();
+    org.apache.calcite.linq4j.Enumerable<Object> rows = new SpillwayQueryPlan(counting, output)
+        .execute(context(new AtomicBoolean()), false);
+    for (int i = 0; i < 3; i++) {
+      assertEquals(4, rows.count(), "enumeration " + i);  // 2 x 1 rows of key 2, 1 x 2 of key 4
+    }
+    assertEquals(1, runs.get());
   }
 
   /** A data context that only holds the cancel flag. */

@@ -49,20 +49,57 @@ class SpillwayTpchPlanTest {
             + "variant=[morsel-scan], transfer=[none], linkBytes=[" + 28 * lineitemRows() + "])");
   }
 
-  @Test void q1AggregatesInSpillwayAndDividesInCalcite() throws SQLException {
+  @Test void q1RunsEntirelyInSpillwayAveragesIncluded() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(1))
         .planShape("EnumerableSort\n"
-            + "  EnumerableCalc\n"
-            + "    SpillwayToEnumerableConverter\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayProject\n"
             + "      SpillwayAggregate\n"
             + "        SpillwayProject\n"
             + "          SpillwayFilter\n"
             + "            SpillwayTableScan\n")
-        .explainContains("SpillwayToEnumerableConverter(fallback=[Project: decimal division")
+        .explainLacks("fallback=")
+        .explainContains("avg_qty=[CAST(/(CAST($2):DECIMAL(15, 2) NOT NULL, $6)):DECIMAL(15, 2) NOT NULL]")
         .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
             + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
             + "device=[cpu], variant=[hash], transfer=[none]");
+  }
+
+  @Test void q8AndQ14DivideInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(8))
+        .explainContains("  SpillwayToEnumerableConverter\n    SpillwayProject(o_year=[$0], mkt_share=[/($1, $2)]")
+        .explainLacks("EnumerableCalc")
+        .explainLacks("fallback=");
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(14))
+        .explainContains("SpillwayToEnumerableConverter\n  SpillwayProject(promo_revenue=[/(*(100.00:DECIMAL(5, 2), "
+            + "CASE(=($1, 0), null:DECIMAL(19, 4), $0)), CASE(=($1, 0), null:DECIMAL(19, 4), $2))]")
+        .explainLacks("fallback=");
+  }
+
+  /** Q16's COUNT(DISTINCT) is Calcite's two aggregates; its NOT IN reads a general LIKE over plain text. */
+  @Test void q16AggregatesInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(16))
+        .explainContains("PLAN=EnumerableSort(sort0=[$3], sort1=[$0], sort2=[$1], sort3=[$2], dir0=[DESC], "
+            + "dir1=[ASC], dir2=[ASC], dir3=[ASC])\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayAggregate(group=[{1, 2, 3}], supplier_cnt=[COUNT($0)], device=[cpu], variant=[hash]")
+        .explainContains("joinType=[anti]")
+        .explainContains("SpillwayFilter(condition=[LIKE($1, '%Customer%Complaints%')]")
+        .explainLacks("fallback=");
+  }
+
+  /** Calcite turns Q12's SUM(CASE WHEN ... THEN 1 ELSE 0 END) into COUNT(*) FILTER, which Spillway runs. */
+  @Test void q12CountsWithFiltersInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(12))
+        .planShape("EnumerableSort\n  SpillwayToEnumerableConverter\n    SpillwayProject\n      SpillwayAggregate\n"
+            + "        SpillwayProject\n          SpillwayJoin\n            SpillwayTableScan\n"
+            + "            SpillwayFilter\n              SpillwayTableScan\n")
+        .explainLacks("fallback=");
   }
 
   @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
@@ -129,7 +166,12 @@ class SpillwayTpchPlanTest {
           .explainContains("selectivity=[0.9")
           .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
               + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
-              + "device=[gpu], variant=[hash], transfer=[pinned copy]");
+              + "device=[gpu], variant=[hash], transfer=[pinned copy]")
+          // the averages' divisions run on the CPU over the aggregate's few rows, within the GPU pipeline
+          .explainContains("avg_disc=[CAST(/(CAST($7):DECIMAL(15, 2) NOT NULL, $6)):DECIMAL(15, 2) NOT NULL], "
+              + "count_order=[$6], device=[gpu]")
+          .explainLacks("device=[cpu]")
+          .explainLacks("cpuBecause");
     }
   }
 
@@ -170,8 +212,8 @@ class SpillwayTpchPlanTest {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(5))
         .planShape("EnumerableSort\n"
-            + "  EnumerableAggregate\n"
-            + "    SpillwayToEnumerableConverter\n"
+            + "  SpillwayToEnumerableConverter\n"
+            + "    SpillwayAggregate\n"
             + "      SpillwayProject\n"
             + "        SpillwayJoin\n"
             + "          SpillwayJoin\n"
@@ -189,19 +231,19 @@ class SpillwayTpchPlanTest {
         // c_custkey = o_custkey and c_nationkey = s_nationkey: two INTEGER keys packed into one long
         .explainContains("SpillwayJoin(condition=[AND(=($15, $8), =($14, $5))], joinType=[inner], device=[cpu], "
             + "algorithm=[cpu-nopa]")
-        // The GROUP BY n_name stays in Calcite: n_name is plain text
-        .explainContains("SpillwayToEnumerableConverter(fallback=[Aggregate: GROUP BY $0 of plain (not "
-            + "dictionary-encoded) text])");
+        // GROUP BY n_name, plain text, runs on the CPU backend
+        .explainContains("SpillwayAggregate(group=[{0}], revenue=[$SUM0($1)], device=[cpu], variant=[hash]")
+        .explainLacks("fallback=");
   }
 
   @Test void q10JoinsFourTablesAndGathersTextColumnsForTheOutputRowsOnly() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(10))
-        .planShape("EnumerableCalc\n"
-            + "  EnumerableLimit\n"
-            + "    EnumerableSort\n"
-            + "      EnumerableAggregate\n"
-            + "        SpillwayToEnumerableConverter\n"
+        .planShape("EnumerableLimit\n"
+            + "  EnumerableSort\n"
+            + "    SpillwayToEnumerableConverter\n"
+            + "      SpillwayProject\n"
+            + "        SpillwayAggregate\n"
             + "          SpillwayProject\n"
             + "            SpillwayJoin\n"
             + "              SpillwayJoin\n"
@@ -212,6 +254,8 @@ class SpillwayTpchPlanTest {
             + "              SpillwayJoin\n"
             + "                SpillwayTableScan\n"
             + "                SpillwayTableScan\n")
+        // GROUP BY of the customer's text columns runs on the CPU backend too
+        .explainLacks("fallback=")
         // customer's keys 1..150 are dense and unique: NOPA's array table
         .explainContains("SpillwayJoin(condition=[=($7, $5)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[perfect-hash], buildSide=[right]");

@@ -21,7 +21,7 @@ public record AggCall(Kind kind, int argument, ExprType resultType) {
   public void checkArgument(ExprType argumentType) {
     boolean ok = switch (kind) {
       case COUNT -> true;
-      case MIN, MAX -> argumentType.equals(resultType) && argumentType.kind() != ExprType.Kind.TEXT;
+      case MIN, MAX -> argumentType.equals(resultType) && !argumentType.isObject();
       // Floating sums depend on the order of addition, which parallel morsels change.
       case SUM, SUM0 -> argumentType.isExactNumeric() && resultType.isExactNumeric()
           && argumentType.scale() == resultType.scale();

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A column of a morsel in the CPU backend: one primitive array for the values (long lane, double lane or,
- * for TEXT, objects) and an optional null flag per row. Null rows of the long and double lanes hold 0, so
+ * A column of a morsel in the CPU backend: one primitive array for the values (long lane, double lane or, for
+ * TEXT and BIG_DECIMAL, objects) and an optional null flag per row. Null rows of the long and double lanes hold 0, so
  * that arithmetic over them can never overflow or divide by zero.
  */
 public final class ColumnVector {
@@ -38,9 +38,9 @@ public final class ColumnVector {
     return new ColumnVector(ExprType.FLOAT64, size, null, values, null, nulls);
   }
 
-  /** A TEXT column of strings (its arrays are taken over, not copied). */
+  /** A TEXT column of strings or a BIG_DECIMAL column (its arrays are taken over, not copied). */
   public static ColumnVector ofObjects(ExprType type, Object[] values, boolean[] nulls, int size) {
-    check(type.kind() == ExprType.Kind.TEXT, type);
+    check(type.isObject(), type);
     return new ColumnVector(type, size, null, null, values, nulls);
   }
 
@@ -58,7 +58,7 @@ public final class ColumnVector {
       }
       return ofDoubles(d, nulls, size);
     }
-    if (type.kind() == ExprType.Kind.TEXT) {
+    if (type.isObject()) {
       Object[] o = new Object[size];
       Arrays.fill(o, value);
       return ofObjects(type, o, nulls, size);
@@ -145,7 +145,7 @@ public final class ColumnVector {
     int n = (int) total;
     long[] l = type.isLong() ? new long[n] : null;
     double[] d = type.kind() == ExprType.Kind.FLOAT64 ? new double[n] : null;
-    Object[] o = type.kind() == ExprType.Kind.TEXT ? new Object[n] : null;
+    Object[] o = type.isObject() ? new Object[n] : null;
     boolean[] nulls = anyNull ? new boolean[n] : null;
     int at = 0;
     for (ColumnVector p : parts) {

@@ -212,7 +212,7 @@ public final class ColumnarPipeline {
   private static void checkStage(PipelineStage stage, List<ExprType> types) {
     if (stage instanceof PipelineStage.Aggregate a) {
       for (int key : a.groupKeys()) {
-        if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.TEXT) {
+        if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.BIG_DECIMAL) {
           throw new IllegalArgumentException("group key $" + key + " is not a groupable column of " + types);
         }
       }

@@ -2,6 +2,7 @@ package org.spillway.gpu.exec;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * A typed expression of an expression program, built once per query (from Calcite's RexNode by the adapter)
@@ -32,7 +33,8 @@ public sealed interface Expr {
   /** Comparison of two operands of the same lane (and, for decimals, the same scale). */
   record Compare(CompareOp op, Expr left, Expr right) implements Expr {
     public Compare {
-      if (left.type().isLong() != right.type().isLong() || left.type().scale() != right.type().scale()) {
+      if (left.type().isLong() != right.type().isLong() || left.type().scale() != right.type().scale()
+          || (left.type().isObject() || right.type().isObject()) && left.type().kind() != right.type().kind()) {
         throw new IllegalArgumentException("cannot compare " + left.type() + " with " + right.type());
       }
     }
@@ -121,7 +123,7 @@ public sealed interface Expr {
         ok = switch (op) {
           case PLUS, MINUS -> left.type().scale() == s && right.type().scale() == s;
           case TIMES -> left.type().scale() + right.type().scale() == s;
-          case DIVIDE -> false;  // rescaling rules of decimal division are not modelled
+          case DIVIDE -> false;  // a decimal quotient is a BigDecimalArith
         };
       }
       if (!ok) {
@@ -136,17 +138,57 @@ public sealed interface Expr {
   }
 
   /**
-   * CAST between numeric kinds: widening within the long lane, exact rescaling of a decimal to a larger
-   * scale (or of an integer to a decimal), and any exact kind to FLOAT64; range checks fail loudly.
+   * x op y as Calcite's generated code computes it on {@link java.math.BigDecimal}s when the SQL result is a
+   * DECIMAL that Spillway's scaled int64 cannot hold: a quotient ({@code x.divide(y, MathContext.DECIMAL64)}:
+   * 16 significant digits, half-even, whatever the scale of its SQL type), or exact +, - and * where an
+   * operand is such a value. Operands are exact numbers of either lane; the result is {@link ExprType#BIG_DECIMAL}.
+   * Division by zero fails as BigDecimal's does.
    */
-  record Cast(Expr operand, ExprType type) implements Expr {
+  record BigDecimalArith(ArithOp op, Expr left, Expr right) implements Expr {
+    public BigDecimalArith {
+      if (!isBigDecimalOperand(left.type()) || !isBigDecimalOperand(right.type())) {
+        throw new IllegalArgumentException("cannot compute " + op + " of " + left.type() + " and " + right.type()
+            + " as BIG_DECIMAL");
+      }
+    }
+
+    /** Whether values of the type convert exactly to a BigDecimal operand. */
+    public static boolean isBigDecimalOperand(ExprType type) {
+      return type.isExactNumeric() || type.kind() == ExprType.Kind.BIG_DECIMAL;
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BIG_DECIMAL;
+    }
+
+    @Override public String toString() {
+      return op + "(" + left + ", " + right + ")";
+    }
+  }
+
+  /**
+   * CAST between numeric kinds as Calcite's generated code does it: widening within the long lane; a decimal
+   * (or integer, or BIG_DECIMAL) to a decimal of any scale, rounding toward zero where the scale shrinks
+   * (RoundingMode.DOWN); any exact kind to FLOAT64 and to BIG_DECIMAL. A DECIMAL target with {@code precision}
+   * above 0 fails when the result has more digits, as Calcite's DECIMAL(p, s) check does; range checks fail
+   * loudly.
+   */
+  record Cast(Expr operand, ExprType type, int precision) implements Expr {
     public Cast {
       if (!isSupported(operand.type(), type)) {
         throw new IllegalArgumentException("cannot cast " + operand.type() + " to " + type);
       }
+      if (precision < 0 || precision > 0 && type.kind() != ExprType.Kind.DECIMAL) {
+        throw new IllegalArgumentException("precision " + precision + " is invalid for a cast to " + type);
+      }
     }
 
-    /** Whether a cast between the two types is exact and supported. */
+    /** A cast without a precision check. */
+    public Cast(Expr operand, ExprType type) {
+      this(operand, type, 0);
+    }
+
+    /** Whether a cast between the two types is supported. */
     public static boolean isSupported(ExprType from, ExprType to) {
       if (from.equals(to)) {
         return true;
@@ -154,10 +196,21 @@ public sealed interface Expr {
       boolean exactFrom = from.isExactNumeric();
       return switch (to.kind()) {
         case INT32, INT64 -> from.kind() == ExprType.Kind.INT32 || from.kind() == ExprType.Kind.INT64;
-        case DECIMAL -> exactFrom && from.scale() <= to.scale();
-        case FLOAT64 -> exactFrom;
+        case DECIMAL -> exactFrom || from.kind() == ExprType.Kind.BIG_DECIMAL;
+        case FLOAT64, BIG_DECIMAL -> exactFrom;
         default -> false;
       };
+    }
+
+    /** Whether the value is kept as it is: no rounding, no precision check, no change of lane. */
+    public boolean preservesValue() {
+      ExprType from = operand.type();
+      return precision == 0 && (from.equals(type)
+          || from.kind() == ExprType.Kind.INT32 && type.kind() == ExprType.Kind.INT64);
+    }
+
+    @Override public String toString() {
+      return "CAST(" + operand + " AS " + type + (precision > 0 ? " PRECISION " + precision : "") + ")";
     }
   }
 
@@ -179,6 +232,57 @@ public sealed interface Expr {
 
     @Override public ExprType type() {
       return otherwise.type();
+    }
+  }
+
+  /**
+   * {@code operand LIKE pattern} over plain text, matched as Calcite matches it ({@link SqlLikePatterns}); NULL
+   * text gives NULL. Dictionary-encoded text needs none: its matching codes become {@link InRanges}.
+   */
+  record Like(Expr operand, String pattern, String escape, Pattern regex) implements Expr {
+    public Like {
+      if (operand.type().kind() != ExprType.Kind.TEXT) {
+        throw new IllegalArgumentException("LIKE needs a TEXT operand, got " + operand.type());
+      }
+    }
+
+    /** The LIKE of a pattern and an escape character (null for none). */
+    public static Like of(Expr operand, String pattern, String escape) {
+      return new Like(operand, pattern, escape, SqlLikePatterns.compile(pattern, escape));
+    }
+
+    @Override public ExprType type() {
+      return ExprType.BOOLEAN;
+    }
+
+    @Override public String toString() {
+      return "LIKE(" + operand + ", '" + pattern + "'" + (escape == null ? "" : ", '" + escape + "'") + ")";
+    }
+  }
+
+  /**
+   * SUBSTRING(text FROM start FOR length) of plain text, 1-based, by UTF-16 units as Calcite's
+   * SqlFunctions.substring: positions outside the string give the empty string; NULL gives NULL.
+   */
+  record Substring(Expr operand, int start, int length) implements Expr {
+    public Substring {
+      if (operand.type().kind() != ExprType.Kind.TEXT || length < 0) {
+        throw new IllegalArgumentException("SUBSTRING needs a TEXT operand and a length of at least 0, got "
+            + operand.type() + " and " + length);
+      }
+    }
+
+    @Override public ExprType type() {
+      return ExprType.TEXT;
+    }
+
+    /** The substring of one value. */
+    public String of(String s) {
+      long end = (long) start + length;
+      if (start > s.length() || end < 1) {
+        return "";
+      }
+      return s.substring(Math.max(start - 1, 0), (int) Math.min(end - 1, s.length()));
     }
   }
 

@@ -151,6 +151,13 @@ final class GpuProgramBuilder {
 
   /** Emits code leaving the value of {@code e} in the returned register. */
   int compile(Expr e, List<Integer> current) {
+    if (e instanceof Expr.BigDecimalArith) {
+      throw new GpuProgram.Unsupported("decimal division " + e + " (Calcite's BigDecimal quotients are computed by"
+          + " the CPU backend)");
+    }
+    if (e instanceof Expr.Like) {
+      throw new GpuProgram.Unsupported(e + " over plain text (the GPU reads no strings)");
+    }
     if (!e.type().isLong()) {
       throw new GpuProgram.Unsupported(e.type() + " values (" + e + ")");
     }
@@ -224,6 +231,9 @@ final class GpuProgramBuilder {
   private int cast(Expr.Cast c, int operand) {
     ExprType from = c.operand().type();
     ExprType to = c.type();
+    if (c.precision() > 0 || to.scale() < from.scale()) {
+      throw new GpuProgram.Unsupported(c + " (the kernel neither rounds decimals nor checks their precision)");
+    }
     if (to.kind() == ExprType.Kind.DECIMAL && to.scale() > from.scale()) {
       int dst = fresh(deps(operand));
       emit(SCALE, dst, operand, constant(VectorArithmetic.powerOfTen(to.scale() - from.scale())), c);

@@ -6,12 +6,15 @@ import java.util.List;
 /**
  * The aggregation sink of the CPU backend: a {@link GroupTable} plus one accumulator array per call. Each
  * worker thread fills its own aggregator from its morsels; the partial aggregators are merged at the end.
+ * Plain-text keys are grouped by their numbers in a {@link TextGroupKeys}.
  */
 final class HashAggregator {
   private final List<ExprType> inputTypes;
   private final int[] keyColumns;
   private final List<AggCall> calls;
   private final GroupTable table;
+  /** Per key: the numbering of its strings when it is TEXT, else null. */
+  private final TextGroupKeys[] textKeys;
   private long[][] longAcc;
   private double[][] doubleAcc;
   /** Per call and group: whether a non-null value was seen (COUNT keeps its count in longAcc). */
@@ -24,6 +27,10 @@ final class HashAggregator {
     this.keyColumns = stage.groupKeys();
     this.calls = stage.calls();
     this.table = new GroupTable(keyColumns.length);
+    this.textKeys = new TextGroupKeys[keyColumns.length];
+    for (int k = 0; k < keyColumns.length; k++) {
+      textKeys[k] = inputTypes.get(keyColumns[k]).kind() == ExprType.Kind.TEXT ? new TextGroupKeys() : null;
+    }
     int c = calls.size();
     longAcc = new long[c][16];
     doubleAcc = new double[c][];
@@ -50,6 +57,7 @@ final class HashAggregator {
       ColumnVector[] keys = new ColumnVector[keyColumns.length];
       for (int k = 0; k < keys.length; k++) {
         keys[k] = morsel.column(keyColumns[k]);
+        keys[k] = textKeys[k] == null ? keys[k] : textKeys[k].ids(keys[k]);
       }
       table.findOrInsert(keys, n, groups);
       ensureCapacity(table.size());
@@ -156,6 +164,12 @@ final class HashAggregator {
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }
+      long nullFlags = word[keyColumns.length];
+      for (int k = 0; k < keyColumns.length; k++) {
+        if (textKeys[k] != null && (nullFlags & (1L << k)) == 0) {
+          word[k] = textKeys[k].id(other.textKeys[k].string(word[k]));
+        }
+      }
       int g = group(word);
       for (int c = 0; c < calls.size(); c++) {
         if (!other.seen[c][og] && calls.get(c).kind() != AggCall.Kind.COUNT) {
@@ -215,7 +229,9 @@ final class HashAggregator {
           nulls[g] = true;
         }
       }
-      if (type.isLong()) {
+      if (textKeys[k] != null) {
+        out[k] = textKeys[k].strings(words, nulls, n);
+      } else if (type.isLong()) {
         out[k] = ColumnVector.ofLongs(type, words, nulls, n);
       } else {
         double[] d = new double[n];

@@ -177,16 +177,10 @@ final class SelectionAggregate {
       Operand o = current.get(c.index());
       return o.right() < 0 ? o.left() : null;
     }
-    if (e instanceof Expr.Cast c && preservesValue(c)) {
+    if (e instanceof Expr.Cast c && c.preservesValue()) {
       return column(c.operand(), current);
     }
     return null;
-  }
-
-  private static boolean preservesValue(Expr.Cast c) {
-    ExprType from = c.operand().type();
-    ExprType to = c.type();
-    return from.equals(to) || from.kind() == ExprType.Kind.INT32 && to.kind() == ExprType.Kind.INT64;
   }
 
   /** A projected value: a column, or a checked product of two columns into an exact 64-bit type; else null. */

@@ -70,6 +70,9 @@ final class VectorArithmetic {
   static ColumnVector cast(Expr.Cast c, ColumnVector x, int n) {
     ExprType from = c.operand().type();
     ExprType to = c.type();
+    if (to.kind() == ExprType.Kind.DECIMAL || to.kind() == ExprType.Kind.BIG_DECIMAL) {
+      return VectorDecimals.cast(c, x, n);
+    }
     if (from.equals(to)) {
       return x;
     }
@@ -81,18 +84,6 @@ final class VectorArithmetic {
         out[i] = from.scale() == 0 ? (double) x.longs[i] : x.longs[i] / divisor;
       }
       return ColumnVector.ofDoubles(out, x.nulls, n);
-    }
-    if (to.kind() == ExprType.Kind.DECIMAL) {
-      long factor = POWERS_OF_TEN[to.scale() - from.scale()];
-      long[] out = new long[n];
-      try {
-        for (int i = 0; i < n; i++) {
-          out[i] = Math.multiplyExact(x.longs[i], factor);
-        }
-      } catch (ArithmeticException e) {
-        throw new ArithmeticException("overflow casting " + from + " to " + to + " in " + c);
-      }
-      return ColumnVector.ofLongs(to, out, x.nulls, n);
     }
     if (to.kind() == ExprType.Kind.INT32) {
       checkIntRange(x.longs, c);

@@ -27,10 +27,21 @@ public final class VectorEvaluator {
       return isNull(evaluate(x.operand(), input, n), x.negated(), n);
     } else if (expr instanceof Expr.Arith a) {
       return VectorArithmetic.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
+    } else if (expr instanceof Expr.BigDecimalArith a) {
+      return VectorDecimals.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
     } else if (expr instanceof Expr.Cast c) {
       return VectorArithmetic.cast(c, evaluate(c.operand(), input, n), n);
     } else if (expr instanceof Expr.Case c) {
       return caseWhen(c, input, n);
+    } else if (expr instanceof Expr.Like l) {
+      return like(l, evaluate(l.operand(), input, n), n);
+    } else if (expr instanceof Expr.Substring sub) {
+      ColumnVector text = evaluate(sub.operand(), input, n);
+      Object[] out = new Object[n];
+      for (int i = 0; i < n; i++) {
+        out[i] = text.isNull(i) ? null : sub.of((String) text.objects[i]);
+      }
+      return ColumnVector.ofObjects(ExprType.TEXT, out, text.nulls, n);
     } else if (expr instanceof Expr.ExtractYear y) {
       return VectorArithmetic.extractYear(evaluate(y.operand(), input, n), n);
     }
@@ -84,10 +95,11 @@ public final class VectorEvaluator {
         case GE -> { for (int i = 0; i < n; i++) out[i] = a[i] >= b[i] ? 1 : 0; }
       }
     } else if (l.objects != null) {
-      // Plain text: String.compareTo, as Calcite's generated code compares strings; NULL rows are masked below.
+      // Plain text: String.compareTo, as Calcite's generated code compares strings (BigDecimal.compareTo for
+      // BIG_DECIMAL, as SqlFunctions does); NULL rows are masked below.
       for (int i = 0; i < n; i++) {
         if (l.objects[i] != null && r.objects[i] != null) {
-          int cmp = ((String) l.objects[i]).compareTo((String) r.objects[i]);
+          int cmp = compareObjects(l.objects[i], r.objects[i]);
           boolean t = switch (c.op()) {
             case EQ -> cmp == 0;
             case NE -> cmp != 0;
@@ -119,6 +131,11 @@ public final class VectorEvaluator {
     boolean[] nulls = orNulls(l.nulls, r.nulls, n);
     clearNullRows(out, nulls, n);
     return ColumnVector.ofLongs(ExprType.BOOLEAN, out, nulls, n);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static int compareObjects(Object a, Object b) {
+    return ((Comparable<Object>) a).compareTo(b);
   }
 
   private static ColumnVector inRanges(Expr.InRanges r, ColumnVector operand, int n) {
@@ -223,6 +240,17 @@ public final class VectorEvaluator {
     return rows;
   }
 
+  private static ColumnVector like(Expr.Like l, ColumnVector text, int n) {
+    long[] out = new long[n];
+    java.util.regex.Matcher matcher = l.regex().matcher("");
+    for (int i = 0; i < n; i++) {
+      if (!text.isNull(i)) {
+        out[i] = matcher.reset((String) text.objects[i]).matches() ? 1 : 0;
+      }
+    }
+    return ColumnVector.ofLongs(ExprType.BOOLEAN, out, text.nulls == null ? null : text.nulls.clone(), n);
+  }
+
   private static ColumnVector not(ColumnVector x, int n) {
     long[] out = new long[n];
     for (int i = 0; i < n; i++) {
@@ -266,7 +294,7 @@ public final class VectorEvaluator {
     ExprType type = c.type();
     long[] longs = type.isLong() ? new long[n] : null;
     double[] doubles = type.kind() == ExprType.Kind.FLOAT64 ? new double[n] : null;
-    Object[] objects = type.kind() == ExprType.Kind.TEXT ? new Object[n] : null;
+    Object[] objects = type.isObject() ? new Object[n] : null;
     boolean[] nulls = null;
     int[] rows = new int[n];
     for (int b = 0; b <= branches; b++) {

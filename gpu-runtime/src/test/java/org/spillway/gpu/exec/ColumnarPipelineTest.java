@@ -319,7 +319,7 @@ class ColumnarPipelineTest {
       case FLOAT64 -> new Float8Vector("c" + column, allocator);
       case DATE -> new DateDayVector("c" + column, allocator);
       case BOOLEAN -> new BitVector("c" + column, allocator);
-      case TEXT -> throw new IllegalArgumentException("no TEXT in the random schema");
+      case TEXT, BIG_DECIMAL -> throw new IllegalArgumentException("no " + type + " in the random schema");
     };
     vectors.add(v);
     v.setInitialCapacity(n);

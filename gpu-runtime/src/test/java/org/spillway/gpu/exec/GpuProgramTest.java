@@ -43,6 +43,33 @@ class GpuProgramTest {
         .unsupportedReason().orElse("supported"), "two 32-bit keys pack into 64 bits");
   }
 
+  /** Decimal quotients, rounding casts and precision checks stay on the CPU backend, in pipelines of both kinds. */
+  @Test void refusesDecimalDivisionAndRoundingOrCheckedCasts() {
+    Expr price = new Expr.Column(1, ExprType.decimal(2));
+    Expr quotient = new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, price, new Expr.Column(0, ExprType.INT64));
+    Expr avg = new Expr.Cast(quotient, ExprType.decimal(2), 15);
+    Expr rounded = new Expr.Cast(price, ExprType.decimal(1));
+    Expr checked = new Expr.Cast(price, ExprType.decimal(2), 4);
+    AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.decimal(2));
+    for (Expr e : List.of(avg, rounded, checked)) {
+      String expected = e == avg ? "decimal division" : "neither rounds decimals nor checks their precision";
+      assertReason(expected, List.of(new PipelineStage.Project(List.of(e)),
+          new PipelineStage.Aggregate(new int[0], List.of(e == rounded ? new AggCall(AggCall.Kind.SUM, 0,
+              ExprType.decimal(1)) : sum))));
+      assertReason(expected, List.of(new PipelineStage.Project(List.of(e))));
+    }
+    assertReason("decimal division", List.of(new PipelineStage.Project(List.of(quotient))));
+  }
+
+  /** Plain text stays on the CPU backend: LIKE over it, SUBSTRING of it. */
+  @Test void refusesFunctionsOfPlainText() {
+    Expr text = new Expr.Column(5, ExprType.TEXT);
+    assertReason("over plain text", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a_b%", null)),
+        aggregate(new int[0])));
+    assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
+        new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+  }
+
   /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
   @Test void nullableKeysGetFlagBitsWhereTheyFit() {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);

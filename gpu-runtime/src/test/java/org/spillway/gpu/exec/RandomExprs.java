@@ -33,7 +33,7 @@ final class RandomExprs {
       case DATE -> 8000L + random.nextInt(3000);  // 1991 .. 1999
       case BOOLEAN -> (long) random.nextInt(2);
       case STRING -> (long) random.nextInt(DICTIONARY_SIZE);
-      case TEXT -> throw new IllegalArgumentException("no random TEXT");
+      case TEXT, BIG_DECIMAL -> throw new IllegalArgumentException("no random " + type);
     };
   }
 
