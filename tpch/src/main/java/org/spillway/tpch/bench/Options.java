@@ -19,7 +19,7 @@ record Options(double sf, String sfText, Path dataDir, List<Integer> queries, Li
   static Options parse(String[] argv) {
     BenchArgs args = BenchArgs.parse(argv, "TpchBenchmark");
     double sf = args.number("--sf", 1);
-    String sfText = (sf == Math.rint(sf) ? String.valueOf((long) sf) : String.valueOf(sf));
+    String sfText = sfText(sf);
     Path dir = args.path("--data-dir", Path.of(System.getProperty("java.io.tmpdir"), "spillway-tpch-q1q6-sf" + sfText));
     List<Integer> queries = args.list("--queries", "1,6").stream().map(Integer::parseInt).toList();
     for (int q : queries) {
@@ -80,5 +80,10 @@ record Options(double sf, String sfText, Path dataDir, List<Integer> queries, Li
       }
     }
     return configs;
+  }
+
+  /** A scale factor as file names and reports write it: 10, not 10.0; 0.01 as it is. */
+  static String sfText(double sf) {
+    return sf == Math.rint(sf) ? String.valueOf((long) sf) : String.valueOf(sf);
   }
 }
