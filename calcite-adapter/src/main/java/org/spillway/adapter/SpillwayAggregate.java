@@ -21,17 +21,38 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Aggregate in the Spillway convention: hash aggregation with a partial table per worker, merged at the
- * end; it ends the fused pipeline below it.
+ * end; it ends the fused pipeline below it. SUMs that {@link SpillwaySumWidth} cannot bound below 2^63 are wide:
+ * accumulated exactly in 128 bits, BIG_DECIMAL values from here on (EXPLAIN: {@code wideSums}).
  */
 public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
-  SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
-      List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls) {
+  /** Positions in the call list of the wide sums, decided once when the node is made. */
+  private final ImmutableBitSet wideSums;
+
+  private SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
+      List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls, ImmutableBitSet wideSums) {
     super(cluster, traits, List.of(), input, groupSet, groupSets, aggCalls);
+    this.wideSums = wideSums;
+  }
+
+  /** An aggregate over {@code input} whose wide sums the bound analysis picks. */
+  static SpillwayAggregate create(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
+      List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls) {
+    return new SpillwayAggregate(cluster, traits, input, groupSet, groupSets, aggCalls,
+        SpillwaySumWidth.analyze(input, aggCalls));
   }
 
   @Override public Aggregate copy(RelTraitSet traitSet, RelNode input, ImmutableBitSet groupSet,
       List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls) {
-    return new SpillwayAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls);
+    // the same calls over an equivalent input keep their decision (the final plan's inputs are other members of
+    // the sets the decision was made over); other calls are decided afresh
+    return aggCalls.equals(getAggCallList())
+        ? new SpillwayAggregate(getCluster(), traitSet, input, groupSet, groupSets, aggCalls, wideSums)
+        : create(getCluster(), traitSet, input, groupSet, groupSets, aggCalls);
+  }
+
+  /** Positions in the call list of the sums that may need more than 64 bits. */
+  ImmutableBitSet wideSums() {
+    return wideSums;
   }
 
   @Override public RelOptCost computeSelfCost(RelOptPlanner planner, RelMetadataQuery mq) {
@@ -40,7 +61,9 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
 
   @Override public RelWriter explainTerms(RelWriter pw) {
     String variant = groupSet.isEmpty() ? "global" : "hash";  // the same algorithm on both devices
-    return SpillwayExplain.describeOperator(super.explainTerms(pw), this, variant, variant);
+    RelWriter terms = super.explainTerms(pw)
+        .itemIf("wideSums", SpillwaySumWidth.label(getGroupCount(), wideSums), !wideSums.isEmpty());
+    return SpillwayExplain.describeOperator(terms, this, variant, variant);
   }
 
   @Override public void implement(Implementor implementor) {
@@ -62,12 +85,14 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
       SpillwayField field = input.get(key);
       if (!field.isSupported() || field.type().kind() == ExprType.Kind.BIG_DECIMAL) {
         throw new SpillwayUnsupportedException("GROUP BY $" + key + " of "
-            + (field.isSupported() ? "a decimal quotient" : field.unsupported()));
+            + (field.isSupported() ? "a BIG_DECIMAL value (a decimal quotient or a wide SUM)" : field.unsupported()));
       }
     }
     List<AggCall> calls = new ArrayList<>();
-    for (AggregateCall call : aggregate.getAggCallList()) {
-      calls.add(aggCall(call, input));
+    ImmutableBitSet wide = SpillwaySumWidth.wideSums(aggregate);
+    for (int c = 0; c < aggregate.getAggCallList().size(); c++) {
+      AggCall call = aggCall(aggregate.getAggCallList().get(c), input);
+      calls.add(wide.get(c) ? AggCall.wideSum(call.kind(), call.argument()) : call);
     }
     return new PipelineStage.Aggregate(aggregate.getGroupSet().toArray(), calls);
   }

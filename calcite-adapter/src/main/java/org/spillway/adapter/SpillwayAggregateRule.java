@@ -57,7 +57,7 @@ final class SpillwayAggregateRule extends ConverterRule {
         }
         below = new SpillwayProject(aggregate.getCluster(), traits, below, projects, rowType(aggregate, projects));
       }
-      Aggregate spillway = new SpillwayAggregate(aggregate.getCluster(), traits, below, aggregate.getGroupSet(),
+      Aggregate spillway = SpillwayAggregate.create(aggregate.getCluster(), traits, below, aggregate.getGroupSet(),
           aggregate.getGroupSets(), computed);
       SpillwayAggregate.stage(spillway, fields);
       return computed.size() == aggregate.getAggCallList().size() ? spillway

@@ -14,6 +14,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.ImmutableBitSet;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.StoredTable;
@@ -180,10 +181,13 @@ final class SpillwayFields {
   private static List<SpillwayField> ofAggregate(Aggregate aggregate, List<SpillwayField> input) {
     List<SpillwayField> out = new ArrayList<>();
     aggregate.getGroupSet().forEach(key -> out.add(input.get(key)));
-    for (AggregateCall call : aggregate.getAggCallList()) {
+    ImmutableBitSet wide = SpillwaySumWidth.wideSums(aggregate);
+    for (int c = 0; c < aggregate.getAggCallList().size(); c++) {
+      AggregateCall call = aggregate.getAggCallList().get(c);
       boolean keepsValues = (call.getAggregation().getKind() == SqlKind.MIN
           || call.getAggregation().getKind() == SqlKind.MAX) && call.getArgList().size() == 1;
-      out.add(keepsValues ? input.get(call.getArgList().get(0)) : ofType(call.getType()));
+      out.add(keepsValues ? input.get(call.getArgList().get(0))
+          : wide.get(c) ? SpillwayField.of(ExprType.BIG_DECIMAL) : ofType(call.getType()));
     }
     return out;
   }

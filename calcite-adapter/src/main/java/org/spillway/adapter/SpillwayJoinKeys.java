@@ -82,7 +82,8 @@ record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, boolean packed, RexNode
       }
       switch (f.type().kind()) {
         case TEXT -> throw new SpillwayUnsupportedException("join key " + k + " is plain text");
-        case BIG_DECIMAL -> throw new SpillwayUnsupportedException("join key " + k + " is a decimal quotient");
+        case BIG_DECIMAL -> throw new SpillwayUnsupportedException("join key " + k + " is a BIG_DECIMAL value (a "
+            + "decimal quotient or a wide SUM: the joins take 64-bit keys)");
         case STRING -> throw new SpillwayUnsupportedException("join key " + k + " is dictionary-encoded text "
             + "(each table has its own codes)");
         case FLOAT64 -> throw new SpillwayUnsupportedException("join key " + k + " is FLOAT64 (-0.0 and NaN do not "

@@ -101,8 +101,8 @@ final class SpillwayRexTranslator {
         return arithmetic(call);
       case MINUS_PREFIX: {
         Expr x = expr(ops.get(0));
-        if (x.type().kind() == ExprType.Kind.BIG_DECIMAL) {
-          throw new SpillwayUnsupportedException("negation of a decimal quotient in " + call);
+        if (x.type().kind() == ExprType.Kind.BIG_DECIMAL) {  // 0 - x: BigDecimal.negate's value and scale
+          return new Expr.BigDecimalArith(Expr.ArithOp.MINUS, new Expr.Literal(BigDecimal.ZERO, x.type()), x);
         }
         return arith(Expr.ArithOp.MINUS, new Expr.Literal(0L, x.type()), x, x.type(), call);
       }

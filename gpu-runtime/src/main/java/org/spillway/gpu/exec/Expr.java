@@ -169,9 +169,9 @@ public sealed interface Expr {
   /**
    * CAST between numeric kinds as Calcite's generated code does it: widening within the long lane; a decimal
    * (or integer, or BIG_DECIMAL) to a decimal of any scale, rounding toward zero where the scale shrinks
-   * (RoundingMode.DOWN); any exact kind to FLOAT64 and to BIG_DECIMAL. A DECIMAL target with {@code precision}
-   * above 0 fails when the result has more digits, as Calcite's DECIMAL(p, s) check does; range checks fail
-   * loudly.
+   * (RoundingMode.DOWN); any exact kind to FLOAT64 and to BIG_DECIMAL; BIG_DECIMAL to FLOAT64. A DECIMAL target
+   * with {@code precision} above 0 fails when the result has more digits, as Calcite's DECIMAL(p, s) check does;
+   * range checks fail loudly.
    */
   record Cast(Expr operand, ExprType type, int precision) implements Expr {
     public Cast {
@@ -197,7 +197,8 @@ public sealed interface Expr {
       return switch (to.kind()) {
         case INT32, INT64 -> from.kind() == ExprType.Kind.INT32 || from.kind() == ExprType.Kind.INT64;
         case DECIMAL -> exactFrom || from.kind() == ExprType.Kind.BIG_DECIMAL;
-        case FLOAT64, BIG_DECIMAL -> exactFrom;
+        case FLOAT64 -> exactFrom || from.kind() == ExprType.Kind.BIG_DECIMAL;
+        case BIG_DECIMAL -> exactFrom;
         default -> false;
       };
     }

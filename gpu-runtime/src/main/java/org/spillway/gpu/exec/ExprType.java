@@ -23,7 +23,8 @@ public record ExprType(Kind kind, int scale) {
   /**
    * An exact number whose scale varies from row to row, as a {@link java.math.BigDecimal}: what Calcite's
    * generated code computes for a decimal quotient (rounded to 16 digits, not to the scale of its SQL type)
-   * and for arithmetic on one. Computed on the CPU backend only.
+   * and for arithmetic on one; and the value of a wide SUM ({@link AggCall#isWideSum}), which may need more
+   * than 64 bits. Computed on the CPU backend only (a GPU aggregate hands its wide sums over as these).
    */
   public static final ExprType BIG_DECIMAL = new ExprType(Kind.BIG_DECIMAL, 0);
 

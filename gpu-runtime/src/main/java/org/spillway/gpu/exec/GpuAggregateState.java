@@ -2,6 +2,7 @@ package org.spillway.gpu.exec;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
+import java.math.BigDecimal;
 import java.util.List;
 import jcuda.Pointer;
 import org.spillway.gpu.cuda.CudaException;
@@ -14,7 +15,8 @@ import org.spillway.gpu.memory.DeviceBuffer;
  * Layout in 64-bit words (as columnar_pipeline.cu expects): error word, group count, then per slot a packed
  * key and a row count, then per call three words per slot: low and high word (a 128-bit sum for SUM, the
  * value for MIN and MAX) and the count of non-NULL arguments (kept only for calls whose argument may be
- * NULL; the others take the row count). A global aggregate has one slot; a grouped one {@code capacity}
+ * NULL; the others take the row count). A wide sum's two words become its exact BigDecimal, any other sum's
+ * must fit 64 bits. A global aggregate has one slot; a grouped one {@code capacity}
  * hashed slots plus one for the key that equals the empty marker. The buffer may be larger than the state
  * (it comes from {@link GpuScratch}).
  */
@@ -118,6 +120,9 @@ final class GpuAggregateState {
   private ColumnVector callResult(AggCall call, int c, boolean tracked, long[] words, int[] slotOf, int rows,
       List<ExprType> types) {
     long[] values = new long[rows];
+    // a wide sum's 128 bits become its exact value; any other sum must fit its 64 bits
+    Object[] wide = call.isWideSum() ? new Object[rows] : null;
+    int scale = call.argument() < 0 ? 0 : types.get(call.argument()).scale();
     boolean[] nulls = null;
     int lo = (int) (2 + (2 + 3L * c) * slots);
     for (int g = 0; g < rows; g++) {
@@ -132,17 +137,24 @@ final class GpuAggregateState {
         if (call.kind() != AggCall.Kind.SUM0) {
           nulls = nulls == null ? new boolean[rows] : nulls;
           nulls[g] = true;
+        } else if (wide != null) {
+          wide[g] = BigDecimal.valueOf(0, scale);
         }
         continue;
       }
       values[g] = words[lo + s];
+      long high = words[(int) (lo + slots + s)];
       boolean sum = call.kind() == AggCall.Kind.SUM || call.kind() == AggCall.Kind.SUM0;
-      if (sum && words[(int) (lo + slots + s)] != values[g] >> 63) {
+      if (wide != null) {
+        wide[g] = WideSums.ofTwosComplement(values[g], high, scale);
+      } else if (sum && high != values[g] >> 63) {
         throw HashAggregator.sumOverflow(call, types.get(call.argument()));
       }
+    }
+    if (wide != null) {
+      return ColumnVector.ofObjects(ExprType.BIG_DECIMAL, wide, nulls, rows);
     }
     HashAggregator.checkResultRange(call, values);
     return ColumnVector.ofLongs(call.resultType(), values, nulls, rows);
   }
-
 }

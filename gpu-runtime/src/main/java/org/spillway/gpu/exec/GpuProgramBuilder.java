@@ -152,8 +152,8 @@ final class GpuProgramBuilder {
   /** Emits code leaving the value of {@code e} in the returned register. */
   int compile(Expr e, List<Integer> current) {
     if (e instanceof Expr.BigDecimalArith) {
-      throw new GpuProgram.Unsupported("decimal division " + e + " (Calcite's BigDecimal quotients are computed by"
-          + " the CPU backend)");
+      throw new GpuProgram.Unsupported("BigDecimal arithmetic " + e + " (decimal quotients and wide sums are"
+          + " computed by the CPU backend)");
     }
     if (e instanceof Expr.Like) {
       throw new GpuProgram.Unsupported(e + " over plain text (the GPU reads no strings)");

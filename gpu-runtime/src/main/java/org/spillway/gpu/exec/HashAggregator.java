@@ -16,6 +16,8 @@ final class HashAggregator {
   /** Per key: the numbering of its strings when it is TEXT, else null. */
   private final TextGroupKeys[] textKeys;
   private long[][] longAcc;
+  /** Per wide sum (null for other calls): the wrap-arounds of its 64-bit partial sums in longAcc ({@link WideSums}). */
+  private long[][] wraps;
   private double[][] doubleAcc;
   /** Per call and group: whether a non-null value was seen (COUNT keeps its count in longAcc). */
   private boolean[][] seen;
@@ -34,9 +36,11 @@ final class HashAggregator {
     int c = calls.size();
     longAcc = new long[c][16];
     doubleAcc = new double[c][];
+    wraps = new long[c][];
     seen = new boolean[c][16];
     for (int i = 0; i < c; i++) {
       AggCall call = calls.get(i);
+      wraps[i] = call.isWideSum() ? new long[16] : null;
       if (call.argument() >= 0) {
         call.checkArgument(inputTypes.get(call.argument()));
         if (!inputTypes.get(call.argument()).isLong() && call.kind() != AggCall.Kind.COUNT) {
@@ -84,6 +88,10 @@ final class HashAggregator {
       // One loop per function, so that each stays a tight primitive loop.
       switch (kind) {
         case SUM, SUM0 -> {
+          if (wraps[c] != null) {
+            WideSums.add(acc, wraps[c], seenAcc, v, nulls, groups, n);
+            return;
+          }
           try {
             for (int i = 0; i < n; i++) {
               if (nulls == null || !nulls[i]) {
@@ -178,7 +186,14 @@ final class HashAggregator {
         long o = other.longAcc[c][og];
         switch (calls.get(c).kind()) {
           case COUNT -> longAcc[c][g] += o;
-          case SUM, SUM0 -> longAcc[c][g] = addExact(longAcc[c][g], o, c);
+          case SUM, SUM0 -> {
+            if (wraps[c] != null) {
+              longAcc[c][g] = WideSums.add(longAcc[c], wraps[c], g, o);
+              wraps[c][g] += other.wraps[c][og];
+            } else {
+              longAcc[c][g] = addExact(longAcc[c][g], o, c);
+            }
+          }
           case MIN, MAX -> {
             boolean min = calls.get(c).kind() == AggCall.Kind.MIN;
             if (doubleAcc[c] != null) {
@@ -208,6 +223,9 @@ final class HashAggregator {
     for (int c = 0; c < calls.size(); c++) {
       longAcc[c] = Arrays.copyOf(longAcc[c], capacity);
       seen[c] = Arrays.copyOf(seen[c], capacity);
+      if (wraps[c] != null) {
+        wraps[c] = Arrays.copyOf(wraps[c], capacity);
+      }
       if (doubleAcc[c] != null) {
         doubleAcc[c] = Arrays.copyOf(doubleAcc[c], capacity);
       }
@@ -259,6 +277,14 @@ final class HashAggregator {
     }
     if (doubleAcc[c] != null) {
       return ColumnVector.ofDoubles(Arrays.copyOf(doubleAcc[c], n), nulls, n);
+    }
+    if (wraps[c] != null) {
+      int scale = inputTypes.get(call.argument()).scale();
+      Object[] sums = new Object[n];
+      for (int g = 0; g < n; g++) {
+        sums[g] = nulls != null && nulls[g] ? null : WideSums.value(longAcc[c][g], wraps[c][g], scale);
+      }
+      return ColumnVector.ofObjects(ExprType.BIG_DECIMAL, sums, nulls, n);
     }
     long[] values = Arrays.copyOf(longAcc[c], n);
     checkResultRange(call, values);

@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import java.math.BigDecimal;
+
 /** Arithmetic, casts and date functions of {@link VectorEvaluator}: exact kinds fail on overflow. */
 final class VectorArithmetic {
   private static final long[] POWERS_OF_TEN = new long[19];
@@ -78,6 +80,12 @@ final class VectorArithmetic {
     }
     if (to.kind() == ExprType.Kind.FLOAT64) {
       double[] out = new double[n];
+      if (from.kind() == ExprType.Kind.BIG_DECIMAL) {  // BigDecimal.doubleValue(), as Calcite's generated code
+        for (int i = 0; i < n; i++) {
+          out[i] = x.isNull(i) ? 0 : ((BigDecimal) x.objects[i]).doubleValue();
+        }
+        return ColumnVector.ofDoubles(out, x.nulls, n);
+      }
       double divisor = POWERS_OF_TEN[from.scale()];
       for (int i = 0; i < n; i++) {
         // Division by an exact power of ten rounds once, like BigDecimal.doubleValue() for |unscaled| < 2^53.

@@ -52,13 +52,13 @@ class GpuProgramTest {
     Expr checked = new Expr.Cast(price, ExprType.decimal(2), 4);
     AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.decimal(2));
     for (Expr e : List.of(avg, rounded, checked)) {
-      String expected = e == avg ? "decimal division" : "neither rounds decimals nor checks their precision";
+      String expected = e == avg ? "BigDecimal arithmetic" : "neither rounds decimals nor checks their precision";
       assertReason(expected, List.of(new PipelineStage.Project(List.of(e)),
           new PipelineStage.Aggregate(new int[0], List.of(e == rounded ? new AggCall(AggCall.Kind.SUM, 0,
               ExprType.decimal(1)) : sum))));
       assertReason(expected, List.of(new PipelineStage.Project(List.of(e))));
     }
-    assertReason("decimal division", List.of(new PipelineStage.Project(List.of(quotient))));
+    assertReason("BigDecimal arithmetic", List.of(new PipelineStage.Project(List.of(quotient))));
   }
 
   /** Plain text stays on the CPU backend: LIKE over it, SUBSTRING of it. */

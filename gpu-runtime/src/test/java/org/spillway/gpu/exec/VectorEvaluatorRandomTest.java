@@ -91,7 +91,7 @@ class VectorEvaluatorRandomTest {
     assertThrows(IllegalArgumentException.class, () -> new Expr.Cast(date, ExprType.decimal(1)));
     assertThrows(IllegalArgumentException.class, () -> new Expr.Cast(decimal, ExprType.INT64, 5));
     assertThrows(IllegalArgumentException.class, () -> new Expr.Cast(
-        new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, decimal, decimal), ExprType.FLOAT64));
+        new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, decimal, decimal), ExprType.INT64));
     assertThrows(IllegalArgumentException.class, () -> new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, decimal, date));
     assertThrows(IllegalArgumentException.class, () -> new Expr.Compare(Expr.CompareOp.EQ,
         new Expr.Column(3, ExprType.TEXT), new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, decimal, decimal)));
