@@ -38,6 +38,7 @@ final class CalciteReference {
     Properties properties = new Properties();
     properties.setProperty("caseSensitive", "false");
     properties.setProperty("unquotedCasing", "UNCHANGED");
+    properties.setProperty("typeSystem", SpillwayTypeSystem.class.getName() + "#INSTANCE");  // Spillway's AVG types
     Connection connection = DriverManager.getConnection("jdbc:calcite:", properties);
     SchemaPlus schema = connection.unwrap(CalciteConnection.class).getRootSchema()
         .add("spillway", new org.apache.calcite.schema.impl.AbstractSchema());

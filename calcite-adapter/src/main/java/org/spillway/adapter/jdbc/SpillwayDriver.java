@@ -9,6 +9,7 @@ import org.spillway.adapter.SpillwayOptions;
 import org.spillway.adapter.SpillwayPrepare;
 import org.spillway.adapter.SpillwayPrograms;
 import org.spillway.adapter.SpillwaySchema;
+import org.spillway.adapter.SpillwayTypeSystem;
 import org.spillway.storage.Catalog;
 
 import java.nio.file.Path;
@@ -108,6 +109,7 @@ public class SpillwayDriver extends Driver {
     p.setProperty("quotedCasing", "UNCHANGED");
     p.setProperty("quoting", "DOUBLE_QUOTE");
     p.setProperty("timeZone", "UTC");
+    p.setProperty("typeSystem", SpillwayTypeSystem.class.getName() + "#INSTANCE");
     return p;
   }
 }

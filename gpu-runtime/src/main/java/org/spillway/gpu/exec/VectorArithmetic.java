@@ -54,7 +54,10 @@ final class VectorArithmetic {
         }
       }
     } catch (ArithmeticException e) {
-      throw new ArithmeticException(a.type() + " overflow or division by zero in " + a + ": " + e.getMessage());
+      // Math's *Exact methods fail only on overflow; once hot, the JIT may throw a preallocated ArithmeticException
+      // without a message (OmitStackTraceInFastThrow), so the message must not depend on it
+      String reason = e.getMessage() != null ? e.getMessage() : "long overflow";
+      throw new ArithmeticException(a.type() + " overflow or division by zero in " + a + ": " + reason);
     }
     if (a.type().kind() == ExprType.Kind.INT32) {
       checkIntRange(out, a);
