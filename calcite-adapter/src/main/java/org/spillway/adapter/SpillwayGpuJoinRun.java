@@ -1,6 +1,5 @@
 package org.spillway.adapter;
 
-import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.GpuRuntime;
@@ -11,6 +10,7 @@ import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.memory.HostCopy;
 import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.memory.PinnedHostAllocator;
 import org.spillway.gpu.transfer.ColumnType;
@@ -75,15 +75,11 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
   private HostJoinInput copy(String role, SpillwayJoinKeyColumn key) {
     long[] keys = key.keys();
     HostBuffer data = allocate(keys.length * 8L);
-    for (int r = 0; r < keys.length; r++) {
-      MemoryUtil.putLong(data.address() + r * 8L, keys[r]);
-    }
+    HostCopy.put(data.address(), keys, 0, keys.length);
     long validity = 0;
     if (key.validity() != null) {
       HostBuffer bits = allocate(key.validity().length * 8L);
-      for (int w = 0; w < key.validity().length; w++) {
-        MemoryUtil.putLong(bits.address() + w * 8L, key.validity()[w]);  // little-endian: Arrow's bit order
-      }
+      HostCopy.put(bits.address(), key.validity(), 0, key.validity().length);  // little-endian: Arrow's bit order
       validity = bits.address();
     }
     return new HostJoinInput(new HostColumn(role + " keys", ColumnType.INT64, data.address(), keys.length), null,

@@ -55,6 +55,7 @@ public final class GpuColumnarPipeline {
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
   private GpuColumnCache cache;
   private int streamWorkers = GpuBatchStreamer.WORKERS;
+  private int rowsStreamWorkers = GpuBatchStreamer.ROWS_WORKERS;
 
   /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
   public GpuColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
@@ -108,6 +109,7 @@ public final class GpuColumnarPipeline {
       throw new IllegalArgumentException("stream workers must be at least 1, got " + workers);
     }
     this.streamWorkers = workers;
+    this.rowsStreamWorkers = workers;
     return this;
   }
 
@@ -295,7 +297,7 @@ public final class GpuColumnarPipeline {
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
       GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
-          new GpuBatchStreamer(device, method, transferOptions, streamWorkers), cancelled);
+          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers), cancelled);
       lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(),
           System.nanoTime() - started, -1, outcome.returnedBytes());
       return outcome.result();

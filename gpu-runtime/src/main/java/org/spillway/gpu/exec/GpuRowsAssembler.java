@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.spillway.gpu.memory.HostCopy;
 
 /**
  * Turns the chunk outputs of the columnar_pipeline_rows kernel ({@link GpuRowsLayout}) into the result the
@@ -18,10 +19,13 @@ final class GpuRowsAssembler {
   /** Per batch: its finished morsels' rows, then the one being filled (or null). */
   private final List<List<ColumnBatch>> done = new ArrayList<>();
   private final MorselRows[] open;
+  /** Per batch: how many rows its last finished morsel kept, the next one's first guess of its size. */
+  private final int[] lastMorselRows;
 
   GpuRowsAssembler(GpuRowsLayout layout, int batches) {
     this.layout = layout;
     this.open = new MorselRows[batches];
+    this.lastMorselRows = new int[batches];
     for (int b = 0; b < batches; b++) {
       done.add(new ArrayList<>());
     }
@@ -64,8 +68,11 @@ final class GpuRowsAssembler {
         throw new IllegalStateException("chunks of batch " + batch + " added out of order");
       }
       done.get(batch).add(current.finish());
+      lastMorselRows[batch] = current.rows;
     }
-    open[batch] = new MorselRows(index);
+    // sized like the morsel before it (filters keep similar fractions of neighbouring morsels): few or no regrowths
+    int guess = Math.min(ColumnarPipeline.MORSEL_ROWS, Math.max(GpuRowsLayout.TILE_ROWS, lastMorselRows[batch] + 1024));
+    open[batch] = new MorselRows(index, guess);
     return open[batch];
   }
 
@@ -88,12 +95,12 @@ final class GpuRowsAssembler {
     final boolean[][] nulls;
     int rows;
 
-    MorselRows(long index) {
+    MorselRows(long index, int capacity) {
       this.index = index;
       this.values = new long[layout.columnCount()][];
       this.nulls = new boolean[layout.columnCount()][];
       for (int k = 0; k < values.length; k++) {
-        values[k] = new long[GpuRowsLayout.TILE_ROWS];
+        values[k] = new long[capacity];
       }
     }
 
@@ -107,7 +114,7 @@ final class GpuRowsAssembler {
         long[] v = values[k];
         long from = address + layout.valuesAt(k);
         switch (layout.width(k)) {
-          case 8 -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getLong(from + 8 * (first + i)); }
+          case 8 -> HostCopy.get(from + 8 * first, v, rows, count);
           case 4 -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getInt(from + 4 * (first + i)); }
           default -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getByte(from + first + i); }
         }
