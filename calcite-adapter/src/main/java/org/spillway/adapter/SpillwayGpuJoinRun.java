@@ -4,6 +4,7 @@ import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.exec.PinnedScratch;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinOutput;
@@ -12,7 +13,6 @@ import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.memory.HostBuffer;
 import org.spillway.gpu.memory.HostCopy;
 import org.spillway.gpu.memory.HostMemoryKind;
-import org.spillway.gpu.memory.PinnedHostAllocator;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 
@@ -23,21 +23,22 @@ import java.util.function.BooleanSupplier;
 /**
  * Runs a GPU equi-join of the {@link SpillwayGpuJoins#factory() factory} over keys in pinned host memory, which
  * GPU joins read directly: a bare scan's key column in place when it is one pinned Arrow buffer, else a copy
- * into buffers of the device's {@link PinnedHostAllocator}, released when the join returns or throws.
+ * into pooled pinned buffers ({@link PinnedScratch}: pinning fresh memory per join cost as much as the copy),
+ * given back when the join returns or throws.
  */
 final class SpillwayGpuJoinRun implements AutoCloseable {
-  private final PinnedHostAllocator pinned;
+  private final CudaDevice device;
   private final List<HostBuffer> buffers = new ArrayList<>();
 
-  private SpillwayGpuJoinRun(PinnedHostAllocator pinned) {
-    this.pinned = pinned;
+  private SpillwayGpuJoinRun(CudaDevice device) {
+    this.device = device;
   }
 
   /** Joins build and probe keys (row ids out) with the GPU algorithm the cost model chose. */
   static JoinResult join(SpillwayJoinAlgorithm algorithm, SpillwayGpuJoinFactory.Options options, Side build,
       Side probe, JoinType type, BooleanSupplier cancelled) {
     CudaDevice device = GpuRuntime.requireDevice();
-    try (SpillwayGpuJoinRun run = new SpillwayGpuJoinRun(device.pinnedAllocator());
+    try (SpillwayGpuJoinRun run = new SpillwayGpuJoinRun(device);
          GpuEquiJoin join = SpillwayGpuJoins.factory().create(algorithm, device, options)) {
       HostJoinInput b = run.input(device, "build", build);
       HostJoinInput p = run.input(device, "probe", probe);
@@ -87,13 +88,13 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
   }
 
   private HostBuffer allocate(long bytes) {
-    HostBuffer buffer = pinned.allocate(Math.max(8, bytes));
+    HostBuffer buffer = PinnedScratch.acquire(device, Math.max(8, bytes));
     buffers.add(buffer);
     return buffer;
   }
 
   @Override public void close() {
-    buffers.forEach(HostBuffer::close);
+    buffers.forEach(buffer -> PinnedScratch.release(device, buffer));
     buffers.clear();
   }
 }
