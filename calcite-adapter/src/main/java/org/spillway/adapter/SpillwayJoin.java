@@ -157,8 +157,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     orientations.sort(Comparator.comparingDouble(Estimate::buildRows));
     SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
     MachineProfile profile = MachineProfiles.current();
-    return SpillwayJoinChoice.choose(new SpillwayJoinCost(profile), orientations, table.device(),
-        table.joinAlgorithm(), SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile));
+    SpillwayJoinCost cost = new SpillwayJoinCost(profile);
+    // "calibrated" only where this machine was measured and the CPU join rates were too: a profile from before
+    // they were calibrated still charges the CPU joins the H100 host's constants.
+    return SpillwayJoinChoice.choose(cost, orientations, table.device(), table.joinAlgorithm(),
+        SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured());
   }
 
   private static double rows(RelMetadataQuery mq, RelNode rel) {

@@ -5,6 +5,7 @@ import org.spillway.gpu.join.CpuRadixJoin;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Predicts the time of each equi-join algorithm for one join from the machine profile and the estimated
@@ -14,7 +15,9 @@ import java.util.List;
  * sub-partition fits shared memory, 1-2x transfer volume by the cached share). Every time counts the join
  * proper and handing its row-id pairs back; scanning the sides and gathering the output are the same for all.
  *
- * <p>Constants that calibration does not measure yet are the documented measurements below, marked ASSUMPTION.
+ * <p>The CPU joins' rates come from the machine profile where calibration measured them; constants that
+ * calibration does not measure (and the CPU rates of an older profile) are the documented measurements below,
+ * marked ASSUMPTION.
  */
 final class SpillwayJoinCost {
   /**
@@ -29,7 +32,10 @@ final class SpillwayJoinCost {
    * threads; taken for linear probing too when its table fits {@link #CPU_CACHE_BYTES}.
    */
   static final double CPU_NOPA_CACHED_PER_THREAD = 0.317e9 / 16;
-  /** ASSUMPTION, same source: radix join, A dense 0.180 G/s and A sparse 0.098 G/s on 16 threads. */
+  /**
+   * ASSUMPTION, same source: radix join, A dense 0.180 G/s and A sparse 0.098 G/s on 16 threads. Calibration
+   * measures sparse keys only; dense keys are charged the measured rate times this dense/sparse ratio.
+   */
   static final double CPU_RADIX_DENSE_PER_THREAD = 0.180e9 / 16;
   static final double CPU_RADIX_SPARSE_PER_THREAD = 0.098e9 / 16;
   /** The radix join's defaults (CpuRadixJoin: 1 MiB L2, at most 10 bits per pass). */
@@ -61,6 +67,11 @@ final class SpillwayJoinCost {
   static final int KEY_BYTES = 8;
   /** Bytes per output row handed back to the host: a pair of 4-byte row ids. */
   static final int PAIR_BYTES = 8;
+
+  /** The workloads whose rates calibration measures (MachineProfile's keys). */
+  static final List<String> CPU_WORKLOADS = List.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH,
+      MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED,
+      MachineProfile.CPU_JOIN_RADIX);
 
   private final MachineProfile profile;
 
@@ -104,16 +115,35 @@ final class SpillwayJoinCost {
     double output = e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
     boolean dense = e.denseUniqueKeys();
     double probingTable = 2.0 * nextPowerOfTwo(e.buildRows()) * 16;
-    double nopaRate = dense ? CPU_NOPA_PERFECT_PER_THREAD
-        : probingTable <= CPU_CACHE_BYTES ? CPU_NOPA_CACHED_PER_THREAD : CPU_NOPA_PROBING_PER_THREAD;
-    double radixRate = dense ? CPU_RADIX_DENSE_PER_THREAD : CPU_RADIX_SPARSE_PER_THREAD;
+    double nopaRate = dense ? cpuRate(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, CPU_NOPA_PERFECT_PER_THREAD)
+        : probingTable <= CPU_CACHE_BYTES
+        ? cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, CPU_NOPA_CACHED_PER_THREAD)
+        : cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, CPU_NOPA_PROBING_PER_THREAD);
+    double radixRate = cpuRate(MachineProfile.CPU_JOIN_RADIX, CPU_RADIX_SPARSE_PER_THREAD)
+        * (dense ? CPU_RADIX_DENSE_PER_THREAD / CPU_RADIX_SPARSE_PER_THREAD : 1);
     int bits = CpuRadixJoin.radixBits((long) Math.ceil(e.buildRows()), CPU_RADIX_L2_BYTES);
     int bits1 = bits <= CPU_RADIX_SINGLE_PASS_BITS ? bits : (bits + 1) / 2;
     return List.of(
         new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, dense ? "perfect-hash" : "linear-probing", null, null, null,
-            "none", tuples / (nopaRate * threads) + output, e.buildLeft()),
+            "none", tuples / nopaRate + output, e.buildLeft()),
         new Candidate(SpillwayJoinAlgorithm.CPU_RADIX, null, null, new RadixBits(bits1, bits - bits1), null, "none",
-            tuples / (radixRate * threads) + output, e.buildLeft()));
+            tuples / radixRate + output, e.buildLeft()));
+  }
+
+  /**
+   * A CPU join's rate in tuples per second on all cores: measured by calibration where the profile has it,
+   * else the per-thread ASSUMPTION times the profile's cores.
+   */
+  private double cpuRate(String workload, double assumedPerThread) {
+    Map<String, Double> measured = profile.cpuJoinTuplesPerSecond();
+    Double rate = measured == null ? null : measured.get(workload);
+    return rate != null && rate > 0 ? rate : assumedPerThread * Math.max(1, profile.cpuCores());
+  }
+
+  /** Whether calibration measured every CPU join rate, so that no CPU join is charged an ASSUMPTION rate. */
+  boolean cpuRatesMeasured() {
+    Map<String, Double> measured = profile.cpuJoinTuplesPerSecond();
+    return measured != null && CPU_WORKLOADS.stream().allMatch(w -> measured.get(w) != null && measured.get(w) > 0);
   }
 
   /** The GPU candidates (NOPA with its best placement, Triton), or none when the profile has no GPU. */

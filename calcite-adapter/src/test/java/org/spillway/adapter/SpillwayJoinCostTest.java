@@ -154,6 +154,54 @@ class SpillwayJoinCostTest {
     assertFalse(c.calibrated());
   }
 
+  /** The CPU host with measured CPU join rates (tuples per second on all cores). */
+  private static MachineProfile cpuHostMeasured(double perfect, double probing, double cached, double radix) {
+    return new MachineProfile(MachineProfile.FORMAT_VERSION, "test", "test host", 16, 80, null, "no GPU", Map.of(),
+        Map.of(), null, List.of(), null, null, null, 16.0, Map.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, perfect,
+        MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, probing, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED,
+        cached, MachineProfile.CPU_JOIN_RADIX, radix));
+  }
+
+  @Test void measuredCpuJoinRatesReplaceTheAssumedOnes() {
+    Estimate sparse = estimate(1e7, 1e8, false);  // a 512 MiB linear-probing table: beyond the cache
+    SpillwayJoinCost slow = new SpillwayJoinCost(cpuHostMeasured(1e9, 2e8, 5e8, 1e8));
+    SpillwayJoinCost fast = new SpillwayJoinCost(cpuHostMeasured(1e9, 4e8, 5e8, 1e8));
+    // The output term (26 ns per row and thread) is the same for both; the join proper halves.
+    double output = sparse.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / 16;
+    double tuples = sparse.buildRows() + sparse.probeRows();
+    double slowJoin = slow.cpu(sparse).get(0).seconds() - output;
+    double fastJoin = fast.cpu(sparse).get(0).seconds() - output;
+    assertEquals(tuples / 2e8, slowJoin, 1e-9);
+    assertEquals(slowJoin / 2, fastJoin, 1e-9, "twice the measured rate, half the time");
+    assertEquals(tuples / 1e8, slow.cpu(sparse).get(1).seconds() - output, 1e-9, "radix: the measured rate");
+    // Dense keys take the perfect-hash rate, a small table the cached one.
+    Estimate dense = estimate(1e7, 1e8, true);
+    assertEquals(tuples / 1e9, slow.cpu(dense).get(0).seconds() - output, 1e-9);
+    Estimate small = estimate(1e4, 1e8, false);
+    assertEquals((1e4 + 1e8) / 5e8, slow.cpu(small).get(0).seconds()
+        - small.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / 16, 1e-9);
+    assertTrue(slow.cpuRatesMeasured());
+  }
+
+  @Test void withoutMeasuredCpuJoinRatesTheAssumptionsApply() {
+    SpillwayJoinCost assumed = new SpillwayJoinCost(CPU_HOST);
+    assertFalse(assumed.cpuRatesMeasured());
+    Estimate sparse = estimate(1e7, 1e8, false);
+    double output = sparse.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / 16;
+    double tuples = sparse.buildRows() + sparse.probeRows();
+    assertEquals(tuples / (SpillwayJoinCost.CPU_NOPA_PROBING_PER_THREAD * 16),
+        assumed.cpu(sparse).get(0).seconds() - output, 1e-9);
+    assertEquals(tuples / (SpillwayJoinCost.CPU_RADIX_SPARSE_PER_THREAD * 16),
+        assumed.cpu(sparse).get(1).seconds() - output, 1e-9);
+    // A profile that measured only some workloads uses the constants for the rest and is not fully measured.
+    MachineProfile partial = new MachineProfile(MachineProfile.FORMAT_VERSION, "test", "test host", 16, 80, null,
+        "no GPU", Map.of(), Map.of(), null, List.of(), null, null, null, 16.0,
+        Map.of(MachineProfile.CPU_JOIN_RADIX, 1e8));
+    SpillwayJoinCost someMeasured = new SpillwayJoinCost(partial);
+    assertFalse(someMeasured.cpuRatesMeasured());
+    assertEquals(assumed.cpu(sparse).get(0).seconds(), someMeasured.cpu(sparse).get(0).seconds(), 1e-12);
+  }
+
   @Test void timesReadInMillisecondsOrMicroseconds() {
     assertEquals("1.23 ms", SpillwayJoinChoice.time(0.00123));
     assertEquals("45.6 us", SpillwayJoinChoice.time(0.0000456));

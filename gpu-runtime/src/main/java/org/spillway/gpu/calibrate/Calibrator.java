@@ -35,7 +35,7 @@ import org.spillway.gpu.transfer.TransferSupport;
  * Measures this machine for the cost model (the {@code spillway calibrate} command): CPU scan
  * bandwidth, and with a GPU, every transfer method, raw pinned copy, reads over the link at 4-512 B
  * granularity (sequential and random), kernel writes to host memory, GPU memory bandwidth and the fixed cost
- * of a GPU pipeline run; and the CPU backend's rate on a Q6-shaped pipeline.
+ * of a GPU pipeline run; and the CPU backend's rate on a Q6-shaped pipeline and the CPU joins' rates.
  */
 public final class Calibrator {
   /** Access granularities of the link read probes, in bytes. */
@@ -56,14 +56,16 @@ public final class Calibrator {
   static MachineProfile cpuOnly(CalibrationOptions opts, PrintStream progress, String reason) {
     double cpu = cpuScan(opts, progress);
     double cpuPipeline = CpuPipelineProbe.gbPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
+    Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu,
-        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline);
+        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins);
   }
 
   private static MachineProfile withGpu(CudaDevice device, CalibrationOptions opts, PrintStream progress) {
     progress.println("calibrating " + device + " and " + cores() + " CPU cores");
     double cpu = cpuScan(opts, progress);
     double cpuPipeline = CpuPipelineProbe.gbPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
+    Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     Map<String, Double> methods = new LinkedHashMap<>();
     Map<String, String> unsupported = new LinkedHashMap<>();
     double[] raw = {Double.NaN};
@@ -90,7 +92,8 @@ public final class Calibrator {
     var gpu = new MachineProfile.GpuInfo(device.name(), device.totalMemory(), device.allocator().budget(),
         device.multiprocessors(), device.pageableMemoryAccess());
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu, gpu,
-        null, methods, unsupported, raw[0], reads, write[0], gpuMemory[0], pipelineRun, cpuPipeline);
+        null, methods, unsupported, raw[0], reads, write[0], gpuMemory[0], pipelineRun, cpuPipeline,
+        cpuJoins);
   }
 
   /** Streams one column of {@code kind} memory with each method of the group; the pinned group also times raw copy. */

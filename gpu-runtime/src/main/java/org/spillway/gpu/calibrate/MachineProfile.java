@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
  * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
- * bandwidth, the fixed cost of one GPU pipeline run, and the CPU backend's rate on a Q6-shaped pipeline.
+ * bandwidth, the fixed cost of one GPU pipeline run, the CPU backend's rate on a Q6-shaped pipeline, and the
+ * CPU joins' rates in tuples (|R| + |S|) per second on all cores, aggregated output, by workload (the keys below).
  * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
  * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
  * which read as null (the cost model assumes them).
@@ -32,9 +33,29 @@ public record MachineProfile(
     Double hostWriteGbPerSecond,
     Double gpuMemoryReadGbPerSecond,
     Double gpuPipelineRunMillis,
-    Double cpuPipelineGbPerSecond) {
+    Double cpuPipelineGbPerSecond,
+    Map<String, Double> cpuJoinTuplesPerSecond) {
 
   public static final int FORMAT_VERSION = 1;
+  /** CPU NOPA join with its perfect-hash array (dense unique build keys). */
+  public static final String CPU_JOIN_NOPA_PERFECT_HASH = "nopa-perfect-hash";
+  /** CPU NOPA join with a linear-probing table beyond the last-level cache (sparse keys). */
+  public static final String CPU_JOIN_NOPA_LINEAR_PROBING = "nopa-linear-probing";
+  /** CPU NOPA join with a linear-probing table within the last-level cache. */
+  public static final String CPU_JOIN_NOPA_LINEAR_PROBING_CACHED = "nopa-linear-probing-cached";
+  /** CPU radix join (sparse keys, a large build side). */
+  public static final String CPU_JOIN_RADIX = "radix";
+
+  /** A profile without the CPU join rates (the cost model assumes them). */
+  public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
+      GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
+      Map<String, String> unsupportedTransfers, Double rawPinnedCopyGbPerSecond, List<LinkAccess> linkReads,
+      Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond, Double gpuPipelineRunMillis,
+      Double cpuPipelineGbPerSecond) {
+    this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
+        unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, null);
+  }
 
   /** A profile without the numbers added after format 1 (they read as unknown). */
   public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
@@ -43,7 +64,7 @@ public record MachineProfile(
       Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond) {
     this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
         unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
-        null, null);
+        null, null, null);
   }
 
   private static final ObjectMapper JSON = new ObjectMapper()

@@ -26,6 +26,8 @@ class MachineProfileTest {
     assertTrue(p.cpuScanGbPerSecond() > 0, "CPU scan " + p.cpuScanGbPerSecond());
     assertTrue(log.toString().contains("CPU scan"), log.toString());
     assertTrue(p.cpuPipelineGbPerSecond() > 0, "CPU pipeline " + p.cpuPipelineGbPerSecond());
+    assertEquals(4, p.cpuJoinTuplesPerSecond().size(), p.cpuJoinTuplesPerSecond().toString());
+    assertTrue(log.toString().contains("CPU join nopa-linear-probing "), log.toString());
     Path file = dir.resolve("nested/profile.json");
     p.write(file);
     assertEquals(p, MachineProfile.read(file));
@@ -43,18 +45,23 @@ class MachineProfileTest {
   }
 
   @Test
-  void aFormatOneFileWithoutThePipelineNumbersReadsThemAsUnknown(@TempDir Path dir) throws IOException {
+  void aFormatOneFileWithoutThePipelineAndJoinNumbersReadsThemAsUnknown(@TempDir Path dir) throws IOException {
     MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-22T00:00:00Z", "h", 16, 70.5,
-        null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, 2.5, 7.5);
+        null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, 2.5, 7.5,
+        Map.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, 1.2e9, MachineProfile.CPU_JOIN_RADIX, 2.5e8));
     Path file = dir.resolve("p.json");
     p.write(file);
     assertEquals(p, MachineProfile.read(file));
+    assertEquals(2.5e8, MachineProfile.read(file).cpuJoinTuplesPerSecond().get("radix"));
     String older = Files.readString(file).replaceAll(",\\s*\"gpuPipelineRunMillis\" : 2.5", "")
-        .replaceAll(",\\s*\"cpuPipelineGbPerSecond\" : 7.5", "");
-    assertTrue(!older.contains("gpuPipelineRunMillis") && !older.contains("cpuPipeline"), older);
+        .replaceAll(",\\s*\"cpuPipelineGbPerSecond\" : 7.5", "")
+        .replaceAll(",\\s*\"cpuJoinTuplesPerSecond\" : \\{[^}]*}", "");
+    assertTrue(!older.contains("gpuPipelineRunMillis") && !older.contains("cpuPipeline") && !older.contains("cpuJoin"),
+        older);
     Files.writeString(file, older);
     assertEquals(null, MachineProfile.read(file).gpuPipelineRunMillis());
     assertEquals(null, MachineProfile.read(file).cpuPipelineGbPerSecond());
+    assertEquals(null, MachineProfile.read(file).cpuJoinTuplesPerSecond());
     assertEquals(70.5, MachineProfile.read(file).cpuScanGbPerSecond());
   }
 

@@ -1,0 +1,149 @@
+package org.spillway.gpu.calibrate;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.spillway.gpu.bench.MethodTimer;
+import org.spillway.gpu.join.CpuNopaHashJoin;
+import org.spillway.gpu.join.CpuRadixJoin;
+import org.spillway.gpu.join.EquiJoin;
+import org.spillway.gpu.join.JoinInput;
+import org.spillway.gpu.join.JoinOutput;
+import org.spillway.gpu.join.JoinResult;
+import org.spillway.gpu.join.JoinType;
+
+/**
+ * Measures the CPU joins' rates on this machine with all cores, in tuples (|R| + |S|) per second of a whole join
+ * (build and probe) with aggregated output: the rates the join cost model charges the CPU NOPA and radix joins.
+ * Constants measured once on an H100 host predicted the H200 host's NOPA join 1.9x too slow, so the CPU side of
+ * the join choice needs this machine's numbers as much as the GPU side does. Build keys are unique and every
+ * probe key is drawn from them (exactly one match), so the row count and the probe payload sum are known and
+ * a broken join cannot calibrate.
+ */
+final class CpuJoinProbe {
+  /** Probe rows per build row of the large workloads (Pump Up the Volume's workload A has 16, TPC-H Q3 22). */
+  static final int PROBE_PER_BUILD = 8;
+  /** Build rows of the cached workload: a 256 KiB table, within any last-level cache (Pump's workload B). */
+  static final int CACHED_BUILD_ROWS = 1 << 13;
+  /** Probe rows at most, so that the full calibration stays within seconds (2^26: 1 GiB of keys and payloads). */
+  static final int MAX_PROBE_ROWS = 1 << 26;
+  /** Bytes per probe row: an 8-byte key and an 8-byte payload. */
+  static final int PROBE_ROW_BYTES = 16;
+  /**
+   * Untimed runs first: the JIT compiles the build and probe loops during the first run (on-stack replacement
+   * of one morsel loop per thread), so the first run is the interpreter's and the second still partly so.
+   */
+  private static final int WARMUP_RUNS = 2;
+  /** An odd multiplier: a bijection on 64-bit keys that spreads 0..R-1 over the whole range (sparse keys). */
+  private static final long SPARSE = 0xBF58476D1CE4E5B9L;
+
+  private CpuJoinProbe() {}
+
+  /**
+   * Median rates of {@code reps} runs per workload with a probe side of about {@code bytes} of keys and
+   * payloads (capped at {@link #MAX_PROBE_ROWS} rows) and a build side 1/{@link #PROBE_PER_BUILD} of it; from
+   * 128 MiB up the linear-probing table (2 x next power of two of |R| x 16 B) exceeds a 32 MiB last-level cache.
+   */
+  static Map<String, Double> tuplesPerSecond(long bytes, int reps, PrintStream progress) {
+    int probeRows = (int) Math.min(MAX_PROBE_ROWS, Math.max(PROBE_PER_BUILD * CACHED_BUILD_ROWS,
+        bytes / PROBE_ROW_BYTES));
+    return tuplesPerSecond(probeRows / PROBE_PER_BUILD, probeRows, reps, progress);
+  }
+
+  /** Median rates of {@code reps} runs per workload: R = {@code buildRows}, S = {@code probeRows}. */
+  static Map<String, Double> tuplesPerSecond(int buildRows, int probeRows, int reps, PrintStream progress) {
+    int threads = Runtime.getRuntime().availableProcessors();
+    Map<String, Double> rates = new LinkedHashMap<>();
+    SplittableRandom random = new SplittableRandom(8);
+    long[] payloads = random.longs(probeRows, 0, Integer.MAX_VALUE).toArray();
+    long[] buildPayloads = random.longs(buildRows, 0, Integer.MAX_VALUE).toArray();
+    long payloadSum = 0;
+    for (long p : payloads) {
+      payloadSum += p;
+    }
+    try (EquiJoin nopa = new CpuNopaHashJoin(threads); EquiJoin radix = new CpuRadixJoin(threads)) {
+      long[] buildKeys = shuffledRange(buildRows, random);
+      long[] probeKeys = drawFrom(buildKeys, new long[probeRows], random);
+      JoinInput probe = JoinInput.of(probeKeys, payloads);
+      time(rates, MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, nopa, JoinInput.of(buildKeys, buildPayloads), probe,
+          payloadSum, reps, threads, progress);
+      sparse(buildKeys);
+      sparse(probeKeys);
+      JoinInput build = JoinInput.of(buildKeys, buildPayloads);
+      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, nopa, build, probe, payloadSum, reps, threads,
+          progress);
+      time(rates, MachineProfile.CPU_JOIN_RADIX, radix, build, probe, payloadSum, reps, threads, progress);
+      long[] cachedKeys = shuffledRange(Math.min(buildRows, CACHED_BUILD_ROWS), random);
+      sparse(cachedKeys);
+      long[] cachedPayloads = Arrays.copyOf(buildPayloads, cachedKeys.length);
+      // The large workloads are done: their probe keys are redrawn in place, which halves the memory needed.
+      JoinInput cachedProbe = JoinInput.of(drawFrom(cachedKeys, probeKeys, random), payloads);
+      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, nopa, JoinInput.of(cachedKeys, cachedPayloads),
+          cachedProbe, payloadSum, reps, threads, progress);
+    }
+    return rates;
+  }
+
+  /** Times {@code join} after {@link #WARMUP_RUNS} untimed runs, checking every run; puts the median rate. */
+  private static void time(Map<String, Double> rates, String workload, EquiJoin join, JoinInput build,
+      JoinInput probe, long probePayloadSum, int reps, int threads, PrintStream progress) {
+    double tuples = (double) build.rows() + probe.rows();
+    double[] perSecond = new double[reps];
+    String algorithm = "";
+    for (int r = -WARMUP_RUNS; r < reps; r++) {
+      long t0 = System.nanoTime();
+      JoinResult result = join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED);
+      long nanos = System.nanoTime() - t0;
+      check(workload, result, probe.rows(), probePayloadSum);
+      algorithm = result.algorithm();
+      if (r >= 0) {
+        perSecond[r] = tuples * 1e9 / nanos;
+      }
+    }
+    double median = MethodTimer.median(perSecond);
+    rates.put(workload, median);
+    progress.printf("  CPU join %-26s %-24s (%d threads, %d x %d): %7.3f G tuples/s%n", workload, algorithm,
+        threads, build.rows(), probe.rows(), median / 1e9);
+  }
+
+  /** Every probe row matches exactly once: the join must count them all and sum their payloads. */
+  static void check(String workload, JoinResult result, long probeRows, long probePayloadSum) {
+    if (result.rowCount() != probeRows || result.probePayloadSum() != probePayloadSum) {
+      throw new IllegalStateException("CPU join probe " + workload + " (" + result.algorithm() + "): "
+          + result.rowCount() + " rows and probe payload sum " + result.probePayloadSum() + ", expected "
+          + probeRows + " and " + probePayloadSum);
+    }
+  }
+
+  /** 0..n-1 in random order (Fisher-Yates): unique, dense keys. */
+  private static long[] shuffledRange(int n, SplittableRandom random) {
+    long[] keys = new long[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = i;
+    }
+    for (int i = n - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      long t = keys[i];
+      keys[i] = keys[j];
+      keys[j] = t;
+    }
+    return keys;
+  }
+
+  /** Fills {@code out} with keys drawn uniformly from {@code keys}, so each has exactly one match there. */
+  private static long[] drawFrom(long[] keys, long[] out, SplittableRandom random) {
+    for (int i = 0; i < out.length; i++) {
+      out[i] = keys[random.nextInt(keys.length)];
+    }
+    return out;
+  }
+
+  /** Spreads the keys over the 64-bit range in place; unique keys stay unique and matches stay matches. */
+  private static void sparse(long[] keys) {
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] *= SPARSE;
+    }
+  }
+}
