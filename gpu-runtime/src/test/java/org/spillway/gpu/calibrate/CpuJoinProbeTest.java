@@ -22,7 +22,8 @@ class CpuJoinProbeTest {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     Map<String, Double> rates = CpuJoinProbe.tuplesPerSecond(1 << 12, 1 << 15, 2, new PrintStream(log, true));
     assertEquals(List.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING,
-        MachineProfile.CPU_JOIN_RADIX, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED), List.copyOf(rates.keySet()));
+        MachineProfile.CPU_JOIN_RADIX, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED),
+        List.copyOf(rates.keySet()));
     rates.forEach((workload, rate) -> assertTrue(rate > 0 && Double.isFinite(rate), workload + ": " + rate));
     // The dense keys must have taken NOPA's array table and the sparse ones its linear-probing table.
     assertTrue(log.toString().contains("nopa/perfect-hash"), log.toString());
