@@ -88,12 +88,16 @@ final class SpillwayJoinNode implements SpillwayNode {
       usage.record(true);
       return result;
     }
+    long start = System.nanoTime();
     SpillwayJoinKeyColumn buildKey = SpillwayJoinKeyColumn.of(build.columns(), build.keyColumns(), build.packed());
     SpillwayJoinKeyColumn probeKey = SpillwayJoinKeyColumn.of(probe.columns(), probe.keyColumns(), probe.packed());
+    long gathered = System.nanoTime();
     try (EquiJoin join = choice.algorithm() == SpillwayJoinAlgorithm.CPU_RADIX
         ? new CpuRadixJoin(context.threads()) : new CpuNopaHashJoin(context.threads())) {
       JoinResult result = join.join(buildKey.input(), probeKey.input(), type, JoinOutput.MATERIALIZED);
       usage.record(false);
+      SpillwayRunContext.trace("  cpu join phases: keys gathered %.1f ms, join %.1f ms", (gathered - start) / 1e6,
+          (System.nanoTime() - gathered) / 1e6);
       return result;
     }
   }

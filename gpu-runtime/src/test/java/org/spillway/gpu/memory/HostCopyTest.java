@@ -26,4 +26,17 @@ class HostCopyTest {
       assertArrayEquals(expected, back);
     }
   }
+
+  /** Past one 8 MiB chunk the copy runs in chunks on all cores: every chunk must land at its place. */
+  @Test void largeCopiesRoundTripThroughNativeMemory() {
+    long[] values = new Random().longs(3 * (1 << 20) + 777).toArray();
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(8L * values.length)) {
+      HostCopy.put(buf.memoryAddress(), values, 0, values.length);
+      assertEquals(values[values.length - 1], buf.getLong(8L * (values.length - 1)));
+      assertEquals(values[1 << 20], buf.getLong(8L * (1 << 20)));
+      long[] back = new long[values.length];
+      HostCopy.get(buf.memoryAddress(), back, 0, values.length);
+      assertArrayEquals(values, back);
+    }
+  }
 }
