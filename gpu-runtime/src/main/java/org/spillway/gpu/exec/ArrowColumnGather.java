@@ -1,8 +1,9 @@
 package org.spillway.gpu.exec;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BitVector;
@@ -17,6 +18,8 @@ import org.apache.arrow.vector.VarCharVector;
 public final class ArrowColumnGather {
   /** Row ids per entry of the block index: batch lookup is one array read and rarely a step or two. */
   private static final int BLOCK_SHIFT = 10;
+  /** Row ids per task of a gather of at least {@link ColumnVector#PARALLEL_ROWS}, which runs on all cores. */
+  private static final int GATHER_CHUNK = 1 << 16;
 
   private final List<FieldVector> batches;
   private final ExprType type;
@@ -74,6 +77,19 @@ public final class ArrowColumnGather {
 
   /** The values at {@code ids[0 .. count-1]} in that order; id -1 gives NULL. */
   public ColumnVector gather(int[] ids, int count) {
+    if (count < ColumnVector.PARALLEL_ROWS) {
+      return gatherRange(ids, count);
+    }
+    ColumnVector[] parts = new ColumnVector[(count + GATHER_CHUNK - 1) / GATHER_CHUNK];
+    IntStream.range(0, parts.length).parallel().forEach(p -> {
+      int from = p * GATHER_CHUNK;
+      int n = Math.min(GATHER_CHUNK, count - from);
+      parts[p] = gatherRange(Arrays.copyOfRange(ids, from, from + n), n);
+    });
+    return ColumnVector.concat(type, Arrays.asList(parts));
+  }
+
+  private ColumnVector gatherRange(int[] ids, int count) {
     boolean[] nulls = null;
     int[] batchOf = new int[count];
     for (int i = 0; i < count; i++) {
@@ -107,7 +123,8 @@ public final class ArrowColumnGather {
         long[] out = new long[count];
         for (int i = 0; i < count; i++) {
           int b = batchOf[i];
-          out[i] = b < 0 || nulls != null && nulls[i] ? 0 : MemoryUtil.getInt(addresses[b] + ((ids[i] - starts[b]) << 2));
+          out[i] = b < 0 || nulls != null && nulls[i] ? 0
+              : MemoryUtil.getInt(addresses[b] + ((ids[i] - starts[b]) << 2));
         }
         return ColumnVector.ofLongs(type, out, nulls, count);
       }
@@ -115,7 +132,8 @@ public final class ArrowColumnGather {
         long[] out = new long[count];
         for (int i = 0; i < count; i++) {
           int b = batchOf[i];
-          out[i] = b < 0 || nulls != null && nulls[i] ? 0 : MemoryUtil.getLong(addresses[b] + ((ids[i] - starts[b]) << 3));
+          out[i] = b < 0 || nulls != null && nulls[i] ? 0
+              : MemoryUtil.getLong(addresses[b] + ((ids[i] - starts[b]) << 3));
         }
         return ColumnVector.ofLongs(type, out, nulls, count);
       }
@@ -152,13 +170,13 @@ public final class ArrowColumnGather {
     }
   }
 
-  /** Every row, batch after batch (read sequentially, not through row ids). */
+  /** Every row, batch after batch (read sequentially, not through row ids; batches on all cores when large). */
   public ColumnVector all() {
-    List<ColumnVector> parts = new ArrayList<>();
-    for (FieldVector v : batches) {
-      parts.add(ArrowColumnLoader.load(v, type, 0, null, v.getValueCount()));
-    }
-    return parts.isEmpty() ? ColumnVector.constant(type, null, 0) : ColumnVector.concat(type, parts);
+    ColumnVector[] parts = new ColumnVector[batches.size()];
+    IntStream loads = IntStream.range(0, parts.length);
+    (rows() >= ColumnVector.PARALLEL_ROWS ? loads.parallel() : loads).forEach(b ->
+        parts[b] = ArrowColumnLoader.load(batches.get(b), type, 0, null, batches.get(b).getValueCount()));
+    return parts.length == 0 ? ColumnVector.constant(type, null, 0) : ColumnVector.concat(type, Arrays.asList(parts));
   }
 
   /** Bytes per value of the fixed-width kinds read straight from the data buffer, else 0. */
