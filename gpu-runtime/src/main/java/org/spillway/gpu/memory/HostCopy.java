@@ -3,6 +3,7 @@ package org.spillway.gpu.memory;
 import org.apache.arrow.memory.util.MemoryUtil;
 
 import java.nio.ByteOrder;
+import java.nio.LongBuffer;
 import java.util.stream.IntStream;
 
 /**
@@ -18,27 +19,27 @@ public final class HostCopy {
 
   /** Copies {@code count} values of {@code src} from index {@code from} to native memory at {@code address}. */
   public static void put(long address, long[] src, int from, int count) {
-    chunks(count).forEach(c -> {
-      int done = c * CHUNK;
-      int n = Math.min(CHUNK, count - done);
-      MemoryUtil.directBuffer(address + 8L * done, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-          .put(src, from + done, n);
-    });
+    inChunks(address, count, (view, done, n) -> view.put(src, from + done, n));
   }
 
   /** Copies {@code count} values from native memory at {@code address} into {@code dst} from index {@code at}. */
   public static void get(long address, long[] dst, int at, int count) {
-    chunks(count).forEach(c -> {
-      int done = c * CHUNK;
-      int n = Math.min(CHUNK, count - done);
-      MemoryUtil.directBuffer(address + 8L * done, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer()
-          .get(dst, at + done, n);
-    });
+    inChunks(address, count, (view, done, n) -> view.get(dst, at + done, n));
   }
 
-  /** The chunk indexes of {@code count} longs: in parallel on the common pool when there is more than one. */
-  private static IntStream chunks(int count) {
+  /** One chunk's copy: {@code n} longs between the view and the array, {@code done} longs into the whole. */
+  private interface ChunkCopy {
+    void copy(LongBuffer view, int done, int n);
+  }
+
+  /** Runs {@code copy} over a view of each chunk of {@code count} longs at {@code address}, on all cores when many. */
+  private static void inChunks(long address, int count, ChunkCopy copy) {
     IntStream chunks = IntStream.range(0, (count + CHUNK - 1) / CHUNK);
-    return count > CHUNK ? chunks.parallel() : chunks;
+    (count > CHUNK ? chunks.parallel() : chunks).forEach(c -> {
+      int done = c * CHUNK;
+      int n = Math.min(CHUNK, count - done);
+      copy.copy(MemoryUtil.directBuffer(address + 8L * done, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer(),
+          done, n);
+    });
   }
 }

@@ -9,14 +9,12 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.RandomColumns;
@@ -51,15 +49,8 @@ class WideSumGpuTest {
     allocator.close();
   }
 
-  static Stream<Arguments> variants() {
-    return Stream.of(Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.BRANCHING, true),
-        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.PREDICATION, true),
-        Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.PREDICATION, false),
-        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.BRANCHING, false));
-  }
-
   @ParameterizedTest
-  @MethodSource("variants")
+  @MethodSource("org.spillway.gpu.exec.GpuColumnarPipelineTest#variants")
   void groupedAndGlobalWideSumsMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
