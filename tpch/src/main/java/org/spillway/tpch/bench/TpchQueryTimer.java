@@ -1,5 +1,6 @@
 package org.spillway.tpch.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.spillway.gpu.bench.BenchReport;
 import org.spillway.tpch.ConsoleProgressBar;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
@@ -25,7 +27,9 @@ import org.spillway.tpch.TpchQueries;
  * or the row says it did not. Spillway is reached through {@link DriverManager} only.
  *
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10] [--warm 2] [--runs 5]
- * [--configs "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]}.
+ * [--configs "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"] [--out DIR]}; with
+ * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
+ * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV).
  */
 public final class TpchQueryTimer {
   private TpchQueryTimer() {}
@@ -50,6 +54,7 @@ public final class TpchQueryTimer {
     Map<String, String> configs = configs(args.text("--configs",
         "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|gpu-triton=device=gpu;joinAlgorithm=triton"
             + "|auto=device=auto"));
+    Path out = args.path("--out", null);
     args.finish();
     if (runs < 1 || warm < 0) {
       throw new IllegalArgumentException("TpchQueryTimer: --runs must be >= 1 and --warm >= 0");
@@ -62,9 +67,12 @@ public final class TpchQueryTimer {
         Runtime.getRuntime().availableProcessors());
     System.out.printf("%-6s %-14s %10s %10s %10s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
         "rows", "result");
+    BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
+        List.of("query", "config", "label", "median ms", "min ms", "max ms", "rows", "result", "x first config"));
     for (String q : queries) {
       String sql = TpchQueries.sql(Integer.parseInt(q.trim()));
       List<String> reference = null;
+      double firstMedian = Double.NaN;
       for (Map.Entry<String, String> config : configs.entrySet()) {
         String url = "jdbc:spillway:dataDir=" + dir + ";" + config.getValue();
         String result;
@@ -82,8 +90,32 @@ public final class TpchQueryTimer {
         Arrays.sort(sorted);
         System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %8d  %s%n", q, config.getKey(),
             timing.median(), sorted[0], sorted[sorted.length - 1], timing.rows().size(), result);
+        firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
+        report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), round(timing.median()),
+            round(sorted[0]), round(sorted[sorted.length - 1]), timing.rows().size(), result,
+            round(firstMedian / timing.median()));
       }
     }
+    if (out != null) {
+      write(report, out, Options.sfText(sf));
+    }
+  }
+
+  private static void write(BenchReport report, Path dir, String sf) throws IOException {
+    Files.createDirectories(dir);
+    Path csv = dir.resolve("tpch-timer-sf" + sf + ".csv");
+    report.writeCsv(csv);
+    System.out.println("wrote " + csv);
+    try {
+      report.writeBarChart(dir.resolve("tpch-timer-sf" + sf + ".png"), "label", "median ms", "ms", 0, "");
+      System.out.println("wrote " + dir.resolve("tpch-timer-sf" + sf + ".png"));
+    } catch (Throwable t) {  // a JRE without fonts
+      System.out.println("PNG not written: " + t);
+    }
+  }
+
+  private static double round(double x) {
+    return Math.round(x * 100) / 100.0;
   }
 
   /** "name=properties|name=properties": the properties of each configuration's connections, in order. */
