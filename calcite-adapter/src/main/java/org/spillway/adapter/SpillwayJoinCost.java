@@ -135,15 +135,20 @@ final class SpillwayJoinCost {
    * else the per-thread ASSUMPTION times the profile's cores.
    */
   private double cpuRate(String workload, double assumedPerThread) {
-    Map<String, Double> measured = profile.cpuJoinTuplesPerSecond();
-    Double rate = measured == null ? null : measured.get(workload);
-    return rate != null && rate > 0 ? rate : assumedPerThread * Math.max(1, profile.cpuCores());
+    Double rate = measuredCpuRate(workload);
+    return rate != null ? rate : assumedPerThread * Math.max(1, profile.cpuCores());
   }
 
   /** Whether calibration measured every CPU join rate, so that no CPU join is charged an ASSUMPTION rate. */
   boolean cpuRatesMeasured() {
+    return CPU_WORKLOADS.stream().allMatch(w -> measuredCpuRate(w) != null);
+  }
+
+  /** The profile's positive measured rate of a CPU join workload, or null. */
+  private Double measuredCpuRate(String workload) {
     Map<String, Double> measured = profile.cpuJoinTuplesPerSecond();
-    return measured != null && CPU_WORKLOADS.stream().allMatch(w -> measured.get(w) != null && measured.get(w) > 0);
+    Double rate = measured == null ? null : measured.get(workload);
+    return rate != null && rate > 0 ? rate : null;
   }
 
   /** The GPU candidates (NOPA with its best placement, Triton), or none when the profile has no GPU. */

@@ -16,7 +16,7 @@ public final class ColumnVector {
    * TPC-H Q3 at SF 10) took 100-150 ms on one thread, more than the GPU join itself.
    */
   static final int PARALLEL_ROWS = 1 << 20;
-  /** Rows per task of a parallel gather. */
+  /** Rows per task of a gather. */
   private static final int GATHER_CHUNK = 1 << 16;
 
   public final ExprType type;
@@ -92,61 +92,32 @@ public final class ColumnVector {
 
   /** The rows at the given positions, in that order; position -1 gives NULL (an outer join's missing side). */
   public ColumnVector gatherOrNull(int[] rows, int count) {
-    if (count >= PARALLEL_ROWS && objects == null) {
-      return gatherInParallel(rows, count);
-    }
-    boolean[] n = null;
-    for (int i = 0; i < count; i++) {
-      if (rows[i] < 0 || nulls != null && nulls[rows[i]]) {
-        n = n == null ? new boolean[count] : n;
-        n[i] = true;
-      }
-    }
-    if (longs != null) {
-      long[] v = new long[count];
-      for (int i = 0; i < count; i++) {
-        v[i] = rows[i] < 0 ? 0 : longs[rows[i]];
-      }
-      return new ColumnVector(type, count, v, null, null, n);
-    }
-    if (doubles != null) {
-      double[] v = new double[count];
-      for (int i = 0; i < count; i++) {
-        v[i] = rows[i] < 0 ? 0 : doubles[rows[i]];
-      }
-      return new ColumnVector(type, count, null, v, null, n);
-    }
-    Object[] v = new Object[count];
-    for (int i = 0; i < count; i++) {
-      v[i] = rows[i] < 0 ? null : objects[rows[i]];
-    }
-    return new ColumnVector(type, count, null, null, v, n);
-  }
-
-  /** {@link #gatherOrNull} of the long or double lane in chunks on the common pool. */
-  private ColumnVector gatherInParallel(int[] rows, int count) {
     long[] l = longs != null ? new long[count] : null;
     double[] d = doubles != null ? new double[count] : null;
+    Object[] o = objects != null ? new Object[count] : null;
     boolean[] n = new boolean[count];
     AtomicBoolean anyNull = new AtomicBoolean();
-    IntStream.range(0, (count + GATHER_CHUNK - 1) / GATHER_CHUNK).parallel().forEach(chunk -> {
+    IntStream chunks = IntStream.range(0, (count + GATHER_CHUNK - 1) / GATHER_CHUNK);
+    (count >= PARALLEL_ROWS ? chunks.parallel() : chunks).forEach(chunk -> {
       boolean seen = false;
       for (int i = chunk * GATHER_CHUNK, end = Math.min(count, i + GATHER_CHUNK); i < end; i++) {
         int r = rows[i];
         if (r < 0 || nulls != null && nulls[r]) {
-          n[i] = true;
+          n[i] = true;  // the value stays 0 (or null)
           seen = true;
         } else if (l != null) {
           l[i] = longs[r];
-        } else {
+        } else if (d != null) {
           d[i] = doubles[r];
+        } else {
+          o[i] = objects[r];
         }
       }
       if (seen) {
         anyNull.set(true);
       }
     });
-    return new ColumnVector(type, count, l, d, null, anyNull.get() ? n : null);
+    return new ColumnVector(type, count, l, d, o, anyNull.get() ? n : null);
   }
 
   /** Rows {@code offset .. offset + count - 1}: this column itself when that is all of it, else a copy. */

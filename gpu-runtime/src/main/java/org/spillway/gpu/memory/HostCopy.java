@@ -34,12 +34,18 @@ public final class HostCopy {
 
   /** Runs {@code copy} over a view of each chunk of {@code count} longs at {@code address}, on all cores when many. */
   private static void inChunks(long address, int count, ChunkCopy copy) {
-    IntStream chunks = IntStream.range(0, (count + CHUNK - 1) / CHUNK);
-    (count > CHUNK ? chunks.parallel() : chunks).forEach(c -> {
+    if (count <= CHUNK) {  // the common small copy (a tile of GPU output rows) builds no stream
+      copy.copy(view(address, count), 0, count);
+      return;
+    }
+    IntStream.range(0, (count + CHUNK - 1) / CHUNK).parallel().forEach(c -> {
       int done = c * CHUNK;
       int n = Math.min(CHUNK, count - done);
-      copy.copy(MemoryUtil.directBuffer(address + 8L * done, 8 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer(),
-          done, n);
+      copy.copy(view(address + 8L * done, n), done, n);
     });
+  }
+
+  private static LongBuffer view(long address, int longs) {
+    return MemoryUtil.directBuffer(address, 8 * longs).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
   }
 }

@@ -15,11 +15,7 @@ import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,14 +26,15 @@ import org.junit.jupiter.api.Test;
  */
 class ColumnarPipelineTest {
   private BufferAllocator allocator;
-  private final List<FieldVector> vectors = new ArrayList<>();
+  private RandomBatches data;
 
   @BeforeEach void open() {
     allocator = new RootAllocator();
+    data = new RandomBatches(allocator);
   }
 
   @AfterEach void close() {
-    vectors.forEach(FieldVector::close);
+    data.close();
     allocator.close();
   }
 
@@ -221,7 +218,7 @@ class ColumnarPipelineTest {
 
   @Test void sumOverflowIsReported() {
     BigIntVector big = new BigIntVector("big", allocator);
-    vectors.add(big);
+    data.owned().add(big);
     big.allocateNew(3);
     for (int i = 0; i < 3; i++) {
       big.set(i, Long.MAX_VALUE / 2);
@@ -305,42 +302,10 @@ class ColumnarPipelineTest {
       }
       List<FieldVector> columns = new ArrayList<>();
       for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {
-        columns.add(vector(RandomExprs.SCHEMA.get(c), values, c, n));
+        columns.add(data.vector(RandomExprs.SCHEMA.get(c), values, c, n));
       }
       batches.add(new SourceBatch(columns, n));
     }
     return batches;
-  }
-
-  private FieldVector vector(ExprType type, Object[][] values, int column, int n) {
-    FieldVector v = switch (type.kind()) {
-      case INT32, STRING -> new IntVector("c" + column, allocator);
-      case INT64, DECIMAL -> new BigIntVector("c" + column, allocator);
-      case FLOAT64 -> new Float8Vector("c" + column, allocator);
-      case DATE -> new DateDayVector("c" + column, allocator);
-      case BOOLEAN -> new BitVector("c" + column, allocator);
-      case TEXT, BIG_DECIMAL -> throw new IllegalArgumentException("no " + type + " in the random schema");
-    };
-    vectors.add(v);
-    v.setInitialCapacity(n);
-    v.allocateNew();
-    for (int r = 0; r < n; r++) {
-      Object x = values[r][column];
-      if (x == null) {
-        v.setNull(r);
-      } else if (v instanceof IntVector iv) {
-        iv.set(r, (int) (long) (Long) x);
-      } else if (v instanceof BigIntVector bv) {
-        bv.set(r, (Long) x);
-      } else if (v instanceof Float8Vector fv) {
-        fv.set(r, (Double) x);
-      } else if (v instanceof DateDayVector dv) {
-        dv.set(r, (int) (long) (Long) x);
-      } else {
-        ((BitVector) v).set(r, (int) (long) (Long) x);
-      }
-    }
-    v.setValueCount(n);
-    return v;
   }
 }

@@ -36,42 +36,54 @@ final class RandomBatches implements AutoCloseable {
 
   /** A batch of the random schema; NULLs (about 15% of the values) only when {@code nulls}. */
   SourceBatch batch(RandomExprs gen, int rows, boolean nulls) {
+    Object[][] values = new Object[rows][RandomExprs.SCHEMA.size()];
+    for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {  // column by column, as the values were always drawn
+      for (int r = 0; r < rows; r++) {
+        Object x = gen.value(RandomExprs.SCHEMA.get(c));
+        while (x == null && !nulls) {
+          x = gen.value(RandomExprs.SCHEMA.get(c));
+        }
+        values[r][c] = x;
+      }
+    }
     List<FieldVector> columns = new ArrayList<>();
     for (int c = 0; c < RandomExprs.SCHEMA.size(); c++) {
-      ExprType type = RandomExprs.SCHEMA.get(c);
-      FieldVector v = switch (type.kind()) {
-        case INT32, STRING -> new IntVector("c" + c, allocator);
-        case INT64, DECIMAL -> new BigIntVector("c" + c, allocator);
-        case FLOAT64 -> new Float8Vector("c" + c, allocator);
-        case DATE -> new DateDayVector("c" + c, allocator);
-        default -> new BitVector("c" + c, allocator);
-      };
-      vectors.add(v);
-      v.setInitialCapacity(Math.max(rows, 1));
-      v.allocateNew();
-      for (int r = 0; r < rows; r++) {
-        Object x = gen.value(type);
-        while (x == null && !nulls) {
-          x = gen.value(type);
-        }
-        if (x == null) {
-          v.setNull(r);
-        } else if (v instanceof IntVector iv) {
-          iv.set(r, (int) (long) (Long) x);
-        } else if (v instanceof BigIntVector bv) {
-          bv.set(r, (Long) x);
-        } else if (v instanceof Float8Vector fv) {
-          fv.set(r, (Double) x);
-        } else if (v instanceof DateDayVector dv) {
-          dv.set(r, (int) (long) (Long) x);
-        } else {
-          ((BitVector) v).set(r, (int) (long) (Long) x);
-        }
-      }
-      v.setValueCount(rows);
-      columns.add(v);
+      columns.add(vector(RandomExprs.SCHEMA.get(c), values, c, rows));
     }
     return new SourceBatch(columns, rows);
+  }
+
+  /** Column {@code column} of {@code values} (rows of the random schema's values) as a vector closed with these. */
+  FieldVector vector(ExprType type, Object[][] values, int column, int rows) {
+    FieldVector v = switch (type.kind()) {
+      case INT32, STRING -> new IntVector("c" + column, allocator);
+      case INT64, DECIMAL -> new BigIntVector("c" + column, allocator);
+      case FLOAT64 -> new Float8Vector("c" + column, allocator);
+      case DATE -> new DateDayVector("c" + column, allocator);
+      case BOOLEAN -> new BitVector("c" + column, allocator);
+      case TEXT, BIG_DECIMAL -> throw new IllegalArgumentException("no " + type + " in the random schema");
+    };
+    vectors.add(v);
+    v.setInitialCapacity(Math.max(rows, 1));
+    v.allocateNew();
+    for (int r = 0; r < rows; r++) {
+      Object x = values[r][column];
+      if (x == null) {
+        v.setNull(r);
+      } else if (v instanceof IntVector iv) {
+        iv.set(r, (int) (long) (Long) x);
+      } else if (v instanceof BigIntVector bv) {
+        bv.set(r, (Long) x);
+      } else if (v instanceof Float8Vector fv) {
+        fv.set(r, (Double) x);
+      } else if (v instanceof DateDayVector dv) {
+        dv.set(r, (int) (long) (Long) x);
+      } else {
+        ((BitVector) v).set(r, (int) (long) (Long) x);
+      }
+    }
+    v.setValueCount(rows);
+    return v;
   }
 
   @Override

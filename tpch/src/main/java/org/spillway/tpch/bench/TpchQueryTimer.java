@@ -91,9 +91,8 @@ public final class TpchQueryTimer {
         System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %8d  %s%n", q, config.getKey(),
             timing.median(), sorted[0], sorted[sorted.length - 1], timing.rows().size(), result);
         firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
-        report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), round(timing.median()),
-            round(sorted[0]), round(sorted[sorted.length - 1]), timing.rows().size(), result,
-            round(firstMedian / timing.median()));
+        report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), timing.median(),
+            sorted[0], sorted[sorted.length - 1], timing.rows().size(), result, firstMedian / timing.median());
       }
     }
     if (out != null) {
@@ -112,10 +111,6 @@ public final class TpchQueryTimer {
     } catch (Throwable t) {  // a JRE without fonts
       System.out.println("PNG not written: " + t);
     }
-  }
-
-  private static double round(double x) {
-    return Math.round(x * 100) / 100.0;
   }
 
   /** "name=properties|name=properties": the properties of each configuration's connections, in order. */
