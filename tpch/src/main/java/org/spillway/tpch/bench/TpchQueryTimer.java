@@ -21,13 +21,16 @@ import org.spillway.tpch.TpchQueries;
 
 /**
  * Times any of the 22 TPC-H queries through Spillway connections of several configurations (e.g. the CPU
- * backend, the GPU with each join algorithm, the cost model's choice) over one catalog, generated on first use:
- * {@code warm} untimed runs, then {@code runs} timed ones (executeQuery to the last row over a warm connection;
- * the plan cache serves the plan), median, min and max; every configuration must return the first one's rows,
- * or the row says it did not. Spillway is reached through {@link DriverManager} only.
+ * backend, the GPU with each join algorithm, the cost model's choice) over one catalog, generated on first use,
+ * and on DuckDB (the configuration named {@code duckdb}: all eight tables loaded in the same process from the same
+ * generator): {@code warm} untimed runs, then {@code runs} timed ones (executeQuery to the last row over a warm
+ * connection; the plan cache serves the plan), median, min and max; every configuration must return the first
+ * one's rows (numbers within 0.01), or the row says it did not. Spillway is reached through {@link DriverManager}
+ * only. At the end, each configuration's geometric mean of its time over the first configuration's.
  *
- * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10] [--warm 2] [--runs 5]
- * [--configs "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"] [--out DIR]}; with
+ * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
+ * [--slow-ms N] [--configs "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]
+ * [--out DIR]}; a query whose first run takes over {@code --slow-ms} is timed by that run alone; with
  * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
  * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV).
  */
@@ -35,11 +38,23 @@ public final class TpchQueryTimer {
   private TpchQueryTimer() {}
 
   /** Times and rows of one query under one configuration. */
-  private record Timing(double[] millis, List<String> rows) {
+  private record Timing(double[] millis, ResultRows rows) {
     double median() {
+      return sorted()[millis.length / 2];
+    }
+
+    double min() {
+      return sorted()[0];
+    }
+
+    double max() {
+      return sorted()[millis.length - 1];
+    }
+
+    private double[] sorted() {
       double[] sorted = millis.clone();
       Arrays.sort(sorted);
-      return sorted[sorted.length / 2];
+      return sorted;
     }
   }
 
@@ -49,8 +64,12 @@ public final class TpchQueryTimer {
     Path dir = args.path("--data-dir", Path.of(System.getProperty("java.io.tmpdir"),
         "spillway-tpch-sf" + Options.sfText(sf)));
     List<String> queries = args.list("--queries", "3,5,10");
+    if (queries.equals(List.of("all"))) {
+      queries = java.util.stream.IntStream.rangeClosed(1, 22).mapToObj(String::valueOf).toList();
+    }
     int warm = (int) args.number("--warm", 2);
     int runs = (int) args.number("--runs", 5);
+    double slowMillis = args.number("--slow-ms", Double.POSITIVE_INFINITY);
     Map<String, String> configs = configs(args.text("--configs",
         "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|gpu-triton=device=gpu;joinAlgorithm=triton"
             + "|auto=device=auto"));
@@ -59,45 +78,86 @@ public final class TpchQueryTimer {
     if (runs < 1 || warm < 0) {
       throw new IllegalArgumentException("TpchQueryTimer: --runs must be >= 1 and --warm >= 0");
     }
-    if (!Files.isDirectory(dir.resolve("lineitem"))) {
+    if (configs.keySet().stream().anyMatch(c -> !c.equals(DUCKDB))
+        && !Files.isDirectory(dir.resolve("lineitem"))) {
       System.out.printf("generating TPC-H SF %s into %s%n", Options.sfText(sf), dir);
+      long start = System.nanoTime();
       TpchGenerator.generate(dir, sf, 0, new ConsoleProgressBar(System.out));
+      System.out.printf("generated in %.1f s%n", (System.nanoTime() - start) / 1e9);
     }
-    System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs, %d cores%n", dir, queries, warm, runs,
-        Runtime.getRuntime().availableProcessors());
-    System.out.printf("%-6s %-14s %10s %10s %10s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
-        "rows", "result");
-    BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
-        List.of("query", "config", "label", "median ms", "min ms", "max ms", "rows", "result", "x first config"));
-    for (String q : queries) {
-      String sql = TpchQueries.sql(Integer.parseInt(q.trim()));
-      List<String> reference = null;
-      double firstMedian = Double.NaN;
-      for (Map.Entry<String, String> config : configs.entrySet()) {
-        String url = "jdbc:spillway:dataDir=" + dir + ";" + config.getValue();
-        String result;
-        Timing timing;
-        try {
-          timing = time(url, sql, warm, runs);
+    int cores = Runtime.getRuntime().availableProcessors();
+    try (DuckDbTpchTables duckDb = configs.containsKey(DUCKDB) ? loadDuckDb(sf, cores) : null) {
+      System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one run above %.0f ms), %d cores%n", dir,
+          queries, warm, runs, slowMillis, cores);
+      System.out.printf("%-6s %-14s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
+          "rows", "x first", "result");
+      BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
+          List.of("query", "config", "label", "median ms", "min ms", "max ms", "runs", "rows", "result",
+              "time / first config"));
+      Map<String, List<Double>> ratios = new LinkedHashMap<>();
+      for (String q : queries) {
+        String sql = TpchQueries.sql(Integer.parseInt(q.trim()));
+        ResultRows reference = null;
+        double firstMedian = Double.NaN;
+        for (Map.Entry<String, String> config : configs.entrySet()) {
+          Timing timing;
+          try (Connection connection = config.getKey().equals(DUCKDB) ? duckDbSession(duckDb)
+              : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + config.getValue())) {
+            timing = time(connection, sql, warm, runs, slowMillis);
+          } catch (SQLException | RuntimeException e) {
+            System.out.printf("Q%-5s %-14s failed: %s%n", q, config.getKey(), String.valueOf(e.getMessage()).lines()
+                .findFirst().orElse(""));
+            report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), Double.NaN,
+                Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
+            continue;
+          }
+          String difference = reference == null ? null : reference.differenceFrom(timing.rows());
           reference = reference == null ? timing.rows() : reference;
-          result = timing.rows().equals(reference) ? "ok" : "DIFFERENT ROWS";
-        } catch (SQLException | RuntimeException e) {
-          System.out.printf("Q%-5s %-14s failed: %s%n", q, config.getKey(), e.getMessage().lines().findFirst()
-              .orElse(""));
-          continue;
+          String result = difference == null ? "ok" : "DIFFERENT: " + difference;
+          firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
+          double ratio = timing.median() / firstMedian;
+          ratios.computeIfAbsent(config.getKey(), k -> new ArrayList<>()).add(ratio);
+          System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q, config.getKey(),
+              timing.median(), timing.min(), timing.max(), timing.rows().rows().size(), ratio, result);
+          report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), timing.median(),
+              timing.min(), timing.max(), timing.millis().length, timing.rows().rows().size(), result, ratio);
         }
-        double[] sorted = timing.millis().clone();
-        Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %8d  %s%n", q, config.getKey(),
-            timing.median(), sorted[0], sorted[sorted.length - 1], timing.rows().size(), result);
-        firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
-        report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), timing.median(),
-            sorted[0], sorted[sorted.length - 1], timing.rows().size(), result, firstMedian / timing.median());
+      }
+      System.out.println();
+      System.out.println("geometric mean of each configuration's time over the first configuration's "
+          + "(queries where both ran):");
+      for (Map.Entry<String, List<Double>> r : ratios.entrySet()) {
+        System.out.printf(Locale.ROOT, "  %-14s %8.3f  over %d queries, %d slower than 3x%n", r.getKey(),
+            geometricMean(r.getValue()), r.getValue().size(), r.getValue().stream().filter(x -> x > 3).count());
+      }
+      if (out != null) {
+        write(report, out, Options.sfText(sf));
       }
     }
-    if (out != null) {
-      write(report, out, Options.sfText(sf));
+  }
+
+  /** The configuration name that runs the queries on DuckDB (all eight tables, loaded from the same generator). */
+  static final String DUCKDB = "duckdb";
+
+  private static DuckDbTpchTables loadDuckDb(double sf, int threads) throws Exception {
+    System.out.printf("loading TPC-H SF %s into DuckDB%n", Options.sfText(sf));
+    long start = System.nanoTime();
+    DuckDbTpchTables tables = DuckDbTpchTables.load(sf, threads, System.out);
+    System.out.printf("loaded into DuckDB in %.1f s%n", (System.nanoTime() - start) / 1e9);
+    return tables;
+  }
+
+  /** A connection to the loaded DuckDB database that closing does not close the database with. */
+  private static Connection duckDbSession(DuckDbTpchTables duckDb) throws SQLException {
+    Connection session = duckDb.connection().unwrap(org.duckdb.DuckDBConnection.class).duplicate();
+    try (Statement s = session.createStatement()) {
+      s.execute("use " + DuckDbTpchTables.DATABASE);
     }
+    return session;
+  }
+
+  static double geometricMean(List<Double> values) {
+    return Math.exp(values.stream().mapToDouble(Math::log).average().orElse(Double.NaN));
   }
 
   private static void write(BenchReport report, Path dir, String sf) throws IOException {
@@ -126,33 +186,27 @@ public final class TpchQueryTimer {
     return out;
   }
 
-  private static Timing time(String url, String sql, int warm, int runs) throws SQLException {
-    double[] millis = new double[runs];
-    List<String> rows = List.of();
-    try (Connection connection = DriverManager.getConnection(url)) {
-      for (int i = -warm; i < runs; i++) {
-        long start = System.nanoTime();
-        rows = fetch(connection, sql);
-        if (i >= 0) {
-          millis[i] = (System.nanoTime() - start) / 1e6;
-        }
+  /**
+   * Warm runs, then timed runs over one connection; a query whose first run takes longer than {@code slowMillis}
+   * is timed by that run alone (slow queries would otherwise take most of a benchmark's time).
+   */
+  private static Timing time(Connection connection, String sql, int warm, int runs, double slowMillis)
+      throws SQLException {
+    List<Double> millis = new ArrayList<>();
+    ResultRows rows = null;
+    for (int i = -warm; i < runs; i++) {
+      long start = System.nanoTime();
+      try (Statement s = connection.createStatement()) {
+        rows = ResultRows.read(s.executeQuery(sql));
+      }
+      double ms = (System.nanoTime() - start) / 1e6;
+      if (i >= 0 || ms > slowMillis) {
+        millis.add(ms);
+      }
+      if (ms > slowMillis) {
+        break;
       }
     }
-    return new Timing(millis, rows);
-  }
-
-  private static List<String> fetch(Connection connection, String sql) throws SQLException {
-    List<String> rows = new ArrayList<>();
-    try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      int columns = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        StringBuilder row = new StringBuilder();
-        for (int c = 1; c <= columns; c++) {
-          row.append(c > 1 ? "|" : "").append(rs.getString(c));
-        }
-        rows.add(row.toString());
-      }
-    }
-    return rows;
+    return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
   }
 }
