@@ -30,7 +30,7 @@ import org.spillway.tpch.TpchQueries;
  *
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
  * [--slow-ms N] [--configs "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]
- * [--out DIR]}; a query whose first run takes over {@code --slow-ms} is timed by that run alone; with
+ * [--out DIR]}; a query whose first timed run takes over {@code --slow-ms} is timed by that run alone; with
  * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
  * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV).
  */
@@ -87,7 +87,7 @@ public final class TpchQueryTimer {
     }
     int cores = Runtime.getRuntime().availableProcessors();
     try (DuckDbTpchTables duckDb = configs.containsKey(DUCKDB) ? loadDuckDb(sf, cores) : null) {
-      System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one run above %.0f ms), %d cores%n", dir,
+      System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one timed run above %.0f ms), %d cores%n", dir,
           queries, warm, runs, slowMillis, cores);
       System.out.printf("%-6s %-14s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
           "rows", "x first", "result");
@@ -187,8 +187,8 @@ public final class TpchQueryTimer {
   }
 
   /**
-   * Warm runs, then timed runs over one connection; a query whose first run takes longer than {@code slowMillis}
-   * is timed by that run alone (slow queries would otherwise take most of a benchmark's time).
+   * Warm runs, then timed runs over one connection; a query whose first timed run takes longer than
+   * {@code slowMillis} is timed by that run alone (slow queries would otherwise take most of a benchmark's time).
    */
   private static Timing time(Connection connection, String sql, int warm, int runs, double slowMillis)
       throws SQLException {
@@ -200,11 +200,11 @@ public final class TpchQueryTimer {
         rows = ResultRows.read(s.executeQuery(sql));
       }
       double ms = (System.nanoTime() - start) / 1e6;
-      if (i >= 0 || ms > slowMillis) {
+      if (i >= 0) {
         millis.add(ms);
-      }
-      if (ms > slowMillis) {
-        break;
+        if (ms > slowMillis) {
+          break;
+        }
       }
     }
     return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
