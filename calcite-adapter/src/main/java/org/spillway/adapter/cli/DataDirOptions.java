@@ -1,5 +1,6 @@
 package org.spillway.adapter.cli;
 
+import org.spillway.gpu.SpillwayHome;
 import org.spillway.tpch.ConsoleProgressBar;
 import org.spillway.tpch.TpchGenerator;
 import picocli.CommandLine.Option;
@@ -16,7 +17,7 @@ public final class DataDirOptions {
   public static Path defaultDataDir() {
     String env = System.getenv("SPILLWAY_DATA_DIR");
     return env != null && !env.isBlank() ? Path.of(env)
-        : Path.of(System.getProperty("user.home"), ".spillway", "tpch-sf1");
+        : SpillwayHome.directory().resolve("tpch-sf1");
   }
 
   @Option(names = {"-d", "--data-dir"}, paramLabel = "DIR",
