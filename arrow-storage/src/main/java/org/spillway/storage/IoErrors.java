@@ -9,9 +9,9 @@ import java.nio.file.NotDirectoryException;
 final class IoErrors {
   private IoErrors() {}
 
-  /** The reason of an I/O failure, e.g. "permission denied"; unwraps one level of wrapping. */
+  /** The reason of an I/O failure, e.g. "permission denied"; looks through one unchecked wrapper of an IOException. */
   static String reason(Throwable e) {
-    Throwable cause = !(e instanceof java.io.IOException) && e.getCause() != null ? e.getCause() : e;
+    Throwable cause = !(e instanceof java.io.IOException) && e.getCause() instanceof java.io.IOException ? e.getCause() : e;
     if (cause instanceof AccessDeniedException) {
       return "permission denied";
     }

@@ -115,8 +115,8 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
       return new TableMetadata(required(root, "name", file).asText(), new TableSchema(columns), statistics,
           dictionary, files, checksums);
     } catch (IOException | RuntimeException e) {
-      if (e instanceof StorageException se) {
-        throw se;
+      if (e instanceof StorageException se && se.getMessage().startsWith(file.toString())) {
+        throw se;  // already names the file
       }
       throw new StorageException("cannot read table metadata " + file + ": " + IoErrors.reason(e), e);
     }
