@@ -5,6 +5,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.adapter.server.ServerConfig;
+import org.spillway.adapter.server.SpillwayServer;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 
@@ -75,6 +77,20 @@ class DamagedCatalogJdbcTest {
       assertTrue(e.getMessage().contains("table region: cannot read table metadata "
           + dir.resolve("region/table.json") + ": "), e.getMessage());
       assertEquals(25, count(statement, "select count(*) from nation"));
+    }
+  }
+
+  @Test void theServerStartsAndServesTheOtherTablesAndReportsTheDamage() throws Exception {
+    try (SpillwayServer server = SpillwayServer.start(ServerConfig.of(dir).withPort(0));
+        Connection remote = DriverManager.getConnection(server.jdbcUrl());
+        Statement statement = remote.createStatement()) {
+      assertEquals(25, count(statement, "select count(*) from nation"));
+      SQLException damaged = assertThrows(SQLException.class,
+          () -> count(statement, "select sum(l_extendedprice) from lineitem"));
+      assertTrue(damaged.getMessage().contains("table lineitem: file " + dir.resolve("lineitem/part-000000.arrow")
+          + ": checksum mismatch"), damaged.getMessage());
+      SQLException broken = assertThrows(SQLException.class, () -> count(statement, "select * from region"));
+      assertTrue(broken.getMessage().contains("table region: cannot read table metadata"), broken.getMessage());
     }
   }
 }
