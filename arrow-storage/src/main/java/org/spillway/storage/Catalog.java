@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -136,7 +137,7 @@ public final class Catalog implements AutoCloseable {
 
   /** The broken tables and why each cannot be read, by name. */
   public Map<String, String> brokenTables() {
-    Map<String, String> reasons = new java.util.TreeMap<>();
+    Map<String, String> reasons = new TreeMap<>();
     broken.forEach((name, error) -> reasons.put(name, error.getMessage()));
     return reasons;
   }
