@@ -77,6 +77,17 @@ class DamagedCatalogJdbcTest {
       assertTrue(e.getMessage().contains("table region: cannot read table metadata "
           + dir.resolve("region/table.json") + ": "), e.getMessage());
       assertEquals(25, count(statement, "select count(*) from nation"));
+      try (ResultSet tables = connection.getMetaData().getTables(null, "spillway", "%", null)) {
+        int listed = 0;
+        while (tables.next()) {
+          listed++;
+        }
+        assertEquals(8, listed, "the broken table is listed with the others");
+      }
+      try (ResultSet columns = connection.getMetaData().getColumns(null, "spillway", "nation", "%")) {
+        assertTrue(columns.next());
+        assertEquals("n_nationkey", columns.getString("COLUMN_NAME"));
+      }
     }
   }
 
