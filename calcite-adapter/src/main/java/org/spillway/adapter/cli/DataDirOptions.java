@@ -32,7 +32,8 @@ public final class DataDirOptions {
   Path dataDir;
 
   @Option(names = "--generate",
-      description = "Generate TPC-H (at --sf) into --data-dir if it is missing or empty.")
+      description = "Generate TPC-H (at --sf) into --data-dir if it is missing or empty, or its generation was"
+          + " interrupted.")
   boolean generate;
 
   @Option(names = "--sf", defaultValue = "1", paramLabel = "SF",
@@ -55,7 +56,7 @@ public final class DataDirOptions {
       return dir;
     }
     if (!isDefault && !generate) {
-      throw new IllegalArgumentException(interrupted
+      throw new IllegalArgumentException(interrupted || incomplete
           ? "the TPC-H generation into " + dir + " was interrupted; run: spillway generate --force --sf "
               + scaleFactor + " --dir " + dir + " (or add --generate)"
           : "data directory " + dir + " does not exist or holds no tables; add --generate to fill it with TPC-H"
