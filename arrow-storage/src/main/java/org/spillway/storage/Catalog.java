@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -19,15 +20,24 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * The tables of one data directory: each table is a sub-directory holding Arrow IPC files and a JSON
  * sidecar. Table names are lower-case identifiers; lookups are case-insensitive. Thread-safe.
+ *
+ * <p>A table whose sidecar cannot be read is broken: it is listed, using it fails with the reason, and every
+ * other table still serves. Opening also deletes the scratch directories that killed writers and drops left
+ * behind (those whose writer lock no live process holds).
  */
 public final class Catalog implements AutoCloseable {
   private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,127}");
   /** Prefix of directories that are not (yet, or no longer) tables: writers' and drops' scratch space. */
   private static final String SCRATCH_PREFIX = ".";
+  /** Scratch directories: a writer's temporary table, or a dropped table being deleted. */
+  private static final Pattern SCRATCH = Pattern.compile("\\.[a-z_][a-z0-9_]*\\.(tmp|drop)-[0-9a-f-]{36}");
+  private static final System.Logger LOG = System.getLogger(Catalog.class.getName());
 
   private final Path directory;
   private final BufferAllocator allocator;
   private final Map<String, StoredTable> tables = new ConcurrentHashMap<>();
+  /** Tables whose sidecar could not be read, with the error that says why. */
+  private final Map<String, StorageException> broken = new ConcurrentHashMap<>();
   /** Writers not yet committed or closed, by table name; guarded by this. */
   private final Map<String, TableWriter> writers = new HashMap<>();
   private volatile boolean closed;
@@ -50,9 +60,10 @@ public final class Catalog implements AutoCloseable {
     try (Stream<Path> children = Files.list(directory)) {
       for (Path child : children.sorted().toList()) {
         String name = child.getFileName().toString();
-        if (!name.startsWith(SCRATCH_PREFIX) && Files.isRegularFile(child.resolve(TableMetadata.FILE_NAME))) {
-          TableMetadata metadata = TableMetadata.read(child);
-          catalog.tables.put(name, new StoredTable(child, metadata, catalog.allocator));
+        if (SCRATCH.matcher(name).matches()) {
+          deleteAbandonedScratch(child);
+        } else if (!name.startsWith(SCRATCH_PREFIX) && Files.exists(child.resolve(TableMetadata.FILE_NAME))) {
+          catalog.register(name, child);
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -79,22 +90,63 @@ public final class Catalog implements AutoCloseable {
     return directory;
   }
 
-  /** Names of the committed tables, sorted, lower-case. */
-  public List<String> tableNames() {
-    return tables.keySet().stream().sorted().toList();
+  private void register(String name, Path tableDirectory) {
+    try {
+      TableMetadata metadata = TableMetadata.read(tableDirectory);
+      if (!metadata.name().equals(name)) {
+        throw new StorageException(tableDirectory.resolve(TableMetadata.FILE_NAME) + ": names table '"
+            + metadata.name() + "', its directory '" + name + "'");
+      }
+      tables.put(name, new StoredTable(tableDirectory, metadata, allocator));
+    } catch (StorageException e) {
+      broken.put(name, new StorageException("table " + name + ": " + e.getMessage(), e));
+    }
   }
 
-  /** The committed table with this name (case-insensitive); its data loads on first use. */
+  /** Deletes a scratch directory unless a live writer holds it; a failure is logged, not fatal. */
+  private static void deleteAbandonedScratch(Path scratch) {
+    if (OwnerLock.isHeld(scratch.resolve(TableWriter.LOCK))) {
+      return;
+    }
+    try {
+      TableWriter.deleteRecursively(scratch);
+    } catch (StorageException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot delete the scratch directory an interrupted write left: "
+          + e.getMessage());
+    }
+  }
+
+  /** Names of the committed tables, broken ones included, sorted, lower-case. */
+  public List<String> tableNames() {
+    return Stream.concat(tables.keySet().stream(), broken.keySet().stream()).sorted().toList();
+  }
+
+  /**
+   * The committed table with this name (case-insensitive); its data loads on first use. A broken table
+   * fails with the reason (table, file, why).
+   */
   public Optional<StoredTable> table(String name) {
     checkOpen();
-    return Optional.ofNullable(tables.get(name.toLowerCase(Locale.ROOT)));
+    String key = name.toLowerCase(Locale.ROOT);
+    StorageException error = broken.get(key);
+    if (error != null) {
+      throw new StorageException(error.getMessage(), error);
+    }
+    return Optional.ofNullable(tables.get(key));
+  }
+
+  /** The broken tables and why each cannot be read, by name. */
+  public Map<String, String> brokenTables() {
+    Map<String, String> reasons = new TreeMap<>();
+    broken.forEach((name, error) -> reasons.put(name, error.getMessage()));
+    return reasons;
   }
 
   /** Starts writing a new table; fails if a table of that name exists or is being written. */
   public synchronized TableWriter createTable(String name, TableSchema schema) {
     checkOpen();
     String tableName = validName(name);
-    if (tables.containsKey(tableName) || writers.containsKey(tableName)) {
+    if (tables.containsKey(tableName) || broken.containsKey(tableName) || writers.containsKey(tableName)) {
       throw new StorageException("table " + tableName + " already exists in " + directory);
     }
     Path temp = directory.resolve(SCRATCH_PREFIX + tableName + ".tmp-" + UUID.randomUUID());
@@ -104,19 +156,21 @@ public final class Catalog implements AutoCloseable {
     return writer;
   }
 
-  /** Removes a table, its files and its loaded data; readers must no longer use it. */
+  /** Removes a table (a broken one too), its files and its loaded data; readers must no longer use it. */
   public void dropTable(String name) {
     checkOpen();
     String tableName = name.toLowerCase(Locale.ROOT);
     StoredTable table = tables.remove(tableName);
-    if (table == null) {
+    if (table == null && broken.remove(tableName) == null) {
       throw new StorageException("table " + tableName + " does not exist in " + directory);
     }
-    table.close();
-    // rename first so that a crash mid-delete leaves scratch, never a damaged table
+    if (table != null) {
+      table.close();
+    }
+    // rename first so that a crash mid-delete leaves scratch (deleted on the next open), never a damaged table
     Path trash = directory.resolve(SCRATCH_PREFIX + tableName + ".drop-" + UUID.randomUUID());
     try {
-      Files.move(table.directory(), trash, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(directory.resolve(tableName), trash, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new StorageException("cannot drop table " + tableName + ": " + e.getMessage(), e);
     }

@@ -1,9 +1,8 @@
 package org.spillway.storage;
 
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.Reader;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
@@ -34,7 +33,7 @@ final class CsvImporter {
       throw new StorageException("CSV file " + csv.toAbsolutePath() + " does not exist or is not a file");
     }
     String fileName = csv.getFileName().toString();
-    try (BufferedReader in = Files.newBufferedReader(csv, StandardCharsets.UTF_8)) {
+    try (Reader in = new Utf8CsvReader(Files.newInputStream(csv))) {
       CsvRecordReader records = new CsvRecordReader(in, fileName, options.delimiter(), options.quote());
       List<String> header = null;
       if (options.header()) {

@@ -147,6 +147,8 @@ final class CsvRecordReader {
       position = 0;
       limit = n;
       return true;
+    } catch (Utf8CsvReader.InvalidUtf8Exception e) {
+      throw new StorageException(fileName + ":" + line + ": " + e.getMessage(), e);
     } catch (IOException e) {
       throw new StorageException(fileName + ":" + line + ": cannot read: " + e.getMessage(), e);
     }

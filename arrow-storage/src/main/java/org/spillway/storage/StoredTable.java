@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -23,6 +24,7 @@ import org.apache.arrow.util.AutoCloseables;
  * the IPC files on first use, once, into memory of its own child allocator. Safe for concurrent readers.
  */
 public final class StoredTable {
+  private static final System.Logger LOG = System.getLogger(StoredTable.class.getName());
   private final Path directory;
   private final TableMetadata metadata;
   private final BufferAllocator parentAllocator;
@@ -115,8 +117,17 @@ public final class StoredTable {
     List<VectorSchemaRoot> batches = new ArrayList<>();
     List<List<String>> dictionaries = new ArrayList<>(Collections.nCopies(schema().size(), null));
     try {
+      verifyFiles();
       for (String fileName : metadata.files()) {
-        readFile(directory.resolve(fileName), allocator, batches, dictionaries);
+        Path file = directory.resolve(fileName);
+        try {
+          readFile(file, allocator, batches, dictionaries);
+        } catch (IOException | RuntimeException e) {
+          if (e instanceof StorageException se) {
+            throw se;
+          }
+          throw new StorageException("table " + name() + ": file " + file + ": " + IoErrors.reason(e), e);
+        }
       }
       for (int col = 0; col < schema().size(); col++) {
         if (isDictionaryEncoded(col) && dictionaries.get(col) == null) {
@@ -125,13 +136,24 @@ public final class StoredTable {
         }
       }
       return new Loaded(allocator, Collections.unmodifiableList(batches), Collections.unmodifiableList(dictionaries));
-    } catch (RuntimeException | IOException e) {
+    } catch (RuntimeException e) {
       closeQuietly(batches, allocator);
       if (e instanceof StorageException se) {
         throw se;
       }
       throw new StorageException("cannot load table " + name() + " from " + directory + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Checks every file against its checksum, all files and chunks at once on all cores. */
+  private void verifyFiles() {
+    if (!metadata.verifiable()) {
+      LOG.log(System.Logger.Level.WARNING, "table " + name() + " in " + directory + " was written before checksums"
+          + " (table.json format 1): its files load unverified; regenerate or re-import it to add them");
+      return;
+    }
+    IntStream.range(0, metadata.files().size()).parallel()
+        .forEach(i -> metadata.checksums().get(i).verify(directory.resolve(metadata.files().get(i)), name()));
   }
 
   private void readFile(Path file, BufferAllocator allocator, List<VectorSchemaRoot> batches,
@@ -142,6 +164,7 @@ public final class StoredTable {
       checkSchema(file, root.getSchema().getFields());
       for (ArrowBlock block : reader.getRecordBlocks()) {
         reader.loadRecordBatch(block);
+        checkNotNull(file, root);
         batches.add(ArrowFiles.takeBatch(root, allocator));
       }
       for (int col = 0; col < schema().size(); col++) {
@@ -156,14 +179,26 @@ public final class StoredTable {
 
   private void checkSchema(Path file, List<Field> fields) {
     if (fields.size() != schema().size()) {
-      throw new StorageException(file + ": has " + fields.size() + " columns, table " + name() + " has " + schema().size());
+      throw new StorageException("table " + name() + ": file " + file + ": has " + fields.size() + " columns, the table "
+          + schema().size());
     }
     for (int col = 0; col < fields.size(); col++) {
       ColumnDef stored = ArrowFieldMapping.columnOf(fields.get(col), file.toString());
       boolean encoded = fields.get(col).getDictionary() != null;
       if (!stored.equals(schema().column(col)) || encoded != isDictionaryEncoded(col)) {
-        throw new StorageException(file + ": column " + col + " is " + stored + (encoded ? " (dictionary)" : "")
-            + " but table " + name() + " declares " + schema().column(col));
+        throw new StorageException("table " + name() + ": file " + file + ": column " + col + " is " + stored
+            + (encoded ? " (dictionary)" : "") + " but the table declares " + schema().column(col));
+      }
+    }
+  }
+
+  /** A NOT NULL column holding a NULL is damage the checksums did not catch (or a table written without them). */
+  private void checkNotNull(Path file, VectorSchemaRoot root) {
+    for (int col = 0; col < schema().size(); col++) {
+      int nulls = root.getVector(col).getNullCount();
+      if (nulls > 0 && !schema().column(col).type().nullable()) {
+        throw new StorageException("table " + name() + ": file " + file + ": column " + schema().column(col).name()
+            + " is NOT NULL but holds " + nulls + " NULL(s): the file is damaged; restore or regenerate the table");
       }
     }
   }

@@ -13,17 +13,35 @@ import java.util.List;
 
 /**
  * The JSON sidecar of a table directory ({@value #FILE_NAME}): schema, statistics, which text columns are
- * dictionary-encoded, and the IPC files in load order. Reading it is cheap, so catalogs open fast.
+ * dictionary-encoded, and the IPC files in load order with their sizes and checksums. Reading it is cheap,
+ * so catalogs open fast. Format 1 (before checksums) listed only the file names: {@link #checksums} is then
+ * empty and the files load unverified.
  */
 record TableMetadata(String name, TableSchema schema, TableStatistics statistics, List<Boolean> dictionaryEncoded,
-    List<String> files) {
+    List<String> files, List<FileChecksum> checksums) {
   static final String FILE_NAME = "table.json";
-  private static final int FORMAT_VERSION = 1;
+  private static final int FORMAT_VERSION = 2;
+  private static final int FORMAT_WITHOUT_CHECKSUMS = 1;
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   TableMetadata {
     dictionaryEncoded = List.copyOf(dictionaryEncoded);
     files = List.copyOf(files);
+    checksums = List.copyOf(checksums);
+    if (!checksums.isEmpty() && checksums.size() != files.size()) {
+      throw new IllegalArgumentException(checksums.size() + " checksums for " + files.size() + " files");
+    }
+  }
+
+  /** A table written with checksums of its files. */
+  TableMetadata(String name, TableSchema schema, TableStatistics statistics, List<Boolean> dictionaryEncoded,
+      List<FileChecksum> checksums) {
+    this(name, schema, statistics, dictionaryEncoded, checksums.stream().map(FileChecksum::name).toList(), checksums);
+  }
+
+  /** Whether the files have checksums (false for tables written in format 1). */
+  boolean verifiable() {
+    return !checksums.isEmpty() || files.isEmpty();
   }
 
   void write(Path directory) {
@@ -45,7 +63,13 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
       node.putPOJO("max", ValueConversions.toJson(column.type(), stats.max()));
     }
     ArrayNode fileNodes = root.putArray("files");
-    files.forEach(fileNodes::add);
+    for (FileChecksum checksum : checksums) {
+      ObjectNode node = fileNodes.addObject();
+      node.put("name", checksum.name());
+      node.put("bytes", checksum.bytes());
+      ArrayNode crcs = node.putArray("crc32c");
+      checksum.chunkCrcs().forEach(crcs::add);
+    }
     Path file = directory.resolve(FILE_NAME);
     try {
       JSON.writeValue(file.toFile(), root);
@@ -58,7 +82,8 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
     Path file = directory.resolve(FILE_NAME);
     try {
       JsonNode root = JSON.readTree(Files.readAllBytes(file));
-      if (root.path("format").asInt() != FORMAT_VERSION) {
+      int format = root.path("format").asInt();
+      if (format != FORMAT_VERSION && format != FORMAT_WITHOUT_CHECKSUMS) {
         throw new StorageException(file + ": unsupported format version " + root.path("format"));
       }
       List<ColumnDef> columns = new ArrayList<>();
@@ -74,17 +99,26 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
             node.path("nullCount").asLong(), node.path("distinctCount").asLong()));
       }
       List<String> files = new ArrayList<>();
+      List<FileChecksum> checksums = new ArrayList<>();
       for (JsonNode node : required(root, "files", file)) {
-        files.add(node.asText());
+        if (format == FORMAT_WITHOUT_CHECKSUMS) {
+          files.add(node.asText());
+        } else {
+          List<Long> crcs = new ArrayList<>();
+          required(node, "crc32c", file).forEach(crc -> crcs.add(crc.asLong()));
+          checksums.add(new FileChecksum(required(node, "name", file).asText(), required(node, "bytes", file).asLong(),
+              crcs));
+          files.add(checksums.get(checksums.size() - 1).name());
+        }
       }
       TableStatistics statistics = new TableStatistics(required(root, "rowCount", file).asLong(), stats);
       return new TableMetadata(required(root, "name", file).asText(), new TableSchema(columns), statistics,
-          dictionary, files);
+          dictionary, files, checksums);
     } catch (IOException | RuntimeException e) {
-      if (e instanceof StorageException se) {
-        throw se;
+      if (e instanceof StorageException se && se.getMessage().startsWith(file.toString())) {
+        throw se;  // already names the file
       }
-      throw new StorageException("cannot read table metadata " + file + ": " + e.getMessage(), e);
+      throw new StorageException("cannot read table metadata " + file + ": " + IoErrors.reason(e), e);
     }
   }
 

@@ -1,7 +1,9 @@
 package org.spillway.storage;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -30,6 +32,8 @@ public final class TableWriter implements AutoCloseable {
   static final int DICTIONARY_MAX_ENTRIES = 65536;
   static final int DICTIONARY_MIN_REUSE = 4;
   private static final String STAGING = "staging";
+  /** Lock file in the temporary directory: while it is locked, {@link Catalog#open} leaves the directory alone. */
+  static final String LOCK = ".writer.lock";
 
   private enum State { OPEN, COMMITTED, FAILED, CLOSED }
 
@@ -39,6 +43,7 @@ public final class TableWriter implements AutoCloseable {
   private final Path tempDirectory;
   private final Path stagingDirectory;
   private final BufferAllocator allocator;
+  private final OwnerLock lock;
   private final Set<BatchBuilder> openBatches = ConcurrentHashMap.newKeySet();
   /** Staged file per batch position; load order is ascending position. */
   private final ConcurrentSkipListMap<Long, Path> staged = new ConcurrentSkipListMap<>();
@@ -59,9 +64,12 @@ public final class TableWriter implements AutoCloseable {
     }
     try {
       Files.createDirectories(stagingDirectory);
-    } catch (IOException e) {
+      lock = OwnerLock.acquire(tempDirectory.resolve(LOCK));
+    } catch (IOException | RuntimeException e) {
       allocator.close();
-      throw new StorageException("cannot create " + stagingDirectory + " for table " + name + ": " + e.getMessage(), e);
+      deleteRecursively(tempDirectory);
+      throw new StorageException("cannot create " + stagingDirectory + " for table " + name + ": "
+          + IoErrors.reason(e), e);
     }
   }
 
@@ -146,7 +154,7 @@ public final class TableWriter implements AutoCloseable {
     }
     try {
       List<List<String>> dictionaries = chooseDictionaries();
-      List<String> files = writeFinalFiles(dictionaries);
+      List<FileChecksum> files = writeFinalFiles(dictionaries);
       deleteRecursively(stagingDirectory);
       List<ColumnStatistics> columns = new ArrayList<>();
       List<Boolean> encoded = new ArrayList<>();
@@ -159,6 +167,7 @@ public final class TableWriter implements AutoCloseable {
       StoredTable table = catalog.publish(tempDirectory, metadata);
       state = State.COMMITTED;
       allocator.close();
+      lock.release(table.directory().resolve(LOCK));  // moved with the directory; a leftover would be harmless
       return table;
     } catch (RuntimeException e) {
       state = State.FAILED;
@@ -178,7 +187,8 @@ public final class TableWriter implements AutoCloseable {
     return dictionaries;
   }
 
-  private List<String> writeFinalFiles(List<List<String>> dictionaries) {
+  /** Writes the table's files and measures their checksums, in load order. */
+  private List<FileChecksum> writeFinalFiles(List<List<String>> dictionaries) {
     List<Map.Entry<Long, Path>> inputs = new ArrayList<>(staged.entrySet());
     List<String> names = new ArrayList<>(inputs.size());
     for (int i = 0; i < inputs.size(); i++) {
@@ -187,7 +197,7 @@ public final class TableWriter implements AutoCloseable {
     boolean anyEncoded = dictionaries.stream().anyMatch(d -> d != null);
     DictionaryEncoder encoder = anyEncoded ? new DictionaryEncoder(schema, dictionaries) : null;
     // files are independent, so the rewrite runs on all cores
-    IntStream.range(0, inputs.size()).parallel().forEach(i -> {
+    return IntStream.range(0, inputs.size()).parallel().mapToObj(i -> {
       Path source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
       if (encoder != null) {
@@ -195,8 +205,8 @@ public final class TableWriter implements AutoCloseable {
       } else {
         move(source, target);
       }
-    });
-    return names;
+      return FileChecksum.of(target);
+    }).toList();
   }
 
   /** Discards everything unless committed: open batches, staged and written files, the temporary directory. */
@@ -210,6 +220,7 @@ public final class TableWriter implements AutoCloseable {
       for (BatchBuilder batch : List.copyOf(openBatches)) {
         batch.close();
       }
+      lock.close();
       deleteRecursively(tempDirectory);
     } finally {
       allocator.close();
@@ -238,10 +249,12 @@ public final class TableWriter implements AutoCloseable {
     }
     try (var paths = Files.walk(directory)) {
       for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
+        Files.deleteIfExists(path);  // another process cleaning the same scratch may be faster
       }
-    } catch (IOException e) {
-      throw new StorageException("cannot delete " + directory + ": " + e.getMessage(), e);
+    } catch (NoSuchFileException e) {
+      // deleted meanwhile by another process
+    } catch (IOException | UncheckedIOException e) {
+      throw new StorageException("cannot delete " + directory + ": " + IoErrors.reason(e), e);
     }
   }
 }

@@ -162,4 +162,34 @@ class CsvImportTest {
   private static Integer day(String iso) {
     return (int) LocalDate.parse(iso).toEpochDay();
   }
+
+  @Test
+  void invalidUtf8FailsWithItsLineAndLeavesNoTable() throws IOException {
+    StringBuilder text = new StringBuilder("o_orderkey,o_totalprice,o_orderdate,o_comment\n");
+    for (int i = 1; i <= 5000; i++) {  // more than the reader's 64 KiB buffer before the bad byte
+      text.append(i).append(",1.00,1996-01-02,caf\u00e9 ").append(i).append('\n');
+    }
+    byte[] head = text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] bad = "5001,1.00,1996-01-02,caf\u00e9".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    Path file = dir.resolve("latin1.csv");
+    Files.write(file, head);
+    Files.write(file, bad, java.nio.file.StandardOpenOption.APPEND);
+    try (Catalog catalog = Catalog.create(dataDir())) {
+      StorageException e = assertThrows(StorageException.class,
+          () -> catalog.importCsv("orders", file, CsvOptions.defaults().withSchema(ORDERS)));
+      assertEquals("latin1.csv:5002: invalid UTF-8 at byte offset " + (head.length + bad.length - 1), e.getMessage());
+      assertEquals(List.of(), catalog.tableNames());
+    }
+  }
+
+  @Test
+  void aByteOrderMarkIsSkipped() throws IOException {
+    Path file = csv("bom.csv", "\uFEFFo_orderkey,o_totalprice,o_orderdate,o_comment\n1,2.50,1996-01-02,x\n");
+    try (Catalog catalog = Catalog.create(dataDir())) {
+      StoredTable inferred = catalog.importCsv("inferred", file, CsvOptions.defaults());
+      assertEquals("o_orderkey", inferred.schema().column(0).name());
+      StoredTable declared = catalog.importCsv("declared", file, CsvOptions.defaults().withSchema(ORDERS));
+      assertEquals(List.of(Arrays.asList(1, new BigDecimal("2.50"), day("1996-01-02"), "x")), TestTables.rows(declared));
+    }
+  }
 }

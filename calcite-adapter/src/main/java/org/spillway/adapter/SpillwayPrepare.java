@@ -79,8 +79,10 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
     for (CalciteSchema schema : root.getSubSchemaMap().values()) {
       if (schema.schema instanceof SpillwaySchema spillway) {
         Catalog catalog = spillway.catalog();
+        Map<String, String> broken = catalog.brokenTables();
         for (String name : catalog.tableNames()) {
-          tables.add(catalog.table(name).orElse(null));
+          // a broken table fails only the queries that use it; here its reason stands for it
+          tables.add(broken.containsKey(name) ? broken.get(name) : catalog.table(name).orElse(null));
         }
       }
     }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
@@ -23,13 +24,17 @@ class SpillwayTpchPlanTest {
   private static final String Q6_SELECTIVITY = "0.0182";
 
   @TempDir static Path dir;
+  /** The plans must not depend on whether this machine was calibrated: an explicit, uncalibrated profile. */
+  private static AutoCloseable profile;
 
   @BeforeAll static void generate() {
+    profile = MachineProfiles.pin(MachineProfiles.uncalibrated());
     TpchGenerator.generate(dir, 0.001, 1, ProgressListener.NONE);
   }
 
-  @AfterAll static void closeCatalogs() {
+  @AfterAll static void closeCatalogs() throws Exception {
     CatalogRegistry.close(dir);
+    profile.close();
   }
 
   @Test void q6RunsEntirelyInSpillway() throws SQLException {

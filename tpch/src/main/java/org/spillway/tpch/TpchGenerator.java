@@ -4,6 +4,7 @@ import io.trino.tpch.TpchEntity;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
+import org.spillway.storage.OwnerLock;
 import org.spillway.storage.StorageAllocator;
 import org.spillway.storage.StorageException;
 import org.spillway.storage.TableSchema;
@@ -37,6 +39,11 @@ public final class TpchGenerator {
   static final int BATCH_ROWS = 1 << 17;
   /** Target rows per part; each part becomes a few batches. */
   static final long ROWS_PER_PART = 1 << 19;
+  /**
+   * Marker file of a generation in progress, locked while it runs: left behind unlocked, it says that a
+   * generation was killed and its tables are incomplete (see {@link #interrupted(Path)}).
+   */
+  static final String IN_PROGRESS = ".tpch-generation.lock";
 
   private final Catalog catalog;
   private final double scaleFactor;
@@ -81,17 +88,50 @@ public final class TpchGenerator {
   /** Like {@link #generate(Path, double, int, ProgressListener, Map)}, into an open catalog. */
   public static void generate(Catalog catalog, double scaleFactor, int threads, ProgressListener progress,
       Map<String, List<String>> selection) {
+    generate(catalog, scaleFactor, threads, progress, selection, false);
+  }
+
+  /**
+   * Generates all tables into {@code dataDir} after dropping the TPC-H tables it holds (those of an
+   * interrupted or earlier generation, broken ones included); other tables stay.
+   */
+  public static void regenerate(Path dataDir, double scaleFactor, int threads, ProgressListener progress) {
+    try (Catalog catalog = Catalog.create(dataDir)) {
+      generate(catalog, scaleFactor, threads, progress, null, true);
+    }
+  }
+
+  /**
+   * Whether a generation into {@code dataDir} was killed: its marker is there but no live process holds
+   * it. Its committed tables are an incomplete set: {@link #regenerate} redoes the run.
+   */
+  public static boolean interrupted(Path dataDir) {
+    Path marker = dataDir.resolve(IN_PROGRESS);
+    return Files.exists(marker) && !OwnerLock.isHeld(marker);
+  }
+
+  private static void generate(Catalog catalog, double scaleFactor, int threads, ProgressListener progress,
+      Map<String, List<String>> selection, boolean replace) {
     if (!(scaleFactor > 0) || Double.isInfinite(scaleFactor)) {
       throw new StorageException("TPC-H scale factor must be positive, not " + scaleFactor);
     }
-    List<String> existing = catalog.tableNames().stream().filter(TpchSchema.TABLE_NAMES::contains).toList();
-    if (!existing.isEmpty()) {
-      throw new StorageException("data directory " + catalog.directory() + " already holds TPC-H tables "
-          + String.join(", ", existing) + "; drop them or choose another directory");
+    Path marker = catalog.directory().resolve(IN_PROGRESS);
+    if (OwnerLock.isHeld(marker)) {
+      throw new StorageException("another process is generating TPC-H into " + catalog.directory());
     }
-    int poolSize = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
-    new TpchGenerator(catalog, scaleFactor, progress == null ? ProgressListener.NONE : progress,
-        selection).run(poolSize);
+    boolean wasInterrupted = Files.exists(marker);
+    List<String> existing = catalog.tableNames().stream().filter(TpchSchema.TABLE_NAMES::contains).toList();
+    if (!existing.isEmpty() && !replace) {
+      throw new StorageException("data directory " + catalog.directory() + " already holds TPC-H tables "
+          + String.join(", ", existing) + (wasInterrupted ? " of an interrupted generation" : "")
+          + "; run 'spillway generate --force' to replace them, drop them, or choose another directory");
+    }
+    try (OwnerLock running = OwnerLock.acquire(marker)) {
+      existing.forEach(catalog::dropTable);
+      int poolSize = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+      new TpchGenerator(catalog, scaleFactor, progress == null ? ProgressListener.NONE : progress,
+          selection).run(poolSize);
+    }
   }
 
   /** The columns of one table that a run writes: their schema and writers, in schema order. */

@@ -1,6 +1,9 @@
 package org.spillway.adapter.cli;
 
+import org.spillway.gpu.SpillwayHome;
+import org.spillway.storage.Catalog;
 import org.spillway.tpch.ConsoleProgressBar;
+import org.spillway.tpch.TpchSchema;
 import org.spillway.tpch.TpchGenerator;
 import picocli.CommandLine.Option;
 
@@ -8,7 +11,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
+import java.util.List;
 
 /** Options that choose the data directory, and the TPC-H data generated there on first use. */
 public final class DataDirOptions {
@@ -16,7 +19,11 @@ public final class DataDirOptions {
   public static Path defaultDataDir() {
     String env = System.getenv("SPILLWAY_DATA_DIR");
     return env != null && !env.isBlank() ? Path.of(env)
-        : Path.of(System.getProperty("user.home"), ".spillway", "tpch-sf1");
+        : homeDataDir();
+  }
+
+  private static Path homeDataDir() {
+    return SpillwayHome.directory().resolve("tpch-sf1");
   }
 
   @Option(names = {"-d", "--data-dir"}, paramLabel = "DIR",
@@ -25,7 +32,8 @@ public final class DataDirOptions {
   Path dataDir;
 
   @Option(names = "--generate",
-      description = "Generate TPC-H (at --sf) into --data-dir if it is missing or empty.")
+      description = "Generate TPC-H (at --sf) into --data-dir if it is missing or empty, or its generation was"
+          + " interrupted.")
   boolean generate;
 
   @Option(names = "--sf", defaultValue = "1", paramLabel = "SF",
@@ -33,31 +41,40 @@ public final class DataDirOptions {
   double scaleFactor;
 
   /**
-   * The data directory, with TPC-H generated into it first if it is missing or empty and it is the default
-   * one (or --generate asks for it): a mistyped --data-dir must not silently start a long generation.
+   * The data directory, with TPC-H generated into it first if it holds no tables, or a generation into it was
+   * killed, and it is the default one (or --generate asks for it): a mistyped --data-dir must not silently
+   * start a long generation. The directory under Spillway's home is its own, so it is also regenerated when
+   * any TPC-H table is missing (a first-use generation killed before the marker existed left such a state).
    */
   Path ensureData(PrintStream progress) throws IOException {
-    Path dir = dataDir != null ? dataDir : defaultDataDir();
-    boolean missing = !Files.exists(dir) || isEmptyDirectory(dir);
-    if (missing && dataDir != null && !generate) {
-      throw new IllegalArgumentException("data directory " + dir + " does not exist or is empty; add"
-          + " --generate to fill it with TPC-H data, or run: spillway generate --sf 1 --dir " + dir);
+    boolean isDefault = dataDir == null;
+    Path dir = isDefault ? defaultDataDir() : dataDir;
+    boolean interrupted = Files.isDirectory(dir) && TpchGenerator.interrupted(dir);
+    List<String> tables = Files.isDirectory(dir) ? tableNames(dir) : List.of();
+    boolean incomplete = dir.equals(homeDataDir()) && !tables.containsAll(TpchSchema.TABLE_NAMES);
+    if (!tables.isEmpty() && !interrupted && !incomplete) {
+      return dir;
     }
-    if (missing) {
-      progress.printf("Spillway: no data in %s yet; generating TPC-H at scale factor %s (first use)%n",
-          dir, scaleFactor);
-      TpchGenerator.generate(dir, scaleFactor, Runtime.getRuntime().availableProcessors(),
-          new ConsoleProgressBar(progress));
+    if (!isDefault && !generate) {
+      throw new IllegalArgumentException(interrupted || incomplete
+          ? "the TPC-H generation into " + dir + " was interrupted; run: spillway generate --force --sf "
+              + scaleFactor + " --dir " + dir + " (or add --generate)"
+          : "data directory " + dir + " does not exist or holds no tables; add --generate to fill it with TPC-H"
+              + " data, or run: spillway generate --sf 1 --dir " + dir);
     }
+    progress.printf(tables.isEmpty() && !interrupted
+        ? "Spillway: no data in %s yet; generating TPC-H at scale factor %s (first use)%n"
+        : "Spillway: the TPC-H data in %s is incomplete (an earlier generation was interrupted); generating it"
+            + " again at scale factor %s%n", dir, scaleFactor);
+    TpchGenerator.regenerate(dir, scaleFactor, Runtime.getRuntime().availableProcessors(),
+        new ConsoleProgressBar(progress));
     return dir;
   }
 
-  private static boolean isEmptyDirectory(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return false;
-    }
-    try (Stream<Path> entries = Files.list(dir)) {
-      return entries.findAny().isEmpty();
+  /** The tables of a directory; opening it also deletes the scratch that killed writers left. */
+  private static List<String> tableNames(Path dir) {
+    try (Catalog catalog = Catalog.open(dir)) {
+      return catalog.tableNames();
     }
   }
 }

@@ -18,6 +18,10 @@ public final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--dir", required = true, paramLabel = "DIR", description = "Target data directory.")
   Path dir;
 
+  @Option(names = "--force",
+      description = "Replace the TPC-H tables DIR already holds (e.g. those of an interrupted generation).")
+  boolean force;
+
   @Option(names = "--threads", paramLabel = "N", description = "Generator threads (default: all cores).")
   Integer threads;
 
@@ -27,7 +31,11 @@ public final class GenerateCommand implements Callable<Integer> {
     }
     int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
     long start = System.nanoTime();
-    TpchGenerator.generate(dir, scaleFactor, n, new ConsoleProgressBar(System.err));
+    if (force) {
+      TpchGenerator.regenerate(dir, scaleFactor, n, new ConsoleProgressBar(System.err));
+    } else {
+      TpchGenerator.generate(dir, scaleFactor, n, new ConsoleProgressBar(System.err));
+    }
     System.err.printf("Generated TPC-H SF %s into %s in %.1f s%n", scaleFactor, dir,
         (System.nanoTime() - start) / 1e9);
     return 0;

@@ -1,6 +1,7 @@
 package org.spillway.gpu.calibrate;
 
 import java.nio.file.Path;
+import org.spillway.gpu.SpillwayHome;
 
 /**
  * What calibration measures and how long it may take: bytes streamed per transfer method, size of the
@@ -21,8 +22,8 @@ public record CalibrationOptions(long methodBytes, long probeBytes, long cpuScan
     }
   }
 
-  /** Where the profile goes unless told otherwise: ~/.spillway/machine-profile.json. */
+  /** Where the profile goes unless told otherwise: machine-profile.json in {@link SpillwayHome} (~/.spillway). */
   public static Path defaultProfilePath() {
-    return Path.of(System.getProperty("user.home"), ".spillway", "machine-profile.json");
+    return SpillwayHome.directory().resolve("machine-profile.json");
   }
 }

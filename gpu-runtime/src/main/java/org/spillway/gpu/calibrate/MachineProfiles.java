@@ -13,7 +13,7 @@ import org.spillway.gpu.cuda.CudaDevice;
 
 /**
  * Finds the machine profile the cost model reads: the file named by {@code -Dspillway.profile}, else the one
- * {@code spillway calibrate} wrote to ~/.spillway/machine-profile.json, else an uncalibrated profile built
+ * {@code spillway calibrate} wrote to machine-profile.json in {@link org.spillway.gpu.SpillwayHome} (~/.spillway), else an uncalibrated profile built
  * from this machine's core count, its GPU (if any) and the nominal PCIe Gen5 x16 numbers, marked as assumed.
  */
 public final class MachineProfiles {
@@ -41,6 +41,28 @@ public final class MachineProfiles {
       }
     }
     return p;
+  }
+
+  /**
+   * Uses {@code profile} instead of the machine's until the returned handle is closed: plan tests pin one so
+   * that their costs do not depend on whether {@code spillway calibrate} ran on this machine.
+   */
+  public static AutoCloseable pin(MachineProfile profile) {
+    MachineProfile previous;
+    synchronized (MachineProfiles.class) {
+      previous = cached;
+      cached = profile;
+    }
+    return () -> {
+      synchronized (MachineProfiles.class) {
+        cached = previous;
+      }
+    };
+  }
+
+  /** The uncalibrated profile of this machine (assumed numbers), whatever profile file exists. */
+  public static MachineProfile uncalibrated() {
+    return assumed(GpuRuntime.device());
   }
 
   /** Forgets the profile read so far (after a calibration), so that the next {@link #current()} reads again. */
