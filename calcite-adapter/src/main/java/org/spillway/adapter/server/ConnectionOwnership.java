@@ -1,0 +1,99 @@
+package org.spillway.adapter.server;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.calcite.avatica.AvaticaSeverity;
+import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
+
+/**
+ * Which user opened each server connection, and which connection handed out each statement id.
+ *
+ * <p>Avatica lets the client choose the connection id and numbers statements from 0 across all
+ * connections, so an id proves nothing: every request must come from the user that opened its
+ * connection and may only name statements of that connection. A connection id stays bound to its
+ * user until the connection is closed, so nobody else can take it over, not even after it expired.
+ */
+final class ConnectionOwnership {
+  /** SQLSTATE 08003: connection does not exist. */
+  static final String NO_CONNECTION_SQLSTATE = "08003";
+
+  /** SQLSTATE 08002: connection name in use. */
+  static final String CONNECTION_IN_USE_SQLSTATE = "08002";
+
+  /** SQLSTATE 26000: invalid SQL statement name. */
+  static final String NO_STATEMENT_SQLSTATE = "26000";
+
+  private final Map<String, String> owners = new ConcurrentHashMap<>();
+  private final Map<Integer, String> statementConnections = new ConcurrentHashMap<>();
+
+  /**
+   * Binds a new connection id to {@code user}; returns whether the binding is new (false: the same
+   * user reopens an id of theirs, as Avatica's client does after the server expired the connection).
+   *
+   * @throws AvaticaRuntimeException if another user holds the id
+   */
+  boolean claim(String connectionId, String user) {
+    final String owner = owners.putIfAbsent(connectionId, user);
+    if (owner != null && !owner.equals(user)) {
+      throw refusal("Connection id " + connectionId + " is already in use; a client must choose a"
+          + " new, random id", CONNECTION_IN_USE_SQLSTATE);
+    }
+    return owner == null;
+  }
+
+  /** Forgets a closed connection and the statements it handed out. */
+  void release(String connectionId) {
+    owners.remove(connectionId);
+    statementConnections.values().removeIf(connectionId::equals);
+  }
+
+  /** The user that opened {@code connectionId}, or null if no open connection has that id. */
+  String ownerOf(String connectionId) {
+    return connectionId == null ? null : owners.get(connectionId);
+  }
+
+  /**
+   * Refuses {@code user} unless they opened {@code connectionId}. An unknown id and another user's id
+   * get the same answer, so the refusal does not tell whether the connection exists.
+   */
+  void requireOwner(String connectionId, String user) {
+    final String owner = ownerOf(connectionId);
+    if (owner == null || !owner.equals(user)) {
+      throw refusal("Connection " + connectionId + " does not exist (closed, expired or never"
+          + " opened by user '" + user + "')", NO_CONNECTION_SQLSTATE);
+    }
+  }
+
+  /** Records that {@code connectionId} handed out {@code statementId} to its client. */
+  void addStatement(String connectionId, int statementId) {
+    statementConnections.put(statementId, connectionId);
+  }
+
+  /** Forgets a closed statement. */
+  void removeStatement(String connectionId, int statementId) {
+    statementConnections.remove(statementId, connectionId);
+  }
+
+  /** Whether {@code statementId} was handed out by {@code connectionId} and not closed since. */
+  boolean isStatementOf(String connectionId, int statementId) {
+    return connectionId != null && connectionId.equals(statementConnections.get(statementId));
+  }
+
+  /** Refuses {@code user} unless they own {@code connectionId} and it handed out {@code statementId}. */
+  void requireStatement(String connectionId, int statementId, String user) {
+    requireOwner(connectionId, user);
+    if (!isStatementOf(connectionId, statementId)) {
+      throw refusal("Statement " + statementId + " does not exist on connection " + connectionId
+          + " (closed, or created on another connection)", NO_STATEMENT_SQLSTATE);
+    }
+  }
+
+  /** Open connections; for tests that check nothing is left behind. */
+  int connections() {
+    return owners.size();
+  }
+
+  private static AvaticaRuntimeException refusal(String message, String sqlState) {
+    return new AvaticaRuntimeException(message, 0, sqlState, AvaticaSeverity.ERROR);
+  }
+}
