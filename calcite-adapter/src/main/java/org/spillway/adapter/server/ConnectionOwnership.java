@@ -1,5 +1,6 @@
 package org.spillway.adapter.server;
 
+import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.calcite.avatica.AvaticaSeverity;
@@ -12,6 +13,9 @@ import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
  * connections, so an id proves nothing: every request must come from the user that opened its
  * connection and may only name statements of that connection. A connection id stays bound to its
  * user until the connection is closed, so nobody else can take it over, not even after it expired.
+ *
+ * <p>Clients never see the meta's sequential statement ids: each statement is handed out under a
+ * random id, which this class maps back to the meta's id for the connection that owns it.
  */
 final class ConnectionOwnership {
   /** SQLSTATE 08003: connection does not exist. */
@@ -23,8 +27,13 @@ final class ConnectionOwnership {
   /** SQLSTATE 26000: invalid SQL statement name. */
   static final String NO_STATEMENT_SQLSTATE = "26000";
 
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /** A statement as the meta knows it: its connection and the meta's own id. */
+  private record MetaStatement(String connectionId, int metaId) {}
+
   private final Map<String, String> owners = new ConcurrentHashMap<>();
-  private final Map<Integer, String> statementConnections = new ConcurrentHashMap<>();
+  private final Map<Integer, MetaStatement> statements = new ConcurrentHashMap<>();
 
   /**
    * Binds a new connection id to {@code user}; returns whether the binding is new (false: the same
@@ -44,7 +53,7 @@ final class ConnectionOwnership {
   /** Forgets a closed connection and the statements it handed out. */
   void release(String connectionId) {
     owners.remove(connectionId);
-    statementConnections.values().removeIf(connectionId::equals);
+    statements.values().removeIf(statement -> statement.connectionId.equals(connectionId));
   }
 
   /** The user that opened {@code connectionId}, or null if no open connection has that id. */
@@ -64,28 +73,38 @@ final class ConnectionOwnership {
     }
   }
 
-  /** Records that {@code connectionId} handed out {@code statementId} to its client. */
-  void addStatement(String connectionId, int statementId) {
-    statementConnections.put(statementId, connectionId);
+  /**
+   * Records the meta's statement {@code metaId} of {@code connectionId}; returns the random id, a
+   * positive int, under which the client gets it.
+   */
+  int addStatement(String connectionId, int metaId) {
+    final MetaStatement statement = new MetaStatement(connectionId, metaId);
+    while (true) {
+      final int clientId = 1 + RANDOM.nextInt(Integer.MAX_VALUE - 1);
+      if (statements.putIfAbsent(clientId, statement) == null) {
+        return clientId;
+      }
+    }
   }
 
   /** Forgets a closed statement. */
-  void removeStatement(String connectionId, int statementId) {
-    statementConnections.remove(statementId, connectionId);
+  void removeStatement(String connectionId, int clientId) {
+    statements.computeIfPresent(clientId,
+        (id, statement) -> statement.connectionId.equals(connectionId) ? null : statement);
   }
 
-  /** Whether {@code statementId} was handed out by {@code connectionId} and not closed since. */
-  boolean isStatementOf(String connectionId, int statementId) {
-    return connectionId != null && connectionId.equals(statementConnections.get(statementId));
-  }
-
-  /** Refuses {@code user} unless they own {@code connectionId} and it handed out {@code statementId}. */
-  void requireStatement(String connectionId, int statementId, String user) {
+  /**
+   * Returns the meta's id of the statement the client calls {@code clientId}, after refusing
+   * {@code user} unless they own {@code connectionId} and it handed out that statement.
+   */
+  int requireStatement(String connectionId, int clientId, String user) {
     requireOwner(connectionId, user);
-    if (!isStatementOf(connectionId, statementId)) {
-      throw refusal("Statement " + statementId + " does not exist on connection " + connectionId
+    final MetaStatement statement = statements.get(clientId);
+    if (statement == null || !statement.connectionId.equals(connectionId)) {
+      throw refusal("Statement " + clientId + " does not exist on connection " + connectionId
           + " (closed, or created on another connection)", NO_STATEMENT_SQLSTATE);
     }
+    return statement.metaId;
   }
 
   /** Open connections; for tests that check nothing is left behind. */

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
 import org.apache.calcite.avatica.remote.Service;
 import org.junit.jupiter.api.Test;
@@ -41,19 +43,39 @@ class ConnectionOwnershipTest {
   void statementsBelongToTheConnectionThatHandedThemOut() {
     ownership.claim("a", "alice");
     ownership.claim("b", "bob");
-    ownership.addStatement("a", 0);
-    ownership.addStatement("b", 1);
-    ownership.requireStatement("a", 0, "alice");
-    assertRefused("08003", () -> ownership.requireStatement("a", 0, "bob"));
-    assertRefused("26000", () -> ownership.requireStatement("b", 0, "bob"));
-    assertRefused("26000", () -> ownership.requireStatement("a", 7, "alice"));
-    ownership.removeStatement("b", 0);  // not b's: nothing happens
-    ownership.requireStatement("a", 0, "alice");
-    ownership.removeStatement("a", 0);
+    final int alices = ownership.addStatement("a", 0);
+    final int bobs = ownership.addStatement("b", 1);
+    assertEquals(0, ownership.requireStatement("a", alices, "alice"));
+    assertEquals(1, ownership.requireStatement("b", bobs, "bob"));
+    assertRefused("08003", () -> ownership.requireStatement("a", alices, "bob"));
+    assertRefused("26000", () -> ownership.requireStatement("b", alices, "bob"));
+    // The meta's own ids mean nothing to clients.
     assertRefused("26000", () -> ownership.requireStatement("a", 0, "alice"));
+    ownership.removeStatement("b", alices);  // not b's: nothing happens
+    assertEquals(0, ownership.requireStatement("a", alices, "alice"));
+    ownership.removeStatement("a", alices);
+    assertRefused("26000", () -> ownership.requireStatement("a", alices, "alice"));
     ownership.release("b");
-    assertFalse(ownership.isStatementOf("b", 1));
-    assertEquals(1, ownership.connections());
+    ownership.claim("b", "bob");
+    assertRefused("26000", () -> ownership.requireStatement("b", bobs, "bob"));
+  }
+
+  /** Consecutive meta ids come out as unrelated positive ids, each distinct. */
+  @Test
+  void clientStatementIdsAreRandomAndUnique() {
+    ownership.claim("a", "alice");
+    final Set<Integer> ids = new HashSet<>();
+    int previous = -1;
+    for (int metaId = 0; metaId < 1000; metaId++) {
+      final int id = ownership.addStatement("a", metaId);
+      assertTrue(id > 0, "positive: " + id);
+      assertTrue(Math.abs((long) id - previous) > 1, "not sequential: " + previous + ", " + id);
+      assertTrue(ids.add(id), "unique: " + id);
+      assertEquals(metaId, ownership.requireStatement("a", id, "alice"));
+      previous = id;
+    }
+    ownership.release("a");
+    assertEquals(0, ownership.connections());
   }
 
   /**

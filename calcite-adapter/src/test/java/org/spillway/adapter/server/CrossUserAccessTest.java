@@ -17,9 +17,11 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.calcite.avatica.AvaticaConnection;
 import org.apache.calcite.avatica.AvaticaStatement;
+import org.apache.calcite.avatica.ColumnMetaData;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
 import org.apache.calcite.avatica.remote.Service;
+import org.apache.calcite.avatica.remote.TypedValue;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -87,6 +89,8 @@ class CrossUserAccessTest {
         seen.add(rows.getInt(1));
         final String aliceConnection = alice.unwrap(AvaticaConnection.class).handle.id;
         final int aliceStatement = statement.unwrap(AvaticaStatement.class).handle.id;
+        // Not the meta's sequential numbering (it starts at 0 for the server's first statement).
+        assertTrue(aliceStatement > 1000, "statement ids are random: " + aliceStatement);
 
         // The repro: fetch alice's next rows, close her statement and connection.
         assertRefused(bob.send(new Service.FetchRequest(aliceConnection, aliceStatement, 100, 2)),
@@ -117,6 +121,10 @@ class CrossUserAccessTest {
             REGION_KEYS, -1, 10)), "26000");
         assertRefused(bob.send(new Service.ExecuteRequest(
             new Meta.StatementHandle(bobConnection, aliceStatement, null), List.of(), 10)), "26000");
+        assertRefused(bob.send(new Service.ExecuteBatchRequest(bobConnection, aliceStatement,
+            List.of(List.of(TypedValue.ofLocal(ColumnMetaData.Rep.INTEGER, 1))))), "26000");
+        assertRefused(bob.send(new Service.PrepareAndExecuteBatchRequest(bobConnection,
+            aliceStatement, List.of(REGION_KEYS))), "26000");
         assertRefused(bob.send(new Service.CloseStatementRequest(bobConnection, aliceStatement)),
             "26000");
         // His own statements work as before.
@@ -125,7 +133,20 @@ class CrossUserAccessTest {
         final Service.ExecuteResponse result = (Service.ExecuteResponse) bob.send(
             new Service.PrepareAndExecuteRequest(bobConnection, own.statementId, REGION_KEYS, -1,
                 10));
+        assertEquals(own.statementId, result.results.get(0).statementId);
         assertEquals(5, count(result.results.get(0).firstFrame));
+        // A batch on his own prepared statement reaches the driver (protobuf sends its batches in
+        // protobuf form, which the server converts).
+        final Service.PrepareResponse prepared = (Service.PrepareResponse) bob.send(
+            new Service.PrepareRequest(bobConnection,
+                "select r_name from region where r_regionkey = ?", -1));
+        final Service.Response batch = bob.send(new Service.ExecuteBatchRequest(bobConnection,
+            prepared.statement.id,
+            List.of(List.of(TypedValue.ofLocal(ColumnMetaData.Rep.INTEGER, 1)))));
+        final Service.ExecuteBatchResponse counts =
+            assertInstanceOf(Service.ExecuteBatchResponse.class, batch);
+        assertEquals(prepared.statement.id, counts.statementId);
+        assertEquals(1, counts.updateCounts.length);
         assertInstanceOf(Service.CloseConnectionResponse.class,
             bob.send(new Service.CloseConnectionRequest(bobConnection)));
 
