@@ -2,6 +2,7 @@ package org.spillway.adapter.server;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import org.apache.calcite.avatica.server.ServerCustomizer;
 import org.eclipse.jetty.security.ConstraintMapping;
@@ -43,7 +44,13 @@ final class ServerSecurity {
 
   /** Whether every address {@code host} names is a loopback address; an unknown host fails. */
   static boolean isLoopback(String host) throws IOException {
-    for (InetAddress address : InetAddress.getAllByName(host)) {
+    final InetAddress[] addresses;
+    try {
+      addresses = InetAddress.getAllByName(host);
+    } catch (UnknownHostException e) {
+      throw new IOException("Cannot resolve --host " + host + ": " + e.getMessage(), e);
+    }
+    for (InetAddress address : addresses) {
       if (!address.isLoopbackAddress()) {
         return false;
       }

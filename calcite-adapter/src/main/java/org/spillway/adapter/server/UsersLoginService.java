@@ -36,7 +36,7 @@ final class UsersLoginService extends AbstractLoginService {
   public UserIdentity login(String username, Object credential, ServletRequest request) {
     final UserIdentity identity = super.login(username, credential, request);
     if (identity == null) {
-      logFailure(request, "user '" + username + "': wrong password or unknown user");
+      logFailure(request, "user '" + printable(username) + "': wrong password or unknown user");
     }
     return identity;
   }
@@ -46,6 +46,22 @@ final class UsersLoginService extends AbstractLoginService {
     LOG.warn("failed login from {}: {}",
         request == null ? "unknown address" : request.getRemoteAddr() + ":" + request.getRemotePort(),
         why);
+  }
+
+  /** The user name as the client sent it, with line breaks and other controls escaped: no fake log lines. */
+  static String printable(String text) {
+    if (text == null) {
+      return "";
+    }
+    final StringBuilder out = new StringBuilder(Math.min(text.length(), 200));
+    text.codePoints().limit(200).forEach(c -> {
+      if (Character.isISOControl(c)) {
+        out.append(String.format("\\u%04x", c));
+      } else {
+        out.appendCodePoint(c);
+      }
+    });
+    return out.toString();
   }
 
   @Override

@@ -33,4 +33,10 @@ class UsersLoginServiceTest {
     assertNull(service.login("mallory", "wonderland", null));
     assertNull(service.login("alice", null, null));
   }
+
+  @Test
+  void userNamesAreLoggedWithoutLineBreaks() {
+    assertEquals("mallory\\u000aINFO fake", UsersLoginService.printable("mallory\nINFO fake"));
+    assertEquals("", UsersLoginService.printable(null));
+  }
 }
