@@ -1,7 +1,9 @@
 package org.spillway.adapter.server;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.calcite.avatica.AvaticaSeverity;
 import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
@@ -12,7 +14,9 @@ import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
  * <p>Avatica lets the client choose the connection id and numbers statements from 0 across all
  * connections, so an id proves nothing: every request must come from the user that opened its
  * connection and may only name statements of that connection. A connection id stays bound to its
- * user until the connection is closed, so nobody else can take it over, not even after it expired.
+ * user until the connection is closed, or until a while after the meta dropped it (Avatica's meta
+ * expires idle connections and evicts the least recently used beyond its capacity without telling
+ * anyone), so nobody else can take over a live connection and bindings do not pile up.
  *
  * <p>Clients never see the meta's sequential statement ids: each statement is handed out under a
  * random id, which this class maps back to the meta's id for the connection that owns it.
@@ -29,10 +33,19 @@ final class ConnectionOwnership {
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
+  /**
+   * How long a binding outlives its connection in the meta: longer than any open takes, so that a
+   * connection being opened right now (bound, not yet in the meta) is never forgotten.
+   */
+  static final Duration FORGET_AFTER = Duration.ofMinutes(1);
+
   /** A statement as the meta knows it: its connection and the meta's own id. */
   private record MetaStatement(String connectionId, int metaId) {}
 
-  private final Map<String, String> owners = new ConcurrentHashMap<>();
+  /** Who opened a connection, and when (System.nanoTime) they last opened it. */
+  private record Owner(String user, long openedAt) {}
+
+  private final Map<String, Owner> owners = new ConcurrentHashMap<>();
   private final Map<Integer, MetaStatement> statements = new ConcurrentHashMap<>();
 
   /**
@@ -42,12 +55,34 @@ final class ConnectionOwnership {
    * @throws AvaticaRuntimeException if another user holds the id
    */
   boolean claim(String connectionId, String user) {
-    final String owner = owners.putIfAbsent(connectionId, user);
-    if (owner != null && !owner.equals(user)) {
-      throw refusal("Connection id " + connectionId + " is already in use; a client must choose a"
-          + " new, random id", CONNECTION_IN_USE_SQLSTATE);
+    final boolean[] isNew = new boolean[1];
+    owners.compute(connectionId, (id, owner) -> {
+      if (owner != null && !owner.user.equals(user)) {
+        throw refusal("Connection id " + connectionId + " is already in use; a client must choose"
+            + " a new, random id", CONNECTION_IN_USE_SQLSTATE);
+      }
+      isNew[0] = owner == null;
+      return new Owner(user, System.nanoTime());
+    });
+    return isNew[0];
+  }
+
+  /**
+   * Forgets connections that the meta no longer holds ({@code open} are those it does) and that were
+   * opened more than {@code after} ago. Cheap to call on every open: it only scans once the bindings
+   * outnumber twice the open connections.
+   */
+  void forgetDropped(Set<String> open, Duration after) {
+    if (owners.size() <= 2 * open.size() + 64) {
+      return;
     }
-    return owner == null;
+    final long now = System.nanoTime();
+    owners.forEach((connectionId, owner) -> {
+      if (!open.contains(connectionId) && now - owner.openedAt > after.toNanos()
+          && owners.remove(connectionId, owner)) {
+        statements.values().removeIf(statement -> statement.connectionId.equals(connectionId));
+      }
+    });
   }
 
   /** Forgets a closed connection and the statements it handed out. */
@@ -58,7 +93,8 @@ final class ConnectionOwnership {
 
   /** The user that opened {@code connectionId}, or null if no open connection has that id. */
   String ownerOf(String connectionId) {
-    return connectionId == null ? null : owners.get(connectionId);
+    final Owner owner = connectionId == null ? null : owners.get(connectionId);
+    return owner == null ? null : owner.user;
   }
 
   /**

@@ -90,6 +90,8 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
       }
       throw e;
     }
+    ownership.forgetDropped(getConnectionCache().asMap().keySet(),
+        ConnectionOwnership.FORGET_AFTER);
   }
 
   @Override

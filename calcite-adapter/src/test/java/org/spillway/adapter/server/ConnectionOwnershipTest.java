@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -58,6 +59,27 @@ class ConnectionOwnershipTest {
     ownership.release("b");
     ownership.claim("b", "bob");
     assertRefused("26000", () -> ownership.requireStatement("b", bobs, "bob"));
+  }
+
+  /** Connections the meta dropped without a close (idle expiry, capacity) do not pile up. */
+  @Test
+  void bindingsOfConnectionsTheMetaDroppedAreForgottenOnceTheyOutnumberTheOpenOnes() {
+    final Set<String> open = new HashSet<>();
+    final int[] statements = new int[100];
+    for (int i = 0; i < 100; i++) {
+      ownership.claim("gone" + i, "alice");
+      statements[i] = ownership.addStatement("gone" + i, i);
+    }
+    ownership.claim("live", "bob");
+    open.add("live");
+    // Just opened: kept, they may not have reached the meta yet.
+    ownership.forgetDropped(open, ConnectionOwnership.FORGET_AFTER);
+    assertEquals(101, ownership.connections());
+    ownership.forgetDropped(open, Duration.ZERO);
+    assertEquals(1, ownership.connections());
+    assertEquals("bob", ownership.ownerOf("live"));
+    assertTrue(ownership.claim("gone0", "bob"), "a dropped id is free again");
+    assertRefused("26000", () -> ownership.requireStatement("gone0", statements[0], "bob"));
   }
 
   /** Consecutive meta ids come out as unrelated positive ids, each distinct. */
