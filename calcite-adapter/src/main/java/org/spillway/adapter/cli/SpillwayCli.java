@@ -3,6 +3,7 @@ package org.spillway.adapter.cli;
 import org.spillway.adapter.SpillwayOptions;
 import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.adapter.server.ServerCommand;
+import org.spillway.adapter.server.UsersCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -20,7 +21,8 @@ import java.util.concurrent.Callable;
 @Command(name = "spillway", mixinStandardHelpOptions = true, version = "Spillway 0.1.0",
     description = {"SQL over Arrow data in CPU memory, executed by GPU operators.",
         "Without -e or -f it opens an interactive SQL shell (sqlline)."},
-    subcommands = {GenerateCommand.class, DropTableCommand.class, CalibrateCommand.class, ServerCommand.class})
+    subcommands = {GenerateCommand.class, DropTableCommand.class, CalibrateCommand.class, ServerCommand.class,
+        UsersCommand.class})
 public final class SpillwayCli implements Callable<Integer> {
   @Mixin DataDirOptions data;
 

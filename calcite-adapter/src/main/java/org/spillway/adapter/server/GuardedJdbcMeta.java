@@ -50,7 +50,7 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   private final QueryLog queryLog;
   private final ScheduledExecutorService watchdog;
   private final Map<Integer, QueryRun> runs = new ConcurrentHashMap<>();
-  private final Map<String, String> connectionUsers = new ConcurrentHashMap<>();
+  private final ConnectionOwnership ownership = new ConnectionOwnership();
   private final AtomicLong finishedQueries = new AtomicLong();
 
   /** Creates a meta serving {@code url} with {@code info} as the only driver properties. */
@@ -81,8 +81,17 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
         }
       }
     }
-    connectionUsers.put(ch.id, RemoteUserHandler.currentUser());
-    super.openConnection(ch, Map.of());
+    final boolean newId = ownership.claim(ch.id, RemoteUserHandler.currentUser());
+    try {
+      super.openConnection(ch, Map.of());
+    } catch (RuntimeException | Error e) {
+      if (newId) {
+        ownership.release(ch.id);
+      }
+      throw e;
+    }
+    ownership.forgetDropped(getConnectionCache().asMap().keySet(),
+        ConnectionOwnership.FORGET_AFTER);
   }
 
   @Override
@@ -97,7 +106,7 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
     try {
       super.closeConnection(ch);
     } finally {
-      connectionUsers.remove(ch.id);
+      ownership.release(ch.id);
     }
   }
 
@@ -192,6 +201,11 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
       closeConnection(new ConnectionHandle(entry.getKey()));
     }
     getConnectionCache().invalidateAll();
+  }
+
+  /** Who opened each connection and which statements it handed out; checked on every request. */
+  ConnectionOwnership ownership() {
+    return ownership;
   }
 
   /** Queries that have finished (any outcome) since the server started. */
@@ -397,6 +411,7 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   }
 
   private String userOf(String connectionId) {
-    return connectionUsers.getOrDefault(connectionId, RemoteUserHandler.currentUser());
+    final String owner = ownership.ownerOf(connectionId);
+    return owner == null ? RemoteUserHandler.currentUser() : owner;
   }
 }

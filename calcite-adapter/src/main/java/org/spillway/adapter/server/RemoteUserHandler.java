@@ -21,6 +21,7 @@ final class RemoteUserHandler extends HandlerWrapper implements AvaticaHandler {
   static final String ANONYMOUS = "anonymous";
 
   private static final ThreadLocal<String> CURRENT_USER = new ThreadLocal<>();
+  private static final ThreadLocal<String> CURRENT_CLIENT = new ThreadLocal<>();
 
   private final AvaticaHandler avaticaHandler;
 
@@ -34,10 +35,12 @@ final class RemoteUserHandler extends HandlerWrapper implements AvaticaHandler {
       HttpServletResponse response) throws IOException, ServletException {
     final String user = request.getRemoteUser();
     CURRENT_USER.set(user == null ? ANONYMOUS : user);
+    CURRENT_CLIENT.set(request.getRemoteAddr() + ":" + request.getRemotePort());
     try {
       super.handle(target, baseRequest, request, response);
     } finally {
       CURRENT_USER.remove();
+      CURRENT_CLIENT.remove();
     }
   }
 
@@ -50,5 +53,11 @@ final class RemoteUserHandler extends HandlerWrapper implements AvaticaHandler {
   static String currentUser() {
     final String user = CURRENT_USER.get();
     return user == null ? ANONYMOUS : user;
+  }
+
+  /** The address and port of the client this thread is serving, for log lines; "unknown" outside. */
+  static String currentClient() {
+    final String client = CURRENT_CLIENT.get();
+    return client == null ? "unknown" : client;
   }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
 import org.spillway.adapter.SpillwayOptions;
+import org.spillway.gpu.memory.DeviceAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -25,7 +26,8 @@ public final class ServerCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--host", defaultValue = ServerConfig.DEFAULT_HOST,
-      description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 exposes all interfaces).")
+      description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 exposes all interfaces and"
+          + " needs --users or --allow-anonymous).")
   String host;
 
   @Option(names = "--port", defaultValue = "" + ServerConfig.DEFAULT_PORT,
@@ -37,8 +39,17 @@ public final class ServerCommand implements Callable<Integer> {
   String serialization;
 
   @Option(names = "--users", paramLabel = "FILE",
-      description = "Enable HTTP BASIC authentication with users from FILE ('user: password' lines).")
+      description = "Enable HTTP BASIC authentication with users from FILE ('user: password' lines;"
+          + " write salted hashes with 'spillway users add').")
   Path usersFile;
+
+  @Option(names = "--allow-anonymous",
+      description = "Serve a non-loopback --host without --users (anyone who reaches it may query).")
+  boolean allowAnonymous;
+
+  @Option(names = "--max-request-size", defaultValue = "16m", paramLabel = "SIZE",
+      description = "Refuse HTTP request bodies larger than SIZE with 413 (default: ${DEFAULT-VALUE}).")
+  String maxRequestSize;
 
   @Option(names = "--allow-writes",
       description = "Execute statements other than queries and metadata (default: read-only).")
@@ -103,7 +114,8 @@ public final class ServerCommand implements Callable<Integer> {
           "--max-concurrent must be at least 1, got " + maxConcurrent);
     }
     ServerConfig config = new ServerConfig(dataDir, host, port, serialization(), usersFile, allowWrites,
-        maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds), Map.of());
+        maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds), Map.of(),
+        allowAnonymous, maxRequestBytes());
     if (gpuCache != null) {
       try {
         SpillwayOptions.parse(null, null, null, gpuCache);
@@ -113,6 +125,14 @@ public final class ServerCommand implements Callable<Integer> {
       config = config.withConnectionProperty("gpuCache", gpuCache);
     }
     return config;
+  }
+
+  private long maxRequestBytes() {
+    try {
+      return DeviceAllocator.parseBytes("--max-request-size", maxRequestSize);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 
   private Serialization serialization() {

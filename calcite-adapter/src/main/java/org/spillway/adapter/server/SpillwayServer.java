@@ -11,7 +11,6 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
-import org.apache.calcite.avatica.remote.LocalService;
 import org.apache.calcite.avatica.server.AvaticaHandler;
 import org.apache.calcite.avatica.server.HandlerFactory;
 import org.apache.calcite.avatica.server.HttpServer;
@@ -46,9 +45,7 @@ public final class SpillwayServer implements AutoCloseable {
    * first client), and starts listening.
    */
   public static SpillwayServer start(ServerConfig config) throws IOException, SQLException {
-    if (config.usersFile() != null) {
-      UsersFile.check(config.usersFile());
-    }
+    ServerSecurity.checkAtStartup(config);
     final Properties driverInfo = embeddedProperties(config);
     try (Connection probe = DriverManager.getConnection(EMBEDDED_URL, driverInfo)) {
       probe.getMetaData();
@@ -59,16 +56,12 @@ public final class SpillwayServer implements AutoCloseable {
     final GuardedJdbcMeta meta = new GuardedJdbcMeta(EMBEDDED_URL, driverInfo,
         config.allowWrites(), config.queryTimeout(), admission, queryLog);
     final AvaticaHandler avaticaHandler =
-        new HandlerFactory().getHandler(new LocalService(meta), config.serialization());
+        new HandlerFactory().getHandler(new OwnershipCheckingService(meta), config.serialization());
     final HttpServer.Builder<Server> builder = HttpServer.Builder.<Server>newBuilder()
         .withPort(config.port())
         .withHandler(new RemoteUserHandler(avaticaHandler))
-        .withServerCustomizers(List.of(bindTo(config.host())), Server.class);
-    if (config.usersFile() != null) {
-      // "**" is Jetty's "any authenticated user": the users file needs no roles.
-      builder.withBasicAuthentication(config.usersFile().toAbsolutePath().toString(),
-          new String[] {"**"});
-    }
+        .withServerCustomizers(
+            List.of(bindTo(config.host()), ServerSecurity.handlers(config)), Server.class);
     final HttpServer httpServer = builder.build();
     try {
       httpServer.start();
