@@ -111,9 +111,9 @@ public final class SpillwaySqlErrors {
     if (t instanceof DateTimeException || t instanceof IllegalArgumentException && isDateMessage(message)) {
       return new Classified(dateState(message), "Invalid date or time: " + message);
     }
-    if (t instanceof StackOverflowError) {
+    if (t instanceof StackOverflowError || isCodeTooLarge(t)) {
       return new Classified(STATEMENT_TOO_COMPLEX, "Statement too complex: its expressions are nested too"
-          + " deeply to parse, plan or run (simplify it or split it into several statements)");
+          + " deeply or are too many to parse, plan or run (simplify it or split it into several statements)");
     }
     if (t instanceof OutOfMemoryError) {
       return new Classified(OUT_OF_MEMORY, "Out of memory while running the statement: " + message);
@@ -125,6 +125,12 @@ public final class SpillwaySqlErrors {
       return new Classified(FEATURE_NOT_SUPPORTED, "Not supported: " + message);
     }
     return null;
+  }
+
+  /** Janino refuses generated methods over the JVM's 64 KB limit, e.g. for an IN list of many thousand values. */
+  private static boolean isCodeTooLarge(Throwable t) {
+    return t.getClass().getName().startsWith("org.codehaus.commons.compiler.")
+        && String.valueOf(t.getMessage()).contains("grows beyond 64 KB");
   }
 
   /**

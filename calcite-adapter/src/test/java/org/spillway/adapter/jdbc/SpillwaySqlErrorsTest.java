@@ -1,0 +1,88 @@
+package org.spillway.adapter.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.SQLException;
+import java.util.concurrent.CancellationException;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.junit.jupiter.api.Test;
+import org.spillway.runtime.SqlStateException;
+
+/** Each kind of failure gets the SQLSTATE of its class, however deep in the cause chain it sits. */
+class SpillwaySqlErrorsTest {
+  @Test
+  void parseErrorsAreSyntaxErrors() {
+    SqlParseException parse = assertThrows(SqlParseException.class,
+        () -> SqlParser.create("select l_orderkey form lineitem").parseStmt());
+    SQLException e = SpillwaySqlErrors.toSqlException(new RuntimeException("parse failed", parse));
+    assertEquals(SpillwaySqlErrors.SYNTAX_ERROR, e.getSQLState());
+    assertTrue(e.getMessage().contains("line 1, column 24"), e.getMessage());
+  }
+
+  @Test
+  void arithmeticErrorsAreDataErrors() {
+    assertState(SpillwaySqlErrors.DIVISION_BY_ZERO, new ArithmeticException("/ by zero"));
+    assertState(SpillwaySqlErrors.NUMERIC_OUT_OF_RANGE, new ArithmeticException("INTEGER overflow (4294967294)"));
+    assertState(SpillwaySqlErrors.INVALID_TEXT_REPRESENTATION, new NumberFormatException("For input string: \"abc\""));
+    assertState(SpillwaySqlErrors.DATETIME_FIELD_OVERFLOW,
+        new IllegalArgumentException("Value of DAY field is out of range in '2020-13-45'"));
+    assertState(SpillwaySqlErrors.INVALID_DATETIME_FORMAT, new IllegalArgumentException("Invalid DATE value, 'x'"));
+  }
+
+  /** Calcite hoists constant expressions into static initializers of generated code: 1/0 fails there. */
+  @Test
+  void initializerErrorsAreClassifiedByTheirCause() {
+    assertState(SpillwaySqlErrors.DIVISION_BY_ZERO,
+        new SQLException("Error while executing SQL", new ExceptionInInitializerError(new ArithmeticException("/ by zero"))));
+  }
+
+  @Test
+  void resourceAndLimitErrors() {
+    assertState(SpillwaySqlErrors.STATEMENT_TOO_COMPLEX, new StackOverflowError());
+    assertState(SpillwaySqlErrors.OUT_OF_MEMORY, new OutOfMemoryError("Java heap space"));
+    assertState(SpillwaySqlErrors.QUERY_CANCELED, new RuntimeException(new CancellationException("query cancelled")));
+  }
+
+  @Test
+  void exceptionsThatKnowTheirStateKeepIt() {
+    class ResourceException extends RuntimeException implements SqlStateException {
+      @Override public String getSqlState() {
+        return "53200";
+      }
+    }
+    assertState("53200", new RuntimeException(new ResourceException()));
+    SQLException specific = new SQLException("no such data directory", "08001");
+    assertSame(specific, SpillwaySqlErrors.toSqlException(specific));
+  }
+
+  /** An exception type that has getSqlState() without implementing the interface is still honoured. */
+  @Test
+  void reflectedSqlStateIsHonoured() {
+    class Unaware extends RuntimeException {
+      public String getSqlState() {
+        return "53100";
+      }
+    }
+    assertState("53100", new Unaware());
+  }
+
+  @Test
+  void unknownFailuresAreInternalErrorsNotUnknownState() {
+    SQLException e = SpillwaySqlErrors.toSqlException(
+        new SQLException("Error while executing", null, new IllegalStateException("broken invariant")));
+    assertEquals(SpillwaySqlErrors.INTERNAL_ERROR, e.getSQLState());
+    assertTrue(e.getMessage().contains("broken invariant"), e.getMessage());
+    assertEquals(SpillwaySqlErrors.INTERNAL_ERROR,
+        SpillwaySqlErrors.toSqlException(new SQLException("x", "00000")).getSQLState());
+  }
+
+  private static void assertState(String expected, Throwable error) {
+    SQLException e = SpillwaySqlErrors.toSqlException(error);
+    assertEquals(expected, e.getSQLState(), e.getMessage());
+    assertSame(error, e.getCause());
+  }
+}
