@@ -96,6 +96,9 @@ public final class SpillwaySqlErrors {
     if (reflected != null) {
       return new Classified(reflected, message);
     }
+    if (t instanceof SqlParseException && t.getCause() instanceof StackOverflowError overflow) {
+      return known(overflow);  // the parser reports its own stack overflow as a parse error without a message
+    }
     if (t instanceof SqlParseException) {
       return new Classified(SYNTAX_ERROR, "SQL parse error: " + firstLine(message));
     }

@@ -69,11 +69,13 @@ final class ClientErrorService {
     return forClient;
   }
 
-  /** Failures the client caused or asked for (bad SQL, bad data, read-only, cancel, busy): no stack to log. */
+  /**
+   * Failures the client caused or asked for (bad SQL or data, read-only, cancel, busy, a statement too long or
+   * complex): no stack to log.
+   */
   private static boolean isClientError(String sqlState) {
     final String sqlClass = sqlState.substring(0, 2);
     return sqlClass.equals("42") || sqlClass.equals("22") || sqlClass.equals("25") || sqlClass.equals("57")
-        || sqlClass.equals("08") || sqlClass.equals("0A") || sqlState.equals("53300")
-        || sqlState.equals(SpillwaySqlErrors.PROGRAM_LIMIT_EXCEEDED);
+        || sqlClass.equals("08") || sqlClass.equals("0A") || sqlClass.equals("54") || sqlState.equals("53300");
   }
 }

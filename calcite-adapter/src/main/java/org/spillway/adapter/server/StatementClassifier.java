@@ -48,6 +48,12 @@ public final class StatementClassifier {
     try {
       node = SqlParser.create(sql, PARSER_CONFIG).parseStmt();
     } catch (SqlParseException e) {
+      final SpillwaySqlErrors.Classified classified = SpillwaySqlErrors.classify(e);
+      if (!classified.sqlState().equals(SpillwaySqlErrors.SYNTAX_ERROR)) {
+        // Not a syntax error but a limit (nesting too deep for the parser's stack).
+        throw new SQLException(classified.message() + " (statement: " + abbreviate(sql) + ")",
+            classified.sqlState(), e);
+      }
       if (WRITE_VERB.matcher(sql).lookingAt()) {
         throw new SQLException("Spillway server is read-only and could not classify the statement as a"
             + " query: " + firstLine(e.getMessage()) + " (statement: " + abbreviate(sql) + ")",

@@ -23,6 +23,17 @@ class SpillwaySqlErrorsTest {
     assertTrue(e.getMessage().contains("line 1, column 24"), e.getMessage());
   }
 
+  /** Calcite's parser reports a stack overflow on deep nesting as a parse error that has no message. */
+  @Test
+  void parserStackOverflowIsTooComplex() {
+    StringBuilder sql = new StringBuilder("select 1");
+    for (int i = 0; i < 20_000; i++) {
+      sql.append("+1");
+    }
+    SqlParseException parse = assertThrows(SqlParseException.class, () -> SqlParser.create(sql.toString()).parseStmt());
+    assertEquals(SpillwaySqlErrors.STATEMENT_TOO_COMPLEX, SpillwaySqlErrors.toSqlException(parse).getSQLState());
+  }
+
   @Test
   void arithmeticErrorsAreDataErrors() {
     assertState(SpillwaySqlErrors.DIVISION_BY_ZERO, new ArithmeticException("/ by zero"));
