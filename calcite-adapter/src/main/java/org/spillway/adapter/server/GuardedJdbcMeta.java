@@ -304,17 +304,15 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
     }
   }
 
-  /** Tells the driver the limit and, as a backstop for drivers that ignore it, cancels at the deadline. */
+  /**
+   * Cancels the statement at the deadline. The driver's own setQueryTimeout is not used: it counts whole
+   * seconds and would race this watchdog, whose message names the server's limit.
+   */
   private void armTimeout(QueryRun run, StatementHandle h) throws NoSuchStatementException {
     if (queryTimeout.isZero()) {
       return;
     }
     final Statement statement = statementOf(h);
-    try {
-      statement.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
-    } catch (SQLException e) {
-      LOG.debug("driver refused setQueryTimeout; relying on cancel", e);
-    }
     run.setTimeoutTask(watchdog.schedule(() -> run.timeOut(() -> {
       try {
         statement.cancel();
