@@ -59,8 +59,9 @@ final class SpillwayJdbcProxy implements InvocationHandler {
         failure = guard.failed(failure);
       }
       if (failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError)
-          && !(failure instanceof OutOfMemoryError)) {
-        throw failure;  // an InternalError: the JVM itself is broken, no statement error can say so
+          && !(failure instanceof OutOfMemoryError) || !declaresSqlException(method)) {
+        // An InternalError (the JVM itself is broken), or a method that cannot throw an SQLException.
+        throw failure;
       }
       throw SpillwaySqlErrors.toSqlException(failure);
     }
@@ -71,17 +72,23 @@ final class SpillwayJdbcProxy implements InvocationHandler {
   }
 
   private Object wrapResult(Object proxy, Method method, Object result) {
-    if (result == null || result == target) {
-      return result == null ? null : proxy;
+    if (result == null || method.getName().equals("unwrap")) {
+      return result;  // unwrap reaches Calcite's own object (Avatica's server code casts it)
     }
-    if (method.getName().equals("unwrap")) {
-      return result;
+    if (result == target) {
+      return proxy;
     }
     if (result instanceof Connection) {
       return connection;
     }
     if (result instanceof Statement statement) {
-      return proxy(statement, new SpillwayStatementGuard(statement));
+      if (guard != null && guard.statement() == statement) {
+        return guard.statementProxy();  // ResultSet.getStatement(): the statement the client holds
+      }
+      SpillwayStatementGuard statementGuard = new SpillwayStatementGuard(statement);
+      Statement statementProxy = (Statement) proxy(statement, statementGuard);
+      statementGuard.setStatementProxy(statementProxy);
+      return statementProxy;
     }
     if (result instanceof ResultSet resultSet) {
       // A result set of a statement shares its guard: fetching is part of the statement's run.
@@ -105,6 +112,15 @@ final class SpillwayJdbcProxy implements InvocationHandler {
       case "toString" -> "Spillway " + target;
       default -> method.invoke(target, args);
     };
+  }
+
+  private static boolean declaresSqlException(Method method) {
+    for (Class<?> type : method.getExceptionTypes()) {
+      if (type.isAssignableFrom(SQLException.class)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every public interface of the object's class, so that casts to Calcite's interfaces still work. */

@@ -33,12 +33,27 @@ public final class SpillwayStatementGuard {
   private static final ScheduledThreadPoolExecutor TIMERS = timers();
 
   private final Statement statement;
+  private Statement statementProxy;
   private ScheduledFuture<?> timer;
   private volatile boolean timedOut;
   private volatile int timeoutSeconds;
 
   SpillwayStatementGuard(Statement statement) {
     this.statement = statement;
+  }
+
+  /** The driver's statement this guard watches. */
+  Statement statement() {
+    return statement;
+  }
+
+  /** The statement as the client holds it (what its result sets' {@code getStatement()} return). */
+  Statement statementProxy() {
+    return statementProxy;
+  }
+
+  void setStatementProxy(Statement statementProxy) {
+    this.statementProxy = statementProxy;
   }
 
   /** Refuses SQL longer than {@link #MAX_STATEMENT_LENGTH} before anything parses it. */

@@ -63,6 +63,20 @@ class SqlStateTest {
     }
   }
 
+  /** The driver's JDBC objects are wrapped to map errors; the wrappers must not change what clients see. */
+  @Test
+  void wrappedObjectsKeepIdentityAndUnwrap() throws SQLException {
+    try (Connection connection = TpchTestData.embedded(); Statement statement = connection.createStatement();
+        ResultSet resultSet = statement.executeQuery("select n_name from nation")) {
+      assertTrue(resultSet.getStatement() == statement, "ResultSet.getStatement() is the client's statement");
+      assertTrue(statement.getConnection() == connection, "Statement.getConnection() is the client's connection");
+      assertTrue(connection.isWrapperFor(org.apache.calcite.jdbc.CalciteConnection.class));
+      assertEquals("spillway", connection.unwrap(org.apache.calcite.jdbc.CalciteConnection.class).getSchema());
+      assertTrue(statement.unwrap(org.apache.calcite.avatica.AvaticaStatement.class)
+          instanceof org.apache.calcite.avatica.AvaticaStatement, "unwrap reaches Avatica's statement");
+    }
+  }
+
   @Test
   void deepExpressionIsTooComplexNotAStackOverflow() throws SQLException {
     try (Connection connection = TpchTestData.embedded()) {
