@@ -1,5 +1,8 @@
 package org.spillway.adapter.jdbc;
 
+import org.apache.calcite.avatica.MissingResultsException;
+import org.apache.calcite.avatica.NoSuchConnectionException;
+import org.apache.calcite.avatica.NoSuchStatementException;
 import org.apache.calcite.runtime.CalciteContextException;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.validate.SqlValidatorException;
@@ -39,6 +42,11 @@ public final class SpillwaySqlErrors {
   public static final String STATEMENT_TOO_COMPLEX = "54001";
   public static final String QUERY_CANCELED = "57014";
   public static final String FEATURE_NOT_SUPPORTED = "0A000";
+  /** A statement handle the server no longer knows (closed, or its connection expired). */
+  public static final String INVALID_STATEMENT_NAME = "26000";
+  /** A fetch for results the statement no longer has. */
+  public static final String INVALID_CURSOR_STATE = "24000";
+  public static final String CONNECTION_DOES_NOT_EXIST = "08003";
   public static final String INTERNAL_ERROR = "XX000";
 
   /** States that say nothing about the failure: Avatica's "unknown" and ODBC's "general error". */
@@ -123,6 +131,15 @@ public final class SpillwaySqlErrors {
     }
     if (t instanceof CancellationException || t instanceof InterruptedException) {
       return new Classified(QUERY_CANCELED, "Query cancelled: " + message);
+    }
+    if (t instanceof NoSuchStatementException) {
+      return new Classified(INVALID_STATEMENT_NAME, "No such statement on the server (closed or expired)");
+    }
+    if (t instanceof MissingResultsException) {
+      return new Classified(INVALID_CURSOR_STATE, "The statement has no results to fetch (closed or expired)");
+    }
+    if (t instanceof NoSuchConnectionException) {
+      return new Classified(CONNECTION_DOES_NOT_EXIST, "No such connection on the server (closed or expired)");
     }
     if (t instanceof UnsupportedOperationException) {
       return new Classified(FEATURE_NOT_SUPPORTED, "Not supported: " + message);

@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
 import java.util.concurrent.CancellationException;
+import org.apache.calcite.avatica.Meta;
+import org.apache.calcite.avatica.MissingResultsException;
+import org.apache.calcite.avatica.NoSuchConnectionException;
+import org.apache.calcite.avatica.NoSuchStatementException;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.junit.jupiter.api.Test;
@@ -25,13 +29,24 @@ class SpillwaySqlErrorsTest {
 
   /** Calcite's parser reports a stack overflow on deep nesting as a parse error that has no message. */
   @Test
-  void parserStackOverflowIsTooComplex() {
+  void parserStackOverflowIsTooComplex() throws InterruptedException {
     StringBuilder sql = new StringBuilder("select 1");
-    for (int i = 0; i < 20_000; i++) {
+    for (int i = 0; i < 5_000; i++) {
       sql.append("+1");
     }
-    SqlParseException parse = assertThrows(SqlParseException.class, () -> SqlParser.create(sql.toString()).parseStmt());
-    assertEquals(SpillwaySqlErrors.STATEMENT_TOO_COMPLEX, SpillwaySqlErrors.toSqlException(parse).getSQLState());
+    // A thread with a small stack overflows quickly and whatever the test JVM's default stack size.
+    Throwable[] thrown = new Throwable[1];
+    Thread parser = new Thread(null, () -> {
+      try {
+        SqlParser.create(sql.toString()).parseStmt();
+      } catch (Throwable t) {
+        thrown[0] = t;
+      }
+    }, "small-stack-parser", 256 * 1024);
+    parser.start();
+    parser.join();
+    assertTrue(thrown[0] instanceof SqlParseException, String.valueOf(thrown[0]));
+    assertEquals(SpillwaySqlErrors.STATEMENT_TOO_COMPLEX, SpillwaySqlErrors.toSqlException(thrown[0]).getSQLState());
   }
 
   @Test
@@ -56,6 +71,15 @@ class SpillwaySqlErrorsTest {
     assertState(SpillwaySqlErrors.STATEMENT_TOO_COMPLEX, new StackOverflowError());
     assertState(SpillwaySqlErrors.OUT_OF_MEMORY, new OutOfMemoryError("Java heap space"));
     assertState(SpillwaySqlErrors.QUERY_CANCELED, new RuntimeException(new CancellationException("query cancelled")));
+  }
+
+  /** The server's Avatica layer wraps these in plain RuntimeExceptions, which would otherwise be XX000. */
+  @Test
+  void staleHandlesAreNamed() {
+    Meta.StatementHandle handle = new Meta.StatementHandle("c1", 7, null);
+    assertState(SpillwaySqlErrors.INVALID_STATEMENT_NAME, new RuntimeException(new NoSuchStatementException(handle)));
+    assertState(SpillwaySqlErrors.INVALID_CURSOR_STATE, new RuntimeException(new MissingResultsException(handle)));
+    assertState(SpillwaySqlErrors.CONNECTION_DOES_NOT_EXIST, new NoSuchConnectionException("c1"));
   }
 
   @Test
