@@ -53,11 +53,18 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
         return hit;
       }
     }
-    CalciteSignature<T> signature = super.prepareSql(context, query, elementType, maxRowCount);
-    if (signature.statementType == Meta.StatementType.SELECT) {
-      synchronized (cache) {
-        cache.put(key, signature);
+    CalciteSignature<T> prepared = super.prepareSql(context, query, elementType, maxRowCount);
+    if (prepared.statementType != Meta.StatementType.SELECT) {
+      return prepared;
+    }
+    Map<Key, CalciteSignature<?>> owner = cache;
+    CalciteSignature<T> signature = SpillwayEvictingSignature.of(prepared, () -> {
+      synchronized (owner) {
+        owner.remove(key);
       }
+    });
+    synchronized (cache) {
+      cache.put(key, signature);
     }
     return signature;
   }

@@ -10,6 +10,7 @@ import org.spillway.gpu.exec.ColumnVector;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
@@ -46,7 +47,7 @@ public final class SpillwayQueryPlan {
           batches = root.run(context).batches();
           dictionaries = dictionaries();
         }
-        return new RowEnumerator(batches, dictionaries, scalar);
+        return new RowEnumerator(batches, dictionaries, scalar, cancelled);
       }
     };
   }
@@ -80,12 +81,15 @@ public final class SpillwayQueryPlan {
     private final List<ColumnBatch> batches;
     private final List<List<String>> dictionaries;
     private final boolean scalar;
+    private final BooleanSupplier cancelled;
     private int batch;
     private int row = -1;
     private Object current;
 
-    RowEnumerator(List<ColumnBatch> batches, List<List<String>> dictionaries, boolean scalar) {
+    RowEnumerator(List<ColumnBatch> batches, List<List<String>> dictionaries, boolean scalar,
+        BooleanSupplier cancelled) {
       this.batches = batches;
+      this.cancelled = cancelled;
       this.dictionaries = dictionaries;
       this.scalar = scalar;
     }
@@ -95,6 +99,11 @@ public final class SpillwayQueryPlan {
     }
 
     @Override public boolean moveNext() {
+      // Every row: Calcite's operators above (a nested loop join enumerating this input once per outer row, say)
+      // do not look at the cancel flag themselves, so their inputs must.
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("query cancelled while reading the rows of a Spillway plan");
+      }
       row++;
       while (batch < batches.size() && row >= batches.get(batch).rows()) {
         batch++;

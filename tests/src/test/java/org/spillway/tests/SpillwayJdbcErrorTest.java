@@ -28,7 +28,9 @@ class SpillwayJdbcErrorTest {
   @Test
   void syntaxErrorReportsParseProblemAndPosition(TpchDataSet data) throws SQLException {
     // "form" is taken as an alias of l_orderkey, so the parser stops at "lineitem", line 1, column 24.
-    String message = queryError(data, "select l_orderkey form lineitem");
+    SQLException e = queryException(data, "select l_orderkey form lineitem");
+    assertEquals("42601", e.getSQLState(), e.toString());
+    String message = e.getMessage();
     assertContains(message, "parse");
     assertTrue(message.matches("(?s).*line 1, column 24.*"), "position of the offending token in: " + message);
   }
@@ -36,11 +38,13 @@ class SpillwayJdbcErrorTest {
   @Test
   void unknownTableIsNamed(TpchDataSet data) throws SQLException {
     assertContains(queryError(data, "select count(*) from no_such_table"), "no_such_table");
+    assertEquals("42P01", queryException(data, "select count(*) from no_such_table").getSQLState());
   }
 
   @Test
   void unknownColumnIsNamed(TpchDataSet data) throws SQLException {
     assertContains(queryError(data, "select l_no_such_column from lineitem"), "l_no_such_column");
+    assertEquals("42703", queryException(data, "select l_no_such_column from lineitem").getSQLState());
   }
 
   @Test
@@ -92,6 +96,20 @@ class SpillwayJdbcErrorTest {
       String message = assertThrows(SQLException.class, () -> statement.executeQuery(sql).close(),
           "expected an SQLException for: " + sql).getMessage();
       return message == null ? null : message.replace(sql, "");
+    }
+  }
+
+  /** The SQLException that {@code sql} raises, from execute or from fetching its rows. */
+  private static SQLException queryException(TpchDataSet data, String sql) throws SQLException {
+    try (Connection connection = DriverManager.getConnection(data.spillwayUrl());
+         Statement statement = connection.createStatement()) {
+      return assertThrows(SQLException.class, () -> {
+        try (ResultSet resultSet = statement.executeQuery(sql)) {
+          while (resultSet.next()) {
+            resultSet.getObject(1);
+          }
+        }
+      }, "expected an SQLException for: " + sql);
     }
   }
 

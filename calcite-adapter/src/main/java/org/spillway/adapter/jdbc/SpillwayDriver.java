@@ -64,7 +64,7 @@ public class SpillwayDriver extends Driver {
     String schema = props.get(SpillwayProperty.SCHEMA);
     root.add(schema, new SpillwaySchema(catalog, options));
     calcite.setSchema(schema);
-    return connection;
+    return SpillwayJdbcProxy.wrap(connection);
   }
 
   private static Map<SpillwayProperty, String> parse(String url, Properties info) throws SQLException {

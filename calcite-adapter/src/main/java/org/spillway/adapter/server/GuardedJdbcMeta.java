@@ -24,6 +24,8 @@ import org.apache.calcite.avatica.remote.TypedValue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spillway.adapter.SpillwayDeviceUsage;
+import org.spillway.adapter.jdbc.SpillwaySqlErrors;
+import org.spillway.adapter.jdbc.SpillwayStatementGuard;
 
 /**
  * Avatica's {@code JdbcMeta} over the embedded Spillway driver, plus what a shared server needs:
@@ -37,9 +39,6 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
 
   /** SQLSTATE 57014: "canceling statement due to statement timeout" (PostgreSQL's code). */
   static final String TIMEOUT_SQLSTATE = "57014";
-
-  /** SQLSTATE XX000: "internal error" (PostgreSQL's code). */
-  static final String INTERNAL_ERROR_SQLSTATE = "XX000";
 
   /** Properties JDBC tools send by habit; authentication is HTTP's job, so they carry no meaning. */
   private static final Set<String> IGNORED_CLIENT_PROPERTIES = Set.of("user", "password");
@@ -112,8 +111,9 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
 
   @Override
   public StatementHandle prepare(ConnectionHandle ch, String sql, long maxRowCount) {
+    final QueryRun run = new QueryRun(userOf(ch.id), ch.id, -1, sql);
+    requireShortStatement(run);
     if (!allowWrites) {
-      final QueryRun run = new QueryRun(userOf(ch.id), ch.id, -1, sql);
       requireReadOnly(run);
     }
     return super.prepare(ch, sql, maxRowCount);
@@ -123,11 +123,14 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   public ExecuteResult prepareAndExecute(StatementHandle h, String sql, long maxRowCount,
       int maxRowsInFirstFrame, PrepareCallback callback) throws NoSuchStatementException {
     final QueryRun run = begin(h, sql);
-    if (!allowWrites) {
-      requireReadOnly(run);
-    }
-    return execute(run, h, () -> super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame,
-        callback));
+    requireShortStatement(run);
+    // Classified inside the slot and the timeout: parsing is work too.
+    return execute(run, h, () -> {
+      if (!allowWrites) {
+        requireReadOnly(run);
+      }
+      return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
+    });
   }
 
   @Override
@@ -296,6 +299,16 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
     }
   }
 
+  /** Refuses a statement too long to parse within any limit, before anything parses it. */
+  private void requireShortStatement(QueryRun run) {
+    try {
+      SpillwayStatementGuard.checkLength(run.sql);
+    } catch (SQLException e) {
+      log(run.finish(QueryLog.Outcome.REFUSED, e.getMessage()));
+      throw new AvaticaRuntimeException(e.getMessage(), 0, e.getSQLState(), AvaticaSeverity.ERROR);
+    }
+  }
+
   private void requireReadOnly(QueryRun run) {
     try {
       StatementClassifier.requireReadOnly(run.sql);
@@ -305,17 +318,15 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
     }
   }
 
-  /** Tells the driver the limit and, as a backstop for drivers that ignore it, cancels at the deadline. */
+  /**
+   * Cancels the statement at the deadline. The driver's own setQueryTimeout is not used: it counts whole
+   * seconds and would race this watchdog, whose message names the server's limit.
+   */
   private void armTimeout(QueryRun run, StatementHandle h) throws NoSuchStatementException {
     if (queryTimeout.isZero()) {
       return;
     }
     final Statement statement = statementOf(h);
-    try {
-      statement.setQueryTimeout((int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000));
-    } catch (SQLException e) {
-      LOG.debug("driver refused setQueryTimeout; relying on cancel", e);
-    }
     run.setTimeoutTask(watchdog.schedule(() -> run.timeOut(() -> {
       try {
         statement.cancel();
@@ -377,17 +388,21 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   }
 
   /**
-   * Exceptions go to the client as they are; an Error (a stack overflow in planning, say) becomes
-   * an SQL error, because Avatica would otherwise answer with a response the client cannot parse.
+   * Exceptions go on as they are ({@link ClientErrorService} maps them for the client); an Error (a stack
+   * overflow in planning, say) becomes an SQL error here, because Avatica would otherwise answer with a
+   * response the client cannot parse.
    */
   private static RuntimeException clientError(QueryRun run, Throwable e) {
     if (e instanceof RuntimeException) {
       return (RuntimeException) e;
     }
-    LOG.error("internal error in the driver{}", run == null ? "" : " on statement " + run.statementId, e);
-    return new AvaticaRuntimeException("Internal error in the Spillway driver: " + e
+    final SpillwaySqlErrors.Classified classified = SpillwaySqlErrors.classify(e);
+    if (SpillwaySqlErrors.INTERNAL_ERROR.equals(classified.sqlState())) {
+      LOG.error("internal error in the driver{}", run == null ? "" : " on statement " + run.statementId, e);
+    }
+    return new AvaticaRuntimeException(classified.message()
         + (run == null ? "" : " (statement: " + StatementClassifier.abbreviate(run.sql) + ")"),
-        0, INTERNAL_ERROR_SQLSTATE, AvaticaSeverity.ERROR);
+        0, classified.sqlState(), AvaticaSeverity.ERROR);
   }
 
   private AvaticaRuntimeException timeoutError(QueryRun run) {

@@ -56,7 +56,8 @@ public final class SpillwayServer implements AutoCloseable {
     final GuardedJdbcMeta meta = new GuardedJdbcMeta(EMBEDDED_URL, driverInfo,
         config.allowWrites(), config.queryTimeout(), admission, queryLog);
     final AvaticaHandler avaticaHandler =
-        new HandlerFactory().getHandler(new OwnershipCheckingService(meta), config.serialization());
+        new HandlerFactory().getHandler(ClientErrorService.wrap(new OwnershipCheckingService(meta)),
+            config.serialization());
     final HttpServer.Builder<Server> builder = HttpServer.Builder.<Server>newBuilder()
         .withPort(config.port())
         .withHandler(new RemoteUserHandler(avaticaHandler))

@@ -3,11 +3,13 @@ package org.spillway.adapter.server;
 import java.sql.SQLException;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.spillway.adapter.jdbc.SpillwaySqlErrors;
 
 /** Decides whether a SQL statement only reads, so that a read-only server can refuse everything else. */
 public final class StatementClassifier {
@@ -15,6 +17,11 @@ public final class StatementClassifier {
   static final String READ_ONLY_SQLSTATE = "25006";
 
   private static final Set<SqlKind> READ_KINDS = readKinds();
+
+  /** Statements that write or change the catalog, DDL included (which this parser does not know). */
+  private static final Pattern WRITE_VERB = Pattern.compile(
+      "\\s*\\(*\\s*(insert|update|delete|merge|upsert|create|drop|alter|truncate|grant|revoke|call)\\b",
+      Pattern.CASE_INSENSITIVE);
 
   private static final SqlParser.Config PARSER_CONFIG =
       SqlParser.config().withQuoting(Quoting.DOUBLE_QUOTE);
@@ -41,9 +48,20 @@ public final class StatementClassifier {
     try {
       node = SqlParser.create(sql, PARSER_CONFIG).parseStmt();
     } catch (SqlParseException e) {
-      throw new SQLException("Spillway server is read-only and could not classify the statement as a"
-          + " query: " + firstLine(e.getMessage()) + " (statement: " + abbreviate(sql) + ")",
-          READ_ONLY_SQLSTATE, e);
+      final SpillwaySqlErrors.Classified classified = SpillwaySqlErrors.classify(e);
+      if (!classified.sqlState().equals(SpillwaySqlErrors.SYNTAX_ERROR)) {
+        // Not a syntax error but a limit (nesting too deep for the parser's stack).
+        throw new SQLException(classified.message() + " (statement: " + abbreviate(sql) + ")",
+            classified.sqlState(), e);
+      }
+      if (WRITE_VERB.matcher(sql).lookingAt()) {
+        throw new SQLException("Spillway server is read-only and could not classify the statement as a"
+            + " query: " + firstLine(e.getMessage()) + " (statement: " + abbreviate(sql) + ")",
+            READ_ONLY_SQLSTATE, e);
+      }
+      // Still refused, but as what it is: a typo in a query is a syntax error, not a write.
+      throw new SQLException("SQL parse error: " + firstLine(e.getMessage()) + " (statement: "
+          + abbreviate(sql) + ")", SpillwaySqlErrors.SYNTAX_ERROR, e);
     }
     if (!READ_KINDS.contains(node.getKind())) {
       throw new SQLException("Spillway server is read-only: " + node.getKind()

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.spillway.adapter.jdbc.SpillwaySqlErrors;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class StatementClassifierTest {
@@ -42,11 +43,22 @@ class StatementClassifierTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"create table t (x int)", "drop table nation", "selec 1"})
-  void unparsableStatementsAreRefused(String sql) {
+  @ValueSource(strings = {"create table t (x int)", "drop table nation", "CREATE VIEW v AS x"})
+  void unparsableWritesAreRefusedAsWrites(String sql) {
     final SQLException e =
         assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
+    assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
     assertTrue(e.getMessage().contains("could not classify"), e.getMessage());
+    assertTrue(e.getMessage().contains(sql), e.getMessage());
+  }
+
+  /** A typo in a query is refused as the syntax error it is, not as a write (it used to get 25006). */
+  @ParameterizedTest
+  @ValueSource(strings = {"selec 1", "select l_orderkey form lineitem", "select (1"})
+  void unparsableQueriesAreSyntaxErrors(String sql) {
+    final SQLException e =
+        assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
+    assertEquals(SpillwaySqlErrors.SYNTAX_ERROR, e.getSQLState(), e.getMessage());
     assertTrue(e.getMessage().contains(sql), e.getMessage());
   }
 }

@@ -1,0 +1,142 @@
+package org.spillway.adapter.jdbc;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * Wraps the JDBC objects of Calcite's driver (connection, statements, result sets, metadata) so that every
+ * failure leaves them as an {@link SQLException} classified by {@link SpillwaySqlErrors}: Avatica lets
+ * RuntimeExceptions and Errors of row fetching escape {@code ResultSet.next()} raw, and gives those of
+ * {@code execute} no SQLSTATE. Statements additionally get cancel, timeout and size limits from
+ * {@link SpillwayStatementGuard}. {@code unwrap} still reaches Calcite's own objects.
+ */
+final class SpillwayJdbcProxy implements InvocationHandler {
+  private final Object target;
+  private final SpillwayStatementGuard guard;
+  /** The connection proxy that {@code getConnection()} returns; set once that proxy exists. */
+  private Connection connection;
+
+  private SpillwayJdbcProxy(Object target, Connection connection, SpillwayStatementGuard guard) {
+    this.target = target;
+    this.connection = connection;
+    this.guard = guard;
+  }
+
+  /** The connection as Spillway's clients see it. */
+  static Connection wrap(Connection connection) {
+    SpillwayJdbcProxy handler = new SpillwayJdbcProxy(connection, null, null);
+    handler.connection = (Connection) Proxy.newProxyInstance(SpillwayJdbcProxy.class.getClassLoader(),
+        interfaces(connection), handler);
+    return handler.connection;
+  }
+
+  @Override public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+    if (method.getDeclaringClass() == Object.class) {
+      return objectMethod(proxy, method, args);
+    }
+    if (guard != null) {
+      guard.before(method, args);
+    } else if (target instanceof Connection && args != null && args.length > 0 && args[0] instanceof String sql
+        && (method.getName().startsWith("prepare") || method.getName().equals("nativeSQL"))) {
+      SpillwayStatementGuard.checkLength(sql);
+    }
+    Object result;
+    try {
+      result = method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      Throwable failure = e.getCause();
+      if (guard != null) {
+        failure = guard.failed(failure);
+      }
+      if (failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError)
+          && !(failure instanceof OutOfMemoryError) || !declaresSqlException(method)) {
+        // An InternalError (the JVM itself is broken), or a method that cannot throw an SQLException.
+        throw failure;
+      }
+      throw SpillwaySqlErrors.toSqlException(failure);
+    }
+    if (guard != null) {
+      guard.after(method, result);
+    }
+    return wrapResult(proxy, method, result);
+  }
+
+  private Object wrapResult(Object proxy, Method method, Object result) {
+    if (result == null || method.getName().equals("unwrap")) {
+      return result;  // unwrap reaches Calcite's own object (Avatica's server code casts it)
+    }
+    if (result == target) {
+      return proxy;
+    }
+    if (result instanceof Connection) {
+      return connection;
+    }
+    if (result instanceof Statement statement) {
+      if (guard != null && guard.statement() == statement) {
+        return guard.statementProxy();  // ResultSet.getStatement(): the statement the client holds
+      }
+      SpillwayStatementGuard statementGuard = new SpillwayStatementGuard(statement);
+      Statement statementProxy = (Statement) proxy(statement, statementGuard);
+      statementGuard.setStatementProxy(statementProxy);
+      return statementProxy;
+    }
+    if (result instanceof ResultSet resultSet) {
+      // A result set of a statement shares its guard: fetching is part of the statement's run.
+      return proxy(resultSet, guard);
+    }
+    if (result instanceof DatabaseMetaData) {
+      return proxy(result, null);
+    }
+    return result;
+  }
+
+  private Object proxy(Object object, SpillwayStatementGuard objectGuard) {
+    return Proxy.newProxyInstance(SpillwayJdbcProxy.class.getClassLoader(), interfaces(object),
+        new SpillwayJdbcProxy(object, connection, objectGuard));
+  }
+
+  private Object objectMethod(Object proxy, Method method, Object[] args) throws Throwable {
+    return switch (method.getName()) {
+      case "equals" -> proxy == args[0];
+      case "hashCode" -> System.identityHashCode(proxy);
+      case "toString" -> "Spillway " + target;
+      default -> method.invoke(target, args);
+    };
+  }
+
+  private static boolean declaresSqlException(Method method) {
+    for (Class<?> type : method.getExceptionTypes()) {
+      if (type.isAssignableFrom(SQLException.class)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Every public interface of the object's class, so that casts to Calcite's interfaces still work. */
+  private static Class<?>[] interfaces(Object object) {
+    Set<Class<?>> all = new LinkedHashSet<>();
+    for (Class<?> c = object.getClass(); c != null; c = c.getSuperclass()) {
+      collect(c, all);
+    }
+    return all.toArray(new Class<?>[0]);
+  }
+
+  private static void collect(Class<?> type, Set<Class<?>> into) {
+    for (Class<?> i : type.getInterfaces()) {
+      if (Modifier.isPublic(i.getModifiers()) && into.add(i)) {
+        collect(i, into);
+      }
+    }
+  }
+}
