@@ -46,14 +46,16 @@ record FileChecksum(String name, long bytes, List<Long> chunkCrcs) {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = channel.size();
       if (size != bytes) {
-        throw new StorageException(where + "checksum mismatch: " + size + " bytes, " + bytes + " were written");
+        throw StorageException.corrupted(where + "checksum mismatch: " + size + " bytes, " + bytes + " were written",
+            null);
       }
       int bad = IntStream.range(0, chunkCount(size)).parallel()
           .filter(chunk -> crc(channel, chunk, size) != chunkCrcs.get(chunk)).findFirst().orElse(-1);
       if (bad >= 0) {
         long start = (long) bad * CHUNK_BYTES;
-        throw new StorageException(where + "checksum mismatch in bytes " + start + ".."
-            + (Math.min(size, start + CHUNK_BYTES) - 1) + " (the file is damaged; restore or regenerate the table)");
+        throw StorageException.corrupted(where + "checksum mismatch in bytes " + start + ".."
+            + (Math.min(size, start + CHUNK_BYTES) - 1) + " (the file is damaged; restore or regenerate the table)",
+            null);
       }
     } catch (IOException | UncheckedStorageIo e) {
       throw new StorageException(where + IoErrors.reason(e), e);

@@ -197,8 +197,9 @@ public final class StoredTable {
     for (int col = 0; col < schema().size(); col++) {
       int nulls = root.getVector(col).getNullCount();
       if (nulls > 0 && !schema().column(col).type().nullable()) {
-        throw new StorageException("table " + name() + ": file " + file + ": column " + schema().column(col).name()
-            + " is NOT NULL but holds " + nulls + " NULL(s): the file is damaged; restore or regenerate the table");
+        throw StorageException.corrupted("table " + name() + ": file " + file + ": column "
+            + schema().column(col).name() + " is NOT NULL but holds " + nulls
+            + " NULL(s): the file is damaged; restore or regenerate the table", null);
       }
     }
   }

@@ -1,5 +1,6 @@
 package org.spillway.storage;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -118,7 +119,10 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
       if (e instanceof StorageException se && se.getMessage().startsWith(file.toString())) {
         throw se;  // already names the file
       }
-      throw new StorageException("cannot read table metadata " + file + ": " + IoErrors.reason(e), e);
+      String message = "cannot read table metadata " + file + ": " + IoErrors.reason(e);
+      // Bytes that read but do not parse are damage; a file that cannot be read is an I/O failure.
+      throw e instanceof JsonProcessingException || e instanceof RuntimeException
+          ? StorageException.corrupted(message, e) : new StorageException(message, e);
     }
   }
 

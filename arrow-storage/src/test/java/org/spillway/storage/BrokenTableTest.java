@@ -101,6 +101,18 @@ class BrokenTableTest {
   }
 
   @Test
+  void storageFailuresCarryTheirSqlState() {
+    StorageException io = new StorageException("table t: cannot read", new AccessDeniedException("/data/t"));
+    assertEquals(StorageException.IO_ERROR, io.getSqlState());
+    assertEquals(StorageException.IO_ERROR, new StorageException("table t: broken", io).getSqlState(),
+        "a failure wrapped with the table's name keeps its cause's state");
+    assertEquals(StorageException.DATA_CORRUPTED,
+        new StorageException("table t: broken", StorageException.corrupted("bad bytes", null)).getSqlState());
+    assertEquals(null, new StorageException("line 3: 2 fields, 3 expected").getSqlState(),
+        "the JDBC layer classifies the rest");
+  }
+
+  @Test
   void aMissingDataFileNamesTableAndFile() throws IOException {
     createTables("t");
     Path file = dir.resolve("t/part-000000.arrow");

@@ -99,6 +99,7 @@ class StorageIntegrityTest {
     try (Catalog catalog = Catalog.open(dir)) {
       StoredTable lineitem = catalog.table("lineitem").orElseThrow();
       StorageException e = assertThrows(StorageException.class, lineitem::batches);
+      assertEquals(StorageException.DATA_CORRUPTED, e.getSqlState());
       assertTrue(e.getMessage().startsWith("table lineitem: file " + damaged + ": checksum mismatch in bytes 0.."),
           e.getMessage());
       assertEquals(0, lineitem.allocatedBytes());

@@ -65,6 +65,7 @@ class DamagedCatalogJdbcTest {
           () -> count(statement, "select sum(l_extendedprice) from lineitem"));
       assertTrue(e.getMessage().contains("table lineitem: file " + dir.resolve("lineitem/part-000000.arrow")
           + ": checksum mismatch"), e.getMessage());
+      assertEquals("XX001", e.getSQLState(), "data_corrupted");
       assertEquals(25, count(statement, "select count(*) from nation"));
       assertEquals(1500, count(statement, "select count(*) from orders"));
       assertThrows(SQLException.class, () -> count(statement, "select max(l_shipdate) from lineitem"));
@@ -76,6 +77,7 @@ class DamagedCatalogJdbcTest {
       SQLException e = assertThrows(SQLException.class, () -> count(statement, "select count(*) from region"));
       assertTrue(e.getMessage().contains("table region: cannot read table metadata "
           + dir.resolve("region/table.json") + ": "), e.getMessage());
+      assertEquals("XX001", e.getSQLState(), "metadata that does not parse is damage");
       assertEquals(25, count(statement, "select count(*) from nation"));
       try (ResultSet tables = connection.getMetaData().getTables(null, "spillway", "%", null)) {
         int listed = 0;
@@ -102,6 +104,7 @@ class DamagedCatalogJdbcTest {
           + ": checksum mismatch"), damaged.getMessage());
       SQLException broken = assertThrows(SQLException.class, () -> count(statement, "select * from region"));
       assertTrue(broken.getMessage().contains("table region: cannot read table metadata"), broken.getMessage());
+      assertEquals("XX001", broken.getSQLState());
     }
   }
 }

@@ -59,6 +59,8 @@ public final class SpillwaySqlErrors {
   private static final Pattern UNDEFINED_FUNCTION_MESSAGE =
       Pattern.compile("(No match found for function signature|Cannot apply).*", Pattern.DOTALL);
 
+  private static final String SPILLWAY_PACKAGE = "org.spillway.";
+
   private SpillwaySqlErrors() {}
 
   /** A failure's SQLSTATE and the message that names it. */
@@ -77,14 +79,19 @@ public final class SpillwaySqlErrors {
   public static Classified classify(Throwable error) {
     Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     Throwable root = error;
+    Throwable own = null;
     for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
       Classified known = known(t);
       if (known != null) {
         return known;
       }
+      if (own == null && t.getMessage() != null && t.getClass().getName().startsWith(SPILLWAY_PACKAGE)) {
+        own = t;
+      }
       root = t;
     }
-    return new Classified(INTERNAL_ERROR, "Internal error: " + root);
+    // Spillway's own messages say what failed and where; a library's root cause alone often does not.
+    return new Classified(INTERNAL_ERROR, "Internal error: " + (own != null ? own.getMessage() : root));
   }
 
   /** Whether {@code sqlState} names a failure class (not null, "unknown" or "general error"). */
