@@ -56,8 +56,9 @@ public final class SpillwayPrograms {
   }
 
   /**
-   * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming, Volcano, calc; every phase
-   * estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join row counts).
+   * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
+   * Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * row counts).
    */
   public static Program standard() {
     RelMetadataProvider metadata = SpillwayRelMetadata.PROVIDER;
@@ -65,8 +66,8 @@ public final class SpillwayPrograms {
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
-        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata),
-        estimateWith(metadata));
+        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(), volcano,
+        Programs.calc(metadata), estimateWith(metadata));
   }
 
   /**
