@@ -1,9 +1,9 @@
 package org.spillway.adapter;
 
 import org.apache.calcite.adapter.enumerable.EnumerableMergeUnionRule;
+import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.core.Union;
-import org.apache.calcite.plan.RelOptRuleCall;
 
 /**
  * Calcite's {@link EnumerableMergeUnionRule} (a sorted UNION as a merge of sorted inputs), except where a LIMIT
