@@ -30,7 +30,7 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
 
   private SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
       List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls, ImmutableBitSet wideSums) {
-    super(cluster, traits, List.of(), input, groupSet, groupSets, aggCalls);
+    super(cluster, SpillwayRel.unordered(traits), List.of(), input, groupSet, groupSets, aggCalls);
     this.wideSums = wideSums;
   }
 

@@ -44,7 +44,7 @@ final class SpillwayAggregateRule extends ConverterRule {
         computed.add(call);
       }
     }
-    RelTraitSet traits = aggregate.getTraitSet().replace(SpillwayRel.CONVENTION);
+    RelTraitSet traits = SpillwayRel.unordered(aggregate.getTraitSet());
     RelNode below = SpillwayRules.inputInSpillway(aggregate);
     List<SpillwayField> fields = input;
     try {

@@ -40,7 +40,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
-    super(cluster, traits, List.of(), left, right, condition, Set.of(), joinType);
+    super(cluster, SpillwayRel.unordered(traits), List.of(), left, right, condition, Set.of(), joinType);
   }
 
   @Override public SpillwayJoin copy(RelTraitSet traitSet, RexNode condition, RelNode left, RelNode right,

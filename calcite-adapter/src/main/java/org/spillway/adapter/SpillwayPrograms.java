@@ -1,5 +1,6 @@
 package org.spillway.adapter;
 
+import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
@@ -55,17 +56,18 @@ public final class SpillwayPrograms {
   }
 
   /**
-   * The program: sub-queries, decorrelation, measures, factor pulling, trimming, Volcano, calc; every phase
-   * estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join row counts).
+   * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
+   * Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * row counts).
    */
   public static Program standard() {
     RelMetadataProvider metadata = SpillwayRelMetadata.PROVIDER;
     Program volcano = (planner, rel, traits, materializations, lattices) ->
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
-    return Programs.sequence(Programs.subQuery(metadata), Programs.decorrelate(),
-        Programs.measure(metadata), pullFactors, Programs.trim(), volcano, Programs.calc(metadata),
-        estimateWith(metadata));
+    return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
+        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(), volcano,
+        Programs.calc(metadata), estimateWith(metadata));
   }
 
   /**
@@ -91,6 +93,9 @@ public final class SpillwayPrograms {
       rules.forEach(volcanoRules::add);
       if (volcanoRules.remove(CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES)) {
         volcanoRules.addAll(List.of(EXPAND_SINGLE_DISTINCT, EXPAND_OTHER_DISTINCT));
+      }
+      if (volcanoRules.remove(EnumerableRules.ENUMERABLE_MERGE_UNION_RULE)) {
+        volcanoRules.add(SpillwayMergeUnionRule.INSTANCE);  // no LIMIT pushed below a distinct UNION
       }
       if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
         return Programs.ofRules(volcanoRules).run(planner, rel, traits, materializations, lattices);

@@ -1,6 +1,8 @@
 package org.spillway.adapter;
 
 import org.apache.calcite.plan.Convention;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
@@ -21,6 +23,16 @@ public interface SpillwayRel extends RelNode {
    * and vectorized, so the planner should prefer them to the row-at-a-time enumerable operators.
    */
   double COST_FACTOR = 0.1;
+
+  /**
+   * The traits of a Spillway node made in place of one with {@code traits}: the Spillway convention and no
+   * collation. No Spillway node keeps an order (workers run morsels in parallel, aggregates and joins hash), so
+   * a node that kept a logical node's collation would let the planner drop the sort of an ORDER BY above it;
+   * and an input asked for with a collation would be one that no Spillway node can be.
+   */
+  static RelTraitSet unordered(RelTraitSet traits) {
+    return traits.replace(CONVENTION).replace(RelCollations.EMPTY);
+  }
 
   /** Adds this node's part of the runtime plan to the implementor. */
   void implement(Implementor implementor);

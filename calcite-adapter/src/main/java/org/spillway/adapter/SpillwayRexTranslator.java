@@ -75,7 +75,7 @@ final class SpillwayRexTranslator {
       throw new SpillwayUnsupportedException(rex.getKind() + " " + rex);
     }
     List<RexNode> ops = call.getOperands();
-    switch (call.getKind()) {
+    switch (SpillwayCheckedArithmetic.plainKind(call.getKind())) {
       case EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL:
         return comparison(call);
       case SEARCH:
@@ -248,7 +248,7 @@ final class SpillwayRexTranslator {
   private Expr arithmetic(RexCall call) throws SpillwayUnsupportedException {
     Expr l = expr(call.getOperands().get(0));
     Expr r = expr(call.getOperands().get(1));
-    Expr.ArithOp op = switch (call.getKind()) {
+    Expr.ArithOp op = switch (SpillwayCheckedArithmetic.plainKind(call.getKind())) {
       case PLUS -> Expr.ArithOp.PLUS;
       case MINUS -> Expr.ArithOp.MINUS;
       case TIMES -> Expr.ArithOp.TIMES;

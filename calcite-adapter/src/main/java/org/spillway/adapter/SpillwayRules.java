@@ -72,10 +72,14 @@ public final class SpillwayRules {
     return SpillwayFields.of(rel.getInput(0)).orElse(null);
   }
 
-  /** The node's input, asked for in the Spillway convention. */
+  /** The node's input, asked for in the Spillway convention, in any order. */
   static RelNode inputInSpillway(RelNode rel) {
-    RelNode input = rel.getInput(0);
-    return RelOptRule.convert(input, input.getTraitSet().replace(SpillwayRel.CONVENTION));
+    return inSpillway(rel.getInput(0));
+  }
+
+  /** The node asked for in the Spillway convention, in any order (see {@link SpillwayRel#unordered}). */
+  static RelNode inSpillway(RelNode rel) {
+    return RelOptRule.convert(rel, SpillwayRel.unordered(rel.getTraitSet()));
   }
 
   /** Rule that turns a {@link LogicalFilter} into a {@link SpillwayFilter}. */
@@ -96,7 +100,7 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(filter, e.getMessage());
         return null;
       }
-      return new SpillwayFilter(filter.getCluster(), filter.getTraitSet().replace(SpillwayRel.CONVENTION),
+      return new SpillwayFilter(filter.getCluster(), SpillwayRel.unordered(filter.getTraitSet()),
           inputInSpillway(filter), filter.getCondition());
     }
   }
@@ -121,7 +125,7 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(project, e.getMessage());
         return null;
       }
-      return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
+      return new SpillwayProject(project.getCluster(), SpillwayRel.unordered(project.getTraitSet()),
           inputInSpillway(project), project.getProjects(), project.getRowType());
     }
   }
@@ -154,9 +158,9 @@ public final class SpillwayRules {
         }
         return null;
       }
-      RelTraitSet traits = join.getTraitSet().replace(SpillwayRel.CONVENTION);
-      RelNode leftInput = convert(join.getLeft(), join.getLeft().getTraitSet().replace(SpillwayRel.CONVENTION));
-      RelNode rightInput = convert(join.getRight(), join.getRight().getTraitSet().replace(SpillwayRel.CONVENTION));
+      RelTraitSet traits = SpillwayRel.unordered(join.getTraitSet());
+      RelNode leftInput = inSpillway(join.getLeft());
+      RelNode rightInput = inSpillway(join.getRight());
       if (keys.residual() == null) {
         return new SpillwayJoin(join.getCluster(), traits, leftInput, rightInput, join.getCondition(),
             join.getJoinType());

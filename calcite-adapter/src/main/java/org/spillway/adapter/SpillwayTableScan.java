@@ -25,7 +25,7 @@ public final class SpillwayTableScan extends TableScan implements SpillwayRel {
   private final int[] fields;
 
   SpillwayTableScan(RelOptCluster cluster, RelOptTable table, SpillwayTable spillwayTable, int[] fields) {
-    super(cluster, cluster.traitSetOf(SpillwayRel.CONVENTION), List.of(), table);
+    super(cluster, SpillwayRel.unordered(cluster.traitSet()), List.of(), table);
     this.spillwayTable = requireNonNull(spillwayTable, "spillwayTable");
     this.fields = fields.clone();
   }

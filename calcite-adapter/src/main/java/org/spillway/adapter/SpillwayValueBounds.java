@@ -13,6 +13,7 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.spillway.storage.ColumnStatistics;
@@ -217,14 +218,15 @@ final class SpillwayValueBounds {
       return null;
     }
     List<RexNode> ops = call.getOperands();
-    switch (call.getKind()) {
+    SqlKind kind = SpillwayCheckedArithmetic.plainKind(call.getKind());
+    switch (kind) {
       case PLUS, MINUS, TIMES -> {
         Interval l = of(ops.get(0), input);
         Interval r = of(ops.get(1), input);
         if (l == null || r == null) {
           return null;
         }
-        return switch (call.getKind()) {
+        return switch (kind) {
           case PLUS -> l.plus(r);
           case MINUS -> l.plus(r.negate());
           default -> l.times(r);
