@@ -177,11 +177,17 @@ public final class ColumnarPipeline {
     return morsel.rows() == 0 ? List.of() : List.of(new ColumnBatch(morsel.materialize(), morsel.rows()));
   }
 
+  /**
+   * Runs stages [from, to) over the morsel. A morsel left empty still passes through every projection: the
+   * stages after it (an aggregation, the output) read the projection's columns, not its input's.
+   */
   private void apply(Morsel morsel, int from, int to) {
-    for (int s = from; s < to && morsel.rows() > 0; s++) {
+    for (int s = from; s < to; s++) {
       PipelineStage stage = stages.get(s);
       if (stage instanceof PipelineStage.Filter f) {
-        morsel.filter(f.condition());
+        if (morsel.rows() > 0) {
+          morsel.filter(f.condition());
+        }
       } else if (stage instanceof PipelineStage.Project p) {
         morsel.project(p.expressions());
       } else {

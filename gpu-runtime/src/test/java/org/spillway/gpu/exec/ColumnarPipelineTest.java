@@ -216,6 +216,49 @@ class ColumnarPipelineTest {
     assertEquals(List.of(0L, 0L), Arrays.asList(out.get(0)).subList(1, 3));
   }
 
+  /**
+   * A filter that keeps no rows of a morsel must still let the projection after it reshape the (empty) morsel:
+   * the aggregation reads the projection's columns, which here outnumber the input's.
+   */
+  @Test void projectionAfterAFilterThatKeepsNothingReshapesTheMorsel() {
+    List<SourceBatch> batches = randomBatches(new RandomExprs(new Random()), new Random(), new ArrayList<>(), 2);
+    Expr key = new Expr.Column(0, ExprType.INT32);
+    Expr value = new Expr.Column(1, ExprType.INT64);
+    List<Expr> exprs = new ArrayList<>(List.of(key));
+    for (long add = 1; add <= RandomExprs.SCHEMA.size(); add++) {
+      exprs.add(new Expr.Arith(Expr.ArithOp.PLUS, value, new Expr.Literal(add, ExprType.INT64), ExprType.INT64));
+    }
+    List<AggCall> sums = new ArrayList<>();
+    for (int c = 1; c < exprs.size(); c++) {
+      sums.add(new AggCall(AggCall.Kind.SUM, c, ExprType.INT64));
+    }
+    PipelineStage nothing = new PipelineStage.Filter(new Expr.Literal(0L, ExprType.BOOLEAN));
+    ColumnarPipeline grouped = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(nothing,
+        new PipelineStage.Project(exprs), new PipelineStage.Aggregate(new int[] {0}, sums)));
+    assertEquals(List.of(), rowsOf(grouped.run(batches, 2, () -> false)));
+    ColumnarPipeline global = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(nothing,
+        new PipelineStage.Project(exprs), new PipelineStage.Aggregate(new int[0], sums)));
+    List<Object[]> row = rowsOf(global.run(batches, 2, () -> false));
+    assertEquals(1, row.size());
+    assertEquals(Arrays.asList(new Object[sums.size()]), Arrays.asList(row.get(0)));
+  }
+
+  /** The same after the aggregation: no groups still pass the projection before a second aggregation. */
+  @Test void projectionAfterAnAggregateOfNoGroupsReshapesTheResult() {
+    List<SourceBatch> batches = randomBatches(new RandomExprs(new Random()), new Random(), new ArrayList<>(), 1);
+    Expr count = new Expr.Column(1, ExprType.INT64);
+    ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(
+        new PipelineStage.Filter(new Expr.Literal(0L, ExprType.BOOLEAN)),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))),
+        new PipelineStage.Project(List.of(count, count, count,
+            new Expr.Arith(Expr.ArithOp.PLUS, count, new Expr.Literal(1L, ExprType.INT64), ExprType.INT64))),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.SUM, 3, ExprType.INT64),
+            new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)))));
+    List<Object[]> out = rowsOf(pipeline.run(batches, 2, () -> false));
+    assertEquals(1, out.size());
+    assertEquals(Arrays.asList(null, 0L), Arrays.asList(out.get(0)));
+  }
+
   @Test void sumOverflowIsReported() {
     BigIntVector big = new BigIntVector("big", allocator);
     data.owned().add(big);
