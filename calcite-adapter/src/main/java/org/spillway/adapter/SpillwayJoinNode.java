@@ -9,6 +9,7 @@ import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.memory.MemoryGuard;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -65,11 +66,14 @@ final class SpillwayJoinNode implements SpillwayNode {
         result.algorithm(), buildLeft ? "left" : "right", build.columns().rows(), probe.columns().rows(),
         result.rowCount(), (System.nanoTime() - start) / 1e6);
     context.checkCancelled("after join " + label);
-    int[] buildRows = result.buildRows().toArray();
+    MemoryGuard.require("the join " + label + " of " + build.columns().rows() + " x " + probe.columns().rows()
+        + " rows into " + result.rowCount() + " rows", result.rowCount() * Integer.BYTES
+        * (joinType.projectsRight() ? 2L : 1L));
     int[] probeRows = result.probeRows().toArray();
     if (!joinType.projectsRight()) {
       return new SpillwayJoinedColumns(leftColumns, null, probeRows, null);
     }
+    int[] buildRows = result.buildRows().toArray();
     return buildLeft ? new SpillwayJoinedColumns(leftColumns, rightColumns, buildRows, probeRows)
         : new SpillwayJoinedColumns(leftColumns, rightColumns, probeRows, buildRows);
   }

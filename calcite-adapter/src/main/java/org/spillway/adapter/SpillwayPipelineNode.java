@@ -27,7 +27,7 @@ final class SpillwayPipelineNode implements SpillwayNode {
   }
 
   @Override public SpillwayColumns run(SpillwayRunContext context) {
-    List<ColumnBatch> in = input.run(context).batches();
+    List<ColumnBatch> in = input.run(context).batches(pipeline.inputColumnsRead());
     context.checkCancelled("before a pipeline over a join");
     long start = System.nanoTime();
     List<ColumnBatch> out = pipeline.runColumns(in, context.threads(), context.cancelled());

@@ -9,6 +9,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -257,6 +258,41 @@ class ColumnarPipelineTest {
     List<Object[]> out = rowsOf(pipeline.run(batches, 2, () -> false));
     assertEquals(1, out.size());
     assertEquals(Arrays.asList(null, 0L), Arrays.asList(out.get(0)));
+  }
+
+  /**
+   * Issue #12 item 9: a pipeline over a join's output says which input columns it reads, so that the join
+   * gathers only those (COUNT(*) none), and it runs over batches whose other columns are null.
+   */
+  @Test void runOverColumnsNeedsOnlyTheColumnsItsStagesRead() {
+    Expr decimal = new Expr.Column(2, ExprType.decimal(2));
+    Expr positive = new Expr.Compare(Expr.CompareOp.GT, new Expr.Column(1, ExprType.INT64), new Expr.Literal(0L, ExprType.INT64));
+    ColumnarPipeline count = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)))));
+    assertEquals(new java.util.BitSet(), count.inputColumnsRead());
+    ColumnarPipeline filtered = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(positive),
+        new PipelineStage.Project(List.of(new Expr.Column(6, ExprType.STRING), decimal, new Expr.Column(4, ExprType.DATE))),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.decimal(2))))));
+    assertEquals(java.util.BitSet.valueOf(new long[] {0b1000110}), filtered.inputColumnsRead());
+    ColumnarPipeline plain = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(positive)));
+    assertEquals(RandomExprs.SCHEMA.size(), plain.inputColumnsRead().cardinality());
+
+    List<ColumnVector> all = new RandomExprs(new Random()).columns(1000);
+    ColumnVector[] onlyRead = new ColumnVector[all.size()];
+    for (int c : filtered.inputColumnsRead().stream().toArray()) {
+      onlyRead[c] = all.get(c);
+    }
+    List<ColumnBatch> expected = filtered.runColumns(List.of(new ColumnBatch(all.toArray(new ColumnVector[0]), 1000)), 2,
+        () -> false);
+    List<ColumnBatch> actual = filtered.runColumns(List.of(new ColumnBatch(onlyRead, 1000)), 2, () -> false);
+    assertEquals(new HashSet<>(rowsAsLists(expected)), new HashSet<>(rowsAsLists(actual)));
+    List<Object[]> counted = rowsOf(count.runColumns(List.of(new ColumnBatch(new ColumnVector[all.size()], 1000)), 2,
+        () -> false));
+    assertEquals(1000L, counted.get(0)[0]);
+  }
+
+  private static List<List<Object>> rowsAsLists(List<ColumnBatch> batches) {
+    return rowsOf(batches).stream().map(Arrays::asList).toList();
   }
 
   @Test void sumOverflowIsReported() {
