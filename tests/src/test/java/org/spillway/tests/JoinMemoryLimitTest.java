@@ -24,7 +24,8 @@ import org.spillway.gpu.memory.SpillwayResourceException;
  */
 @ExtendWith(TpchDataExtension.class)
 class JoinMemoryLimitTest {
-  private static final String SELF_JOIN = "SELECT COUNT(*) AS c FROM lineitem a JOIN lineitem b ON a.l_partkey = b.l_partkey";
+  private static final String SELF_JOIN =
+      "SELECT COUNT(*) AS c FROM lineitem a JOIN lineitem b ON a.l_partkey = b.l_partkey";
 
   @AfterEach void clearLimit() {
     System.clearProperty(MemoryGuard.LIMIT_PROPERTY);

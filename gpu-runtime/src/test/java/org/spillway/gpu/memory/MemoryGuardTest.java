@@ -25,7 +25,8 @@ class MemoryGuardTest {
   @Test void withoutALimitTheHeapsFreeRoomCounts() {
     long available = MemoryGuard.available();
     assertTrue(available > 0 && available <= Runtime.getRuntime().maxMemory(), "available " + available);
-    assertThrows(SpillwayResourceException.class, () -> MemoryGuard.require("everything", Runtime.getRuntime().maxMemory() + 1));
+    long beyondTheHeap = Runtime.getRuntime().maxMemory() + 1;
+    assertThrows(SpillwayResourceException.class, () -> MemoryGuard.require("everything", beyondTheHeap));
   }
 
   @Test void limitsTakeBinarySuffixes() {

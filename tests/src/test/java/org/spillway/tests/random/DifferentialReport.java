@@ -72,7 +72,8 @@ final class DifferentialReport {
     if (failures.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(summary() + " (rerun one with -Dspillway.tests.randomSeed=SEED -Dspillway.tests.randomQueries=1)\n"
+    return Optional.of(summary()
+        + " (rerun one with -Dspillway.tests.randomSeed=SEED -Dspillway.tests.randomQueries=1)\n"
         + String.join("\n", failures.subList(0, Math.min(FAILURES_SHOWN, failures.size()))));
   }
 }

@@ -98,7 +98,8 @@ final class RandomExpressions {
           + value(scope, kind, depth - 1).text() + ")", kind);
       case 5 -> new Sql("(" + value(scope, kind, depth - 1).text() + " * " + between(-3, 12) + ")", kind);
       default -> kind == Kind.DECIMAL
-          ? new Sql("(" + value(scope, Kind.DECIMAL, depth - 1).text() + " + " + value(scope, Kind.INT, depth - 1).text()
+          ? new Sql("(" + value(scope, Kind.DECIMAL, depth - 1).text() + " + "
+              + value(scope, Kind.INT, depth - 1).text()
               + ")", kind)
           : new Sql("EXTRACT(YEAR FROM " + value(scope, Kind.DATE, depth - 1).text() + ")", kind);
     };
@@ -140,7 +141,8 @@ final class RandomExpressions {
       case 5 -> value(scope, pick(List.of(Kind.INT, Kind.DECIMAL)), depth - 1).text() + (chance(50) ? " IS NULL"
           : " IS NOT NULL");
       case 6 -> "NOT (" + condition(scope, depth - 1) + ")";
-      default -> "(" + condition(scope, depth - 1) + (chance(50) ? " AND " : " OR ") + condition(scope, depth - 1) + ")";
+      default -> "(" + condition(scope, depth - 1) + (chance(50) ? " AND " : " OR ") + condition(scope, depth - 1)
+          + ")";
     };
   }
 

@@ -9,7 +9,8 @@ import java.util.Set;
  * the output labels its ORDER BY names (all of them,
  * a total order over the output, or none: then it is compared as a multiset), its LIMIT and what it contains.
  */
-record RandomQuery(long seed, String sql, String unordered, List<String> orderKeys, OptionalLong limit, Set<Feature> features) {
+record RandomQuery(long seed, String sql, String unordered, List<String> orderKeys, OptionalLong limit,
+    Set<Feature> features) {
   /** Constructs in a query that known bugs are tied to (see {@link KnownBugExclusions}). */
   enum Feature {
     ORDER_BY,

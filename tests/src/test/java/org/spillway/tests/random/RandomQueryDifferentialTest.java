@@ -38,7 +38,8 @@ class RandomQueryDifferentialTest {
     try (Connection spillway = DriverManager.getConnection(data.spillwayUrl() + ";device=cpu")) {
       DifferentialReport report = new DifferentialReport(seed);
       for (int i = 0; i < queries; i++) {
-        report.add(DifferentialRun.run(RandomQueryGenerator.generate(seed + i), spillway, data.duckDb()), data.duckDb());
+        RandomQuery query = RandomQueryGenerator.generate(seed + i);
+        report.add(DifferentialRun.run(query, spillway, data.duckDb()), data.duckDb());
       }
       System.out.println(report.summary());
       report.failures().ifPresent(failures -> fail(failures));

@@ -109,7 +109,8 @@ public final class RandomQueryGenerator {
       sql += " GROUP BY " + String.join(", ", groups);
       if (exprs.chance(40)) {
         Sql having = exprs.aggregate(scope, false);
-        String right = having.kind() == Kind.INT ? String.valueOf(exprs.between(0, 30)) : exprs.literal(scope, having.kind());
+        String right = having.kind() == Kind.INT ? String.valueOf(exprs.between(0, 30))
+            : exprs.literal(scope, having.kind());
         sql += " HAVING " + having.text() + " " + exprs.pick(List.of("<", ">", ">=", "<>")) + " " + right;
       }
     }
@@ -193,7 +194,8 @@ public final class RandomQueryGenerator {
     Bound bound = new Bound(nextAlias(), table, false);
     List<Bound> scope = List.of(bound);
     for (int i = exprs.between(1, 3); i > 0; i--) {
-      outputs.add(exprs.chance(70) ? plainColumn(scope) : exprs.value(scope, exprs.pick(List.of(Kind.INT, Kind.DECIMAL)), 1));
+      outputs.add(exprs.chance(70) ? plainColumn(scope)
+          : exprs.value(scope, exprs.pick(List.of(Kind.INT, Kind.DECIMAL)), 1));
     }
     String operator = exprs.pick(List.of("UNION", "UNION ALL", "INTERSECT", "EXCEPT"));
     if (operator.equals("UNION")) {

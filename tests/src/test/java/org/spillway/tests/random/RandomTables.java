@@ -63,7 +63,8 @@ final class RandomTables {
   }
 
   static final List<Table> TABLES = List.of(
-      new Table("region", 5, List.of(key("r_regionkey", 4), text("r_name", "AFRICA", "ASIA", "EUROPE", "MIDDLE EAST", "ZZZ"))),
+      new Table("region", 5, List.of(key("r_regionkey", 4),
+          text("r_name", "AFRICA", "ASIA", "EUROPE", "MIDDLE EAST", "ZZZ"))),
       new Table("nation", 25, List.of(key("n_nationkey", 24), key("n_regionkey", 4),
           text("n_name", "ALGERIA", "CHINA", "GERMANY", "JAPAN", "UNITED STATES", "A", "Z"))),
       new Table("supplier", 100, List.of(key("s_suppkey", 100), key("s_nationkey", 24),
