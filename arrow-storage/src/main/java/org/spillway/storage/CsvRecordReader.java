@@ -13,6 +13,13 @@ import java.util.List;
 final class CsvRecordReader {
   private static final int EOF = -1;
 
+  /**
+   * Most fields a record may have: far more than any table's columns, and a line of millions of fields (a
+   * wrong delimiter over a huge file, a corrupt line) fails here with its line number instead of exhausting
+   * the heap with one string per field.
+   */
+  static final int MAX_FIELDS = 100_000;
+
   private final Reader in;
   private final String fileName;
   private final char delimiter;
@@ -81,6 +88,10 @@ final class CsvRecordReader {
         }
       }
       fields.add(field.toString());
+      if (c == delimiter && fields.size() == MAX_FIELDS) {
+        throw new StorageException(fileName + ":" + recordLine + ": more than " + MAX_FIELDS
+            + " fields in one record; is the delimiter '" + delimiter + "' right?");
+      }
       if (c == delimiter) {
         c = read();
         continue;

@@ -87,6 +87,15 @@ class CsvImportTest {
     }
   }
 
+  /** Issue #12 item 9: a line of 1.5 million fields fails with its line number, not OutOfMemoryError. */
+  @Test
+  void lineOfMillionsOfFieldsNamesItsLine() throws IOException {
+    StringBuilder content = new StringBuilder("o_orderkey,o_totalprice,o_orderdate,o_comment\n1,1.00,1996-01-02,ok\n");
+    content.append("2,").append(",".repeat(1_500_000)).append('\n');
+    assertImportFails(csv("wide.csv", content.toString()), CsvOptions.defaults().withSchema(ORDERS),
+        "wide.csv:3: more than " + CsvRecordReader.MAX_FIELDS + " fields in one record");
+  }
+
   @Test
   void badDecimalNamesFileLineAndColumn() throws IOException {
     StringBuilder content = new StringBuilder("o_orderkey,o_totalprice,o_orderdate,o_comment\n");

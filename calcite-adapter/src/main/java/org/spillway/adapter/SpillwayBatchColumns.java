@@ -5,6 +5,7 @@ import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ExprType;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /** Columns a pipeline computed, as its batches; a column is laid end to end over the batches when read whole. */
@@ -53,6 +54,11 @@ final class SpillwayBatchColumns implements SpillwayColumns {
   }
 
   @Override public List<ColumnBatch> batches() {
+    return batches;
+  }
+
+  /** The batches as computed: their columns exist already, so leaving some out would save nothing. */
+  @Override public List<ColumnBatch> batches(BitSet read) {
     return batches;
   }
 }

@@ -4,6 +4,7 @@ import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ExprType;
 
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -25,12 +26,22 @@ interface SpillwayColumns {
 
   /** Every column as batches, for a pipeline above or for the rows handed to Calcite. */
   default List<ColumnBatch> batches() {
+    BitSet all = new BitSet();
+    all.set(0, types().size());
+    return batches(all);
+  }
+
+  /**
+   * The columns in {@code read} as batches, the others null: a pipeline above reads only some (a COUNT(*) over
+   * a join none), and gathering the rest at a join's row ids could take more memory than the query has.
+   */
+  default List<ColumnBatch> batches(BitSet read) {
     if (rows() == 0) {
       return List.of();
     }
     ColumnVector[] columns = new ColumnVector[types().size()];
     for (int c = 0; c < columns.length; c++) {
-      columns[c] = column(c);
+      columns[c] = read.get(c) ? column(c) : null;
     }
     return List.of(new ColumnBatch(columns, rows()));
   }

@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.join.JoinInput;
+import org.spillway.gpu.join.JoinOutput;
 
 import java.util.Arrays;
 
@@ -32,6 +33,14 @@ record SpillwayJoinKeyColumn(long[] keys, long[] validity) {
   /** The key as the CPU joins take it (the arrays are shared, not copied). */
   JoinInput input() {
     return JoinInput.withValidity(keys, null, validity);
+  }
+
+  /**
+   * The key for a join that only counts its output rows ({@link JoinOutput#AGGREGATED}, whose payload sums
+   * nobody reads): the keys stand in as the payloads it requires, so nothing is copied.
+   */
+  JoinInput countingInput() {
+    return JoinInput.withValidity(keys, keys, validity);
   }
 
   int rows() {

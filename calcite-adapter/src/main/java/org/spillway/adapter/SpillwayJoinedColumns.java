@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.memory.MemoryGuard;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -42,11 +43,19 @@ final class SpillwayJoinedColumns implements SpillwayColumns {
 
   @Override public ColumnVector column(int c) {
     int leftColumns = left.types().size();
+    requireMemory(c, leftRows.length);
     return c < leftColumns ? left.gather(c, leftRows, leftRows.length)
         : right.gather(c - leftColumns, rightRows, rightRows.length);
   }
 
+  /** A gathered value takes its 8-byte lane (or reference) and a null flag. */
+  private void requireMemory(int c, int count) {
+    MemoryGuard.require("gathering column " + c + " (" + types.get(c) + ") of a join's output at " + count + " rows",
+        count * (Long.BYTES + 1L));
+  }
+
   @Override public ColumnVector gather(int c, int[] ids, int count) {
+    requireMemory(c, count);
     int leftColumns = left.types().size();
     boolean fromLeft = c < leftColumns;
     int[] sideRows = fromLeft ? leftRows : rightRows;

@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ExprType;
 
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -15,4 +16,12 @@ interface SpillwayNode {
 
   /** Runs the node and its inputs. */
   SpillwayColumns run(SpillwayRunContext context);
+
+  /**
+   * Runs the node for a consumer that reads only the columns in {@code read}; a node may then compute less
+   * (a join read by no column, under a COUNT(*), only counts its rows).
+   */
+  default SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+    return run(context);
+  }
 }

@@ -4,6 +4,7 @@ import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.ExprType;
 
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -27,7 +28,8 @@ final class SpillwayPipelineNode implements SpillwayNode {
   }
 
   @Override public SpillwayColumns run(SpillwayRunContext context) {
-    List<ColumnBatch> in = input.run(context).batches();
+    BitSet read = pipeline.inputColumnsRead();
+    List<ColumnBatch> in = input.run(context, read).batches(read);
     context.checkCancelled("before a pipeline over a join");
     long start = System.nanoTime();
     List<ColumnBatch> out = pipeline.runColumns(in, context.threads(), context.cancelled());

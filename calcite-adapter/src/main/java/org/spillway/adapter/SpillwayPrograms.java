@@ -15,6 +15,7 @@ import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.metadata.RelMetadataProvider;
 import org.apache.calcite.rel.rules.AggregateExpandDistinctAggregatesRule;
 import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rel.rules.DateRangeRules;
 import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
@@ -91,6 +92,9 @@ public final class SpillwayPrograms {
     return (planner, rel, traits, materializations, lattices) -> {
       List<RelOptRule> volcanoRules = new ArrayList<>();
       rules.forEach(volcanoRules::add);
+      if (volcanoRules.remove(DateRangeRules.FILTER_INSTANCE)) {
+        volcanoRules.add(SpillwayDateRangeRule.INSTANCE);
+      }
       if (volcanoRules.remove(CoreRules.AGGREGATE_EXPAND_DISTINCT_AGGREGATES)) {
         volcanoRules.addAll(List.of(EXPAND_SINGLE_DISTINCT, EXPAND_OTHER_DISTINCT));
       }

@@ -6,6 +6,7 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
+import org.spillway.gpu.memory.SpillwayResourceException;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -44,7 +45,12 @@ public final class SpillwayQueryPlan {
       @Override public synchronized Enumerator<Object> enumerator() {
         if (batches == null) {
           SpillwayRunContext context = new SpillwayRunContext(Runtime.getRuntime().availableProcessors(), cancelled);
-          batches = root.run(context).batches();
+          try {
+            batches = root.run(context).batches();
+          } catch (OutOfMemoryError e) {
+            // The last resort behind MemoryGuard: this query fails, the shell or server that ran it goes on.
+            throw SpillwayResourceException.of(e, "the query");
+          }
           dictionaries = dictionaries();
         }
         return new RowEnumerator(batches, dictionaries, scalar, cancelled);

@@ -1,6 +1,7 @@
 package org.spillway.gpu.exec;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
+import org.spillway.gpu.memory.SpillwayResourceException;
 
 /**
  * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of
@@ -80,15 +82,59 @@ public final class ColumnarPipeline {
   }
 
   /**
+   * The input columns the pipeline reads: those its stages read up to the first aggregation and, without one,
+   * those it passes to its output. {@link #runColumns} needs no others (a COUNT(*) over a join reads none).
+   */
+  public BitSet inputColumnsRead() {
+    int breaker = firstAggregate();
+    BitSet needed = new BitSet();
+    if (breaker < 0) {
+      needed.set(0, outputTypes().size());
+    }
+    for (int s = (breaker < 0 ? stages.size() : breaker + 1) - 1; s >= 0; s--) {
+      PipelineStage stage = stages.get(s);
+      if (stage instanceof PipelineStage.Aggregate a) {
+        needed = new BitSet();
+        for (int key : a.groupKeys()) {
+          needed.set(key);
+        }
+        for (AggCall call : a.calls()) {
+          if (call.argument() >= 0) {
+            needed.set(call.argument());
+          }
+        }
+      } else if (stage instanceof PipelineStage.Project p) {
+        // A bare column reference stays lazy unless read later; any other expression is evaluated.
+        BitSet in = new BitSet();
+        for (int i = 0; i < p.expressions().size(); i++) {
+          Expr e = p.expressions().get(i);
+          if (!(e instanceof Expr.Column) || needed.get(i)) {
+            ExprColumns.collect(e, in);
+          }
+        }
+        needed = in;
+      } else if (stage instanceof PipelineStage.Filter f) {
+        ExprColumns.collect(f.condition(), needed);
+      }
+    }
+    return needed;
+  }
+
+  /**
    * Runs the pipeline over columns already held in vectors (the output of a join or of another pipeline),
-   * morsel by morsel as {@link #run(List, int, BooleanSupplier)} does over Arrow batches.
+   * morsel by morsel as {@link #run(List, int, BooleanSupplier)} does over Arrow batches. A column the pipeline
+   * does not read ({@link #inputColumnsRead}) may be null.
    */
   public List<ColumnBatch> runColumns(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled) {
     List<int[]> morsels = new ArrayList<>();
+    BitSet read = inputColumnsRead();
     for (int b = 0; b < batches.size(); b++) {
       ColumnBatch batch = batches.get(b);
       for (int c = 0; c < Math.max(batch.columns().length, inputTypes.size()); c++) {
         ColumnVector column = c < batch.columns().length ? batch.columns()[c] : null;
+        if (column == null && c < inputTypes.size() && c < batch.columns().length && !read.get(c)) {
+          continue;
+        }
         if (column == null || c >= inputTypes.size() || !column.type.equals(inputTypes.get(c))
             || column.size < batch.rows()) {
           throw new IllegalArgumentException("batch " + b + " of " + batch.rows() + " rows does not fit the "
@@ -103,7 +149,8 @@ public final class ColumnarPipeline {
       ColumnBatch batch = batches.get(slice[0]);
       ColumnVector[] columns = new ColumnVector[batch.columns().length];
       for (int c = 0; c < columns.length; c++) {
-        columns[c] = batch.columns()[c].slice(slice[1], slice[2]);
+        ColumnVector column = batch.columns()[c];
+        columns[c] = column == null ? null : column.slice(slice[1], slice[2]);
       }
       return Morsel.ofColumns(columns, slice[2]);
     }, threads, cancelled);
@@ -177,11 +224,17 @@ public final class ColumnarPipeline {
     return morsel.rows() == 0 ? List.of() : List.of(new ColumnBatch(morsel.materialize(), morsel.rows()));
   }
 
+  /**
+   * Runs stages [from, to) over the morsel. A morsel left empty still passes through every projection: the
+   * stages after it (an aggregation, the output) read the projection's columns, not its input's.
+   */
   private void apply(Morsel morsel, int from, int to) {
-    for (int s = from; s < to && morsel.rows() > 0; s++) {
+    for (int s = from; s < to; s++) {
       PipelineStage stage = stages.get(s);
       if (stage instanceof PipelineStage.Filter f) {
-        morsel.filter(f.condition());
+        if (morsel.rows() > 0) {
+          morsel.filter(f.condition());
+        }
       } else if (stage instanceof PipelineStage.Project p) {
         morsel.project(p.expressions());
       } else {
@@ -241,6 +294,9 @@ public final class ColumnarPipeline {
       }
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
+      }
+      if (e.getCause() instanceof OutOfMemoryError oom) {
+        throw SpillwayResourceException.of(oom, "a columnar pipeline");
       }
       throw new IllegalStateException("columnar pipeline failed: " + e.getCause(), e.getCause());
     }

@@ -97,7 +97,10 @@ final class Morsel {
     rows = count;
   }
 
-  /** Replaces the columns by the expressions' values; bare column references stay lazy. */
+  /**
+   * Replaces the columns by the expressions' values; bare column references stay lazy. Over no rows nothing
+   * is evaluated: the columns become empty ones of the expressions' types.
+   */
   void project(List<Expr> expressions) {
     ColumnVector[] next = new ColumnVector[expressions.size()];
     int[] nextSource = new int[expressions.size()];
@@ -106,6 +109,8 @@ final class Morsel {
       nextSource[i] = -1;
       if (e instanceof Expr.Column ref && columns[ref.index()] == null) {
         nextSource[i] = sourceOf[ref.index()];
+      } else if (rows == 0) {
+        next[i] = ColumnVector.constant(e.type(), null, 0);
       } else {
         next[i] = VectorEvaluator.evaluate(e, this::column, rows);
       }

@@ -3,6 +3,7 @@ package org.spillway.gpu.join;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.spillway.gpu.memory.MemoryGuard;
 
 /**
  * An append-only column of row indices stored as a list of int chunks, so it grows without copying and
@@ -21,6 +22,8 @@ public final class RowIdColumn {
   void add(int row) {
     if (current == null || fill == current.length) {
       seal();
+      // A join's output grows chunk by chunk inside the join: check each chunk, before the heap runs out.
+      MemoryGuard.require("a join's output beyond " + size() + " rows", CHUNK_ROWS * (long) Integer.BYTES);
       current = new int[CHUNK_ROWS];
     }
     current[fill++] = row;

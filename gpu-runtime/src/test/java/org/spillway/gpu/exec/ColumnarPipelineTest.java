@@ -9,6 +9,7 @@ import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -214,6 +215,84 @@ class ColumnarPipelineTest {
     assertEquals(1, out.size());
     assertNull(out.get(0)[0]);
     assertEquals(List.of(0L, 0L), Arrays.asList(out.get(0)).subList(1, 3));
+  }
+
+  /**
+   * A filter that keeps no rows of a morsel must still let the projection after it reshape the (empty) morsel:
+   * the aggregation reads the projection's columns, which here outnumber the input's.
+   */
+  @Test void projectionAfterAFilterThatKeepsNothingReshapesTheMorsel() {
+    List<SourceBatch> batches = randomBatches(new RandomExprs(new Random()), new Random(), new ArrayList<>(), 2);
+    Expr key = new Expr.Column(0, ExprType.INT32);
+    Expr value = new Expr.Column(1, ExprType.INT64);
+    List<Expr> exprs = new ArrayList<>(List.of(key));
+    for (long add = 1; add <= RandomExprs.SCHEMA.size(); add++) {
+      exprs.add(new Expr.Arith(Expr.ArithOp.PLUS, value, new Expr.Literal(add, ExprType.INT64), ExprType.INT64));
+    }
+    List<AggCall> sums = new ArrayList<>();
+    for (int c = 1; c < exprs.size(); c++) {
+      sums.add(new AggCall(AggCall.Kind.SUM, c, ExprType.INT64));
+    }
+    PipelineStage nothing = new PipelineStage.Filter(new Expr.Literal(0L, ExprType.BOOLEAN));
+    ColumnarPipeline grouped = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(nothing,
+        new PipelineStage.Project(exprs), new PipelineStage.Aggregate(new int[] {0}, sums)));
+    assertEquals(List.of(), rowsOf(grouped.run(batches, 2, () -> false)));
+    ColumnarPipeline global = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(nothing,
+        new PipelineStage.Project(exprs), new PipelineStage.Aggregate(new int[0], sums)));
+    List<Object[]> row = rowsOf(global.run(batches, 2, () -> false));
+    assertEquals(1, row.size());
+    assertEquals(Arrays.asList(new Object[sums.size()]), Arrays.asList(row.get(0)));
+  }
+
+  /** The same after the aggregation: no groups still pass the projection before a second aggregation. */
+  @Test void projectionAfterAnAggregateOfNoGroupsReshapesTheResult() {
+    List<SourceBatch> batches = randomBatches(new RandomExprs(new Random()), new Random(), new ArrayList<>(), 1);
+    Expr count = new Expr.Column(1, ExprType.INT64);
+    ColumnarPipeline pipeline = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(
+        new PipelineStage.Filter(new Expr.Literal(0L, ExprType.BOOLEAN)),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))),
+        new PipelineStage.Project(List.of(count, count, count,
+            new Expr.Arith(Expr.ArithOp.PLUS, count, new Expr.Literal(1L, ExprType.INT64), ExprType.INT64))),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.SUM, 3, ExprType.INT64),
+            new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)))));
+    List<Object[]> out = rowsOf(pipeline.run(batches, 2, () -> false));
+    assertEquals(1, out.size());
+    assertEquals(Arrays.asList(null, 0L), Arrays.asList(out.get(0)));
+  }
+
+  /**
+   * Issue #12 item 9: a pipeline over a join's output says which input columns it reads, so that the join
+   * gathers only those (COUNT(*) none), and it runs over batches whose other columns are null.
+   */
+  @Test void runOverColumnsNeedsOnlyTheColumnsItsStagesRead() {
+    Expr decimal = new Expr.Column(2, ExprType.decimal(2));
+    Expr positive = new Expr.Compare(Expr.CompareOp.GT, new Expr.Column(1, ExprType.INT64), new Expr.Literal(0L, ExprType.INT64));
+    ColumnarPipeline count = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)))));
+    assertEquals(new java.util.BitSet(), count.inputColumnsRead());
+    ColumnarPipeline filtered = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(positive),
+        new PipelineStage.Project(List.of(new Expr.Column(6, ExprType.STRING), decimal, new Expr.Column(4, ExprType.DATE))),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.decimal(2))))));
+    assertEquals(java.util.BitSet.valueOf(new long[] {0b1000110}), filtered.inputColumnsRead());
+    ColumnarPipeline plain = new ColumnarPipeline(RandomExprs.SCHEMA, List.of(new PipelineStage.Filter(positive)));
+    assertEquals(RandomExprs.SCHEMA.size(), plain.inputColumnsRead().cardinality());
+
+    List<ColumnVector> all = new RandomExprs(new Random()).columns(1000);
+    ColumnVector[] onlyRead = new ColumnVector[all.size()];
+    for (int c : filtered.inputColumnsRead().stream().toArray()) {
+      onlyRead[c] = all.get(c);
+    }
+    List<ColumnBatch> expected = filtered.runColumns(List.of(new ColumnBatch(all.toArray(new ColumnVector[0]), 1000)), 2,
+        () -> false);
+    List<ColumnBatch> actual = filtered.runColumns(List.of(new ColumnBatch(onlyRead, 1000)), 2, () -> false);
+    assertEquals(new HashSet<>(rowsAsLists(expected)), new HashSet<>(rowsAsLists(actual)));
+    List<Object[]> counted = rowsOf(count.runColumns(List.of(new ColumnBatch(new ColumnVector[all.size()], 1000)), 2,
+        () -> false));
+    assertEquals(1000L, counted.get(0)[0]);
+  }
+
+  private static List<List<Object>> rowsAsLists(List<ColumnBatch> batches) {
+    return rowsOf(batches).stream().map(Arrays::asList).toList();
   }
 
   @Test void sumOverflowIsReported() {

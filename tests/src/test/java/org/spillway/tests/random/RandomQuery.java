@@ -1,0 +1,30 @@
+package org.spillway.tests.random;
+
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * One generated query: its SQL, the seed that regenerates it, the same query without ORDER BY, LIMIT and OFFSET,
+ * the output labels its ORDER BY names (all of them,
+ * a total order over the output, or none: then it is compared as a multiset), its LIMIT and what it contains.
+ */
+record RandomQuery(long seed, String sql, String unordered, List<String> orderKeys, OptionalLong limit,
+    Set<Feature> features) {
+  /** Constructs in a query that known bugs are tied to (see {@link KnownBugExclusions}). */
+  enum Feature {
+    ORDER_BY,
+    LIMIT,
+    UNION_DISTINCT,
+    /** Integer arithmetic whose result may leave its type: both engines must fail, or agree. */
+    OVERFLOW,
+    /** SUM of an INTEGER expression: DuckDB sums it as HUGEINT. */
+    SUM_OF_INTEGER,
+    /** AVG: DuckDB returns DOUBLE, Spillway DECIMAL(19, s). */
+    AVG
+  }
+
+  @Override public String toString() {
+    return "seed " + seed + ": " + sql;
+  }
+}
