@@ -1,17 +1,14 @@
 package org.spillway.tests.random;
 
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.spillway.tests.random.DifferentialRun.Verdict;
 import org.spillway.tests.random.RandomQuery.Feature;
 
 /**
- * Tallies the verdicts of a random run: agreements, queries both engines rejected, differences explained by a
- * known bug (per bug), and the unexplained differences, which fail the test with each query's seed and SQL.
+ * Tallies the verdicts of a random run: agreements, queries both engines rejected, and the differences, which
+ * fail the test with each query's seed and SQL.
  */
 final class DifferentialReport {
   /** At most this many failures are spelled out; the count says how many there were. */
@@ -23,14 +20,13 @@ final class DifferentialReport {
   private int empty;
   private long spillwayNanos;
   private long duckDbNanos;
-  private final Map<String, Integer> explained = new TreeMap<>();
   private final List<String> failures = new ArrayList<>();
 
   DifferentialReport(long seed) {
     this.seed = seed;
   }
 
-  void add(Verdict verdict, Connection duckDb) {
+  void add(Verdict verdict) {
     RandomQuery query = verdict.query();
     spillwayNanos += verdict.spillway().nanos();
     duckDbNanos += verdict.duckDb().nanos();
@@ -49,17 +45,12 @@ final class DifferentialReport {
       }
       return;
     }
-    Optional<KnownBugExclusions.KnownBug> bug = KnownBugExclusions.explain(verdict, duckDb);
-    if (bug.isPresent()) {
-      explained.merge(bug.get().name(), 1, Integer::sum);
-    } else {
-      failures.add(query + "\n  " + verdict.difference().get());
-    }
+    failures.add(query + "\n  " + verdict.difference().get());
   }
 
   String summary() {
     return "random queries from seed " + seed + ": " + agreed + " agreed (" + empty + " of them empty), " + bothFailed
-        + " failed on both engines (overflow), known bugs " + explained + ", " + failures.size() + " differences; "
+        + " failed on both engines (overflow), " + failures.size() + " differences; "
         + spillwayNanos / 1_000_000 + " ms in Spillway, " + duckDbNanos / 1_000_000 + " ms in DuckDB";
   }
 

@@ -8,10 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.spillway.tests.QueryResult;
 import org.spillway.tests.ResultComparator;
-import org.spillway.tests.ValueMatcher;
 
 /**
  * Runs one generated query on Spillway and on DuckDB and says how they differ. An unordered result is compared
@@ -73,42 +71,6 @@ final class DifferentialRun {
     } catch (SQLException e) {
       return new Outcome(null, e, System.nanoTime() - start);
     }
-  }
-
-  /** Whether every row of {@code subset} matches a distinct row of {@code superset} (both succeeded). */
-  static boolean containsAll(Outcome superset, Outcome subset) {
-    if (superset.failed() || subset.failed()) {
-      return false;
-    }
-    if (subset.result().rows().size() == superset.result().rows().size()) {
-      // Equal multisets: sorted, compared run by run rather than by a search per row.
-      QueryResult all = sorted(superset.result());
-      return new ResultComparator("rows", all.labels(), OptionalLong.empty())
-          .compare(sorted(subset.result()), all).isEmpty();
-    }
-    List<List<Object>> remaining = new ArrayList<>(superset.result().rows());
-    for (List<Object> row : subset.result().rows()) {
-      int match = -1;
-      for (int i = 0; i < remaining.size() && match < 0; i++) {
-        if (rowMatches(row, remaining.get(i))) {
-          match = i;
-        }
-      }
-      if (match < 0) {
-        return false;
-      }
-      remaining.remove(match);
-    }
-    return true;
-  }
-
-  private static boolean rowMatches(List<Object> row, List<Object> other) {
-    for (int c = 0; c < row.size(); c++) {
-      if (!ValueMatcher.matches(row.get(c), other.get(c))) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static QueryResult sorted(QueryResult result) {

@@ -5,13 +5,12 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * One generated query: its SQL, the seed that regenerates it, the same query without ORDER BY, LIMIT and OFFSET,
- * the output labels its ORDER BY names (all of them,
+ * One generated query: its SQL, the seed that regenerates it, the output labels its ORDER BY names (all of them,
  * a total order over the output, or none: then it is compared as a multiset), its LIMIT and what it contains.
  */
-record RandomQuery(long seed, String sql, String unordered, List<String> orderKeys, OptionalLong limit,
+record RandomQuery(long seed, String sql, List<String> orderKeys, OptionalLong limit,
     Set<Feature> features) {
-  /** Constructs in a query that known bugs are tied to (see {@link KnownBugExclusions}). */
+  /** Constructs a query contains, which the generator's coverage test counts. */
   enum Feature {
     ORDER_BY,
     LIMIT,

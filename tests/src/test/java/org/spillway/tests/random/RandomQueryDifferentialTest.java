@@ -39,7 +39,7 @@ class RandomQueryDifferentialTest {
       DifferentialReport report = new DifferentialReport(seed);
       for (int i = 0; i < queries; i++) {
         RandomQuery query = RandomQueryGenerator.generate(seed + i);
-        report.add(DifferentialRun.run(query, spillway, data.duckDb()), data.duckDb());
+        report.add(DifferentialRun.run(query, spillway, data.duckDb()));
       }
       System.out.println(report.summary());
       report.failures().ifPresent(failures -> fail(failures));

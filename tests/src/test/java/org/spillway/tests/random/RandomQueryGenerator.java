@@ -58,7 +58,7 @@ public final class RandomQueryGenerator {
     // AVG is DOUBLE in DuckDB and exact in Spillway: ordering by it could order near-ties differently.
     boolean ordered = !features.contains(Feature.AVG) && exprs.chance(45);
     if (!ordered) {
-      return new RandomQuery(seed, body, body, List.of(), OptionalLong.empty(), features);
+      return new RandomQuery(seed, body, List.of(), OptionalLong.empty(), features);
     }
     features.add(Feature.ORDER_BY);
     List<String> keys = new ArrayList<>();
@@ -75,7 +75,7 @@ public final class RandomQueryGenerator {
         sql.append(" OFFSET ").append(exprs.between(0, 20));
       }
     }
-    return new RandomQuery(seed, sql.toString(), body, labels, limit, features);
+    return new RandomQuery(seed, sql.toString(), labels, limit, features);
   }
 
   /** SELECT expressions FROM a join of 1-3 tables WHERE a condition. */
