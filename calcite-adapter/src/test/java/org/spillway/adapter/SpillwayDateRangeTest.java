@@ -60,6 +60,9 @@ class SpillwayDateRangeTest {
       "SELECT DATE '9000-06-15' + INTERVAL '1000' YEAR(4)",
       "SELECT TIMESTAMPADD(DAY, 1, DATE '9999-12-31')",
       "SELECT d + INTERVAL '1' DAY FROM (VALUES DATE '9999-12-31') AS t(d)",
+      // a constant only the filter makes (Calcite's predicate-driven folding)
+      "SELECT d + INTERVAL '1' DAY FROM (VALUES DATE '2000-01-01', DATE '9999-12-31') AS t(d) "
+          + "WHERE d = DATE '9999-12-31'",
       // over a table's column, in Calcite's generated code (o_orderdate: 1992..1998)
       "SELECT o_orderdate + INTERVAL '9000' YEAR(4) FROM orders",
       "SELECT o_orderkey FROM orders WHERE o_orderdate - INTERVAL '2000' YEAR(4) < DATE '0001-01-02'",

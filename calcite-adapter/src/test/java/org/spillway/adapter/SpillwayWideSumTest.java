@@ -141,7 +141,8 @@ class SpillwayWideSumTest {
     String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu";
     String cpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
     for (String sql : List.of("select sum(h), count(h) from huge", "select k, sum(h), sum(s) from huge group by k "
-        + "order by k", "select k, sum(h) from huge where h < 0 or s > 0 group by k order by k")) {
+        + "order by k", "select k, sum(h) from huge where h < 0 or s > 0 group by k order by k",
+        "select k, avg(h), avg(s) from huge group by k order by k")) {  // CAST(wide sum AS DOUBLE) / count
       String plan = String.join("\n", SpillwayAssert.rows(gpu, "explain plan for " + sql));
       assertTrue(plan.contains("wideSums=") && plan.contains("SpillwayAggregate") && !plan.contains("device=[cpu]"),
           plan);
