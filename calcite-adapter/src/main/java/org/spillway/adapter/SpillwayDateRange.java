@@ -38,8 +38,8 @@ public final class SpillwayDateRange {
    */
   public static int check(int day) {
     if (day < MIN_DAY || day > MAX_DAY) {
-      throw new DateTimeException("date out of range: day " + day + " after 1970-01-01 ("
-          + LocalDate.ofEpochDay(day) + ") lies outside 0001-01-01..9999-12-31");
+      throw new DateTimeException("date out of range: " + LocalDate.ofEpochDay(day)
+          + (day < MIN_DAY ? " is before 0001-01-01" : " is after 9999-12-31"));
     }
     return day;
   }

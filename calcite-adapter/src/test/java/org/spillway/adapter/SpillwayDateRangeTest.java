@@ -50,6 +50,10 @@ class SpillwayDateRangeTest {
       DateTimeException e = assertThrows(DateTimeException.class, () -> SpillwayDateRange.check(outside));
       assertTrue(e.getMessage().contains("date out of range"), e.getMessage());
     }
+    assertEquals("date out of range: +10000-01-01 is after 9999-12-31",
+        assertThrows(DateTimeException.class, () -> SpillwayDateRange.check(last + 1)).getMessage());
+    assertEquals("date out of range: 0000-12-31 is before 0001-01-01",
+        assertThrows(DateTimeException.class, () -> SpillwayDateRange.check(first - 1)).getMessage());
   }
 
   @ParameterizedTest
@@ -92,6 +96,7 @@ class SpillwayDateRangeTest {
   @Test void dateArithmeticRunsInCalciteWithTheReason() throws SQLException {
     SpillwayAssert.that(dir)
         .query("SELECT o_orderdate + INTERVAL '1' DAY FROM orders")
-        .explainContains("CHECKED_DATE(+($");
+        .explainContains("CHECKED_DATE(+($")
+        .explainContains("fallback=[Project: date arithmetic (range-checked in Calcite's code) in CHECKED_DATE(");
   }
 }
