@@ -17,6 +17,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.Program;
 
+import java.time.DateTimeException;
 import java.util.List;
 
 /**
@@ -26,6 +27,10 @@ import java.util.List;
  * (EnumerableCalc) and its constant folding use Java's wrapping operators for the plain ones; its folding
  * ({@code RexExecutable}) leaves a checked expression that fails unreduced. A constant that overflows fails
  * the statement while it is planned.
+ *
+ * <p>Likewise a DATE computed by arithmetic (DATE +/- INTERVAL, TIMESTAMPADD) is range-checked by
+ * {@link SpillwayDateRange#CHECKED_DATE}: a date beyond 0001-01-01..9999-12-31 is an error ("date out of range",
+ * SQLSTATE 22008), never a date printed from a wrapped year.
  *
  * <p>Calcite's own {@code ConvertToChecked} does this for every exact type when the conformance asks for it, but
  * wraps every DECIMAL result in a CAST as well; Spillway's decimal arithmetic checks its 64-bit range itself.
@@ -59,17 +64,33 @@ final class SpillwayCheckedArithmetic extends RexShuttle {
     SqlOperator checked = SqlTypeName.INT_TYPES.contains(call.getType().getSqlTypeName())
         ? checked(call.getOperator()) : null;
     if (checked != null) {
-      RexNode result = rexBuilder.makeCall(call.getParserPosition(), call.getType(), checked, operands);
-      if (RexUtil.isConstant(result)) {
-        evaluate(result);
-      }
-      return result;
+      return evaluateIfConstant(rexBuilder.makeCall(call.getParserPosition(), call.getType(), checked, operands));
     }
-    return update[0] ? call.clone(call.getType(), operands) : call;
+    RexNode result = update[0] ? call.clone(call.getType(), operands) : call;
+    if (isDateArithmetic(call)) {
+      return evaluateIfConstant(rexBuilder.makeCall(call.getParserPosition(), call.getType(),
+          SpillwayDateRange.CHECKED_DATE, List.of(result)));
+    }
+    return result;
+  }
+
+  /** Whether a call computes a DATE from another by adding or subtracting an interval. */
+  private static boolean isDateArithmetic(RexCall call) {
+    return call.getType().getSqlTypeName() == SqlTypeName.DATE && switch (call.getKind()) {
+      case PLUS, MINUS, TIMESTAMP_ADD -> true;
+      default -> false;
+    };
+  }
+
+  private RexNode evaluateIfConstant(RexNode checked) {
+    if (RexUtil.isConstant(checked)) {
+      evaluate(checked);
+    }
+    return checked;
   }
 
   /**
-   * Evaluates a constant so that its overflow fails the statement now, as PostgreSQL's constant folding does.
+   * Evaluates a constant so that its overflow (integer or date) fails the statement now, as PostgreSQL's constant folding does.
    * Left to run, Calcite's code generator would hoist it into a static initializer, where the overflow
    * surfaces as an ExceptionInInitializerError (and as NoClassDefFoundError when the cached plan runs again).
    */
@@ -79,7 +100,7 @@ final class SpillwayCheckedArithmetic extends RexShuttle {
           rexBuilder.getTypeFactory().builder().build());
       executable.setDataContext(DataContexts.EMPTY);
       executable.execute();  // a constant that fits is left to the plan
-    } catch (ArithmeticException overflow) {
+    } catch (ArithmeticException | DateTimeException overflow) {
       throw overflow;
     } catch (RuntimeException e) {
       // not evaluable without a statement (e.g. it reads the clock): it runs with the query

@@ -115,6 +115,9 @@ final class SpillwayRexTranslator {
       case LIKE:
         return SpillwayTextTranslator.like(this, call);
       default:
+        if (call.getOperator() == SpillwayDateRange.CHECKED_DATE) {
+          throw new SpillwayUnsupportedException("date arithmetic (range-checked in Calcite's code) in " + call);
+        }
         if (call.getOperator() == SqlStdOperatorTable.SUBSTRING) {
           return SpillwayTextTranslator.substring(this, call);
         }

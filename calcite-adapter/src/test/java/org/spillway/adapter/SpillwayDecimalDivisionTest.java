@@ -113,7 +113,7 @@ class SpillwayDecimalDivisionTest {
         + "sum(d2) / count(*), sum(d2) / sum(s2), count(*) from nums group by k order by k");
     // an INTEGER SUM wraps around in Calcite and fails in Spillway: small values only
     assertSameInSpillway("select k, avg(i) from nums where i between -1000000 and 1000000 group by k order by k");
-    // AVG casts the SUM to AVG's type first: DECIMAL(19, s) in Spillway's type system, not the argument's type
+    // AVG casts the SUM to AVG's type first: DOUBLE in Spillway's type system, not the argument's type
     assertSameInSpillway("select id / 40, avg(s2), avg(d1) from nums group by id / 40 order by id / 40");
     assertSameInSpillway("select avg(s) from zeros");  // the SUM 130.00 does not fit the argument's DECIMAL(4, 2)
     assertSameInSpillway("select avg(d2), avg(d6), sum(d6) / 7.0 from nums");

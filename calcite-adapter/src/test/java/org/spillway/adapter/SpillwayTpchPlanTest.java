@@ -65,8 +65,10 @@ class SpillwayTpchPlanTest {
             + "          SpillwayFilter\n"
             + "            SpillwayTableScan\n")
         .explainLacks("fallback=")
-        // AVG is DECIMAL(19, 2) in SpillwayTypeSystem: its SUM needs no cast to the argument's DECIMAL(15, 2)
-        .explainContains("avg_qty=[CAST(/($2, $6)):DECIMAL(19, 2) NOT NULL]")
+        // AVG of a DECIMAL is DOUBLE in SpillwayTypeSystem (issue #12: avg_disc was truncated to 0.04): the exact
+        // SUM, cast to DOUBLE, over the count, with no cast of the SUM to a DECIMAL it may outgrow
+        .explainContains("avg_qty=[/(CAST($2):DOUBLE NOT NULL, $6)]")
+        .explainContains("avg_disc=[/(CAST($7):DOUBLE NOT NULL, $6)]")
         .explainContains("SpillwayAggregate(group=[{0, 1}], sum_qty=[$SUM0($2)], sum_base_price=[$SUM0($3)], "
             + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
             + "device=[cpu], variant=[hash], transfer=[none]");
@@ -181,7 +183,7 @@ class SpillwayTpchPlanTest {
               + "sum_disc_price=[$SUM0($4)], sum_charge=[$SUM0($5)], agg#4=[COUNT()], agg#5=[$SUM0($6)], "
               + "device=[gpu], variant=[hash], transfer=[pinned copy]")
           // the averages' divisions run on the CPU over the aggregate's few rows, within the GPU pipeline
-          .explainContains("avg_disc=[CAST(/($7, $6)):DECIMAL(19, 2) NOT NULL], "
+          .explainContains("avg_disc=[/(CAST($7):DOUBLE NOT NULL, $6)], "
               + "count_order=[$6], device=[gpu]")
           .explainLacks("device=[cpu]")
           .explainLacks("cpuBecause");

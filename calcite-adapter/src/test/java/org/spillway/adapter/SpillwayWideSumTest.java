@@ -76,7 +76,6 @@ class SpillwayWideSumTest {
     assertSameAsCalcite("select k, sum(h) from huge where h > 0 group by k order by k", "wideSums=[$1]");
   }
 
-  /** (Not AVG(h): Calcite casts its SUM to the argument's DECIMAL(18, 2) first, which these sums do not fit.) */
   @Test void wideSumsFeedComparisonsArithmeticAndOrdering() throws SQLException {
     assertSameAsCalcite("select k, sum(h) * 2, sum(h) - sum(s), -sum(h), sum(h) + 1.5, sum(h) / count(*) "
         + "from huge group by k order by k", "wideSums=");
@@ -88,11 +87,13 @@ class SpillwayWideSumTest {
 
   /**
    * AVG of a DECIMAL(15, 2) whose SUM passes 10^13: Calcite's own type system casts the SUM to DECIMAL(15, 2) and
-   * fails (Q1's avg_price at SF 100); Spillway's types AVG as DECIMAL(19, 2), and Calcite computes the same with it.
+   * fails (Q1's avg_price at SF 100); Spillway's types AVG as DOUBLE, the exact SUM cast to DOUBLE over the count,
+   * and Calcite computes the same with it. AVG(h) is CAST of a wide sum (a BigDecimal) to DOUBLE.
    */
   @Test void averagesOfSumsBeyondTheArgumentsPrecision() throws SQLException {
     assertSameAsCalcite("select k, avg(p), sum(p), count(p) from huge group by k order by k", "SpillwayAggregate");
     assertSameAsCalcite("select avg(p), avg(s) from huge", "SpillwayAggregate");
+    assertSameAsCalcite("select k, avg(h), sum(h) from huge group by k order by k", "wideSums=");
   }
 
   @Test void q1IsNarrowAtScaleFactorTenAndWideAtOneHundred() throws Exception {
@@ -140,7 +141,8 @@ class SpillwayWideSumTest {
     String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu";
     String cpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
     for (String sql : List.of("select sum(h), count(h) from huge", "select k, sum(h), sum(s) from huge group by k "
-        + "order by k", "select k, sum(h) from huge where h < 0 or s > 0 group by k order by k")) {
+        + "order by k", "select k, sum(h) from huge where h < 0 or s > 0 group by k order by k",
+        "select k, avg(h), avg(s) from huge group by k order by k")) {  // CAST(wide sum AS DOUBLE) / count
       String plan = String.join("\n", SpillwayAssert.rows(gpu, "explain plan for " + sql));
       assertTrue(plan.contains("wideSums=") && plan.contains("SpillwayAggregate") && !plan.contains("device=[cpu]"),
           plan);

@@ -86,10 +86,24 @@ class ResultComparatorTest {
 
   @Test
   void doublesUseTightRelativeTolerance() {
-    assertTrue(ValueMatcher.matches(1e6, 1e6 * (1 + 1e-12)));
+    assertTrue(ValueMatcher.matches(1e6, 1e6 * (1 + 1e-13)));
+    assertTrue(ValueMatcher.matches(0.1 + 0.2, 0.3), "last bits of summation order");
     assertFalse(ValueMatcher.matches(1e6, 1e6 * (1 + 1e-8)));
-    assertTrue(ValueMatcher.matches(new BigDecimal("25.58"), 25.575154611454693), "AVG: DECIMAL vs DOUBLE");
-    assertFalse(ValueMatcher.matches(new BigDecimal("25.56"), 25.575154611454693));
+    assertFalse(ValueMatcher.matches(1e6, 1e6 * (1 + 1e-10)));
+    assertTrue(ValueMatcher.matches(0.0, 0.0));
+    assertTrue(ValueMatcher.matches(new BigDecimal("25.57515461145469"), 25.575154611454693), "16 digits");
+    assertTrue(ValueMatcher.matches(BigDecimal.ZERO, 0.0));
+  }
+
+  /** Issue #12: an AVG truncated or rounded to its argument's scale (Q1's avg_disc 0.04) is a wrong answer. */
+  @Test void decimalsRoundedToAFewPlacesDoNotMatchDoubles() {
+    assertFalse(ValueMatcher.matches(new BigDecimal("0.04"), 0.04998529583825443), "truncated AVG");
+    assertFalse(ValueMatcher.matches(new BigDecimal("0.05"), 0.04998529583825443), "rounded AVG");
+    assertFalse(ValueMatcher.matches(0.04998529583825443, new BigDecimal("0.05")), "either side");
+    assertFalse(ValueMatcher.matches(new BigDecimal("25.58"), 25.575154611454693));
+    QueryResult doubleAvg = new QueryResult(LABELS, List.of(Arrays.asList(BigDecimal.ONE, 0.04998529583825443)));
+    QueryResult truncated = new QueryResult(LABELS, List.of(Arrays.asList(BigDecimal.ONE, new BigDecimal("0.04"))));
+    assertTrue(unordered(truncated, doubleAvg).orElseThrow().contains("column 'v'"));
   }
 
   @Test

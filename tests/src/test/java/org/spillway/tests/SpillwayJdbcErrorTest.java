@@ -35,6 +35,23 @@ class SpillwayJdbcErrorTest {
     assertTrue(message.matches("(?s).*line 1, column 24.*"), "position of the offending token in: " + message);
   }
 
+  /** Issue #12: a date past 9999-12-31 was printed as 0000-01-01; it is SQLSTATE 22008, datetime field overflow. */
+  @Test
+  void dateOutOfRangeIsDatetimeFieldOverflow(TpchDataSet data) throws SQLException {
+    for (String sql : new String[] {"select date '9999-12-31' + interval '1' day",
+        "select o_orderdate + interval '3000' year(4) + interval '5002' year(4) from orders"}) {
+      SQLException e = queryException(data, sql);
+      assertEquals("22008", e.getSQLState(), e.toString());
+      assertContains(e.getMessage(), "date out of range");
+    }
+    try (Connection connection = DriverManager.getConnection(data.spillwayUrl());
+         Statement statement = connection.createStatement();
+         ResultSet rs = statement.executeQuery("select max(o_orderdate + interval '8000' year(4)) from orders")) {
+      assertTrue(rs.next());
+      assertTrue(rs.getString(1).startsWith("999"), rs.getString(1));
+    }
+  }
+
   @Test
   void unknownTableIsNamed(TpchDataSet data) throws SQLException {
     assertContains(queryError(data, "select count(*) from no_such_table"), "no_such_table");

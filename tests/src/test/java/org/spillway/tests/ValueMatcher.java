@@ -5,11 +5,15 @@ import java.math.MathContext;
 
 /**
  * Decides whether two normalised result values (see {@link QueryResult}) are equal: exact numbers exactly,
- * approximate numbers within a relative tolerance of 1e-9, dates and strings exactly.
+ * approximate numbers within a relative tolerance of 1e-12, dates and strings exactly.
  */
 public final class ValueMatcher {
-  /** Relative tolerance for DOUBLE results, which differ in the last bits with summation order. */
-  static final double RELATIVE_TOLERANCE = 1e-9;
+  /**
+   * Relative tolerance for DOUBLE results, which differ in the last bits with summation order and the rounding of
+   * one engine's 16-digit decimal quotient: about 1e-16 each, so 1e-12 leaves room and still fails an AVG or a
+   * quotient computed at a decimal's scale (0.04 for 0.0499852958...).
+   */
+  static final double RELATIVE_TOLERANCE = 1e-12;
 
   private ValueMatcher() {
   }
@@ -47,8 +51,7 @@ public final class ValueMatcher {
 
   /**
    * Exact numbers must be numerically equal, whatever their scale. Where the scales differ the engines
-   * derived different result types (Calcite keeps AVG of DECIMAL(15,2) at scale 2 and sizes quotients
-   * differently from DuckDB), so the longer value is rounded to the shorter scale: the values then match when
+   * derived different result types (Calcite sizes quotients differently from DuckDB), so the longer value is rounded to the shorter scale: the values then match when
    * they differ by less than one unit in the last place of the shorter scale, which accepts rounding as well
    * as truncation and nothing beyond.
    */
@@ -61,18 +64,19 @@ public final class ValueMatcher {
   }
 
   /**
-   * One engine returned an exact number where the other returned DOUBLE (DuckDB types AVG and decimal
-   * division as DOUBLE): the double is accurate only to its relative tolerance, the decimal only to its
-   * last place, so the wider of the two bounds applies.
+   * One engine returned an exact number where the other returned DOUBLE (DuckDB types AVG and decimal division as
+   * DOUBLE; Spillway's decimal quotients carry 16 significant digits): they match within the relative tolerance,
+   * whatever the decimal's scale, so a value truncated or rounded to a few decimal places does not.
    */
   private static boolean decimalMatchesDouble(BigDecimal exact, double approximate) {
     if (!Double.isFinite(approximate)) {
       return false;
     }
-    BigDecimal difference = exact.subtract(new BigDecimal(approximate)).abs();
-    BigDecimal lastPlace = BigDecimal.ONE.movePointLeft(Math.max(exact.scale(), 0));
-    BigDecimal relative = exact.abs().multiply(BigDecimal.valueOf(RELATIVE_TOLERANCE), MathContext.DECIMAL64);
-    return difference.compareTo(lastPlace.max(relative)) < 0;
+    BigDecimal other = new BigDecimal(approximate);
+    BigDecimal difference = exact.subtract(other).abs();
+    BigDecimal bound = exact.abs().max(other.abs()).multiply(BigDecimal.valueOf(RELATIVE_TOLERANCE),
+        MathContext.DECIMAL64);
+    return difference.compareTo(bound) <= 0;
   }
 
   private static boolean doublesMatch(double a, double e) {

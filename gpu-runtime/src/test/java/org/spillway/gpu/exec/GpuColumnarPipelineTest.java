@@ -196,12 +196,14 @@ class GpuColumnarPipelineTest {
         new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
         new AggCall(AggCall.Kind.MIN, 2, DEC2));
     PipelineStage aggregate = new PipelineStage.Aggregate(new int[0], calls);
-    // AVG as Calcite reduces it: SUM / COUNT in a projection above the aggregation (on the CPU)
+    // AVG as Calcite reduces it with Spillway's DOUBLE type: CAST(SUM AS DOUBLE) / COUNT in a projection above the
+    // aggregation (on the CPU)
     Expr count = new Expr.Column(2, ExprType.INT64);
     Expr nonEmpty = new Expr.Compare(Expr.CompareOp.NE, count, new Expr.Literal(0L, ExprType.INT64));
-    Expr quotient = new Expr.Arith(Expr.ArithOp.DIVIDE, new Expr.Column(1, ExprType.INT64), count, ExprType.INT64);
+    Expr quotient = new Expr.Arith(Expr.ArithOp.DIVIDE, new Expr.Cast(new Expr.Column(1, ExprType.INT64),
+        ExprType.FLOAT64), new Expr.Cast(count, ExprType.FLOAT64), ExprType.FLOAT64);
     PipelineStage average = new PipelineStage.Project(List.of(new Expr.Case(List.of(nonEmpty), List.of(quotient),
-        new Expr.Literal(-1L, ExprType.INT64)), new Expr.Column(3, DEC2)));
+        new Expr.Literal(-1.0, ExprType.FLOAT64)), new Expr.Column(3, DEC2)));
     for (List<SourceBatch> batches : List.of(List.<SourceBatch>of(), List.of(empty), List.of(some, empty))) {
       assertSameResult(new GpuColumnarPipeline(RandomExprs.SCHEMA, List.of(aggregate, average)),
           TransferMethod.PINNED_COPY, batches, "AVG over " + batches.size() + " batches");
