@@ -19,7 +19,7 @@ record RandomQuery(long seed, String sql, List<String> orderKeys, OptionalLong l
     OVERFLOW,
     /** SUM of an INTEGER expression: DuckDB sums it as HUGEINT. */
     SUM_OF_INTEGER,
-    /** AVG: DuckDB returns DOUBLE, Spillway DECIMAL(19, s). */
+    /** AVG: a DOUBLE in both engines, summed in different orders. */
     AVG
   }
 
