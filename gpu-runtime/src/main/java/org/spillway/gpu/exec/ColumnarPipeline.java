@@ -27,12 +27,12 @@ public final class ColumnarPipeline {
    * Workers shared by all pipelines; daemon threads, so an idle pool never keeps the JVM alive. A plain
    * executor (not fork-join) hands a worker's exception to the caller as thrown, message included.
    */
-  private static final ExecutorService POOL = Executors.newFixedThreadPool(
-      Runtime.getRuntime().availableProcessors(), runnable -> {
-        Thread thread = new Thread(runnable, "spillway-cpu-pipeline");
-        thread.setDaemon(true);
-        return thread;
-      });
+  private static final int POOL_THREADS = Runtime.getRuntime().availableProcessors();
+  private static final ExecutorService POOL = Executors.newFixedThreadPool(POOL_THREADS, runnable -> {
+    Thread thread = new Thread(runnable, "spillway-cpu-pipeline");
+    thread.setDaemon(true);
+    return thread;
+  });
 
   private final List<ExprType> inputTypes;
   private final List<PipelineStage> stages;
@@ -200,11 +200,63 @@ public final class ColumnarPipeline {
       }
       return result;
     }
-    HashAggregator total = partials[0] != null ? partials[0] : newAggregator(breaker);
-    for (int w = 1; w < workers; w++) {
-      total.merge(partials[w]);
+    return finish(merge(partials, breaker, cancelled), breaker + 1);
+  }
+
+  /** Partial aggregates with at least this many groups in all are merged in partitions on all cores. */
+  static final int PARTITIONED_MERGE_GROUPS = 1 << 15;
+
+  /**
+   * The result of the workers' partial aggregates: merged into the first one on this thread when they are few,
+   * else split by key hash into partitions that merge on all cores (one table per partition, so no thread waits
+   * on another and no table grows to the total).
+   */
+  private ColumnVector[] merge(HashAggregator[] partials, int breaker, BooleanSupplier cancelled) {
+    long groups = 0;
+    for (HashAggregator p : partials) {
+      groups += p == null ? 0 : p.groupCount();
     }
-    return finish(total.result(), breaker + 1);
+    if (partials.length == 1 || partials[0] == null || !partials[0].keyed() || groups < PARTITIONED_MERGE_GROUPS) {
+      HashAggregator total = partials[0] != null ? partials[0] : newAggregator(breaker);
+      for (int w = 1; w < partials.length; w++) {
+        total.merge(partials[w]);
+      }
+      return total.result();
+    }
+    int bits = 32 - Integer.numberOfLeadingZeros(POOL_THREADS * 4 - 1);
+    int[][][] split = new int[partials.length][][];
+    List<Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < partials.length; w++) {
+      int worker = w;
+      futures.add(POOL.submit(() -> split[worker] = partials[worker].partitionGroups(bits)));
+    }
+    awaitAll(futures);
+    ColumnVector[][] parts = new ColumnVector[1 << bits][];
+    futures.clear();
+    for (int p = 0; p < parts.length; p++) {
+      int partition = p;
+      futures.add(POOL.submit(() -> {
+        if (cancelled.getAsBoolean()) {
+          throw new CancellationException("query cancelled");
+        }
+        HashAggregator target = newAggregator(breaker);
+        for (int w = 0; w < partials.length; w++) {
+          target.merge(partials[w], split[w][partition]);
+        }
+        parts[partition] = target.result();
+        return null;
+      }));
+    }
+    awaitAll(futures);
+    ColumnVector[] out = new ColumnVector[parts[0].length];
+    for (int c = 0; c < out.length; c++) {
+      List<ColumnVector> column = new ArrayList<>(parts.length);
+      for (ColumnVector[] part : parts) {
+        column.add(part[c]);
+      }
+      out[c] = ColumnVector.concat(parts[0][c].type, column);
+    }
+    return out;
   }
 
   /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */

@@ -27,6 +27,11 @@ final class GroupTable {
     return groups;
   }
 
+  /** The hash of a group's key (the table's own, so partitioning a table's groups needs no rehashing). */
+  int hash(int group) {
+    return hashes[group];
+  }
+
   /** Word {@code w} of the key of a group (w = key column, or the key column count for the null flags). */
   long keyWord(int group, int w) {
     return keys[group * width + w];

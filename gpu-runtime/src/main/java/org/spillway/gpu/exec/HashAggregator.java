@@ -165,10 +165,73 @@ final class HashAggregator {
     }
   }
 
+  /** Whether this aggregator groups by keys (a global aggregate has one group). */
+  boolean keyed() {
+    return keyColumns.length > 0;
+  }
+
+  /** The number of groups so far. */
+  int groupCount() {
+    return table.size();
+  }
+
+  /**
+   * This aggregator's groups split into {@code 1 << bits} partitions by the high bits of their keys' hashes (the
+   * low bits pick slots inside a table, so a partition's table still spreads its keys): equal keys of different
+   * partial aggregators fall into the same partition, so partitions merge independently, one per thread.
+   */
+  int[][] partitionGroups(int bits) {
+    int n = table.size();
+    int[] partition = new int[n];
+    int[] counts = new int[1 << bits];
+    for (int g = 0; g < n; g++) {
+      partition[g] = (partitionHash(g) * 0x9E3779B9) >>> (32 - bits);
+      counts[partition[g]]++;
+    }
+    int[][] out = new int[counts.length][];
+    for (int p = 0; p < out.length; p++) {
+      out[p] = new int[counts[p]];
+      counts[p] = 0;
+    }
+    for (int g = 0; g < n; g++) {
+      out[partition[g]][counts[partition[g]]++] = g;
+    }
+    return out;
+  }
+
+  /**
+   * A hash of a group's key that equal keys share across partial aggregators: the table's own hash, unless a key
+   * is text, whose word is a number private to this aggregator ({@link TextGroupKeys}); then the string's hash.
+   */
+  private int partitionHash(int group) {
+    boolean text = false;
+    for (TextGroupKeys t : textKeys) {
+      text |= t != null;
+    }
+    if (!text) {
+      return table.hash(group);
+    }
+    long nullFlags = table.keyWord(group, keyColumns.length);
+    int h = Long.hashCode(nullFlags);
+    for (int k = 0; k < keyColumns.length; k++) {
+      long word = table.keyWord(group, k);
+      boolean isText = textKeys[k] != null && (nullFlags & (1L << k)) == 0;
+      h = h * 31 + (isText ? textKeys[k].string(word).hashCode() : Long.hashCode(word));
+    }
+    return h ^ (h >>> 16);
+  }
+
   /** Folds another partial aggregator of the same stage into this one. */
   void merge(HashAggregator other) {
+    int[] all = new int[other.table.size()];
+    Arrays.setAll(all, g -> g);
+    merge(other, all);
+  }
+
+  /** Folds the given groups of another partial aggregator of the same stage into this one. */
+  void merge(HashAggregator other, int[] groups) {
     long[] word = new long[keyColumns.length + 1];
-    for (int og = 0; og < other.table.size(); og++) {
+    for (int og : groups) {
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }

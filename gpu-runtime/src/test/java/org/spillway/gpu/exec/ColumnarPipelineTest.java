@@ -295,6 +295,50 @@ class ColumnarPipelineTest {
     return rowsOf(batches).stream().map(Arrays::asList).toList();
   }
 
+  @Test void manyGroupsMergeInPartitionsAsOneTableWould() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int rows = 400_000;
+    long[] ids = new long[rows];
+    boolean[] idNulls = new boolean[rows];
+    Object[] tags = new Object[rows];
+    long[] values = new long[rows];
+    String[] tagValues = {"a", "b", "c"};
+    Map<List<Object>, long[]> expected = new HashMap<>();
+    for (int i = 0; i < rows; i++) {
+      idNulls[i] = random.nextInt(1000) == 0;
+      ids[i] = random.nextInt(150_000);
+      tags[i] = tagValues[random.nextInt(tagValues.length)];
+      values[i] = random.nextInt(1_000_000) - 500_000;
+      long[] acc = expected.computeIfAbsent(Arrays.asList(idNulls[i] ? null : ids[i], tags[i]),
+          k -> new long[] {0, 0, Long.MIN_VALUE});
+      acc[0] += values[i];
+      acc[1]++;
+      acc[2] = Math.max(acc[2], values[i]);
+    }
+    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.INT64, ExprType.TEXT, ExprType.INT64), List.of(
+        new PipelineStage.Aggregate(new int[] {0, 1}, List.of(new AggCall(AggCall.Kind.SUM, 2, ExprType.INT64),
+            new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 2, ExprType.INT64)))));
+    // batches of 50,000 rows on 4 workers: each partial holds tens of thousands of groups, past the threshold
+    List<ColumnBatch> batches = new ArrayList<>();
+    for (int from = 0; from < rows; from += 50_000) {
+      int to = from + 50_000;
+      batches.add(new ColumnBatch(new ColumnVector[] {
+          ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(ids, from, to), Arrays.copyOfRange(idNulls, from, to),
+              50_000),
+          ColumnVector.ofObjects(ExprType.TEXT, Arrays.copyOfRange(tags, from, to), null, 50_000),
+          ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(values, from, to), null, 50_000)}, 50_000));
+    }
+    assertTrue(expected.size() > ColumnarPipeline.PARTITIONED_MERGE_GROUPS, "the test must reach the partitioned merge");
+    List<Object[]> actual = rowsOf(pipeline.runColumns(batches, 4, () -> false));
+    assertEquals(expected.size(), actual.size(), "seed " + seed + ": one row per group");
+    for (Object[] row : actual) {
+      long[] acc = expected.get(Arrays.asList(row[0], row[1]));
+      assertTrue(acc != null, () -> "seed " + seed + ": unexpected group " + Arrays.toString(row));
+      assertEquals(List.of(acc[0], acc[1], acc[2]), List.of(row[2], row[3], row[4]), "seed " + seed);
+    }
+  }
+
   @Test void sumOverflowIsReported() {
     BigIntVector big = new BigIntVector("big", allocator);
     data.owned().add(big);
