@@ -104,7 +104,10 @@ public final class SpillwayPrograms {
       if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
         return Programs.ofRules(volcanoRules).run(planner, rel, traits, materializations, lattices);
       }
+      // A disjunction over several tables (Q7's nation pairs, Q19's part/lineitem branches) first yields each
+      // table's own disjunction, which FILTER_INTO_JOIN pushes onto that table: its join order then sees it.
       HepProgram toMultiJoin = new HepProgramBuilder()
+          .addRuleInstance(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL)
           .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
           .addMatchOrder(HepMatchOrder.BOTTOM_UP)
           .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)

@@ -82,6 +82,14 @@ final class SpillwayAssert {
       assertTrue(plan.contains(expected), () -> "plan of " + sql + " lacks\n" + expected + "\nplan:\n" + plan);
       return this;
     }
+
+    /** Asserts that EXPLAIN PLAN contains the text exactly {@code times} times. */
+    Query explainContains(String expected, int times) throws SQLException {
+      String plan = run("explain plan for " + sql);
+      int found = plan.split(java.util.regex.Pattern.quote(expected), -1).length - 1;
+      assertEquals(times, found, () -> "plan of " + sql + " has " + found + " times\n" + expected + "\nplan:\n" + plan);
+      return this;
+    }
   }
 
   /** The rows of a query over a connection to {@code url}, each as its values joined by " | ". */

@@ -117,6 +117,16 @@ class SpillwayTpchPlanTest {
         .explainLacks("fallback=");
   }
 
+  /**
+   * Q7 names its two nations only inside an OR over both (FRANCE-GERMANY or GERMANY-FRANCE); each nation scan
+   * gets its own IN list derived from it, so the joins above it read the suppliers and customers of two nations.
+   */
+  @Test void q7FiltersEachNationByTheDisjunctionsOwnNames() throws SQLException {
+    String nations = "SpillwayFilter(condition=[SEARCH($1, Sarg['FRANCE':VARCHAR(25), 'GERMANY':VARCHAR(25)]"
+        + ":VARCHAR(25))]";
+    SpillwayAssert.that(dir).query(TpchQueries.sql(7)).explainContains(nations, 2).explainLacks("fallback=");
+  }
+
   @Test void withoutAGpuAutoPlansAsBeforeWithoutCosts() throws SQLException {
     Assumptions.assumeTrue(GpuRuntime.device().isEmpty(), "a GPU is present: auto asks the cost model");
     SpillwayAssert.that(dir, "device=auto")
