@@ -13,31 +13,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** DatabaseMetaData over the remote driver shows what BI tools probe: every table, column and type. */
 class RemoteMetadataTest {
   private static final List<String> TPCH_TABLES = List.of("customer", "lineitem", "nation",
       "orders", "part", "partsupp", "region", "supplier");
 
-  private static SpillwayServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = SpillwayServer.start(ServerConfig.of(TpchTestData.dataDir()).withPort(0));
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension
+  static final TpchServerExtension SERVER = new TpchServerExtension();
 
   @Test
   void remoteTablesAndColumnsEqualEmbeddedOnes() throws SQLException {
     try (Connection embedded = TpchTestData.embedded();
-        Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+        Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       final Map<String, List<String>> expected = columnsByTable(embedded.getMetaData());
       final Map<String, List<String>> actual = columnsByTable(remote.getMetaData());
       assertTrue(expected.keySet().containsAll(TPCH_TABLES), "embedded tables: " + expected.keySet());
@@ -48,7 +38,7 @@ class RemoteMetadataTest {
 
   @Test
   void tpchColumnTypesAreReportedAsTheContractSays() throws SQLException {
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       final DatabaseMetaData metaData = remote.getMetaData();
       assertEquals(Types.DATE, columnType(metaData, "lineitem", "l_shipdate"));
       assertEquals(Types.DECIMAL, columnType(metaData, "lineitem", "l_extendedprice"));
@@ -59,7 +49,7 @@ class RemoteMetadataTest {
 
   @Test
   void remoteTablesListsTheTpchTablesAsTables() throws SQLException {
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl());
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl());
         ResultSet tables = remote.getMetaData().getTables(null, null, "%", new String[] {"TABLE"})) {
       final List<String> names = new ArrayList<>();
       while (tables.next()) {
@@ -71,7 +61,7 @@ class RemoteMetadataTest {
 
   @Test
   void upperCasedNamesFromRemoteToolsStillFindTheLowerCaseTables() throws SQLException {
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       final DatabaseMetaData metaData = remote.getMetaData();
       // The remote driver claims upper-case storage, which is why tools upper-case names.
       assertTrue(metaData.storesUpperCaseIdentifiers());

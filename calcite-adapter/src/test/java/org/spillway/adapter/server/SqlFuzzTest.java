@@ -11,9 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.spillway.adapter.jdbc.SpillwaySqlErrors;
 import org.spillway.adapter.jdbc.SpillwayStatementGuard;
 
@@ -34,17 +33,8 @@ class SqlFuzzTest {
 
   private static final String[] CAST_TYPES = {"integer", "bigint", "date", "timestamp", "decimal(5,2)", "double"};
 
-  private static SpillwayServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = SpillwayServer.start(ServerConfig.of(TpchTestData.dataDir()).withPort(0));
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension
+  static final TpchServerExtension SERVER = new TpchServerExtension();
 
   @Test
   void embeddedFailuresAreClassifiedSqlExceptions() throws SQLException {
@@ -70,7 +60,7 @@ class SqlFuzzTest {
   @Test
   void remoteFailuresAreClassifiedSqlExceptions() throws SQLException {
     final Random random = new Random(SEED + 1);
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       for (int i = 0; i < 10; i++) {
         expectClass(remote, tokenSoup(random), null);
       }

@@ -7,24 +7,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import sqlline.SqlLine;
 
 /** sqlline over the remote driver: the metadata commands BI-style users try first. */
 class SqlLineRemoteTest {
-  private static SpillwayServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = SpillwayServer.start(ServerConfig.of(TpchTestData.dataDir()).withPort(0));
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension
+  static final TpchServerExtension SERVER = new TpchServerExtension();
 
   @Test
   void tablesColumnsAndDescribeListTheCatalog() throws Exception {
@@ -35,7 +25,7 @@ class SqlLineRemoteTest {
     sqlLine.setOutputStream(output);
     sqlLine.setErrorStream(output);
     final SqlLine.Status status = sqlLine.begin(new String[] {
-        "-d", "org.apache.calcite.avatica.remote.Driver", "-u", server.jdbcUrl(),
+        "-d", "org.apache.calcite.avatica.remote.Driver", "-u", SERVER.jdbcUrl(),
         "-n", "anyone", "-p", "ignored", "--outputformat=csv", "--silent=true"},
         new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)), false);
     final String text = output.toString(StandardCharsets.UTF_8);

@@ -14,9 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.calcite.avatica.AvaticaSqlException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.spillway.adapter.jdbc.SpillwayStatementGuard;
@@ -29,17 +28,8 @@ class SqlStateTest {
   /** A cross join Calcite runs as a nested loop: 60175 x 15000 pairs, minutes of one core. */
   static final String CROSS_JOIN_COUNT = "select count(*) from lineitem, orders";
 
-  private static SpillwayServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = SpillwayServer.start(ServerConfig.of(TpchTestData.dataDir()).withPort(0));
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension
+  static final TpchServerExtension SERVER = new TpchServerExtension();
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
@@ -94,7 +84,7 @@ class SqlStateTest {
       assertEquals("54000", e.getSQLState(), e.toString());
       assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(1), "refused without parsing");
     }
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       final SQLException e = assertThrows(SQLException.class, () -> drain(remote, sql));
       assertEquals("54000", e.getSQLState(), e.toString());
     }
@@ -135,7 +125,7 @@ class SqlStateTest {
 
   @Test
   void remoteFailuresCarryStateAndLogIdButNoStackTrace() throws SQLException {
-    try (Connection remote = DriverManager.getConnection(server.jdbcUrl())) {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl())) {
       for (String[] failure : new String[][] {
           {"select l_orderkey form lineitem", "42601"}, {"select * from no_such_table", "42P01"},
           {"select 1/0", "22012"}, {"select cast('abc' as integer)", "22P02"}, {chain(2_000), "54001"}}) {
