@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
-import org.spillway.gpu.memory.SpillwayResourceException;
+import org.spillway.gpu.device.SpillwayResourceException;
 
 /**
  * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of

@@ -1,8 +1,8 @@
 package org.spillway.gpu.exec;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
 
 /** The kernels of columnar_pipeline.cu, columnar_pipeline_rows.cu and selection_aggregate.cu on one device. */
 final class GpuKernels {

@@ -1,8 +1,8 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 

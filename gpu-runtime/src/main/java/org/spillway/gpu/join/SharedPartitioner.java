@@ -1,9 +1,9 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DevicePointer;
 
 /**
  * The Shared radix partitioner (Lutz et al., SIGMOD '22, Sec. 4.2; shared_partitioner.cu): software

@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import org.apache.arrow.memory.util.MemoryUtil;
 

@@ -1,6 +1,4 @@
-package org.spillway.gpu.memory;
-
-import org.spillway.gpu.cuda.DevicePointer;
+package org.spillway.gpu.device;
 
 /** Device (or managed) memory from a {@link DeviceAllocator}; closing it returns the bytes to the budget. */
 public final class DeviceBuffer implements AutoCloseable {

@@ -1,12 +1,10 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.ReferenceManager;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.cuda.CudaDevice;
 
 /** An Arrow AllocationManager whose memory comes from CUDA (pinned or managed), freed when Arrow releases it. */
 abstract class CudaAllocationManager extends AllocationManager {

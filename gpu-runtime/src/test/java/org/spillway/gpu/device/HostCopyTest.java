@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

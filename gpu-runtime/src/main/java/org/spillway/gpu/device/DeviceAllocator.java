@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocManaged;
@@ -7,9 +7,6 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import java.util.Locale;
 import jcuda.driver.CUmemAttach_flags;
 import jcuda.driver.CUresult;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.DevicePointer;
 
 /**
  * Allocates device and managed memory under a GPU memory budget with exact accounting: every byte

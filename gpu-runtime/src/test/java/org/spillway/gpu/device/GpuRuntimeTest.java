@@ -1,4 +1,4 @@
-package org.spillway.gpu;
+package org.spillway.gpu.device;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

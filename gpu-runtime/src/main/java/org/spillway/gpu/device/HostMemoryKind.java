@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuPointerGetAttribute;
 
@@ -6,9 +6,6 @@ import jcuda.Pointer;
 import jcuda.driver.CUmemorytype;
 import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUresult;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.DevicePointer;
 
 /** What kind of memory an address is, as the CUDA driver sees it; transfer methods check it up front. */
 public enum HostMemoryKind {

@@ -1,6 +1,4 @@
-package org.spillway.gpu.memory;
-
-import org.spillway.gpu.cuda.HostPointer;
+package org.spillway.gpu.device;
 
 /** Pinned, mapped host memory from a {@link PinnedHostAllocator}; closing it frees and un-counts it. */
 public final class HostBuffer implements AutoCloseable {

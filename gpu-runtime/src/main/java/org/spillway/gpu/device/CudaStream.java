@@ -1,4 +1,4 @@
-package org.spillway.gpu.cuda;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuStreamCreate;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;

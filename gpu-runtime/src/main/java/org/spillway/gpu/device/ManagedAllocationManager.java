@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.ArrowBuf;
@@ -6,22 +6,22 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 
 /**
- * Arrow memory in pinned, mapped, 128-byte-aligned host memory, so that Arrow tables can be copied by
- * DMA (pinned copy) or read in place by kernels (zero-copy). Use as a RootAllocator's factory.
+ * Arrow memory in CUDA unified (managed) memory, for the UM prefetch and UM migration transfer methods.
+ * It is counted against the GPU budget, since it may all end up resident on the GPU.
  */
-public final class PinnedAllocationManager extends CudaAllocationManager {
+public final class ManagedAllocationManager extends CudaAllocationManager {
   /** The factory for {@code RootAllocator.configBuilder().allocationManagerFactory(FACTORY)}. */
   public static final AllocationManager.Factory FACTORY = new AllocationManager.Factory() {
     @Override
     public AllocationManager create(BufferAllocator accountingAllocator, long size) {
-      HostBuffer memory;
+      DeviceBuffer memory;
       try {
-        // cuMemHostAlloc rejects 0 bytes; Arrow may ask for it.
-        memory = requireDevice("PinnedAllocationManager").pinnedAllocator().allocate(Math.max(size, 1));
+        memory = requireDevice("ManagedAllocationManager").allocator()
+            .allocateManaged(Math.max(size, 1), "Arrow managed buffer");
       } catch (GpuMemoryException e) {
         throw new OutOfMemoryException(e.getMessage());
       }
-      return new PinnedAllocationManager(accountingAllocator, size, memory);
+      return new ManagedAllocationManager(accountingAllocator, size, memory);
     }
 
     @Override
@@ -30,7 +30,7 @@ public final class PinnedAllocationManager extends CudaAllocationManager {
     }
   };
 
-  private PinnedAllocationManager(BufferAllocator accountingAllocator, long size, HostBuffer memory) {
+  private ManagedAllocationManager(BufferAllocator accountingAllocator, long size, DeviceBuffer memory) {
     super(accountingAllocator, size, memory.address(), memory);
   }
 }

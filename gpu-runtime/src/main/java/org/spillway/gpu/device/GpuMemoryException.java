@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 /** An allocation that the GPU budget, the device or the pinned host memory could not satisfy. */
 public class GpuMemoryException extends RuntimeException {

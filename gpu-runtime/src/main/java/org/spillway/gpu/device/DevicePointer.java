@@ -1,4 +1,4 @@
-package org.spillway.gpu.cuda;
+package org.spillway.gpu.device;
 
 import jcuda.driver.CUdeviceptr;
 

@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;

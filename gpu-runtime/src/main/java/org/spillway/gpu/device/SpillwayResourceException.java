@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 /**
  * A query needs more memory than it may have: thrown before a large allocation that would not fit (see

@@ -1,4 +1,4 @@
-package org.spillway.gpu.cuda;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuCtxSetCurrent;
 import static jcuda.driver.JCudaDriver.cuDeviceGetAttribute;
@@ -13,8 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdevice_attribute;
-import org.spillway.gpu.memory.DeviceAllocator;
-import org.spillway.gpu.memory.PinnedHostAllocator;
 
 /** One CUDA device with its primary context, attributes, loaded kernel modules and memory allocator. */
 public final class CudaDevice {

@@ -1,4 +1,4 @@
-package org.spillway.gpu.join;
+package org.spillway.gpu.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -7,7 +7,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import org.spillway.gpu.bench.BenchReport;
+import org.spillway.gpu.join.CpuNopaHashJoin;
+import org.spillway.gpu.join.CpuRadixJoin;
+import org.spillway.gpu.join.EquiJoin;
+import org.spillway.gpu.join.JoinInput;
+import org.spillway.gpu.join.JoinOutput;
+import org.spillway.gpu.join.JoinResult;
+import org.spillway.gpu.join.JoinType;
 
 /**
  * Throughput of the CPU joins on Pump Up the Volume's workloads, scaled down: A (8/8 B, |R| = |S|/16),

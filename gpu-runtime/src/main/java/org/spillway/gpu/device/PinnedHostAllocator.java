@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuMemFreeHost;
 import static jcuda.driver.JCudaDriver.cuMemHostAlloc;
@@ -8,9 +8,6 @@ import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.HostPointer;
 
 /**
  * Allocates pinned host memory that every context can use (PORTABLE) and kernels can read directly

@@ -1,4 +1,4 @@
-package org.spillway.gpu.memory;
+package org.spillway.gpu.device;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,9 +9,7 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
-import org.spillway.gpu.cuda.CudaDevice;
 
 /** Device budget and accounting, pinned and managed Arrow memory, and memory-kind detection. */
 @GpuTest

@@ -1,4 +1,4 @@
-package org.spillway.gpu;
+package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuDeviceGet;
 import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
@@ -8,8 +8,6 @@ import java.util.Optional;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaModule;
 
 /**
  * Entry point of the GPU backend: finds the CUDA device once, or says in one line why there is none
