@@ -23,8 +23,6 @@ import java.util.stream.Stream;
  */
 final class PackageGraph {
   private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
-  private static final Pattern COMMENT = Pattern.compile("/\\*.*?\\*/|//[^\\n]*", Pattern.DOTALL);
-  private static final Pattern STRING = Pattern.compile("\"(?:\\\\.|[^\"\\\\])*\"");
 
   /** Package -> package it depends on -> the files (relative to the root) that make the dependency. */
   private final Map<String, Map<String, Set<String>>> edges = new TreeMap<>();
@@ -40,7 +38,7 @@ final class PackageGraph {
     PackageGraph graph = new PackageGraph();
     try (Stream<Path> files = Files.walk(sourceRoot)) {
       for (Path file : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java"))::iterator) {
-        String code = STRING.matcher(COMMENT.matcher(Files.readString(file)).replaceAll(" ")).replaceAll("\"\"");
+        String code = codeOnly(Files.readString(file));
         Matcher pkg = PACKAGE.matcher(code);
         if (!pkg.find()) {
           throw new IllegalArgumentException(file + " has no package declaration");
@@ -59,6 +57,43 @@ final class PackageGraph {
       throw new UncheckedIOException("cannot read sources under " + sourceRoot, e);
     }
     return graph;
+  }
+
+  /**
+   * The source with comments, string and character literals (text blocks included) blanked out, so a
+   * package named only in prose or in a string makes no dependency. A scan, not a regex: regexes over
+   * long literals overflow the stack.
+   */
+  static String codeOnly(String source) {
+    StringBuilder out = new StringBuilder(source.length());
+    int i = 0;
+    int n = source.length();
+    while (i < n) {
+      char c = source.charAt(i);
+      if (source.startsWith("//", i)) {
+        i = orEnd(source.indexOf('\n', i), n);
+      } else if (source.startsWith("/*", i)) {
+        i = orEnd(source.indexOf("*/", i + 2), n) + 2;
+      } else if (source.startsWith("\"\"\"", i)) {
+        i = orEnd(source.indexOf("\"\"\"", i + 3), n) + 3;
+      } else if (c == '"' || c == '\'') {
+        i++;
+        while (i < n && source.charAt(i) != c) {
+          i += source.charAt(i) == '\\' ? 2 : 1;
+        }
+        i++;
+      } else {
+        out.append(c);
+        i++;
+        continue;
+      }
+      out.append(' ');
+    }
+    return out.toString();
+  }
+
+  private static int orEnd(int index, int n) {
+    return index < 0 ? n : index;
   }
 
   /** The packages {@code from} depends on. */

@@ -43,7 +43,8 @@ class PackageLayoutTest {
     write(root, "a/A.java", "package p.a;\nimport p.b.B;\nclass A {}\n");
     write(root, "b/B.java", "package p.b;\nclass B { p.c.C c; }\n");
     write(root, "c/C.java", "package p.c;\nimport static p.a.A.f;\nclass C {}\n");
-    write(root, "d/D.java", "package p.d;\n// p.a.A is only mentioned\nclass D { String s = \"p.a.A\"; }\n");
+    write(root, "d/D.java", "package p.d;\n// p.a.A is only mentioned\n/* p.b.B */ class D { char q = '\"';\n"
+        + "String s = \"p.a.A \\\" p.b.B\"; String t = \"\"\"\n p.c.C \"\n\"\"\"; }\n");
     PackageGraph graph = PackageGraph.read(root, "p");
     assertEquals(List.of(new TreeSet<>(Set.of("p.a", "p.b", "p.c"))), graph.cycles());
     assertEquals(Set.of(), graph.dependencies("p.d"));
