@@ -38,8 +38,8 @@ public final class LinkProbe implements AutoCloseable {
 
   public LinkProbe(CudaDevice device) {
     this.device = device;
-    this.read = device.module("link_probe").kernel("link_read");
-    this.write = device.module("link_probe").kernel("link_write");
+    this.read = device.module("calibrate/link_probe").kernel("link_read");
+    this.write = device.module("calibrate/link_probe").kernel("link_write");
     this.stream = device.newStream();
     this.start = device.newEvent(true);
     this.end = device.newEvent(true);

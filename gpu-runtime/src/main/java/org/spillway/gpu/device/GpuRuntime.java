@@ -16,10 +16,13 @@ import jcuda.driver.JCudaDriver;
 public final class GpuRuntime {
   /** System property choosing the device ordinal (default 0). */
   public static final String DEVICE_PROPERTY = "spillway.gpu.device";
-  /** The kernel modules the GPU backend needs; all are built from src/main/cuda by nvcc. */
-  public static final String[] KERNEL_MODULES = {"column_sum", "link_probe", "columnar_pipeline",
-      "columnar_pipeline_rows", "selection_aggregate", "nopa_hash_join", "hierarchical_partitioner",
-      "shared_partitioner", "triton_join"};
+  /**
+   * The kernel modules the GPU backend needs, named by their path under src/main/cuda (a folder per Java
+   * package of the operator); all are built by nvcc.
+   */
+  public static final String[] KERNEL_MODULES = {"ops/column_sum", "calibrate/link_probe",
+      "exec/columnar_pipeline", "exec/columnar_pipeline_rows", "exec/selection_aggregate", "join/nopa_hash_join",
+      "join/hierarchical_partitioner", "join/shared_partitioner", "join/triton_join"};
 
   private static final Probe PROBE = probe();
 

@@ -20,7 +20,7 @@ import org.spillway.gpu.transfer.ColumnType;
  * {@link #HISTOGRAM_BITS} hash bits, which the host coarsens to the chosen fanout.
  */
 final class HierarchicalPartitioner {
-  static final String MODULE = "hierarchical_partitioner";
+  static final String MODULE = "join/hierarchical_partitioner";
   /** Bits of the prefix-sum histogram, hence the largest first-pass fanout. */
   static final int HISTOGRAM_BITS = 10;
   static final int BLOCK_THREADS = 1024;

@@ -8,7 +8,7 @@ import org.spillway.gpu.transfer.HostColumn;
 
 /** The kernels of nopa_hash_join.cu for one key column type, and the grid NopaHashJoin launches them on. */
 final class NopaKernels {
-  static final String MODULE = "nopa_hash_join";
+  static final String MODULE = "join/nopa_hash_join";
   static final int BLOCK_THREADS = 256;
 
   /** What a row carries into the table or the output; the kernel's ValueMode holds the same numbers. */

@@ -21,7 +21,7 @@ final class SharedPartitioner {
   private final CudaKernel partition;
 
   SharedPartitioner(CudaDevice device) {
-    this.partition = device.module("shared_partitioner").kernel("shared_partition");
+    this.partition = device.module("join/shared_partitioner").kernel("shared_partition");
   }
 
   /** Tuples per buffer at {@code bits} within {@code sharedBytes} per block, 0 if none fits. */

@@ -24,7 +24,7 @@ import org.spillway.gpu.device.DevicePointer;
  * transform overlaps the other's compute-bound second pass and join.
  */
 final class TritonStream implements AutoCloseable {
-  static final String MODULE = "triton_join";
+  static final String MODULE = "join/triton_join";
   static final int TRANSFORM_THREADS = 1024;
   static final int JOIN_THREADS = 512;
 

@@ -89,6 +89,6 @@ public final class GpuColumnSum implements ColumnSum {
       case FLOAT64 -> "column_sum_f64";
       case VALIDITY -> throw new IllegalArgumentException("column_sum sums values, not validity bitmaps");
     };
-    return device.module("column_sum").kernel(function);
+    return device.module("ops/column_sum").kernel(function);
   }
 }

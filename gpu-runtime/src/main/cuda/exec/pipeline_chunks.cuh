@@ -1,8 +1,11 @@
 // Shared by the kernels of GpuColumnarPipeline (columnar_pipeline.cu, selection_aggregate.cu): the chunk
 // descriptor a launch reads its columns from, the walk over the tiles of one chunk or of a table of chunks
-// (GPU-resident columns of many batches in one launch), the error word and 128-bit sums.
+// (GPU-resident columns of many batches in one launch), the error word and 128-bit additions (block-wide
+// sums are in block_primitives.cuh).
 #pragma once
 #include <cstdint>
+
+#include "block_primitives.cuh"
 
 namespace spillway {
 
@@ -63,34 +66,6 @@ __device__ __forceinline__ void atomic_add128(unsigned long long* lo, unsigned l
   const unsigned long long old = atomicAdd(lo, vlo);
   const long long carry = old + vlo < old ? 1 : 0;
   if (vhi + carry != 0) atomicAdd(hi, static_cast<unsigned long long>(vhi + carry));
-}
-
-// Sum of a 128-bit pair over the warp (lane 0 holds the result).
-__device__ __forceinline__ void warp_sum128(unsigned long long& lo, long long& hi) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const unsigned long long olo = __shfl_down_sync(0xffffffffu, lo, offset);
-    const long long ohi = __shfl_down_sync(0xffffffffu, hi, offset);
-    const unsigned long long sum = lo + olo;
-    hi += ohi + (sum < lo ? 1 : 0);
-    lo = sum;
-  }
-}
-
-// Sum of a 128-bit pair over the block (thread 0 holds the result); every thread must call it.
-template <int kBlock>
-__device__ __forceinline__ void block_sum128(unsigned long long& lo, long long& hi) {
-  __shared__ unsigned long long shared_lo[kBlock / 32];
-  __shared__ long long shared_hi[kBlock / 32];
-  warp_sum128(lo, hi);
-  const int warp = threadIdx.x / 32;
-  if (threadIdx.x % 32 == 0) { shared_lo[warp] = lo; shared_hi[warp] = hi; }
-  __syncthreads();
-  if (warp == 0) {
-    lo = threadIdx.x < kBlock / 32 ? shared_lo[threadIdx.x] : 0;
-    hi = threadIdx.x < kBlock / 32 ? shared_hi[threadIdx.x] : 0;
-    warp_sum128(lo, hi);
-  }
-  __syncthreads();
 }
 
 }  // namespace spillway

@@ -20,7 +20,7 @@ struct Row {
 __device__ __forceinline__ Row load_row(const void* keys, int key_wide, const void* payloads, int payload_wide,
                                         const unsigned char* validity, long long row, long long end) {
   Row r{0, 0, false};
-  if (row < end && radix::is_valid(validity, row)) {
+  if (row < end && spillway::is_valid(validity, row)) {
     r.key = radix::load_int(keys, key_wide, row);
     r.value = payloads == nullptr ? row : radix::load_int(payloads, payload_wide, row);
     r.live = true;
@@ -86,7 +86,7 @@ extern "C" __global__ void hierarchical_histogram(const void* keys, int key_wide
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) {
       const long long row = base + u * blockDim.x;
-      live[u] = row < end && radix::is_valid(validity, row);
+      live[u] = row < end && spillway::is_valid(validity, row);
       key[u] = live[u] ? radix::load_int(keys, key_wide, row) : 0;
     }
 #pragma unroll

@@ -7,11 +7,13 @@
 #include <climits>
 #include <cstdint>
 
+#include "block_primitives.cuh"
+
 namespace radix {
 
 constexpr unsigned long long kMultiplier = 0x9E3779B97F4A7C15ull;  // LinearProbingTable.MULTIPLIER
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kWarp = spillway::kWarpSize;
+constexpr unsigned kFullMask = spillway::kFullMask;
 // Padding in front of every (block, partition) region: 8 tuples = 128 bytes, so the region's first flush
 // can start at the 128-byte boundary below its data and every flush is a whole, aligned transaction.
 constexpr int kPadTuples = 8;
@@ -45,11 +47,6 @@ struct PagedArray {
 __device__ __forceinline__ long long load_int(const void* column, int wide, long long row) {
   return wide ? static_cast<const long long*>(column)[row]
               : static_cast<long long>(static_cast<const int*>(column)[row]);
-}
-
-// Arrow validity: bit row % 8 of byte row / 8; no bitmap means no NULLs.
-__device__ __forceinline__ bool is_valid(const unsigned char* validity, long long row) {
-  return validity == nullptr || ((validity[row >> 3] >> (row & 7)) & 1);
 }
 
 // The shared-memory write-combining buffers of one thread block: `size` tuples per partition; slots[p]

@@ -47,13 +47,7 @@ __device__ __forceinline__ void emit(const Output& o, Totals& acc, bool has, lon
     }
     return;
   }
-  const unsigned mask = __ballot_sync(radix::kFullMask, has);
-  if (mask == 0) return;
-  const int lane = threadIdx.x % radix::kWarp;
-  unsigned long long base = 0;
-  if (lane == __ffs(mask) - 1) base = atomicAdd(o.cursor, static_cast<unsigned long long>(__popc(mask)));
-  base = __shfl_sync(radix::kFullMask, base, __ffs(mask) - 1);
-  const unsigned long long at = base + __popc(mask & ((1u << lane) - 1));
+  const unsigned long long at = spillway::warp_append(has, o.cursor);
   if (has && at < static_cast<unsigned long long>(o.capacity)) {
     o.build_rows[at] = probe_only ? -1 : static_cast<int>(build);
     o.probe_rows[at] = static_cast<int>(probe);
@@ -62,11 +56,9 @@ __device__ __forceinline__ void emit(const Output& o, Totals& acc, bool has, lon
 
 __device__ __forceinline__ void add_totals(const Output& o, Totals acc) {
   if (o.materialize) return;
-  for (int offset = radix::kWarp / 2; offset > 0; offset /= 2) {
-    acc.count += __shfl_down_sync(radix::kFullMask, acc.count, offset);
-    acc.build += __shfl_down_sync(radix::kFullMask, acc.build, offset);
-    acc.probe += __shfl_down_sync(radix::kFullMask, acc.probe, offset);
-  }
+  acc.count = spillway::warp_reduce(acc.count, spillway::Sum());
+  acc.build = spillway::warp_reduce(acc.build, spillway::Sum());
+  acc.probe = spillway::warp_reduce(acc.probe, spillway::Sum());
   if (threadIdx.x % radix::kWarp == 0 && acc.count != 0) {
     atomicAdd(&o.totals[0], acc.count);
     atomicAdd(&o.totals[1], acc.build);
@@ -145,35 +137,6 @@ struct Table {
   }
 };
 
-// Exclusive prefix sum of n values in place by one block: each thread sums a contiguous segment.
-template <typename T, typename Load>
-__device__ void block_exclusive_scan(T* out, long long n, Load load, T* partial) {
-  const long long per = (n + blockDim.x - 1) / blockDim.x;
-  const long long lo = min(n, threadIdx.x * per);
-  const long long hi = min(n, lo + per);
-  T sum = 0;
-  for (long long i = lo; i < hi; i++) sum += load(i);
-  partial[threadIdx.x] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T run = 0;
-    for (int t = 0; t < blockDim.x; t++) {
-      const T v = partial[t];
-      partial[t] = run;
-      run += v;
-    }
-    partial[blockDim.x] = run;
-  }
-  __syncthreads();
-  T run = partial[threadIdx.x];
-  for (long long i = lo; i < hi; i++) {
-    const T v = load(i);
-    out[i] = run;
-    run += v;
-  }
-  __syncthreads();
-}
-
 __device__ __forceinline__ int upper_bound(const int* sorted, int n, int value) {
   int lo = 0, hi = n;
   while (lo < hi) {
@@ -245,11 +208,11 @@ extern "C" __global__ void __launch_bounds__(1024) triton_scan(
   __shared__ long long partial[1025];
   __shared__ int partial_int[1025];
   const long long n = static_cast<long long>(fanout) * blocks;
-  block_exclusive_scan<int>(off_build, n, [&](long long i) { return hist_build[i]; }, partial_int);
+  spillway::block_exclusive_scan<int>(off_build, n, [&](long long i) { return hist_build[i]; }, partial_int);
   for (int q = threadIdx.x; q < fanout; q += blockDim.x) sub_build[q] = off_build[static_cast<long long>(q) * blocks];
   if (threadIdx.x == 0) sub_build[fanout] = partial_int[blockDim.x];
   __syncthreads();
-  block_exclusive_scan<int>(off_probe, n, [&](long long i) { return hist_probe[i]; }, partial_int);
+  spillway::block_exclusive_scan<int>(off_probe, n, [&](long long i) { return hist_probe[i]; }, partial_int);
   for (int q = threadIdx.x; q < fanout; q += blockDim.x) sub_probe[q] = off_probe[static_cast<long long>(q) * blocks];
   if (threadIdx.x == 0) sub_probe[fanout] = partial_int[blockDim.x];
   __syncthreads();
@@ -259,7 +222,7 @@ extern "C" __global__ void __launch_bounds__(1024) triton_scan(
     if (r <= capacity || s == 0) return 0;
     return ((r + capacity - 1) / capacity) * ((s + probe_chunk - 1) / probe_chunk);
   };
-  block_exclusive_scan<long long>(items, fanout, work, partial);
+  spillway::block_exclusive_scan<long long>(items, fanout, work, partial);
   if (threadIdx.x == 0) items[fanout] = partial[blockDim.x];
 }
 

@@ -3,29 +3,9 @@
 // and add one partial per block into a single accumulator, so chunks on different streams may overlap.
 #include <cstdint>
 
+#include "block_primitives.cuh"
+
 namespace {
-
-constexpr int kWarp = 32;
-
-template <typename Acc>
-__device__ __forceinline__ Acc warp_sum(Acc v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-template <typename Acc>
-__device__ __forceinline__ Acc block_sum(Acc v) {
-  __shared__ Acc partial[1024 / kWarp];
-  const int lane = threadIdx.x % kWarp;
-  const int warp = threadIdx.x / kWarp;
-  v = warp_sum(v);
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  const int warps = (blockDim.x + kWarp - 1) / kWarp;
-  v = threadIdx.x < warps ? partial[threadIdx.x] : Acc(0);
-  if (warp == 0) v = warp_sum(v);
-  return v;
-}
 
 __device__ __forceinline__ void accumulate(unsigned long long* out, long long v) {
   atomicAdd(out, static_cast<unsigned long long>(v));  // two's complement: wraps like Java long
@@ -60,7 +40,7 @@ __device__ void column_sum(const T* __restrict__ data, unsigned long long n, Out
   for (; i < nvec; i += stride) acc += lanes<Acc>(vec[i]);
   for (unsigned long long j = head + nvec * kPerVec + tid; j < n; j += stride) acc += data[j];
 
-  acc = block_sum(acc);
+  acc = spillway::block_reduce(acc, spillway::Sum(), Acc(0));
   if (threadIdx.x == 0) accumulate(out, acc);
 }
 

@@ -16,7 +16,6 @@ using namespace spillway;
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kWarps = kBlock / 32;
 
 // Where a launch writes its rows, passed by value; every field is one 64-bit word (GpuRowsPass writes them in
 // this order).
@@ -26,26 +25,6 @@ struct RowsArg {
   long long column_count;
   long long counts_offset;    // per tile: the selected rows (unsigned 32-bit)
 };
-
-// The number of selected rows of the block before this thread (its rank among them) and, in total, of the
-// whole block; every thread must call it.
-__device__ __forceinline__ unsigned block_rank(bool selected, unsigned& total) {
-  __shared__ unsigned warp_counts[kWarps];
-  const unsigned lane = threadIdx.x % 32;
-  const unsigned warp = threadIdx.x / 32;
-  const unsigned ballot = __ballot_sync(0xffffffffu, selected);
-  if (lane == 0) warp_counts[warp] = __popc(ballot);
-  __syncthreads();
-  unsigned before = 0;
-  total = 0;
-  for (unsigned w = 0; w < kWarps; w++) {
-    const unsigned count = warp_counts[w];
-    before += w < warp ? count : 0;
-    total += count;
-  }
-  __syncthreads();  // the next tile overwrites warp_counts
-  return before + __popc(ballot & ((1u << lane) - 1u));
-}
 
 // The row's output registers at position `at` of each output column: values narrowed to the column's width
 // (the compiler admits only values that fit) and, for columns that may be NULL, a flag byte.
@@ -76,7 +55,7 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows(
     const unsigned long long row = first + threadIdx.x;
     const bool selected = row < ch.rows && run_program(ch, p, row, w, error);
     unsigned total;
-    const unsigned rank = block_rank(selected, total);
+    const unsigned rank = block_rank<kBlock>(selected, total);
     if (selected) write_row(out, w, first + rank);
     if (threadIdx.x == 0) counts[first / kBlock] = total;
   });

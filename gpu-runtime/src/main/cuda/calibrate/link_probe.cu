@@ -2,6 +2,8 @@
 // (or in device memory) at a given access granularity, sequential or random, for the machine profile.
 #include <cstdint>
 
+#include "block_primitives.cuh"
+
 namespace {
 
 // splitmix64 finalizer: spreads consecutive access numbers over the whole buffer, so no two accesses
@@ -26,15 +28,8 @@ __device__ __forceinline__ unsigned long long read_bytes(const unsigned char* p,
 
 // XOR of v over the block, then one atomicXor per block into sink: the checksum of every byte read.
 __device__ void xor_into(unsigned long long v, unsigned long long* sink) {
-  __shared__ unsigned long long partial[32];
-  for (int offset = 16; offset > 0; offset /= 2) v ^= __shfl_down_sync(0xffffffffu, v, offset);
-  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = v;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    v = threadIdx.x < (blockDim.x + 31) / 32 ? partial[threadIdx.x] : 0;
-    for (int offset = 16; offset > 0; offset /= 2) v ^= __shfl_down_sync(0xffffffffu, v, offset);
-    if (threadIdx.x == 0) atomicXor(sink, v);
-  }
+  v = spillway::block_reduce(v, spillway::Xor(), 0ull);
+  if (threadIdx.x == 0) atomicXor(sink, v);
 }
 
 }  // namespace

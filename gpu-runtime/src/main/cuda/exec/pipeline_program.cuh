@@ -64,7 +64,7 @@ struct Row {
   // Input column c into register c, NULL where its validity bit is clear.
   __device__ __forceinline__ void load(const ChunkArg& chunk, const ProgramArg& p, int c, unsigned long long row) {
     const unsigned char* validity = chunk.validity[c];
-    const bool null = validity != nullptr && !((validity[row >> 3] >> (row & 7)) & 1);
+    const bool null = !is_valid(validity, row);
     long long v = 0;
     if (!null) {
       v = (p.wide_mask >> c) & 1 ? static_cast<const long long*>(chunk.column[c])[row]

@@ -29,24 +29,15 @@ __device__ __forceinline__ unsigned long long identity_of(int kind) {
   return kind == AGG_MIN ? 0x7fffffffffffffffull : kind == AGG_MAX ? 0x8000000000000000ull : 0ull;
 }
 
+// MIN or MAX, chosen per aggregate call: one block_reduce (one shared array) serves both.
+struct MinOrMax {
+  bool min_of;
+  __device__ long long operator()(long long a, long long b) const { return min_of ? min(a, b) : max(a, b); }
+};
+
 // Block-wide MIN or MAX of a signed value (thread 0 holds it); every thread must call it.
 __device__ __forceinline__ long long block_extreme(long long v, bool min_of) {
-  __shared__ long long shared[kBlock / 32];
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const long long o = __shfl_down_sync(0xffffffffu, v, offset);
-    v = min_of ? min(v, o) : max(v, o);
-  }
-  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = v;
-  __syncthreads();
-  if (threadIdx.x < 32) {
-    v = threadIdx.x < kBlock / 32 ? shared[threadIdx.x] : static_cast<long long>(identity_of(min_of ? AGG_MIN : AGG_MAX));
-    for (int offset = 16; offset > 0; offset /= 2) {
-      const long long o = __shfl_down_sync(0xffffffffu, v, offset);
-      v = min_of ? min(v, o) : max(v, o);
-    }
-  }
-  __syncthreads();
-  return v;
+  return block_reduce(v, MinOrMax{min_of}, static_cast<long long>(identity_of(min_of ? AGG_MIN : AGG_MAX)));
 }
 
 // Adds one selected row's arguments into accumulators laid out like the state: lo, hi and non-NULL count per

@@ -14,13 +14,19 @@
 // The key -1 marks an empty slot, so build rows whose key is -1 go to a side list (as LinearProbingTable).
 #include <cstdint>
 
+#include "block_primitives.cuh"
+
 namespace {
 
 using u64 = unsigned long long;
 using i64 = long long;
 
-constexpr int kWarp = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
+using spillway::kFullMask;
+using spillway::Max;
+using spillway::Min;
+using spillway::Sum;
+using spillway::block_reduce;
+constexpr int kWarp = spillway::kWarpSize;
 constexpr u64 kEmpty = ~0ull;
 constexpr u64 kMultiplier = 0x9E3779B97F4A7C15ull;
 
@@ -28,30 +34,6 @@ constexpr u64 kMultiplier = 0x9E3779B97F4A7C15ull;
 enum ValueMode : int { VALUE_ROW = 0, VALUE_I32 = 1, VALUE_I64 = 2, VALUE_ZERO = 3 };
 // org.spillway.gpu.join.JoinType in declaration order.
 enum JoinKind : int { INNER = 0, LEFT_OUTER = 1, SEMI = 2, ANTI = 3 };
-
-struct Sum { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
-struct Min { template <typename T> __device__ T operator()(T a, T b) const { return a < b ? a : b; } };
-struct Max { template <typename T> __device__ T operator()(T a, T b) const { return a > b ? a : b; } };
-
-template <typename T, typename Op>
-__device__ __forceinline__ T warp_reduce(T v, Op op) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v = op(v, __shfl_down_sync(kFullMask, v, offset));
-  return v;
-}
-
-// Reduces v over the block; thread 0 holds the result. Every thread of the block must call it.
-template <typename T, typename Op>
-__device__ __forceinline__ T block_reduce(T v, Op op, T identity) {
-  __shared__ T partial[kWarp];
-  const int lane = threadIdx.x % kWarp;
-  const int warp = threadIdx.x / kWarp;
-  v = warp_reduce(v, op);
-  __syncthreads();  // the previous call's readers of partial are done
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  v = threadIdx.x < blockDim.x / kWarp ? partial[threadIdx.x] : identity;
-  return warp == 0 ? warp_reduce(v, op) : v;
-}
 
 // One chunk of one side, as the transfer pipeline hands it over: keys, their validity bitmap (Arrow layout,
 // null: no NULLs) and what each row carries into the output (its row number or its payload).
@@ -64,9 +46,7 @@ struct Chunk {
   u64 first_row;
   u64 rows;
 
-  __device__ __forceinline__ bool valid(u64 i) const {
-    return validity == nullptr || ((validity[i >> 3] >> (i & 7)) & 1);
-  }
+  __device__ __forceinline__ bool valid(u64 i) const { return spillway::is_valid(validity, i); }
   __device__ __forceinline__ i64 key(u64 i) const { return static_cast<i64>(keys[i]); }
   __device__ __forceinline__ i64 value(u64 i) const {
     switch (value_mode) {
@@ -214,19 +194,10 @@ struct PairSink {
   u64* cursor;
 
   __device__ __forceinline__ void append_if(bool emit, i64 build_row, i64 probe_row) {
-    const unsigned mask = __ballot_sync(kFullMask, emit);
-    if (mask == 0) return;
-    const int lane = threadIdx.x % kWarp;
-    const int leader = __ffs(mask) - 1;
-    u64 base = 0;
-    if (lane == leader) base = atomicAdd(cursor, static_cast<u64>(__popc(mask)));
-    base = __shfl_sync(kFullMask, base, leader);
-    if (emit) {
-      const u64 at = base + __popc(mask & ((1u << lane) - 1));
-      if (at < capacity) {
-        build_rows[at] = static_cast<int>(build_row);
-        probe_rows[at] = static_cast<int>(probe_row);
-      }
+    const u64 at = spillway::warp_append(emit, cursor);
+    if (emit && at < capacity) {
+      build_rows[at] = static_cast<int>(build_row);
+      probe_rows[at] = static_cast<int>(probe_row);
     }
   }
   __device__ __forceinline__ void pair_if(bool emit, i64 build_row, i64 probe_row) {
