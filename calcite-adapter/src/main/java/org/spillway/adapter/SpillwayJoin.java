@@ -13,11 +13,11 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.adapter.SpillwayJoinCost.Estimate;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.exec.Expr;
 import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;

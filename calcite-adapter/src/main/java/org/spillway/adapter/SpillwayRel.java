@@ -4,7 +4,7 @@ import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;

@@ -2,7 +2,7 @@ package org.spillway.adapter;
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;

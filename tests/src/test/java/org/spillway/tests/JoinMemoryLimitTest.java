@@ -13,8 +13,8 @@ import java.sql.Statement;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.spillway.gpu.memory.MemoryGuard;
-import org.spillway.gpu.memory.SpillwayResourceException;
+import org.spillway.gpu.device.MemoryGuard;
+import org.spillway.gpu.device.SpillwayResourceException;
 
 /**
  * Issue #12 item 9 at SF 0.01, with the memory guard's limit set small instead of exhausting the machine:

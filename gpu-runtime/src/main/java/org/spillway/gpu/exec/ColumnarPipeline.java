@@ -8,7 +8,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
-import org.spillway.gpu.memory.MemoryGuard;
+import org.spillway.gpu.device.MemoryGuard;
 
 /**
  * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of

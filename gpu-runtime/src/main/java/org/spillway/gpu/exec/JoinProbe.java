@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
-import org.spillway.gpu.memory.MemoryGuard;
+import org.spillway.gpu.device.MemoryGuard;
 
 /**
  * The probe of a pipelined hash join: a streaming operator of the probe side's pipeline that looks each morsel's

@@ -9,7 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.spillway.gpu.memory.SpillwayResourceException;
+import org.spillway.gpu.device.SpillwayResourceException;
 
 /**
  * The engine's worker threads: every CPU pipeline, hash-join build and aggregate merge runs its tasks here, each
