@@ -199,7 +199,10 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     SpillwayJoinCost cost = new SpillwayJoinCost(profile);
     // "calibrated" only where this machine was measured and the CPU join rates were too: a profile from before
     // they were calibrated still charges the CPU joins the H100 host's constants.
-    return SpillwayJoinChoice.choose(cost, orientations, table.device(), table.joinAlgorithm(),
+    // Only the CPU probe evaluates a residual on each candidate pair, as an outer, semi- or anti-join needs.
+    boolean pairResidual = keys.residual() != null && joinType != JoinRelType.INNER;
+    return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
+        pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
         SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured());
   }
 
