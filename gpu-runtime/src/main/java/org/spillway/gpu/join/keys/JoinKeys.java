@@ -12,6 +12,19 @@ public record JoinKeys(long[] keys, long[] validity) {
     return keys.length;
   }
 
+  /** The keys as the CPU joins take them (the arrays are shared, not copied). */
+  public JoinInput input() {
+    return JoinInput.withValidity(keys, null, validity);
+  }
+
+  /**
+   * The keys for a join that only counts its output rows ({@link org.spillway.gpu.join.JoinOutput#AGGREGATED},
+   * whose payload sums nobody reads): the keys stand in as the payloads it requires, so nothing is copied.
+   */
+  public JoinInput countingInput() {
+    return JoinInput.withValidity(keys, keys, validity);
+  }
+
   /** Whether row {@code r}'s key is NULL. */
   public boolean isNull(int r) {
     return validity != null && (validity[r >>> 6] & 1L << r) == 0;
