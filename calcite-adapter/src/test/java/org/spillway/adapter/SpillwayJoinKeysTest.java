@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;
+import org.spillway.storage.StoredTable;
 import org.spillway.storage.TableSchema;
 
 import java.math.BigDecimal;
@@ -14,6 +15,8 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Joins in Spillway on keys of several columns and of mixed types (issue #13): INTEGER with BIGINT, DECIMALs of
@@ -39,6 +42,7 @@ class SpillwayJoinKeysTest {
             row(6, 3, null, "y", "n6", "4.0000"),
             row(7, 4, "5.00", "x", null, "5.0000"),
             row(8, null, "1.00", "y", "n8", "6.0000")));
+    // "y" is code 1 in a's dictionary of name, 0 in b's
     CalciteReference.write(catalog, "b", schema("id INTEGER", "part BIGINT", "cost DECIMAL(12,2)", "name VARCHAR(10)",
         "note VARCHAR(10)", "d2 DECIMAL(10,2)"), List.of(
             row(1, 1L, "2.00", "y", "n2", "1.50"),
@@ -49,6 +53,10 @@ class SpillwayJoinKeysTest {
             row(6, 5L, "1.00", "z", "nz", null),
             row(7, null, "1.00", "y", "n8", "6.00"),
             row(8, 3L, "1.00", "z", "n1", "7.00")));
+    for (String table : List.of("a", "b")) {
+      StoredTable stored = catalog.table(table).orElseThrow();
+      assertTrue(stored.isDictionaryEncoded(3) && !stored.isDictionaryEncoded(4), table + ": name and note encoding");
+    }
     catalog.close();
   }
 
