@@ -11,7 +11,7 @@ import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.spillway.gpu.exec.AggCall;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package org.spillway.adapter;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.exec.ArrowColumnGather;
-import org.spillway.gpu.exec.ColumnVector;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.storage.StoredTable;
 
 import java.util.ArrayList;

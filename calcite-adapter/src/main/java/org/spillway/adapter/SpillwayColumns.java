@@ -2,8 +2,8 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.IndexedColumns;
-import org.spillway.gpu.exec.ColumnVector;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;
 import java.util.List;

@@ -13,12 +13,14 @@ import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.join.keys.JoinKeys;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * Runs a GPU equi-join of the {@link SpillwayGpuJoins#factory() factory} over keys in pinned host memory, which
@@ -56,8 +58,11 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
     }
   }
 
-  /** One side of the join: its columns and the key columns (one, or two to pack). */
-  record Side(SpillwayColumns columns, int[] keyColumns, boolean packed) {}
+  /**
+   * One side of the join: its columns, its key columns and their encoded key (encoded when asked for);
+   * {@code keyAsIs} where the key is the single key column as it is, which may be read in place.
+   */
+  record Side(SpillwayColumns columns, int[] keyColumns, boolean keyAsIs, Supplier<JoinKeys> key) {}
 
   private HostJoinInput input(CudaDevice device, String role, Side side) {
     HostJoinInput inPlace = inPlace(device, role, side);
@@ -65,7 +70,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
       return inPlace;
     }
     long start = System.nanoTime();
-    SpillwayJoinKeyColumn key = SpillwayJoinKeyColumn.of(side.columns(), side.keyColumns(), side.packed());
+    JoinKeys key = side.key().get();
     long gathered = System.nanoTime();
     HostJoinInput staged = copy(role, key);
     gatherNanos += gathered - start;
@@ -75,7 +80,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
 
   /** The key column of a bare scan of one pinned Arrow batch, as it is (no copy), or null. */
   private static HostJoinInput inPlace(CudaDevice device, String role, Side side) {
-    if (side.packed() || !(side.columns() instanceof SpillwayArrowColumns arrow)) {
+    if (!side.keyAsIs() || !(side.columns() instanceof SpillwayArrowColumns arrow)) {
       return null;
     }
     List<FieldVector> vectors = arrow.vectors(side.keyColumns()[0]);
@@ -91,7 +96,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
   }
 
   /** The key copied into pinned memory as INT64, with its validity bitmap where it has NULLs. */
-  private HostJoinInput copy(String role, SpillwayJoinKeyColumn key) {
+  private HostJoinInput copy(String role, JoinKeys key) {
     long[] keys = key.keys();
     HostBuffer data = allocate(keys.length * 8L);
     HostCopy.put(data.address(), keys, 0, keys.length);

@@ -108,16 +108,18 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     String label = joinType.lowerName + " join on " + condition;
     if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
       boolean buildLeft = chosen.buildLeft();
-      Implementor build = Implementor.of(buildLeft ? getLeft() : getRight());
+      Implementor build = implementor.child(buildLeft ? getLeft() : getRight());
       implementor.visitChild(buildLeft ? getRight() : getLeft());
       Expr residual = joinType == JoinRelType.INNER || keys.residual() == null ? null : residual(keys);
+      List<SpillwayField> probeKeyFields = buildLeft ? keys.rightFields() : keys.leftFields();
+      List<SpillwayField> buildKeyFields = buildLeft ? keys.leftFields() : keys.rightFields();
       JoinProbe probe = new JoinProbe(probeKind(), buildLeft ? keys.rightKeys() : keys.leftKeys(),
+          probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
-      implementor.addProbe(probe, new SpillwayJoinBuild(build.node(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
-          label), build);
+      implementor.addProbe(probe, new SpillwayJoinBuild(build.node(), buildKeyFields, probeKeyFields, label), build);
     } else {
-      Implementor left = Implementor.of(getLeft());
-      Implementor right = Implementor.of(getRight());
+      Implementor left = implementor.child(getLeft());
+      Implementor right = implementor.child(getRight());
       SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
       implementor.source(new SpillwayJoinNode(left.node(), right.node(), keys, joinType, chosen,
           table.deviceUsage(), label), left, right);

@@ -3,13 +3,14 @@ package org.spillway.adapter;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.gpu.device.MemoryGuard;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.join.CpuNopaHashJoin;
 import org.spillway.gpu.join.CpuRadixJoin;
 import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.join.keys.JoinKeys;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -62,11 +63,10 @@ final class SpillwayJoinNode implements SpillwayNode {
     SpillwayColumns leftColumns = left.run(context);
     SpillwayColumns rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
-    boolean buildLeft = choice.buildLeft();
-    SpillwayJoinKeyColumn buildKey = buildLeft ? SpillwayJoinKeyColumn.of(leftColumns, keys.leftKeys(), keys.packed())
-        : SpillwayJoinKeyColumn.of(rightColumns, keys.rightKeys(), keys.packed());
-    SpillwayJoinKeyColumn probeKey = buildLeft ? SpillwayJoinKeyColumn.of(rightColumns, keys.rightKeys(), keys.packed())
-        : SpillwayJoinKeyColumn.of(leftColumns, keys.leftKeys(), keys.packed());
+    SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns,
+        choice.buildLeft());
+    JoinKeys buildKey = encoded.build();
+    JoinKeys probeKey = encoded.probe();
     long start = System.nanoTime();
     try (EquiJoin join = cpuJoin(context)) {
       JoinResult result = join.join(buildKey.countingInput(), probeKey.countingInput(), joinType(),
@@ -83,18 +83,16 @@ final class SpillwayJoinNode implements SpillwayNode {
     SpillwayColumns rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
     boolean buildLeft = choice.buildLeft();
-    SpillwayGpuJoinRun.Side build = buildLeft ? new SpillwayGpuJoinRun.Side(leftColumns, keys.leftKeys(), keys.packed())
-        : new SpillwayGpuJoinRun.Side(rightColumns, keys.rightKeys(), keys.packed());
-    SpillwayGpuJoinRun.Side probe = buildLeft
-        ? new SpillwayGpuJoinRun.Side(rightColumns, keys.rightKeys(), keys.packed())
-        : new SpillwayGpuJoinRun.Side(leftColumns, keys.leftKeys(), keys.packed());
+    SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns, buildLeft);
+    SpillwayColumns build = encoded.buildColumns();
+    SpillwayColumns probe = encoded.probeColumns();
     long start = System.nanoTime();
-    JoinResult result = join(build, probe, context);
+    JoinResult result = join(encoded, context);
     SpillwayRunContext.trace("%s join %s (%s, build %s): %d x %d -> %d rows in %.1f ms", choice.device(), label,
-        result.algorithm(), buildLeft ? "left" : "right", build.columns().rows(), probe.columns().rows(),
+        result.algorithm(), buildLeft ? "left" : "right", build.rows(), probe.rows(),
         result.rowCount(), (System.nanoTime() - start) / 1e6);
     context.checkCancelled("after join " + label);
-    MemoryGuard.require("the join " + label + " of " + build.columns().rows() + " x " + probe.columns().rows()
+    MemoryGuard.require("the join " + label + " of " + build.rows() + " x " + probe.rows()
         + " rows into " + result.rowCount() + " rows", result.rowCount() * Integer.BYTES
         * (joinType.projectsRight() ? 2L : 1L));
     int[] probeRows = result.probeRows().toArray();
@@ -106,17 +104,17 @@ final class SpillwayJoinNode implements SpillwayNode {
         : new SpillwayJoinedColumns(leftColumns, rightColumns, probeRows, buildRows);
   }
 
-  private JoinResult join(SpillwayGpuJoinRun.Side build, SpillwayGpuJoinRun.Side probe, SpillwayRunContext context) {
+  private JoinResult join(SpillwayJoinEncodedKeys encoded, SpillwayRunContext context) {
     JoinType type = joinType();
     if (choice.algorithm().gpu()) {
-      JoinResult result = SpillwayGpuJoinRun.join(choice.algorithm(), options(), build, probe, type,
-          context.cancelled());
+      JoinResult result = SpillwayGpuJoinRun.join(choice.algorithm(), options(), encoded.buildSide(),
+          encoded.probeSide(), type, context.cancelled());
       usage.record(true);
       return result;
     }
     long start = System.nanoTime();
-    SpillwayJoinKeyColumn buildKey = SpillwayJoinKeyColumn.of(build.columns(), build.keyColumns(), build.packed());
-    SpillwayJoinKeyColumn probeKey = SpillwayJoinKeyColumn.of(probe.columns(), probe.keyColumns(), probe.packed());
+    JoinKeys buildKey = encoded.build();
+    JoinKeys probeKey = encoded.probe();
     long gathered = System.nanoTime();
     try (EquiJoin join = cpuJoin(context)) {
       JoinResult result = join.join(buildKey.input(), probeKey.input(), type, JoinOutput.MATERIALIZED);

@@ -2,7 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;
 import java.util.List;

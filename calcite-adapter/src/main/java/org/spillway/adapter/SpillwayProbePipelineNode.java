@@ -2,8 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.ExprType;
-import org.spillway.gpu.exec.JoinHashTable;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.JoinProbe;
 import org.spillway.gpu.exec.PipelineStage;
 
@@ -79,16 +78,17 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
   /** Runs a build side, reading its keys and the columns the probe gathers, and builds its table. */
   private static JoinProbe build(JoinProbe probe, SpillwayJoinBuild build, BitSet gathered, SpillwayRunContext context) {
     BitSet read = (BitSet) gathered.clone();
-    for (int key : build.keys()) {
+    for (int key : probe.buildKeys()) {
       read.set(key);
     }
     long start = System.nanoTime();
     SpillwayColumns rows = build.node().run(context, read);
     context.checkCancelled("before building the hash table of " + build.label());
-    JoinHashTable table = JoinProbe.buildTable(rows, build.keys(), context.threads(), context.cancelled());
+    JoinProbe bound = probe.bind(rows, build.buildDictionaries(), build.probeDictionaries(), context.threads(),
+        context.cancelled());
     SpillwayRunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
-        table.direct() ? "direct" : "chained", rows.rows(), (System.nanoTime() - start) / 1e6);
-    return probe.bind(table, rows);
+        bound.table().direct() ? "direct" : "chained", rows.rows(), (System.nanoTime() - start) / 1e6);
+    return bound;
   }
 
   private String sourceName() {

@@ -6,7 +6,7 @@ import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.spillway.gpu.device.SpillwayResourceException;
 import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ColumnVector;
+import org.spillway.gpu.vector.ColumnVector;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

@@ -6,12 +6,14 @@ import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.JoinProbe;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.List;
 
 /** Relational expression that Spillway executes over columnar Arrow data. */
@@ -55,11 +57,36 @@ public interface SpillwayRel extends RelNode {
     /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
     private RelNode top;
 
-    /** An implementor that has visited {@code input}. */
+    /**
+     * The implementors of the subtrees that are runtime nodes of their own (the inputs of joins), by subtree: a
+     * subtree the plan uses twice (the same node object, as decorrelated subqueries make) is implemented once and
+     * runs once per query.
+     */
+    private final Map<RelNode, Implementor> subtrees;
+    /** Uses of this implementor's subtree as a node of its own (0 for the root of a plan). */
+    private int uses;
+
+    private Implementor(Map<RelNode, Implementor> subtrees) {
+      this.subtrees = subtrees;
+    }
+
+    /** An implementor that has visited {@code input}, the root of a plan. */
     static Implementor of(RelNode input) {
-      Implementor implementor = new Implementor();
+      Implementor implementor = new Implementor(new IdentityHashMap<>());
       implementor.visitChild(input);
       return implementor;
+    }
+
+    /** The implementor of {@code input} as a runtime node of its own (a join's input), shared where used twice. */
+    Implementor child(RelNode input) {
+      Implementor known = subtrees.get(input);
+      if (known == null) {
+        known = new Implementor(subtrees);
+        known.visitChild(input);
+        subtrees.put(input, known);
+      }
+      known.uses++;
+      return known;
     }
 
     /** Visits a child node so that it contributes its part first. */
@@ -133,7 +160,7 @@ public interface SpillwayRel extends RelNode {
      */
     SpillwayNode node() {
       if (node == null) {
-        node = build();
+        node = uses == 0 ? build() : new SpillwaySharedNode(build(), () -> uses);
       }
       return node;
     }

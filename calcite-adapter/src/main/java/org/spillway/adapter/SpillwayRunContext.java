@@ -1,10 +1,33 @@
 package org.spillway.adapter;
 
 import java.util.concurrent.CancellationException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
-/** What every node of one run of a Spillway plan shares: worker threads and the query's cancel flag. */
-record SpillwayRunContext(int threads, BooleanSupplier cancelled) {
+/**
+ * What every node of one run of a Spillway plan shares: worker threads, the query's cancel flag, and the outputs of
+ * nodes the plan uses in several places.
+ */
+record SpillwayRunContext(int threads, BooleanSupplier cancelled, Map<SpillwayNode, SpillwayColumns> results) {
+  SpillwayRunContext(int threads, BooleanSupplier cancelled) {
+    this(threads, cancelled, new HashMap<>());
+  }
+
+  /** The output of a node used in several places of the plan, computed by {@code run} on its first use. */
+  SpillwayColumns shared(SpillwayNode node, Supplier<SpillwayColumns> run) {
+    synchronized (results) {
+      SpillwayColumns done = results.get(node);
+      if (done == null) {
+        done = run.get();
+        results.put(node, done);
+        trace("shared subtree computed once: %d rows", done.rows());
+      }
+      return done;
+    }
+  }
+
   /** System property: when true, each pipeline and join logs its backend and time to stderr (for benchmarks). */
   static final String TRACE_PROPERTY = "spillway.trace";
 

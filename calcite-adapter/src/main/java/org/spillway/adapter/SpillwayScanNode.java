@@ -1,6 +1,6 @@
 package org.spillway.adapter;
 
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 
 import java.util.List;
 

@@ -4,7 +4,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.SourceBatch;
 

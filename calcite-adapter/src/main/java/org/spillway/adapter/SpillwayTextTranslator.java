@@ -7,7 +7,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.SqlLikePatterns;
 
 import java.util.List;

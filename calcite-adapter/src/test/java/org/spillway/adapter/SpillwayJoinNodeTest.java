@@ -22,7 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
@@ -72,7 +72,8 @@ class SpillwayJoinNodeTest {
     Candidate choice = new Candidate(algorithm, null, null, null, null, "none", 0, false);
     return new SpillwayJoinNode(new SpillwayScanNode(left, new int[] {0, 1}, types),
         new SpillwayScanNode(right, new int[] {0, 1}, types),
-        new SpillwayJoinKeys(new int[] {0}, new int[] {0}, false, null), type, choice, new SpillwayDeviceUsage(),
+        new SpillwayJoinKeys(new int[] {0}, new int[] {0}, List.of(SpillwayField.of(ExprType.INT32)),
+            List.of(SpillwayField.of(ExprType.INT32)), null), type, choice, new SpillwayDeviceUsage(),
         "test join");
   }
 

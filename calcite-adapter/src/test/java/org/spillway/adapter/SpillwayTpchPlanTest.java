@@ -118,6 +118,17 @@ class SpillwayTpchPlanTest {
   }
 
   /**
+   * Q2 joins partsupp with its correlated MIN(ps_supplycost) per part on a two-column key [DECIMAL(2), INTEGER]:
+   * the join runs in Spillway (issue #13), not in Calcite's merge join over sorts.
+   */
+  @Test void q2JoinsOnItsTwoColumnKeyInSpillway() throws SQLException {
+    SpillwayAssert.that(dir).query(TpchQueries.sql(2))
+        .explainLacks("fallback=")
+        .explainLacks("EnumerableMergeJoin")
+        .explainLacks("EnumerableHashJoin");
+  }
+
+  /**
    * Q7 names its two nations only inside an OR over both (FRANCE-GERMANY or GERMANY-FRANCE); each nation scan
    * gets its own IN list derived from it, so the joins above it read the suppliers and customers of two nations.
    */

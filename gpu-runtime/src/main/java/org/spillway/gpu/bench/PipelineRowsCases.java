@@ -3,7 +3,7 @@ package org.spillway.gpu.bench;
 import java.util.List;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ColumnVector;
+import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.FilterVariant;
 import org.spillway.gpu.exec.GpuColumnCache;

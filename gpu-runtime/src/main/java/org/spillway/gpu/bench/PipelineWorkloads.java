@@ -15,7 +15,7 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.spillway.gpu.exec.AggCall;
 import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.PipelineStage;
 import org.spillway.gpu.exec.SourceBatch;
 

@@ -14,7 +14,7 @@ import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.AggCall;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.PipelineStage;
 import org.spillway.gpu.exec.SourceBatch;
 

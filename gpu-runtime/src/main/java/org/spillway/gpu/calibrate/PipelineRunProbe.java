@@ -10,7 +10,7 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.AggCall;
 import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.PipelineStage;
 import org.spillway.gpu.exec.SourceBatch;

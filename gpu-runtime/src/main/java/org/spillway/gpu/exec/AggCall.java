@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ExprType;
+
 /**
  * One aggregate function of a {@link PipelineStage.Aggregate}: its kind, the input column it reads (-1 for
  * COUNT(*)) and the type of its result. A SUM whose result type is {@link ExprType#BIG_DECIMAL} is a wide sum:

@@ -1,5 +1,6 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.List;
 

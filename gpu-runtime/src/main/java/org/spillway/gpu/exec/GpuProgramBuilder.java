@@ -1,5 +1,6 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ExprType;
 import static org.spillway.gpu.exec.GpuProgram.ADD;
 import static org.spillway.gpu.exec.GpuProgram.ALWAYS_NULLABLE;
 import static org.spillway.gpu.exec.GpuProgram.CHECK_INT32;

@@ -1,5 +1,6 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
 import java.util.Arrays;
 
 /**

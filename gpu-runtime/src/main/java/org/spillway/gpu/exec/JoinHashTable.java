@@ -42,10 +42,10 @@ public final class JoinHashTable {
   }
 
   /**
-   * The table over the first {@code rows} keys; rows whose {@code nulls} flag is set are left out (a NULL key
-   * matches nothing).
+   * The table over the first {@code rows} keys; rows whose bit in the Arrow-layout {@code validity} bitmap is clear
+   * are left out (a NULL key matches nothing; null validity: no NULL).
    */
-  public static JoinHashTable build(long[] keys, boolean[] nulls, int rows, int threads, BooleanSupplier cancelled) {
+  public static JoinHashTable build(long[] keys, long[] validity, int rows, int threads, BooleanSupplier cancelled) {
     int tasks = (rows + BUILD_TASK_ROWS - 1) / BUILD_TASK_ROWS;
     long[] mins = new long[Math.max(1, tasks)];
     long[] maxs = new long[mins.length];
@@ -55,7 +55,7 @@ public final class JoinHashTable {
       long hi = Long.MIN_VALUE;
       int n = 0;
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
-        if (nulls == null || !nulls[r]) {
+        if (valid(validity, r)) {
           lo = Math.min(lo, keys[r]);
           hi = Math.max(hi, keys[r]);
           n++;
@@ -74,22 +74,22 @@ public final class JoinHashTable {
       count += counts[t];
     }
     if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, DENSE_FACTOR * count) && hi - lo < Integer.MAX_VALUE - 8) {
-      int[] direct = buildDirect(keys, nulls, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
+      int[] direct = buildDirect(keys, validity, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
       if (direct != null) {
         return new JoinHashTable(keys, rows, direct, lo, null, null, 0);
       }
     }
-    return buildChained(keys, nulls, rows, count, tasks, threads, cancelled);
+    return buildChained(keys, validity, rows, count, tasks, threads, cancelled);
   }
 
   /** The direct array, or null as soon as a duplicate key shows the keys are not unique. */
-  private static int[] buildDirect(long[] keys, boolean[] nulls, int rows, long min, int range, int tasks,
+  private static int[] buildDirect(long[] keys, long[] validity, int rows, long min, int range, int tasks,
       int threads, BooleanSupplier cancelled) {
     int[] direct = new int[range];
     boolean[] duplicate = new boolean[1];
     MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end && !duplicate[0]; r++) {
-        if ((nulls == null || !nulls[r]) && !INTS.compareAndSet(direct, (int) (keys[r] - min), 0, r + 1)) {
+        if (valid(validity, r) && !INTS.compareAndSet(direct, (int) (keys[r] - min), 0, r + 1)) {
           duplicate[0] = true;
         }
       }
@@ -97,7 +97,7 @@ public final class JoinHashTable {
     return duplicate[0] ? null : direct;
   }
 
-  private static JoinHashTable buildChained(long[] keys, boolean[] nulls, int rows, long count, int tasks,
+  private static JoinHashTable buildChained(long[] keys, long[] validity, int rows, long count, int tasks,
       int threads, BooleanSupplier cancelled) {
     int bits = Math.max(4, 64 - Long.numberOfLeadingZeros(Math.max(1, count * 2 - 1)));
     int shift = 64 - bits;
@@ -105,7 +105,7 @@ public final class JoinHashTable {
     int[] next = new int[rows];
     MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
-        if (nulls == null || !nulls[r]) {
+        if (valid(validity, r)) {
           int bucket = bucket(keys[r], shift);
           int head;
           do {
@@ -116,6 +116,10 @@ public final class JoinHashTable {
       }
     });
     return new JoinHashTable(keys, rows, null, 0, heads, next, shift);
+  }
+
+  static boolean valid(long[] validity, int r) {
+    return validity == null || (validity[r >>> 6] & 1L << r) != 0;
   }
 
   private static int bucket(long key, int shift) {

@@ -1,11 +1,16 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
 import org.spillway.gpu.device.MemoryGuard;
+import org.spillway.gpu.join.keys.JoinKeyColumn;
+import org.spillway.gpu.join.keys.JoinKeyEncoder;
+import org.spillway.gpu.join.keys.JoinKeys;
 
 /**
  * The probe of a pipelined hash join: a streaming operator of the probe side's pipeline that looks each morsel's
@@ -33,51 +38,83 @@ public final class JoinProbe {
 
   private final Kind kind;
   private final int[] probeKeys;
+  private final List<ExprType> probeKeyTypes;
+  private final int[] buildKeys;
   private final List<ExprType> buildTypes;
   private final boolean buildFirst;
   private final Expr residual;
   private final JoinHashTable table;
   private final IndexedColumns build;
+  private final JoinKeyEncoder encoder;
+  private final List<List<String>> probeDictionaries;
 
   /**
-   * A probe of columns {@code probeKeys} of the pipeline against a build side of {@code buildTypes}. The joined row
-   * is the build side's columns then the probe side's when {@code buildFirst}, else the other way round; the output
-   * is the joined row, or (semi, anti) the probe side's columns. {@code residual} (null: none) reads the joined row.
+   * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
+   * {@code buildKeys} of a build side of {@code buildTypes}. The joined row is the build side's columns then the
+   * probe side's when {@code buildFirst}, else the other way round; the output is the joined row, or (semi, anti)
+   * the probe side's columns. {@code residual} (null: none) reads the joined row. Key types that cannot compare
+   * fail here, with {@link JoinKeyEncoder}'s reason.
    */
-  public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
-    this(kind, probeKeys, buildTypes, buildFirst, residual, null, null);
+  public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
+    this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, null, null, null, null);
+    JoinKeyEncoder.of(buildKeyTypes(), this.probeKeyTypes);
   }
 
-  private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> buildTypes, boolean buildFirst, Expr residual,
-      JoinHashTable table, IndexedColumns build) {
+  private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, boolean buildFirst, Expr residual, JoinHashTable table, IndexedColumns build,
+      JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
     if (buildFirst && !kind.projectsBuild()) {
       throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
     }
+    if (probeKeys.length != buildKeys.length || probeKeys.length != probeKeyTypes.size() || probeKeys.length == 0) {
+      throw new IllegalArgumentException("probe keys " + Arrays.toString(probeKeys) + " of " + probeKeyTypes
+          + " do not pair with build keys " + Arrays.toString(buildKeys));
+    }
     this.kind = kind;
     this.probeKeys = probeKeys.clone();
+    this.probeKeyTypes = List.copyOf(probeKeyTypes);
+    this.buildKeys = buildKeys.clone();
     this.buildTypes = List.copyOf(buildTypes);
     this.buildFirst = buildFirst;
     this.residual = residual;
     this.table = table;
     this.build = build;
+    this.encoder = encoder;
+    this.probeDictionaries = probeDictionaries;
   }
 
-  /** This probe against one run's build side: its rows and the table over their keys. */
-  public JoinProbe bind(JoinHashTable table, IndexedColumns build) {
+  private List<ExprType> buildKeyTypes() {
+    return Arrays.stream(buildKeys).mapToObj(buildTypes::get).toList();
+  }
+
+  /**
+   * This probe against one run's build side: encodes the build side's keys (text key columns with their
+   * dictionaries, null for other columns; the probe side's likewise) and builds the table over them on all cores.
+   */
+  public JoinProbe bind(IndexedColumns build, List<List<String>> buildDictionaries,
+      List<List<String>> probeDictionaries, int threads, BooleanSupplier cancelled) {
     if (!build.types().equals(buildTypes)) {
       throw new IllegalArgumentException("build side of " + build.types() + " for a probe planned against " + buildTypes);
     }
-    return new JoinProbe(kind, probeKeys, buildTypes, buildFirst, residual, table, build);
+    JoinKeyEncoder encoder = JoinKeyEncoder.of(buildKeyTypes(), probeKeyTypes);
+    List<JoinKeyColumn> columns = new ArrayList<>();
+    for (int k = 0; k < buildKeys.length; k++) {
+      columns.add(new JoinKeyColumn(build.column(buildKeys[k]), buildDictionaries.get(k)));
+    }
+    JoinKeys keys = encoder.encodeBuild(columns);
+    JoinHashTable table = JoinHashTable.build(keys.keys(), keys.validity(), build.rows(), threads, cancelled);
+    return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, table, build,
+        encoder, new ArrayList<>(probeDictionaries));
   }
 
-  /** The table over columns {@code keys} of {@code build}: one key column, or two 32-bit ones packed. */
-  public static JoinHashTable buildTable(IndexedColumns build, int[] keys, int threads, BooleanSupplier cancelled) {
-    ColumnVector[] columns = new ColumnVector[keys.length];
-    for (int k = 0; k < keys.length; k++) {
-      columns[k] = build.column(keys[k]);
-    }
-    JoinKeyPacking.Keys packed = JoinKeyPacking.pack(columns, build.rows());
-    return JoinHashTable.build(packed.keys(), packed.nulls(), build.rows(), threads, cancelled);
+  /** The table of a bound probe (null before {@link #bind}). */
+  public JoinHashTable table() {
+    return table;
+  }
+
+  public int[] buildKeys() {
+    return buildKeys.clone();
   }
 
   public Kind kind() {
@@ -142,22 +179,22 @@ public final class JoinProbe {
     if (table == null) {
       throw new IllegalStateException("join probe run before its build side was bound");
     }
-    ColumnVector[] keyColumns = new ColumnVector[probeKeys.length];
+    List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
     for (int k = 0; k < probeKeys.length; k++) {
-      keyColumns[k] = probeColumn.apply(probeKeys[k]);
+      keyColumns.add(new JoinKeyColumn(probeColumn.apply(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
     }
-    return new Cursor(JoinKeyPacking.pack(keyColumns, rows), probeColumn, rows, probeColumns);
+    return new Cursor(encoder.encodeProbe(keyColumns), probeColumn, rows, probeColumns);
   }
 
   /** Walks a morsel's probe rows in order. */
   final class Cursor {
-    private final JoinKeyPacking.Keys keys;
+    private final JoinKeys keys;
     private final IntFunction<ColumnVector> probeColumn;
     private final int rows;
     private final int probeColumns;
     private int row;
 
-    private Cursor(JoinKeyPacking.Keys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
       this.keys = keys;
       this.probeColumn = probeColumn;
       this.rows = rows;
@@ -176,9 +213,9 @@ public final class JoinProbe {
       Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
       long[] k = keys.keys();
-      boolean[] nulls = keys.nulls();
+      long[] validity = keys.validity();
       for (; row < rows && pairs.count < maxPairs; row++) {
-        int b = nulls != null && nulls[row] ? -1 : table.first(k[row]);
+        int b = JoinHashTable.valid(validity, row) ? table.first(k[row]) : -1;
         if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && b >= 0) {
           for (; b >= 0; b = table.next(b)) {
             pairs.add(row, b);
@@ -239,7 +276,7 @@ public final class JoinProbe {
   }
 
   @Override public String toString() {
-    return "JoinProbe(" + kind + ", keys " + Arrays.toString(probeKeys) + ", build " + buildTypes
+    return "JoinProbe(" + kind + ", keys " + Arrays.toString(probeKeys) + " = " + Arrays.toString(buildKeys) + ", build " + buildTypes
         + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual) + ")";
   }
 

@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import java.math.BigDecimal;
 
 /** Arithmetic, casts and date functions of {@link VectorEvaluator}: exact kinds fail on overflow. */

@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import java.util.function.IntFunction;
 
 /**

@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,9 +88,8 @@ class JoinProbeTest {
 
   private static List<String> run(Side probe, Side build, JoinProbe.Kind kind, int[] keys, boolean buildFirst,
       Expr residual, int threads) {
-    JoinProbe template = new JoinProbe(kind, keys, List.of(INT, INT, BIG), buildFirst, residual);
-    JoinHashTable table = JoinProbe.buildTable(indexed(build), keys, threads, () -> false);
-    PipelineStage stage = new PipelineStage.HashJoinProbe(template.bind(table, indexed(build)));
+    JoinProbe template = new JoinProbe(kind, keys, keyTypes(keys), keys, List.of(INT, INT, BIG), buildFirst, residual);
+    PipelineStage stage = new PipelineStage.HashJoinProbe(bind(template, build, keys.length, threads));
     ColumnarPipeline pipeline = new ColumnarPipeline(List.of(INT, INT, BIG), List.of(stage));
     List<String> rows = new ArrayList<>();
     for (ColumnBatch b : pipeline.runColumns(List.of(probe.batch()), threads, () -> false)) {
@@ -102,6 +103,15 @@ class JoinProbeTest {
     }
     rows.sort(null);
     return rows;
+  }
+
+  private static List<ExprType> keyTypes(int[] keys) {
+    return Arrays.stream(keys).mapToObj(k -> INT).toList();
+  }
+
+  private static JoinProbe bind(JoinProbe template, Side build, int keys, int threads) {
+    List<List<String>> noDictionaries = java.util.Collections.nCopies(keys, null);
+    return template.bind(indexed(build), noDictionaries, noDictionaries, threads, () -> false);
   }
 
   private static List<String> reference(Side probe, Side build, JoinProbe.Kind kind, int[] keys, boolean buildFirst,
@@ -169,6 +179,9 @@ class JoinProbeTest {
       dense[i] = 5000 + (i * 7L) % 1000;
     }
     assertTrue(JoinHashTable.build(dense, null, dense.length, 2, () -> false).direct());
+    long[] validity = {-1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L, -1L};
+    validity[0] &= ~1L;  // row 0 NULL: its key is left out
+    assertEquals(-1, JoinHashTable.build(dense, validity, dense.length, 2, () -> false).first(dense[0]));
     long[] duplicate = dense.clone();
     duplicate[999] = duplicate[0];
     JoinHashTable chained = JoinHashTable.build(duplicate, null, duplicate.length, 2, () -> false);
@@ -185,9 +198,10 @@ class JoinProbeTest {
     Side probe = side(random, 2000, 1, 0, 1);    // every probe row has key 0 ...
     Side build = side(random, 300, 1, 0, 10_000); // ... and so has every build row: 600,000 pairs
     ExprType count = ExprType.INT64;
-    JoinProbe template = new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(INT, INT, BIG), false, null);
-    JoinHashTable table = JoinProbe.buildTable(indexed(build), new int[] {0}, 2, () -> false);
-    List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(template.bind(table, indexed(build))),
+    int[] key = {0};
+    JoinProbe template = new JoinProbe(JoinProbe.Kind.INNER, key, keyTypes(key), key, List.of(INT, INT, BIG), false,
+        null);
+    List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(bind(template, build, 1, 2)),
         new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.COUNT, -1, count),
             new AggCall(AggCall.Kind.SUM, 5, BIG))));
     List<ColumnBatch> out = new ColumnarPipeline(List.of(INT, INT, BIG), stages)

@@ -1,5 +1,7 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,6 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ExprType;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;

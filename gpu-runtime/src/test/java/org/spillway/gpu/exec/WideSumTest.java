@@ -1,5 +1,6 @@
 package org.spillway.gpu.exec;
 
+import org.spillway.gpu.vector.ExprType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

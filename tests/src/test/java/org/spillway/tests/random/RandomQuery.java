@@ -20,7 +20,9 @@ record RandomQuery(long seed, String sql, List<String> orderKeys, OptionalLong l
     /** SUM of an INTEGER expression: DuckDB sums it as HUGEINT. */
     SUM_OF_INTEGER,
     /** AVG: a DOUBLE in both engines, summed in different orders. */
-    AVG
+    AVG,
+    /** A join on two key columns, the second of any kind (text, decimal, date, integer). */
+    TWO_COLUMN_JOIN_KEY
   }
 
   @Override public String toString() {

@@ -9,6 +9,7 @@ import java.util.Set;
 import org.spillway.tests.random.RandomExpressions.Bound;
 import org.spillway.tests.random.RandomExpressions.Sql;
 import org.spillway.tests.random.RandomQuery.Feature;
+import org.spillway.tests.random.RandomTables.Column;
 import org.spillway.tests.random.RandomTables.ForeignKey;
 import org.spillway.tests.random.RandomTables.Kind;
 import org.spillway.tests.random.RandomTables.Table;
@@ -142,7 +143,7 @@ public final class RandomQueryGenerator {
     String not = exprs.chance(50) ? "NOT " : "";
     if (exprs.chance(50)) {
       conditions.add(not + "EXISTS (SELECT 1 FROM " + inner.name() + " " + innerBound.alias() + " WHERE " + innerKey
-          + " = " + outerKey + (innerWhere == null ? "" : " AND " + innerWhere) + ")");
+          + " = " + outerKey + secondKey(outer, innerBound) + (innerWhere == null ? "" : " AND " + innerWhere) + ")");
     } else {
       // A CASE without ELSE puts NULLs into the subquery: NOT IN is then UNKNOWN wherever no value matches.
       String value = exprs.chance(35)
@@ -240,6 +241,7 @@ public final class RandomQueryGenerator {
       Bound bound = new Bound(nextAlias(), next, left || from0.nullable());
       String condition = from0.alias() + "." + (fromChild ? edge.foreignKey() : edge.primaryKey()) + " = "
           + bound.alias() + "." + (fromChild ? edge.primaryKey() : edge.foreignKey());
+      condition += secondKey(from0, bound);
       if (exprs.chance(20)) {
         condition += " AND " + exprs.condition(List.of(bound), 0);
       }
@@ -248,6 +250,23 @@ public final class RandomQueryGenerator {
       scope.add(bound);
     }
     return from.toString();
+  }
+
+  /**
+   * Now and then a second equality of a column of {@code a} with one of the same kind of {@code b}, so that
+   * joins have keys of two columns and of every kind (text, decimals, dates): " AND a.x = b.y", or "".
+   */
+  private String secondKey(Bound a, Bound b) {
+    if (!exprs.chance(30)) {
+      return "";
+    }
+    Column x = exprs.pick(a.table().columns().stream().filter(c -> !c.key()).toList());
+    List<Column> sameKind = b.table().columns().stream().filter(c -> !c.key() && c.kind() == x.kind()).toList();
+    if (sameKind.isEmpty()) {
+      return "";
+    }
+    features.add(Feature.TWO_COLUMN_JOIN_KEY);
+    return " AND " + a.alias() + "." + x.name() + " = " + b.alias() + "." + exprs.pick(sameKind).name();
   }
 
   /** Each table joins once: a second path to lineitem (or a table joined to itself) multiplies rows. */

@@ -1,4 +1,4 @@
-package org.spillway.gpu.exec;
+package org.spillway.gpu.vector;
 
 /**
  * Type of a value in an expression program: a kind plus, for DECIMAL, the scale of its scaled int64.
@@ -23,7 +23,7 @@ public record ExprType(Kind kind, int scale) {
   /**
    * An exact number whose scale varies from row to row, as a {@link java.math.BigDecimal}: what Calcite's
    * generated code computes for a decimal quotient (rounded to 16 digits, not to the scale of its SQL type)
-   * and for arithmetic on one; and the value of a wide SUM ({@link AggCall#isWideSum}), which may need more
+   * and for arithmetic on one; and the value of a wide SUM (see {@code AggCall.isWideSum} in the engine), which may need more
    * than 64 bits. Computed on the CPU backend only (a GPU aggregate hands its wide sums over as these).
    */
   public static final ExprType BIG_DECIMAL = new ExprType(Kind.BIG_DECIMAL, 0);

@@ -1,4 +1,4 @@
-package org.spillway.gpu.exec;
+package org.spillway.gpu.vector;
 
 import java.util.Arrays;
 import java.util.List;
@@ -15,7 +15,7 @@ public final class ColumnVector {
    * Rows from which {@link #concat} and {@link #gatherOrNull} copy on all cores: a join's key column (32 M rows in
    * TPC-H Q3 at SF 10) took 100-150 ms on one thread, more than the GPU join itself.
    */
-  static final int PARALLEL_ROWS = 1 << 20;
+  public static final int PARALLEL_ROWS = 1 << 20;
   /** Rows per task of a gather. */
   private static final int GATHER_CHUNK = 1 << 16;
 
@@ -179,7 +179,7 @@ public final class ColumnVector {
   }
 
   /** This column relabelled with another type of the same lane (no copy). */
-  ColumnVector withType(ExprType newType) {
+  public ColumnVector withType(ExprType newType) {
     return new ColumnVector(newType, size, longs, doubles, objects, nulls);
   }
 
