@@ -26,9 +26,10 @@ public interface SpillwayRel extends RelNode {
 
   /**
    * The traits of a Spillway node made in place of one with {@code traits}: the Spillway convention and no
-   * collation. No Spillway node keeps an order (workers run morsels in parallel, aggregates and joins hash), so
-   * a node that kept a logical node's collation would let the planner drop the sort of an ORDER BY above it;
-   * and an input asked for with a collation would be one that no Spillway node can be.
+   * collation. Aggregates and joins hash, so one that kept a logical node's collation would let the planner
+   * drop the sort of an ORDER BY above it. Only a {@link SpillwaySort} orders rows; a filter or project keeps
+   * its input's order (a pipeline over a node's output keeps the rows' order), so it asks for its input in the
+   * collation it claims.
    */
   static RelTraitSet unordered(RelTraitSet traits) {
     return traits.replace(CONVENTION).replace(RelCollations.EMPTY);
