@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.memory.MemoryGuard;
 import org.spillway.gpu.pipeline.sort.ColumnSort;
 
 import java.util.List;
@@ -23,6 +24,11 @@ final class SpillwaySortNode implements SpillwayNode {
   @Override public SpillwayColumns run(SpillwayRunContext context) {
     List<ColumnBatch> in = input.run(context).batches();
     context.checkCancelled("before a sort");
+    long rows = in.stream().mapToLong(ColumnBatch::rows).sum();
+    // the row ids and their merge scratch, and each column laid end to end and gathered (an 8-byte lane or
+    // reference and a null flag per value, twice)
+    MemoryGuard.require("sorting " + rows + " rows of " + sort.types().size() + " columns",
+        rows * (2L * Integer.BYTES + 2L * sort.types().size() * (Long.BYTES + 1)));
     long start = System.nanoTime();
     List<ColumnBatch> out = sort.run(in, context.threads(), context.cancelled());
     SpillwayRunContext.trace("cpu sort (%d threads): %.1f ms", context.threads(), (System.nanoTime() - start) / 1e6);

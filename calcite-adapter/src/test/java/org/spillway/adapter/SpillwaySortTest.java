@@ -71,7 +71,15 @@ class SpillwaySortTest {
             + "      SpillwayJoin\n"
             + "        SpillwayTableScan\n"
             + "        SpillwayTableScan\n")
-        .explainContains("dir0=[DESC-nulls-first], dir1=[ASC], fetch=[40]");
+        .explainContains("dir0=[DESC], dir1=[ASC], fetch=[40], device=[cpu], variant=[top-n]");
+    // NULLS LAST against DESC's default: the customers without orders go after every order
+    String last = base + " ORDER BY o_orderkey DESC NULLS LAST, c_custkey";
+    List<String> all = SpillwayAssert.rows(url(), last);
+    expected.sort(Comparator.comparing(row -> "null".equals(column(row, 0)) ? null
+        : Long.parseLong(column(row, 0)), Comparator.nullsLast(Comparator.<Long>reverseOrder())));
+    assertEquals(expected, all);
+    assertTrue(all.get(all.size() - 1).startsWith("null | "), "customers without orders come last");
+    SpillwayAssert.that(dir).query(last).explainContains("dir0=[DESC-nulls-last]");
   }
 
   /** Text orders by its strings, dictionary codes (c_mktsegment) and plain text (c_name) alike. */
