@@ -137,7 +137,11 @@ public final class StoredTable {
       }
       return new Loaded(allocator, Collections.unmodifiableList(batches), Collections.unmodifiableList(dictionaries));
     } catch (RuntimeException e) {
-      closeQuietly(batches, allocator);
+      try {
+        closeQuietly(batches, allocator);
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);  // the load's own error is the one to report, not the leak it left behind
+      }
       if (e instanceof StorageException se) {
         throw se;
       }

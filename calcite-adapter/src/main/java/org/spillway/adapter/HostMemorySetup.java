@@ -1,8 +1,8 @@
 package org.spillway.adapter;
 
 import org.apache.arrow.memory.AllocationManager;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.memory.PinnedAllocationManager;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.PinnedAllocationManager;
 import org.spillway.storage.HostMemoryProvider;
 
 import java.util.Locale;

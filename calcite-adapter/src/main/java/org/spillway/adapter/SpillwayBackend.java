@@ -7,11 +7,11 @@ import java.util.Optional;
 import java.util.WeakHashMap;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.rel.RelNode;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.FilterVariant;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

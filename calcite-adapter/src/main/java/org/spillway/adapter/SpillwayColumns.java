@@ -1,6 +1,7 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.exec.IndexedColumns;
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ExprType;
 
@@ -11,18 +12,7 @@ import java.util.List;
  * The output of a runtime node: rows whose columns are read when asked for, all of them or at the row ids a
  * join paired (late materialization: a join reads its key columns, and only the rows it outputs of the rest).
  */
-interface SpillwayColumns {
-  /** Number of rows. */
-  int rows();
-
-  /** Types of the columns. */
-  List<ExprType> types();
-
-  /** Every row of column {@code c}. */
-  ColumnVector column(int c);
-
-  /** Column {@code c} at rows {@code ids[0 .. count-1]}, in that order; id -1 gives NULL. */
-  ColumnVector gather(int c, int[] ids, int count);
+interface SpillwayColumns extends IndexedColumns {
 
   /** Every column as batches, for a pipeline above or for the rows handed to Calcite. */
   default List<ColumnBatch> batches() {

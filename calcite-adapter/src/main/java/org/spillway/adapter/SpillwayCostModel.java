@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Locale;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.FilterVariant;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -2,7 +2,7 @@ package org.spillway.adapter;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.exec.GpuColumnCache;
 
 /**

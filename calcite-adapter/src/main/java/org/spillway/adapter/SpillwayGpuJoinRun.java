@@ -2,17 +2,17 @@ package org.spillway.adapter;
 
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostCopy;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.PinnedScratch;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
-import org.spillway.gpu.memory.HostBuffer;
-import org.spillway.gpu.memory.HostCopy;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 

@@ -1,6 +1,6 @@
 package org.spillway.adapter;
 
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.HashTablePlacement;
 import org.spillway.gpu.join.NopaHashJoin;

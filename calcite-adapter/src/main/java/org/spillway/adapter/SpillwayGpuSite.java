@@ -1,12 +1,12 @@
 package org.spillway.adapter;
 
 import java.util.Optional;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.GpuColumnCache;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

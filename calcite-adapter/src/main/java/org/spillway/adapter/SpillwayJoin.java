@@ -13,9 +13,11 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.adapter.SpillwayJoinCost.Estimate;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;
@@ -95,21 +97,58 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
   }
 
-  /** The join node, then (an inner join's condition beyond key equality) a filter over its output. */
+  /**
+   * A CPU NOPA join becomes a probe stage of its probe side's pipeline, over a hash table built from the other
+   * side; the other algorithms run as a join node of their own. Either way, an inner join's condition beyond key
+   * equality is a filter after it.
+   */
   @Override public void implement(Implementor implementor) {
-    Implementor left = Implementor.of(getLeft());
-    Implementor right = Implementor.of(getRight());
-    SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
     SpillwayJoinKeys keys = keys();
-    implementor.source(new SpillwayJoinNode(left.node(), right.node(), keys, joinType, choice().chosen(),
-        table.deviceUsage(), joinType.lowerName + " join on " + condition), left, right);
-    if (keys.residual() != null) {
-      try {
-        implementor.addStage(new PipelineStage.Filter(SpillwayRexTranslator.translate(keys.residual(),
-            SpillwayFields.of(this).orElseThrow())));
-      } catch (SpillwayUnsupportedException e) {
-        throw new IllegalStateException("join condition passed planning but cannot be translated: " + e.getMessage(), e);
-      }
+    Candidate chosen = choice().chosen();
+    String label = joinType.lowerName + " join on " + condition;
+    if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
+      boolean buildLeft = chosen.buildLeft();
+      Implementor build = Implementor.of(buildLeft ? getLeft() : getRight());
+      implementor.visitChild(buildLeft ? getRight() : getLeft());
+      Expr residual = joinType == JoinRelType.INNER || keys.residual() == null ? null : residual(keys);
+      JoinProbe probe = new JoinProbe(probeKind(), buildLeft ? keys.rightKeys() : keys.leftKeys(),
+          build.node().types(), buildLeft, residual);
+      implementor.addProbe(probe, new SpillwayJoinBuild(build.node(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
+          label), build);
+    } else {
+      Implementor left = Implementor.of(getLeft());
+      Implementor right = Implementor.of(getRight());
+      SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
+      implementor.source(new SpillwayJoinNode(left.node(), right.node(), keys, joinType, chosen,
+          table.deviceUsage(), label), left, right);
+    }
+    if (keys.residual() != null && joinType == JoinRelType.INNER) {
+      implementor.addStage(new PipelineStage.Filter(residual(keys)));
+    }
+  }
+
+  /** What the probe makes of a probe row: the probe side is the preserved side of an outer join. */
+  private JoinProbe.Kind probeKind() {
+    return switch (joinType) {
+      case INNER -> JoinProbe.Kind.INNER;
+      case LEFT, RIGHT -> JoinProbe.Kind.LEFT;
+      case SEMI -> JoinProbe.Kind.SEMI;
+      case ANTI -> JoinProbe.Kind.ANTI;
+      default -> throw new IllegalStateException(joinType + " join passed planning: " + this);
+    };
+  }
+
+  /** The condition beyond key equality, over the joined row (the left input's columns, then the right's). */
+  private Expr residual(SpillwayJoinKeys keys) {
+    List<SpillwayField> joined = new ArrayList<>(SpillwayExplain.inputFields(this));
+    joined.addAll(fields(getRight()));
+    if (joinType.projectsRight()) {
+      joined = SpillwayFields.of(this).orElseThrow();
+    }
+    try {
+      return SpillwayRexTranslator.translate(keys.residual(), joined);
+    } catch (SpillwayUnsupportedException e) {
+      throw new IllegalStateException("join condition passed planning but cannot be translated: " + e.getMessage(), e);
     }
   }
 
@@ -160,7 +199,10 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     SpillwayJoinCost cost = new SpillwayJoinCost(profile);
     // "calibrated" only where this machine was measured and the CPU join rates were too: a profile from before
     // they were calibrated still charges the CPU joins the H100 host's constants.
-    return SpillwayJoinChoice.choose(cost, orientations, table.device(), table.joinAlgorithm(),
+    // Only the CPU probe evaluates a residual on each candidate pair, as an outer, semi- or anti-join needs.
+    boolean pairResidual = keys.residual() != null && joinType != JoinRelType.INNER;
+    return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
+        pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
         SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured());
   }
 

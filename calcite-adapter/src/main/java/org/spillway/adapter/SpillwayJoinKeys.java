@@ -14,8 +14,8 @@ import java.util.List;
 /**
  * The equi-join keys of a join as the Spillway joins take them, a single 64-bit key per row: one key column
  * of an exact type (integers, decimals of one scale, dates, booleans), or two 32-bit key columns packed into
- * one long (high word left, low word right). What else the join needs (join type, residual condition) is
- * checked here too, so that the rule and the field derivation agree; what cannot run throws
+ * one long (high word left, low word right). What else the join needs (join type, residual condition: an inner
+ * join filters its output, the others evaluate it on each candidate pair in the CPU probe) is checked here too, so that the rule and the field derivation agree; what cannot run throws
  * {@link SpillwayUnsupportedException} with the reason EXPLAIN shows.
  */
 record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, boolean packed, RexNode residual) {
@@ -42,10 +42,6 @@ record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, boolean packed, RexNode
     RexNode residual = null;
     if (!info.nonEquiConditions.isEmpty()) {
       residual = RexUtil.composeConjunction(join.getCluster().getRexBuilder(), info.nonEquiConditions);
-      if (type != JoinRelType.INNER) {
-        throw new SpillwayUnsupportedException("condition " + residual + " beyond key equality on a " + type
-            + " join (only an inner join can filter its output afterwards)");
-      }
       List<SpillwayField> joined = new ArrayList<>(left);
       joined.addAll(right);
       SpillwayRexTranslator.check(residual, joined);

@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.apache.calcite.rel.core.JoinRelType;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.join.CpuNopaHashJoin;
 import org.spillway.gpu.join.CpuRadixJoin;
@@ -9,7 +10,6 @@ import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
-import org.spillway.gpu.memory.MemoryGuard;
 
 import java.util.ArrayList;
 import java.util.BitSet;

@@ -1,8 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ExprType;
-import org.spillway.gpu.memory.MemoryGuard;
 
 import java.util.ArrayList;
 import java.util.List;

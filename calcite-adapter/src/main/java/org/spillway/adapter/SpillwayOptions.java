@@ -3,8 +3,8 @@ package org.spillway.adapter;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.exec.FilterVariant;
-import org.spillway.gpu.memory.DeviceAllocator;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -4,9 +4,9 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
+import org.spillway.gpu.device.SpillwayResourceException;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
-import org.spillway.gpu.memory.SpillwayResourceException;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;

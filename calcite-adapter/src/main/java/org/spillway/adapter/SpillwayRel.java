@@ -4,10 +4,11 @@ import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.rel.RelNode;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
+import org.spillway.gpu.exec.JoinProbe;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;
@@ -48,6 +49,8 @@ public interface SpillwayRel extends RelNode {
     /** A table of the subtree, for the connection's settings and device usage. */
     private SpillwayTable table;
     private final List<PipelineStage> stages = new ArrayList<>();
+    /** Per stage: the build side of a join probe stage, else null. */
+    private final List<SpillwayJoinBuild> builds = new ArrayList<>();
     private final List<CpuReason> cpuReasons = new ArrayList<>();
     private SpillwayNode node;
     /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
@@ -86,6 +89,25 @@ public interface SpillwayRel extends RelNode {
     /** Appends a stage of the fused pipeline (children add theirs first). */
     public void addStage(PipelineStage stage) {
       stages.add(stage);
+      builds.add(null);
+    }
+
+    /**
+     * Appends the probe of a hash join whose build side is {@code build}. A pipeline that aggregated already ends
+     * there: its output becomes the source of the pipeline that probes.
+     */
+    void addProbe(JoinProbe probe, SpillwayJoinBuild build, Implementor buildSide) {
+      if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
+        SpillwayNode aggregated = build();
+        scan = null;
+        source = aggregated;
+        stages.clear();
+        builds.clear();
+      }
+      cpuReasons.addAll(buildSide.cpuReasons);
+      table = table != null ? table : buildSide.table;
+      stages.add(new PipelineStage.HashJoinProbe(probe));
+      builds.add(build);
     }
 
     /** The scan when the subtree is nothing but a scan (its rows are read without any pipeline), else null. */
@@ -118,6 +140,9 @@ public interface SpillwayRel extends RelNode {
     }
 
     private SpillwayNode build() {
+      if (builds.stream().anyMatch(java.util.Objects::nonNull)) {
+        return probePipeline();
+      }
       if (source != null) {
         if (stages.isEmpty()) {
           return source;
@@ -139,6 +164,18 @@ public interface SpillwayRel extends RelNode {
         cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
       }
       return new SpillwayScanPipelineNode(table, scan.fields(), pipeline, backend);
+    }
+
+    /** A CPU pipeline through join probes, over the scan or the source node. */
+    private SpillwayNode probePipeline() {
+      if (table.device() == SpillwayDevice.GPU
+          || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
+        cpuReasons.add(new CpuReason(source == null ? table.stored().name() : "join output",
+            "a pipeline that probes a CPU hash join runs on the CPU backend (GPU pipelines do not probe joins yet)"));
+      }
+      List<ExprType> types = source != null ? source.types()
+          : SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
+      return new SpillwayProbePipelineNode(table, source == null ? scan.fields() : null, source, types, stages, builds);
     }
   }
 }

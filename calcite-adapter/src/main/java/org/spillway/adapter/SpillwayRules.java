@@ -11,6 +11,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rex.RexNode;
@@ -171,7 +172,8 @@ public final class SpillwayRules {
       RelTraitSet traits = SpillwayRel.unordered(join.getTraitSet());
       RelNode leftInput = inSpillway(join.getLeft());
       RelNode rightInput = inSpillway(join.getRight());
-      if (keys.residual() == null) {
+      // An outer, semi- or anti-join keeps its residual: it decides per candidate pair, not after the join.
+      if (keys.residual() == null || join.getJoinType() != JoinRelType.INNER) {
         return new SpillwayJoin(join.getCluster(), traits, leftInput, rightInput, join.getCondition(),
             join.getJoinType());
       }

@@ -2,7 +2,7 @@ package org.spillway.adapter;
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
@@ -33,7 +33,7 @@ final class SpillwayScanPipelineNode implements SpillwayNode {
   }
 
   @Override public SpillwayColumns run(SpillwayRunContext context) {
-    List<SourceBatch> sources = sources();
+    List<SourceBatch> sources = sources(table, fields);
     long start = System.nanoTime();
     List<ColumnBatch> out;
     if (backend != null && backend.gpu()) {
@@ -57,7 +57,8 @@ final class SpillwayScanPipelineNode implements SpillwayNode {
     SpillwayRunContext.trace("gpu pipeline over %s (%s): %.1f ms%s", table, backend.transfer(), nanos / 1e6, detail);
   }
 
-  private List<SourceBatch> sources() {
+  /** The scanned columns of every batch of {@code table}, as a pipeline's source. */
+  static List<SourceBatch> sources(SpillwayTable table, int[] fields) {
     List<SourceBatch> sources = new ArrayList<>();
     for (VectorSchemaRoot batch : table.stored().batches()) {
       List<FieldVector> columns = new ArrayList<>();

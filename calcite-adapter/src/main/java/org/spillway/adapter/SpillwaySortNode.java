@@ -2,7 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ExprType;
-import org.spillway.gpu.memory.MemoryGuard;
+import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.pipeline.sort.ColumnSort;
 
 import java.util.List;

@@ -3,8 +3,8 @@ package org.spillway.adapter;
 import java.util.List;
 import java.util.Map;
 import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.GpuColumnCache;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -2,8 +2,8 @@ package org.spillway.adapter;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.memory.PinnedAllocationManager;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.PinnedAllocationManager;
 
 import java.util.Optional;
 

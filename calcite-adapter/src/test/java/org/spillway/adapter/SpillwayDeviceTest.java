@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;

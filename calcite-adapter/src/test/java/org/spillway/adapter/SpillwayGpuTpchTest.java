@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;

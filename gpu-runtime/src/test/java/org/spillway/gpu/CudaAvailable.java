@@ -3,6 +3,7 @@ package org.spillway.gpu;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.spillway.gpu.device.GpuRuntime;
 
 /** JUnit condition: enabled when GpuRuntime has a usable device; otherwise skip, or fail if gpu.required. */
 public final class CudaAvailable implements ExecutionCondition {

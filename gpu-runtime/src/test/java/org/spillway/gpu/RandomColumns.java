@@ -3,7 +3,7 @@ package org.spillway.gpu;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.spillway.gpu.bench.RandomFill;
-import org.spillway.gpu.memory.ArrowAllocators;
+import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 import org.spillway.gpu.transfer.TransferMethod;

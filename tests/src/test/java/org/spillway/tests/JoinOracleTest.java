@@ -39,7 +39,8 @@ import org.spillway.storage.TableWriter;
 /**
  * Join semantics through SQL, Spillway against DuckDB on the same random rows: inner, outer, semi (IN,
  * EXISTS) and anti joins (NOT EXISTS, NOT IN with and without NULLs), NULL and duplicate keys, empty sides,
- * two-column keys, date keys and residual conditions, with each CPU join algorithm forced. Each query must also
+ * two-column keys, date keys and residual conditions (on outer, semi and anti joins too), with each CPU join
+ * algorithm forced. Each query must also
  * run through a SpillwayJoin of the expected type, so that a fallback to Calcite's joins cannot pass unseen.
  */
 class JoinOracleTest {
@@ -56,7 +57,16 @@ class JoinOracleTest {
    * A query, the join types one of which its SpillwayJoin must have ("semi|inner": Calcite plans IN as either
    * by cost; null: the join stays in Calcite), and its name.
    */
-  record Case(String name, String joinTypes, String sql) {
+  record Case(String name, String joinTypes, String sql, boolean pairResidual) {
+    Case(String name, String joinTypes, String sql) {
+      this(name, joinTypes, sql, false);
+    }
+
+    /** A case whose outer, semi- or anti-join has a residual: only the CPU NOPA probe evaluates it per pair. */
+    static Case pairResidual(String name, String joinTypes, String sql) {
+      return new Case(name, joinTypes, sql, true);
+    }
+
     @Override public String toString() {
       return name;
     }
@@ -92,6 +102,14 @@ class JoinOracleTest {
             "select b.s, count(*) as c, sum(a.v) as sv, min(b.w) as mw from a join b on a.k = b.k group by b.s"),
         new Case("three-way join", "inner", "select count(*) as c, sum(a.v) as sv, sum(b2.w) as sw "
             + "from a join b b1 on a.k = b1.k join b b2 on b1.k2 = b2.k2 where b2.w > 50"),
+        Case.pairResidual("left, residual on both sides", "left",
+            "select a.id, b.w from a left join b on a.k = b.k and a.v > b.w - 5000"),
+        Case.pairResidual("right, residual on both sides", "right",
+            "select a.id, b.w from a right join b on a.k = b.k and a.v > b.w - 5000"),
+        new Case("semi, EXISTS with a residual across sides", "semi|inner",
+            "select a.id from a where exists (select 1 from b where b.k = a.k and b.k2 <> a.k2)"),
+        new Case("anti, NOT EXISTS with a residual across sides", "anti|left",
+            "select a.id, a.k2 from a where not exists (select 1 from b where b.k = a.k and b.k2 <> a.k2)"),
         new Case("full join stays in Calcite", null, "select a.id, b.w from a full join b on a.k = b.k"));
   }
 
@@ -139,7 +157,8 @@ class JoinOracleTest {
       if (c.joinTypes() != null) {
         assertTrue(Arrays.stream(c.joinTypes().split("\\|")).anyMatch(t -> plan.contains("joinType=[" + t + "]"))
             && plan.contains("SpillwayJoin("), label + ": no " + c.joinTypes() + " SpillwayJoin in\n" + plan);
-        String forced = algorithm.equals("auto") ? "algorithm=[cpu-" : "algorithm=[" + algorithm + "]";
+        String forced = algorithm.equals("auto") ? "algorithm=[cpu-"
+            : c.pairResidual() ? "algorithm=[cpu-nopa]" : "algorithm=[" + algorithm + "]";
         assertTrue(plan.contains(forced), label + ": " + forced + " missing in\n" + plan);
       }
       QueryResult expected = run(duckDb, c.sql());

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.calcite.avatica.remote.Driver.Serialization;
 import org.spillway.adapter.SpillwayOptions;
-import org.spillway.gpu.memory.DeviceAllocator;
+import org.spillway.gpu.device.DeviceAllocator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

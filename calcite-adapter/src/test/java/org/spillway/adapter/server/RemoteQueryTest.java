@@ -164,7 +164,7 @@ class RemoteQueryTest {
     // The aggregate pipeline runs where the planner put it (device=auto: the GPU only if present and cheaper).
     assertEquals(1, entries.size(), entries.toString());
     assertEquals(plan.contains("device=[gpu]") ? "gpu" : "cpu", entries.get(0).device(), plan);
-    if (org.spillway.gpu.GpuRuntime.device().isEmpty()) {
+    if (org.spillway.gpu.device.GpuRuntime.device().isEmpty()) {
       assertEquals("cpu", entries.get(0).device());
     }
   }

@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.GpuMemoryException;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuMemoryException;
 
 /**
  * Runs the cases of {@link JoinBenchmarkPlan}: generates each workload (once while consecutive cases share it),

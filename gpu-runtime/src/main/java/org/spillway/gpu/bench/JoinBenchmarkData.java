@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinInput;
 import org.spillway.gpu.join.ZipfDistribution;

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.join.CpuNopaHashJoin;
 import org.spillway.gpu.join.CpuRadixJoin;
 import org.spillway.gpu.join.EquiJoin;

@@ -1,7 +1,7 @@
 package org.spillway.gpu.bench;
 
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnVector;
 import org.spillway.gpu.exec.ColumnarPipeline;

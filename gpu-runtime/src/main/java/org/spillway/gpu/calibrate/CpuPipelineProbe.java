@@ -9,14 +9,14 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.bench.MethodTimer;
+import org.spillway.gpu.device.ArrowAllocators;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.AggCall;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.exec.Expr;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.PipelineStage;
 import org.spillway.gpu.exec.SourceBatch;
-import org.spillway.gpu.memory.ArrowAllocators;
-import org.spillway.gpu.memory.HostMemoryKind;
 
 /**
  * Measures the CPU backend's own rate on a TPC-H Q6-shaped pipeline (a three-way range filter, a product and a

@@ -5,17 +5,17 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.bench.MethodTimer;
 import org.spillway.gpu.bench.RandomFill;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 
@@ -38,8 +38,8 @@ public final class LinkProbe implements AutoCloseable {
 
   public LinkProbe(CudaDevice device) {
     this.device = device;
-    this.read = device.module("link_probe").kernel("link_read");
-    this.write = device.module("link_probe").kernel("link_write");
+    this.read = device.module("calibrate/link_probe").kernel("link_read");
+    this.write = device.module("calibrate/link_probe").kernel("link_write");
     this.stream = device.newStream();
     this.start = device.newEvent(true);
     this.end = device.newEvent(true);

@@ -8,8 +8,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 
 /**
  * Finds the machine profile the cost model reads: the file named by {@code -Dspillway.profile}, else the one

@@ -5,15 +5,15 @@ import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.spillway.gpu.bench.MethodTimer;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.ArrowAllocators;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.exec.AggCall;
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ExprType;
 import org.spillway.gpu.exec.GpuColumnarPipeline;
 import org.spillway.gpu.exec.PipelineStage;
 import org.spillway.gpu.exec.SourceBatch;
-import org.spillway.gpu.memory.ArrowAllocators;
-import org.spillway.gpu.memory.HostMemoryKind;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

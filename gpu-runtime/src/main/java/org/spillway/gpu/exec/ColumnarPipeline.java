@@ -3,16 +3,12 @@ package org.spillway.gpu.exec;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
-import org.spillway.gpu.memory.SpillwayResourceException;
+import org.spillway.gpu.device.MemoryGuard;
 
 /**
  * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of
@@ -22,33 +18,44 @@ import org.spillway.gpu.memory.SpillwayResourceException;
 public final class ColumnarPipeline {
   /** 64 Ki rows: the vectors of a morsel stay within the caches of one core. */
   public static final int MORSEL_ROWS = 1 << 16;
-
-  /**
-   * Workers shared by all pipelines; daemon threads, so an idle pool never keeps the JVM alive. A plain
-   * executor (not fork-join) hands a worker's exception to the caller as thrown, message included.
-   */
-  private static final int POOL_THREADS = Runtime.getRuntime().availableProcessors();
-  private static final ExecutorService POOL = Executors.newFixedThreadPool(POOL_THREADS, runnable -> {
-    Thread thread = new Thread(runnable, "spillway-cpu-pipeline");
-    thread.setDaemon(true);
-    return thread;
-  });
+  /** What a value of an output column takes: its 8-byte lane (or reference) and a null flag. */
+  private static final long ROW_BYTES_PER_COLUMN = Long.BYTES + 1;
 
   private final List<ExprType> inputTypes;
   private final List<PipelineStage> stages;
   /** Input types of each stage, then the output types. */
   private final List<List<ExprType>> stageTypes = new ArrayList<>();
+  /** Per stage up to the first aggregation: the columns of its output that later stages or the output read. */
+  private final BitSet[] liveAfter;
+  /** The input columns read ({@link #inputColumnsRead}). */
+  private final BitSet liveInput;
 
   public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    this(inputTypes, stages, null);
+  }
+
+  /**
+   * A pipeline whose consumer reads only the output columns in {@code outputRead} (null: all): a join probe then
+   * gathers no build column that nobody reads, and the output's other columns may be null.
+   */
+  public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages, BitSet outputRead) {
     this.inputTypes = List.copyOf(inputTypes);
     this.stages = List.copyOf(stages);
     List<ExprType> types = this.inputTypes;
+    boolean aggregated = false;
     for (PipelineStage stage : this.stages) {
       stageTypes.add(types);
       checkStage(stage, types);
+      if (aggregated && stage instanceof PipelineStage.HashJoinProbe) {
+        throw new IllegalArgumentException("a join probe after an aggregation: the aggregation's output is the "
+            + "source of a pipeline of its own");
+      }
+      aggregated |= stage instanceof PipelineStage.Aggregate;
       types = stage.outputTypes(types);
     }
     stageTypes.add(types);
+    this.liveAfter = new BitSet[this.stages.size()];
+    this.liveInput = liveness(outputRead);
   }
 
   /** The types of the pipeline's output columns. */
@@ -86,13 +93,26 @@ public final class ColumnarPipeline {
    * those it passes to its output. {@link #runColumns} needs no others (a COUNT(*) over a join reads none).
    */
   public BitSet inputColumnsRead() {
+    return (BitSet) liveInput.clone();
+  }
+
+  /**
+   * Walks the stages backwards from the output (or the first aggregation) and records what each stage's output
+   * must hold; returns what the input must.
+   */
+  private BitSet liveness(BitSet outputRead) {
     int breaker = firstAggregate();
     BitSet needed = new BitSet();
     if (breaker < 0) {
-      needed.set(0, outputTypes().size());
+      if (outputRead == null) {
+        needed.set(0, outputTypes().size());
+      } else {
+        needed.or(outputRead);
+      }
     }
     for (int s = (breaker < 0 ? stages.size() : breaker + 1) - 1; s >= 0; s--) {
       PipelineStage stage = stages.get(s);
+      liveAfter[s] = (BitSet) needed.clone();
       if (stage instanceof PipelineStage.Aggregate a) {
         needed = new BitSet();
         for (int key : a.groupKeys()) {
@@ -115,9 +135,58 @@ public final class ColumnarPipeline {
         needed = in;
       } else if (stage instanceof PipelineStage.Filter f) {
         ExprColumns.collect(f.condition(), needed);
+      } else if (stage instanceof PipelineStage.HashJoinProbe h) {
+        needed = probeInputRead(h.probe(), needed, stageTypes.get(s).size());
       }
     }
     return needed;
+  }
+
+  /** The probe side's columns a join probe needs, given what is read of its output. */
+  private static BitSet probeInputRead(JoinProbe probe, BitSet outputRead, int probeColumns) {
+    BitSet joinedRead = (BitSet) outputRead.clone();
+    if (!probe.kind().projectsBuild()) {
+      joinedRead = new BitSet();
+      for (int c = outputRead.nextSetBit(0); c >= 0; c = outputRead.nextSetBit(c + 1)) {
+        joinedRead.set(probe.joinedProbe(c));
+      }
+    }
+    if (probe.residual() != null) {
+      ExprColumns.collect(probe.residual(), joinedRead);
+    }
+    BitSet in = new BitSet();
+    for (int c = 0; c < probeColumns; c++) {
+      if (joinedRead.get(probe.joinedProbe(c))) {
+        in.set(c);
+      }
+    }
+    for (int key : probe.probeKeys()) {
+      in.set(key);
+    }
+    return in;
+  }
+
+  /**
+   * The build side's columns that the join probe of stage {@code stage} gathers: those read after it and those
+   * its residual reads (its keys are read by the table's build, not here).
+   */
+  public BitSet buildColumnsRead(int stage) {
+    JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(stage)).probe();
+    int probeColumns = stageTypes.get(stage).size();
+    BitSet joinedRead = new BitSet();
+    if (probe.kind().projectsBuild()) {
+      joinedRead.or(liveAfter[stage]);
+    }
+    if (probe.residual() != null) {
+      ExprColumns.collect(probe.residual(), joinedRead);
+    }
+    BitSet out = new BitSet();
+    for (int b = 0; b < probe.buildTypes().size(); b++) {
+      if (joinedRead.get(probe.joinedBuild(b, probeColumns))) {
+        out.set(b);
+      }
+    }
+    return out;
   }
 
   /**
@@ -165,39 +234,35 @@ public final class ColumnarPipeline {
   /** Runs the stages over {@code count} morsels made on the worker threads by {@code morsel}. */
   private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
     int breaker = firstAggregate();
-    ColumnBatch[] outputs = new ColumnBatch[count];
-    int workers = Math.max(1, Math.min(threads, count));
-    HashAggregator[] partials = new HashAggregator[workers];
-    AtomicInteger next = new AtomicInteger();
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < workers; w++) {
-      int worker = w;
-      futures.add(POOL.submit(() -> {
-        HashAggregator sink = breaker < 0 ? null : newAggregator(breaker);
-        partials[worker] = sink;
-        for (int m = next.getAndIncrement(); m < count; m = next.getAndIncrement()) {
-          if (cancelled.getAsBoolean()) {
-            throw new CancellationException("query cancelled");
+    List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
+    HashAggregator[] partials = new HashAggregator[MorselScheduler.workers(count, threads)];
+    AtomicLong collected = new AtomicLong();
+    MorselScheduler.forEach(count, threads, cancelled, (worker, m) -> {
+      List<ColumnBatch> out = new ArrayList<>(1);
+      push(morsel.apply(m), 0, breaker < 0 ? stages.size() : breaker, rows -> {
+        if (breaker >= 0) {
+          if (partials[worker] == null) {
+            partials[worker] = newAggregator(breaker);
           }
-          Morsel rows = morsel.apply(m);
-          apply(rows, 0, breaker < 0 ? stages.size() : breaker);
-          if (sink != null) {
-            sink.add(rows);
-          } else if (rows.rows() > 0) {
-            outputs[m] = new ColumnBatch(rows.materialize(), rows.rows());
-          }
+          partials[worker].add(rows);
+        } else if (rows.rows() > 0) {
+          ColumnBatch batch = new ColumnBatch(rows.materialize(), rows.rows());
+          long total = collected.addAndGet(batch.rows());
+          MemoryGuard.require("the output of a pipeline (" + total + " rows so far)",
+              total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length));
+          out.add(batch);
         }
-        return null;
-      }));
+      });
+      outputs.set(m, out);
+    });
+    for (int w = 0; w < partials.length; w++) {
+      if (breaker >= 0 && partials[w] == null) {
+        partials[w] = newAggregator(breaker);  // a worker that got no morsel
+      }
     }
-    awaitAll(futures);
     if (breaker < 0) {
       List<ColumnBatch> result = new ArrayList<>();
-      for (ColumnBatch out : outputs) {
-        if (out != null) {
-          result.add(out);
-        }
-      }
+      outputs.forEach(result::addAll);
       return result;
     }
     return finish(merge(partials, breaker, cancelled), breaker + 1);
@@ -223,31 +288,18 @@ public final class ColumnarPipeline {
       }
       return total.result();
     }
-    int bits = 32 - Integer.numberOfLeadingZeros(POOL_THREADS * 4 - 1);
+    int bits = 32 - Integer.numberOfLeadingZeros(MorselScheduler.THREADS * 4 - 1);
     int[][][] split = new int[partials.length][][];
-    List<Future<?>> futures = new ArrayList<>();
-    for (int w = 0; w < partials.length; w++) {
-      int worker = w;
-      futures.add(POOL.submit(() -> split[worker] = partials[worker].partitionGroups(bits)));
-    }
-    awaitAll(futures);
+    MorselScheduler.forEach(partials.length, partials.length, cancelled,
+        (w, worker) -> split[worker] = partials[worker].partitionGroups(bits));
     ColumnVector[][] parts = new ColumnVector[1 << bits][];
-    futures.clear();
-    for (int p = 0; p < parts.length; p++) {
-      int partition = p;
-      futures.add(POOL.submit(() -> {
-        if (cancelled.getAsBoolean()) {
-          throw new CancellationException("query cancelled");
-        }
-        HashAggregator target = newAggregator(breaker);
-        for (int w = 0; w < partials.length; w++) {
-          target.merge(partials[w], split[w][partition]);
-        }
-        parts[partition] = target.result();
-        return null;
-      }));
-    }
-    awaitAll(futures);
+    MorselScheduler.forEach(parts.length, MorselScheduler.THREADS, cancelled, (w, partition) -> {
+      HashAggregator target = newAggregator(breaker);
+      for (int p = 0; p < partials.length; p++) {
+        target.merge(partials[p], split[p][partition]);
+      }
+      parts[partition] = target.result();
+    });
     ColumnVector[] out = new ColumnVector[parts[0].length];
     for (int c = 0; c < out.length; c++) {
       List<ColumnVector> column = new ArrayList<>(parts.length);
@@ -270,17 +322,18 @@ public final class ColumnarPipeline {
         ColumnVector[] out = again.result();
         morsel = Morsel.ofColumns(out, out.length == 0 ? 0 : out[0].size);
       } else {
-        apply(morsel, s, s + 1);
+        push(morsel, s, s + 1, done -> { });
       }
     }
     return morsel.rows() == 0 ? List.of() : List.of(new ColumnBatch(morsel.materialize(), morsel.rows()));
   }
 
   /**
-   * Runs stages [from, to) over the morsel. A morsel left empty still passes through every projection: the
-   * stages after it (an aggregation, the output) read the projection's columns, not its input's.
+   * Runs stages [from, to) over the morsel and hands the result to {@code sink}: once, or (after a join probe that
+   * multiplies rows) once per bounded part. A morsel left empty still passes through every projection: the stages
+   * after it (an aggregation, the output) read the projection's columns, not its input's.
    */
-  private void apply(Morsel morsel, int from, int to) {
+  private void push(Morsel morsel, int from, int to, Consumer<Morsel> sink) {
     for (int s = from; s < to; s++) {
       PipelineStage stage = stages.get(s);
       if (stage instanceof PipelineStage.Filter f) {
@@ -289,10 +342,15 @@ public final class ColumnarPipeline {
         }
       } else if (stage instanceof PipelineStage.Project p) {
         morsel.project(p.expressions());
+      } else if (stage instanceof PipelineStage.HashJoinProbe h) {
+        int next = s + 1;
+        morsel.probe(h.probe(), liveAfter[s], MORSEL_ROWS, joined -> push(joined, next, to, sink));
+        return;
       } else {
         throw new IllegalStateException("stage " + s + " (" + stage + ") cannot run per morsel");
       }
     }
+    sink.accept(morsel);
   }
 
   /** Types of the input of stage {@code stage} (of the output when it equals the stage count). */
@@ -315,6 +373,13 @@ public final class ColumnarPipeline {
   }
 
   private static void checkStage(PipelineStage stage, List<ExprType> types) {
+    if (stage instanceof PipelineStage.HashJoinProbe h) {
+      for (int key : h.probe().probeKeys()) {
+        if (key < 0 || key >= types.size()) {
+          throw new IllegalArgumentException("join key $" + key + " is not a column of " + types);
+        }
+      }
+    }
     if (stage instanceof PipelineStage.Aggregate a) {
       for (int key : a.groupKeys()) {
         if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.BIG_DECIMAL) {
@@ -329,28 +394,6 @@ public final class ColumnarPipeline {
           call.checkArgument(types.get(call.argument()));
         }
       }
-    }
-  }
-
-  private static void awaitAll(List<Future<?>> futures) {
-    try {
-      for (Future<?> f : futures) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CancellationException("interrupted while running a columnar pipeline");
-    } catch (ExecutionException e) {
-      for (Future<?> f : futures) {
-        f.cancel(true);
-      }
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof OutOfMemoryError oom) {
-        throw SpillwayResourceException.of(oom, "a columnar pipeline");
-      }
-      throw new IllegalStateException("columnar pipeline failed: " + e.getCause(), e.getCause());
     }
   }
 }

@@ -5,10 +5,10 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import java.math.BigDecimal;
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
 
 /**
  * The aggregate state of one GPU pipeline run in device memory, and its reading back into result columns.

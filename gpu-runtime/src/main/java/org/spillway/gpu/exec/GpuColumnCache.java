@@ -7,14 +7,14 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.cuda.HostPointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.GpuMemoryException;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.GpuMemoryException;
+import org.spillway.gpu.device.HostPointer;
 
 /**
  * Keeps hot host columns resident in GPU memory within a byte budget, evicting the least recently used, so

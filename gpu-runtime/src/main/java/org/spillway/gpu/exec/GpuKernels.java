@@ -1,15 +1,15 @@
 package org.spillway.gpu.exec;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
 
 /** The kernels of columnar_pipeline.cu, columnar_pipeline_rows.cu and selection_aggregate.cu on one device. */
 final class GpuKernels {
   /** The kernel modules' names (their fatbins, listed in GpuRuntime.KERNEL_MODULES). */
-  static final String MODULE = "columnar_pipeline";
-  static final String SELECTION_MODULE = "selection_aggregate";
-  static final String ROWS_MODULE = "columnar_pipeline_rows";
+  static final String MODULE = "exec/columnar_pipeline";
+  static final String SELECTION_MODULE = "exec/selection_aggregate";
+  static final String ROWS_MODULE = "exec/columnar_pipeline_rows";
 
   final CudaKernel init;
   final CudaKernel global;

@@ -66,6 +66,8 @@ final class GpuProgramBuilder {
           next.add(e instanceof Expr.Column c ? current.get(c.index()) : compile(e, current));
         }
         current = next;
+      } else if (stage instanceof PipelineStage.HashJoinProbe) {
+        throw new GpuProgram.Unsupported("a hash-join probe (GPU pipelines do not probe joins yet)");
       } else {
         throw new IllegalArgumentException("stage " + stage + " cannot precede the aggregation");
       }

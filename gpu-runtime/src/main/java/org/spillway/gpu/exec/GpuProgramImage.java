@@ -3,7 +3,7 @@ package org.spillway.gpu.exec;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import jcuda.Pointer;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.DeviceBuffer;
 
 /**
  * A {@link GpuProgram} as the columnar_pipeline kernels read it from device memory: instructions (int4,

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.memory.HostCopy;
+import org.spillway.gpu.device.HostCopy;
 
 /**
  * Turns the chunk outputs of the columnar_pipeline_rows kernel ({@link GpuRowsLayout}) into the result the

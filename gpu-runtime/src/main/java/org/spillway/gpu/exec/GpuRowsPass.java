@@ -7,15 +7,15 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /**
  * One run of a pipeline without an aggregation on the GPU ({@link GpuColumnarPipeline}): uploads the program

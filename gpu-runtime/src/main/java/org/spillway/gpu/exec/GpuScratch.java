@@ -15,12 +15,12 @@ import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.HostBuffer;
 
 /**
  * Small device buffers that GPU pipeline runs borrow (program images, aggregate state, chunk tables) and

@@ -1,6 +1,9 @@
 package org.spillway.gpu.exec;
 
+import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.arrow.vector.FieldVector;
 
 /**
@@ -41,7 +44,7 @@ final class Morsel {
   /** Rows already held in vectors. */
   static Morsel ofColumns(ColumnVector[] columns, int rows) {
     int[] sourceOf = new int[columns.length];
-    java.util.Arrays.fill(sourceOf, -1);
+    Arrays.fill(sourceOf, -1);
     return new Morsel(new FieldVector[0], List.of(), 0, rows, columns.clone(), sourceOf);
   }
 
@@ -57,6 +60,9 @@ final class Morsel {
   ColumnVector column(int i) {
     if (columns[i] == null) {
       int s = sourceOf[i];
+      if (s < 0) {
+        throw new IllegalStateException("column " + i + " of the morsel was left out as unread, yet is read");
+      }
       columns[i] = ArrowColumnLoader.load(sources[s], sourceTypes.get(s), offset, selection, rows);
       sourceOf[i] = -1;
     }
@@ -119,10 +125,65 @@ final class Morsel {
     sourceOf = nextSource;
   }
 
-  /** Every column, loaded. */
+  /**
+   * Joins the rows with a build side ({@link JoinProbe}) and hands the joined rows on as morsels of at most about
+   * {@code maxRows} rows: probe columns are gathered at the matched positions (columns still in the source stay
+   * lazy, under the composed selection), build columns are gathered from the build side when {@code live} (the
+   * columns read after this stage) holds them, else left out.
+   */
+  void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
+    JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length);
+    for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
+      out.accept(joined(probe, live, m));
+    }
+  }
+
+  private Morsel joined(JoinProbe probe, BitSet live, JoinProbe.Matches m) {
+    int probeColumns = columns.length;
+    int n = m.count();
+    int[] at = m.probeRows();
+    boolean projectsBuild = probe.kind().projectsBuild();
+    int width = projectsBuild ? probeColumns + probe.buildTypes().size() : probeColumns;
+    ColumnVector[] next = new ColumnVector[width];
+    int[] nextSource = new int[width];
+    Arrays.fill(nextSource, -1);
+    for (int c = 0; c < probeColumns; c++) {
+      int to = projectsBuild ? probe.joinedProbe(c) : c;
+      if (!live.get(to)) {
+        continue;
+      }
+      if (columns[c] != null) {
+        next[to] = columns[c].gather(at, n);
+      } else {
+        nextSource[to] = sourceOf[c];
+      }
+    }
+    if (projectsBuild) {
+      for (int b = 0; b < probe.buildTypes().size(); b++) {
+        int to = probe.joinedBuild(b, probeColumns);
+        if (live.get(to)) {
+          next[to] = probe.build().gather(b, m.buildRows(), n);
+        }
+      }
+    }
+    int[] composed = null;
+    if (sources.length > 0) {
+      composed = new int[n];
+      for (int i = 0; i < n; i++) {
+        composed[i] = selection == null ? at[i] : selection[at[i]];
+      }
+    }
+    Morsel joined = new Morsel(sources, sourceTypes, offset, n, next, nextSource);
+    joined.selection = composed;
+    return joined;
+  }
+
+  /** Every column, loaded; a column left out as unread stays null. */
   ColumnVector[] materialize() {
     for (int i = 0; i < columns.length; i++) {
-      column(i);
+      if (columns[i] != null || sourceOf[i] >= 0) {
+        column(i);
+      }
     }
     return columns.clone();
   }

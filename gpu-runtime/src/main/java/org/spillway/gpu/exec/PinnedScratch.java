@@ -1,7 +1,7 @@
 package org.spillway.gpu.exec;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.HostBuffer;
 
 /**
  * Pooled pinned, mapped host buffers for staging host data that a GPU operator reads, such as a join's key

@@ -3,7 +3,10 @@ package org.spillway.gpu.exec;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One operator of a fused columnar pipeline: a filter, a projection or an aggregation (a pipeline breaker). */
+/**
+ * One operator of a fused columnar pipeline: a filter, a projection, the probe of a hash join (streaming
+ * operators) or an aggregation (a pipeline breaker).
+ */
 public sealed interface PipelineStage {
   /** The types of this stage's output columns, given its input's. */
   List<ExprType> outputTypes(List<ExprType> input);
@@ -49,6 +52,13 @@ public sealed interface PipelineStage {
       }
       calls.forEach(c -> out.add(c.resultType()));
       return out;
+    }
+  }
+
+  /** Joins each row with the rows of a build side that share its key ({@link JoinProbe}). */
+  record HashJoinProbe(JoinProbe probe) implements PipelineStage {
+    @Override public List<ExprType> outputTypes(List<ExprType> input) {
+      return probe.outputTypes(input);
     }
   }
 }

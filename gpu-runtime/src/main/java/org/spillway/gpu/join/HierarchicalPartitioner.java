@@ -1,12 +1,12 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.transfer.ColumnType;
 
 /**
@@ -20,7 +20,7 @@ import org.spillway.gpu.transfer.ColumnType;
  * {@link #HISTOGRAM_BITS} hash bits, which the host coarsens to the chosen fanout.
  */
 final class HierarchicalPartitioner {
-  static final String MODULE = "hierarchical_partitioner";
+  static final String MODULE = "join/hierarchical_partitioner";
   /** Bits of the prefix-sum histogram, hence the largest first-pass fanout. */
   static final int HISTOGRAM_BITS = 10;
   static final int BLOCK_THREADS = 1024;

@@ -1,7 +1,7 @@
 package org.spillway.gpu.join;
 
 import java.util.function.BooleanSupplier;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
 
 /**
  * The no-partitioning hash join (NOPA) of Lutz et al., "Pump Up the Volume" (SIGMOD 2020), on the GPU: R and S

@@ -6,13 +6,13 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /**
  * The memory of one NOPA table: the GPU part of the entry array in device memory, the rest in mapped pinned

@@ -1,14 +1,14 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 
 /** The kernels of nopa_hash_join.cu for one key column type, and the grid NopaHashJoin launches them on. */
 final class NopaKernels {
-  static final String MODULE = "nopa_hash_join";
+  static final String MODULE = "join/nopa_hash_join";
   static final int BLOCK_THREADS = 256;
 
   /** What a row carries into the table or the output; the kernel's ValueMode holds the same numbers. */

@@ -8,12 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import jcuda.Pointer;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.HostPointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostPointer;
 import org.spillway.gpu.transfer.DeviceChunk;
 
 /**

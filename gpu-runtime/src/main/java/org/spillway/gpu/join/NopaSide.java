@@ -2,8 +2,8 @@ package org.spillway.gpu.join;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaStream;
 import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
 

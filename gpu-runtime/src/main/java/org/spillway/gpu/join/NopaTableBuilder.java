@@ -6,10 +6,10 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.DeviceBuffer;
 
 /**
  * Builds the table of one {@link NopaJoinRun} over R: picks the table kind and placement from R's key statistics

@@ -6,12 +6,12 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import jcuda.Pointer;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /**
  * The first pass's partition array of 16-byte tuples, cached in GPU memory for a share of its pages and

@@ -3,7 +3,7 @@ package org.spillway.gpu.join;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.spillway.gpu.memory.MemoryGuard;
+import org.spillway.gpu.device.MemoryGuard;
 
 /**
  * An append-only column of row indices stored as a list of int chunks, so it grows without copying and

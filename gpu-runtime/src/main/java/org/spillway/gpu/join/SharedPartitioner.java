@@ -1,9 +1,9 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DevicePointer;
 
 /**
  * The Shared radix partitioner (Lutz et al., SIGMOD '22, Sec. 4.2; shared_partitioner.cu): software
@@ -21,7 +21,7 @@ final class SharedPartitioner {
   private final CudaKernel partition;
 
   SharedPartitioner(CudaDevice device) {
-    this.partition = device.module("shared_partitioner").kernel("shared_partition");
+    this.partition = device.module("join/shared_partitioner").kernel("shared_partition");
   }
 
   /** Tuples per buffer at {@code bits} within {@code sharedBytes} per block, 0 if none fits. */

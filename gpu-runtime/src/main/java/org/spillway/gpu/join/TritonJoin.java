@@ -2,8 +2,8 @@ package org.spillway.gpu.join;
 
 import java.util.function.BooleanSupplier;
 import jcuda.driver.CUdevice_attribute;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaStream;
 
 /**
  * The Triton join (Lutz et al., "Triton Join: Efficiently Scaling to a Large Join State on GPUs with Fast

@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
 
 /**
  * One execution of {@link TritonJoin}: its three phases, the buffers they take (all released by

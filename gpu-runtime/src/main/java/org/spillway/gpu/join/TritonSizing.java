@@ -1,6 +1,6 @@
 package org.spillway.gpu.join;
 
-import org.spillway.gpu.memory.GpuMemoryException;
+import org.spillway.gpu.device.GpuMemoryException;
 
 /**
  * How {@link TritonJoin} sizes itself for a GPU memory budget C, from the exact partition sizes the prefix

@@ -5,15 +5,15 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaModule;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceAllocator;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceAllocator;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
 
 /**
  * One of the Triton join phase's two streams (Lutz et al., SIGMOD '22, Sec. 5.2) with its buffers, sized for
@@ -24,7 +24,7 @@ import org.spillway.gpu.memory.DeviceBuffer;
  * transform overlaps the other's compute-bound second pass and join.
  */
 final class TritonStream implements AutoCloseable {
-  static final String MODULE = "triton_join";
+  static final String MODULE = "join/triton_join";
   static final int TRANSFORM_THREADS = 1024;
   static final int JOIN_THREADS = 512;
 

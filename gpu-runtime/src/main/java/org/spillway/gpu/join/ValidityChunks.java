@@ -2,12 +2,12 @@ package org.spillway.gpu.join;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.HostPointer;
-import org.spillway.gpu.memory.DeviceBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.device.HostPointer;
 import org.spillway.gpu.transfer.DeviceChunk;
 
 /**

@@ -5,12 +5,12 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.util.List;
 import jcuda.Pointer;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaKernel;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
 import org.spillway.gpu.transfer.ChunkConsumer;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.DeviceChunk;
@@ -89,6 +89,6 @@ public final class GpuColumnSum implements ColumnSum {
       case FLOAT64 -> "column_sum_f64";
       case VALIDITY -> throw new IllegalArgumentException("column_sum sums values, not validity bitmaps");
     };
-    return device.module("column_sum").kernel(function);
+    return device.module("ops/column_sum").kernel(function);
   }
 }

@@ -1,6 +1,6 @@
 package org.spillway.gpu.transfer;
 
-import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.device.CudaStream;
 
 /**
  * The GPU side of a pipeline: enqueues the work for one chunk on the given stream (typically one kernel

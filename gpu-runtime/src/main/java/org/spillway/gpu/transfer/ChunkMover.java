@@ -1,7 +1,7 @@
 package org.spillway.gpu.transfer;
 
 import java.util.List;
-import org.spillway.gpu.cuda.CudaStream;
+import org.spillway.gpu.device.CudaStream;
 
 /**
  * The method-specific half of a transfer pipeline: makes one chunk of every column visible to the GPU on

@@ -3,11 +3,11 @@ package org.spillway.gpu.transfer;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
-import org.spillway.gpu.cuda.HostPointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostPointer;
 
 /**
  * Pageable copy and pinned copy: cuMemcpyHtoDAsync of each chunk into a slot's device buffer. From

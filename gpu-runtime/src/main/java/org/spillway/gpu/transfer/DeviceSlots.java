@@ -2,8 +2,8 @@ package org.spillway.gpu.transfer;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.DeviceBuffer;
 
 /** Device buffers that receive copied chunks: one per pipeline slot and column, reused across runs. */
 final class DeviceSlots implements AutoCloseable {

@@ -3,9 +3,9 @@ package org.spillway.gpu.transfer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /**
  * The pull methods (zero-copy, UM migration, coherence): nothing is moved ahead of time; the kernel

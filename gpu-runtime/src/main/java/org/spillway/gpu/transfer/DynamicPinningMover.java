@@ -5,10 +5,10 @@ import static jcuda.driver.JCudaDriver.cuMemHostUnregister;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.HostPointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.HostPointer;
 
 /**
  * Dynamic pinning: each chunk's pages are registered with cuMemHostRegister, copied by DMA and

@@ -4,10 +4,10 @@ import static jcuda.driver.JCudaDriver.cuMemPrefetchAsync;
 
 import java.util.List;
 import jcuda.driver.CUdevice;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.cuda.DevicePointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DevicePointer;
 
 /**
  * UM prefetch: each chunk of unified memory is prefetched to the GPU on its slot's stream, so the

@@ -8,9 +8,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.HostBuffer;
 
 /**
  * Staged copy: CPU threads copy each chunk from pageable memory into a pinned ring slot, which then goes

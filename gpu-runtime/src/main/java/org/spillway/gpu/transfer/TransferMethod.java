@@ -3,8 +3,8 @@ package org.spillway.gpu.transfer;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /** The eight CPU-to-GPU transfer methods of Lutz et al., "Pump Up the Volume" (SIGMOD 2020), Table 1. */
 public enum TransferMethod {

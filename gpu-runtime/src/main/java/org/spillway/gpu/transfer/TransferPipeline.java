@@ -4,10 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import jcuda.driver.JCudaDriver;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaEvent;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.HostMemoryKind;
 
 /**
  * Streams row ranges of host columns to a {@link ChunkConsumer} in chunks with one transfer method,

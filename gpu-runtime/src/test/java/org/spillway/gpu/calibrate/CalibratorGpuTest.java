@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /** A small calibration on the GPU: every supported method and probe yields a positive, plausible number. */

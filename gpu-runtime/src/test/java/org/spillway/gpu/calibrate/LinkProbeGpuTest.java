@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.bench.RandomFill;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.HostBuffer;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.transfer.ColumnType;
 
 /** The link_probe kernels against the CPU: what the reads read (by checksum) and what the writes wrote. */

@@ -14,11 +14,11 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.RandomColumns;
 import org.spillway.gpu.bench.PipelineWorkloads;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
 

@@ -16,10 +16,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.RandomColumns;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
 

@@ -14,7 +14,7 @@ import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
-import org.spillway.gpu.GpuRuntime;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.ArrowAllocators;
+import org.spillway.gpu.device.ArrowAllocators;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
 

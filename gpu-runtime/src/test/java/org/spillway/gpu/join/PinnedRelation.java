@@ -3,8 +3,8 @@ package org.spillway.gpu.join;
 import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
 import org.apache.arrow.memory.util.MemoryUtil;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.HostBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.HostBuffer;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 

@@ -10,12 +10,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.cuda.CudaStream;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.GpuRuntime;
 
 /**
  * The Shared partitioner (GPU memory to GPU memory, the Triton join's second pass) against the CPU reference

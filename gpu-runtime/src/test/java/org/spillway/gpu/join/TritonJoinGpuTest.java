@@ -14,9 +14,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
-import org.spillway.gpu.cuda.CudaDevice;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.transfer.ColumnType;
 
 /**

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.memory.GpuMemoryException;
+import org.spillway.gpu.device.GpuMemoryException;
 
 /** TritonJoin's sizing rules on the CPU (CI): B1 by the C/2 rule, B2 by the table, the cache share. */
 class TritonSizingTest {

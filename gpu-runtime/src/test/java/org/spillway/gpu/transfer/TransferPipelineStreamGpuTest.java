@@ -13,12 +13,12 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.RandomColumns;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.cuda.CudaException;
-import org.spillway.gpu.memory.DeviceBuffer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.ops.GpuColumnSum;
 
 /**

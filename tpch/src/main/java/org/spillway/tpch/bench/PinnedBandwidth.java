@@ -4,14 +4,14 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
-import org.spillway.gpu.GpuRuntime;
 import org.spillway.gpu.bench.MethodTimer;
 import org.spillway.gpu.bench.RandomFill;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
-import org.spillway.gpu.cuda.CudaDevice;
-import org.spillway.gpu.memory.ArrowAllocators;
-import org.spillway.gpu.memory.HostMemoryKind;
+import org.spillway.gpu.device.ArrowAllocators;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 

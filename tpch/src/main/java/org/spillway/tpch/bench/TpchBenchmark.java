@@ -12,7 +12,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.spillway.gpu.GpuRuntime;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.tpch.ConsoleProgressBar;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;

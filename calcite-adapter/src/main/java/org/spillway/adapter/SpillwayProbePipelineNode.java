@@ -1,0 +1,97 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.exec.ExprType;
+import org.spillway.gpu.exec.JoinHashTable;
+import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.exec.PipelineStage;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * A CPU pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
+ * run first, each into a {@link JoinHashTable}; then the source (a table scan, or another node's output) streams in
+ * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
+ * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
+ */
+final class SpillwayProbePipelineNode implements SpillwayNode {
+  private final SpillwayTable table;
+  /** The scanned table's fields when the source is a scan, else null. */
+  private final int[] scanFields;
+  /** The source node when the source is not a scan, else null. */
+  private final SpillwayNode source;
+  private final List<ExprType> inputTypes;
+  private final List<PipelineStage> stages;
+  /** Per stage: the build side of a probe stage, else null. */
+  private final List<SpillwayJoinBuild> builds;
+  private final List<ExprType> outputTypes;
+
+  SpillwayProbePipelineNode(SpillwayTable table, int[] scanFields, SpillwayNode source, List<ExprType> inputTypes,
+      List<PipelineStage> stages, List<SpillwayJoinBuild> builds) {
+    this.table = table;
+    this.scanFields = scanFields == null ? null : scanFields.clone();
+    this.source = source;
+    this.inputTypes = List.copyOf(inputTypes);
+    this.stages = List.copyOf(stages);
+    this.builds = new ArrayList<>(builds);
+    this.outputTypes = new ColumnarPipeline(inputTypes, stages).outputTypes();
+  }
+
+  @Override public List<ExprType> types() {
+    return outputTypes;
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context) {
+    BitSet all = new BitSet();
+    all.set(0, outputTypes.size());
+    return run(context, all);
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+    ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
+    List<PipelineStage> bound = new ArrayList<>(stages);
+    for (int s = 0; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
+        bound.set(s, new PipelineStage.HashJoinProbe(build(probe.probe(), builds.get(s),
+            planned.buildColumnsRead(s), context)));
+      }
+    }
+    ColumnarPipeline pipeline = new ColumnarPipeline(inputTypes, bound, read);
+    context.checkCancelled("before a pipeline over " + sourceName());
+    long start = System.nanoTime();
+    List<ColumnBatch> out;
+    if (source == null) {
+      out = pipeline.run(SpillwayScanPipelineNode.sources(table, scanFields), context.threads(), context.cancelled());
+    } else {
+      BitSet sourceRead = pipeline.inputColumnsRead();
+      out = pipeline.runColumns(source.run(context, sourceRead).batches(sourceRead), context.threads(),
+          context.cancelled());
+    }
+    table.deviceUsage().record(false);
+    SpillwayRunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),
+        context.threads(), (System.nanoTime() - start) / 1e6);
+    return new SpillwayBatchColumns(out, outputTypes);
+  }
+
+  /** Runs a build side, reading its keys and the columns the probe gathers, and builds its table. */
+  private static JoinProbe build(JoinProbe probe, SpillwayJoinBuild build, BitSet gathered, SpillwayRunContext context) {
+    BitSet read = (BitSet) gathered.clone();
+    for (int key : build.keys()) {
+      read.set(key);
+    }
+    long start = System.nanoTime();
+    SpillwayColumns rows = build.node().run(context, read);
+    context.checkCancelled("before building the hash table of " + build.label());
+    JoinHashTable table = JoinProbe.buildTable(rows, build.keys(), context.threads(), context.cancelled());
+    SpillwayRunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
+        table.direct() ? "direct" : "chained", rows.rows(), (System.nanoTime() - start) / 1e6);
+    return probe.bind(table, rows);
+  }
+
+  private String sourceName() {
+    return source == null ? table.stored().name() : "an intermediate result";
+  }
+}

@@ -1,0 +1,180 @@
+// The register program of GpuColumnarPipeline (GpuProgram.java) and its per-row interpreter, shared by the
+// kernels of columnar_pipeline.cu (filter, project, aggregate) and columnar_pipeline_rows.cu (filter,
+// project, return the selected rows). Each thread runs the program for its row with SQL's three-valued
+// logic: every register has a NULL flag (one bit of a 64-bit mask), NULL rows hold 0 and filters keep only
+// TRUE rows. The filter variant (Pump Up the Volume, Sec. 7.2.4) decides how rows are rejected: BRANCHING
+// loads each column at its first use and leaves the row at the first failing filter; PREDICATION loads
+// every column and runs the whole program (errors count only for rows still selected).
+#pragma once
+#include "pipeline_chunks.cuh"
+
+namespace spillway {
+
+constexpr int kMaxRegisters = 64;
+
+// Instruction opcodes; GpuProgram.java holds the same numbers. Fields: x op, y destination, z operand
+// register, w second operand register, constant index or jump target.
+enum Op : int {
+  LOAD = 0, CONST = 1, CONST_NULL = 2, MOV = 3, CMP_EQ = 4, CMP_NE = 5, CMP_LT = 6, CMP_LE = 7, CMP_GT = 8,
+  CMP_GE = 9, IN_RANGES = 10, NOT = 11, IS_NULL = 12, JUMP_IF_FALSE = 13, JUMP_IF_TRUE = 14,
+  JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
+  SCALE = 23, YEAR = 24, FILTER = 25
+};
+
+// The program of a launch (and the aggregation of the aggregating kernels), passed by value; every field is
+// one 64-bit word (GpuProgramImage.argument writes them in this order).
+struct ProgramArg {
+  const int4* code;
+  long long length;
+  const long long* constants;
+  long long column_count;
+  long long wide_mask;
+  long long branching;      // 1: BRANCHING, 0: PREDICATION
+  const int* calls;         // (kind, argument register) pairs
+  long long call_count;
+  long long tracked_calls;  // bit c: call c's argument may be NULL, so count its non-NULL values
+  const int* keys;          // (register, bits 32 or 64, null flag bit or -1) triples
+  long long key_count;
+  long long capacity;       // hash table slots (a power of two); 0 for a global aggregate
+};
+
+__device__ __forceinline__ long long year_of_epoch_day(long long day) {
+  long long z = day + 719468;
+  long long era = (z >= 0 ? z : z - 146096) / 146097;
+  long long doe = z - era * 146097;
+  long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  long long mp = (5 * doy + 2) / 153;
+  return yoe + era * 400 + (mp >= 10 ? 1 : 0);
+}
+
+// One row's registers: values (0 when NULL), the NULL flags and the input columns loaded so far.
+struct Row {
+  long long r[kMaxRegisters];
+  unsigned long long nulls;
+  unsigned loaded;
+
+  __device__ __forceinline__ bool is_null(int reg) const { return (nulls >> reg) & 1; }
+
+  __device__ __forceinline__ void set(int reg, long long value, bool null) {
+    r[reg] = null ? 0 : value;
+    nulls = null ? nulls | (1ull << reg) : nulls & ~(1ull << reg);
+  }
+
+  // Input column c into register c, NULL where its validity bit is clear.
+  __device__ __forceinline__ void load(const ChunkArg& chunk, const ProgramArg& p, int c, unsigned long long row) {
+    const unsigned char* validity = chunk.validity[c];
+    const bool null = !is_valid(validity, row);
+    long long v = 0;
+    if (!null) {
+      v = (p.wide_mask >> c) & 1 ? static_cast<const long long*>(chunk.column[c])[row]
+                                 : static_cast<long long>(static_cast<const int*>(chunk.column[c])[row]);
+    }
+    set(c, v, null);
+    loaded |= 1u << c;
+  }
+};
+
+// Runs the program over one row; returns whether the row is selected (every filter TRUE, no error).
+// Under BRANCHING it returns at the first failing filter; under PREDICATION it runs on, and errors of rows
+// no longer selected are ignored (the CPU backend never computes them).
+static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, unsigned long long row, Row& w,
+                            unsigned long long* error) {
+  const int4* __restrict__ program = p.code;
+  const long long* __restrict__ constants = p.constants;
+  const bool branching = p.branching != 0;
+  w.nulls = 0;
+  w.loaded = 0;
+  if (!branching) {
+    for (int c = 0; c < p.column_count; c++) w.load(chunk, p, c, row);
+  }
+  bool keep = true;
+  for (int pc = 0; pc < p.length;) {
+    const int4 in = program[pc];
+    const long long a = w.r[in.z];
+    const bool an = w.is_null(in.z);
+    switch (in.x) {
+      case LOAD: if (!((w.loaded >> in.z) & 1)) w.load(chunk, p, in.z, row); break;
+      case CONST: w.set(in.y, constants[in.w], false); break;
+      case CONST_NULL: w.set(in.y, 0, true); break;
+      case MOV: w.set(in.y, a, an); break;
+      case CMP_EQ: case CMP_NE: case CMP_LT: case CMP_LE: case CMP_GT: case CMP_GE: {
+        const long long b = w.r[in.w];
+        const bool t = in.x == CMP_EQ ? a == b : in.x == CMP_NE ? a != b : in.x == CMP_LT ? a < b
+            : in.x == CMP_LE ? a <= b : in.x == CMP_GT ? a > b : a >= b;
+        w.set(in.y, t, an || w.is_null(in.w));
+        break;
+      }
+      case IN_RANGES: {  // constants: range count, NULL result (-1 NULL, 0 FALSE, 1 TRUE), then low/high pairs
+        const long long n = constants[in.w];
+        if (an) {
+          const long long as = constants[in.w + 1];
+          w.set(in.y, as, as < 0);
+          break;
+        }
+        long long hit = 0;
+        for (long long k = 0; k < n; k++) {
+          hit |= (a >= constants[in.w + 2 + 2 * k]) & (a <= constants[in.w + 3 + 2 * k]);
+        }
+        w.set(in.y, hit, false);
+        break;
+      }
+      case NOT: w.set(in.y, 1 - a, an); break;
+      case IS_NULL: w.set(in.y, an != (in.w != 0), false); break;
+      case JUMP_IF_FALSE: if (!an && a == 0) { pc = in.w; continue; } break;
+      case JUMP_IF_TRUE: if (!an && a == 1) { pc = in.w; continue; } break;
+      case JUMP_IF_NOT_TRUE: if (an || a != 1) { pc = in.w; continue; } break;
+      case JUMP: pc = in.w; continue;
+      case MERGE_NULL: if (an) w.set(in.y, 0, true); break;
+      case ADD: case SUB: case MUL: case DIV: {
+        const long long b = w.r[in.w];
+        if (an || w.is_null(in.w)) { w.set(in.y, 0, true); break; }  // NULL rows never fail, as on the CPU
+        const unsigned long long ua = static_cast<unsigned long long>(a), ub = static_cast<unsigned long long>(b);
+        long long s = 0;
+        unsigned bad = 0;
+        if (in.x == ADD) {
+          s = static_cast<long long>(ua + ub);
+          bad = ((a ^ s) & (b ^ s)) < 0 ? ERR_ARITH : 0;
+        } else if (in.x == SUB) {
+          s = static_cast<long long>(ua - ub);
+          bad = ((a ^ b) & (a ^ s)) < 0 ? ERR_ARITH : 0;
+        } else if (in.x == MUL) {
+          s = static_cast<long long>(ua * ub);
+          bad = __mul64hi(a, b) != (s >> 63) ? ERR_ARITH : 0;
+        } else if (b == 0) {
+          bad = ERR_DIVIDE_BY_ZERO;
+        } else {  // Java's Long.MIN_VALUE / -1 wraps; in C++ it is undefined, so negate explicitly
+          s = b == -1 ? static_cast<long long>(0ull - ua) : a / b;
+        }
+        if (bad) {
+          if (keep) { fail(error, bad, pc); return false; }
+          s = 0;
+        }
+        w.set(in.y, s, false);
+        break;
+      }
+      case CHECK_INT32:
+        if (a != static_cast<int>(a) && keep) { fail(error, ERR_INT32, pc); return false; }
+        break;
+      case SCALE: {
+        const long long b = constants[in.w];
+        const long long lo = static_cast<long long>(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b));
+        if (__mul64hi(a, b) != (lo >> 63) && keep) { fail(error, ERR_CAST, pc); return false; }
+        w.set(in.y, lo, an);
+        break;
+      }
+      case YEAR: w.set(in.y, year_of_epoch_day(a), an); break;
+      case FILTER:
+        if (an || a != 1) {
+          if (branching) return false;
+          keep = false;
+        }
+        break;
+      default: return false;
+    }
+    pc++;
+  }
+  return keep;
+}
+
+}  // namespace spillway

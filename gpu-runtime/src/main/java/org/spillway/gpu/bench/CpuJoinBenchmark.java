@@ -1,0 +1,223 @@
+package org.spillway.gpu.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.spillway.gpu.join.CpuNopaHashJoin;
+import org.spillway.gpu.join.CpuRadixJoin;
+import org.spillway.gpu.join.EquiJoin;
+import org.spillway.gpu.join.JoinInput;
+import org.spillway.gpu.join.JoinOutput;
+import org.spillway.gpu.join.JoinResult;
+import org.spillway.gpu.join.JoinType;
+
+/**
+ * Throughput of the CPU joins on Pump Up the Volume's workloads, scaled down: A (8/8 B, |R| = |S|/16),
+ * B (8/8 B, small R), C (4/4 B, |R| = |S|, widened to 8 B in Java) and the build:probe sweep 1:1 to 1:32.
+ * Keys are foreign keys with exactly one match per probe tuple; the output is fused into count and sums.
+ * Per case: one warm-up, then the median of the timed runs, each checked against the known answer.
+ *
+ * <p>Usage: {@code CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N]}; {@code --shift}
+ * divides every size by {@code 2^N} (default 0: A is 2^22 x 2^26).
+ */
+public final class CpuJoinBenchmark {
+  private static final long SCRAMBLE = 0xD6E8FEB86659FD93L;
+
+  private final int threads;
+  private final int runs;
+  private final int shift;
+  private final BenchReport workloads;
+  private final BenchReport ratios;
+
+  private CpuJoinBenchmark(int threads, int runs, int shift) {
+    this.threads = threads;
+    this.runs = runs;
+    this.shift = shift;
+    List<String> columns = List.of("case", "algorithm", "variant", "threads", "R rows", "S rows", "median ms",
+        "min ms", "max ms", "G tuples/s");
+    this.workloads = new BenchReport("CPU joins, Pump's workloads scaled down (G tuples/s, median of " + runs + ")",
+        columns);
+    this.ratios = new BenchReport("CPU joins, build:probe 1:1 to 1:32, |R| = 2^" + (21 - shift)
+        + " (G tuples/s, median of " + runs + ")", columns);
+  }
+
+  /** One join input pair with the answer every run must reproduce. */
+  private record Workload(String name, JoinInput build, JoinInput probe, long probeSum) {
+    long tuples() {
+      return (long) build.rows() + probe.rows();
+    }
+  }
+
+  /**
+   * R: a shuffled dense primary key 0..r-1 (scrambled by an odd multiplier when {@code sparse}, which
+   * forces NOPA off the perfect-hash array); S: uniform foreign keys into R.
+   */
+  static Workload foreignKeyWorkload(String name, int r, int s, boolean sparse, boolean fourByte, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] buildKeys = new long[r];
+    long[] buildPayloads = new long[r];
+    for (int i = 0; i < r; i++) {
+      buildKeys[i] = i;
+    }
+    for (int i = r - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      long t = buildKeys[i];
+      buildKeys[i] = buildKeys[j];
+      buildKeys[j] = t;
+    }
+    long[] probeKeys = new long[s];
+    long[] probePayloads = new long[s];
+    long probeSum = 0;
+    // Payloads below 2^31 fit workload C's 4-byte columns too.
+    for (int i = 0; i < r; i++) {
+      buildPayloads[i] = random.nextInt(Integer.MAX_VALUE);
+    }
+    for (int i = 0; i < s; i++) {
+      probeKeys[i] = random.nextInt(r);
+      probePayloads[i] = random.nextInt(Integer.MAX_VALUE);
+      probeSum += probePayloads[i];
+    }
+    if (sparse) {
+      scramble(buildKeys);
+      scramble(probeKeys);
+    }
+    if (fourByte) {
+      return new Workload(name, JoinInput.ofInts(narrow(buildKeys), narrow(buildPayloads)),
+          JoinInput.ofInts(narrow(probeKeys), narrow(probePayloads)), probeSum);
+    }
+    return new Workload(name, JoinInput.of(buildKeys, buildPayloads), JoinInput.of(probeKeys, probePayloads),
+        probeSum);
+  }
+
+  private static void scramble(long[] keys) {
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = keys[i] * SCRAMBLE;
+    }
+  }
+
+  private static int[] narrow(long[] values) {
+    return Arrays.stream(values).mapToInt(Math::toIntExact).toArray();
+  }
+
+  /** Times {@code join} on {@code w}: a warm-up, then {@code runs} checked runs; adds a row to {@code report}. */
+  private void measure(BenchReport report, Workload w, EquiJoin join, int joinThreads, JoinOutput output) {
+    double[] seconds = new double[runs];
+    String variant = "";
+    for (int run = -1; run < runs; run++) {
+      long start = System.nanoTime();
+      JoinResult result = join.join(w.build(), w.probe(), JoinType.INNER, output);
+      long elapsed = System.nanoTime() - start;
+      check(w, result);
+      variant = result.algorithm() + (output == JoinOutput.MATERIALIZED ? " materialized" : "");
+      if (run >= 0) {
+        seconds[run] = elapsed / 1e9;
+      }
+    }
+    Arrays.sort(seconds);
+    double median = seconds[runs / 2];
+    report.row(w.name(), join.name(), variant, joinThreads, w.build().rows(), w.probe().rows(), median * 1e3,
+        seconds[0] * 1e3, seconds[runs - 1] * 1e3, w.tuples() / median / 1e9);
+    System.out.printf("%-28s %-6s %-34s %d threads: %.3f s, %.3f G tuples/s%n", w.name(), join.name(), variant,
+        joinThreads, median, w.tuples() / median / 1e9);
+  }
+
+  /** Every probe tuple has exactly one match, so the count and the probe payload sum are known. */
+  private static void check(Workload w, JoinResult result) {
+    if (result.rowCount() != w.probe().rows()) {
+      throw new IllegalStateException(w.name() + ": " + result.algorithm() + " produced " + result.rowCount()
+          + " rows, expected " + w.probe().rows());
+    }
+    if (result.output() == JoinOutput.AGGREGATED && result.probePayloadSum() != w.probeSum()) {
+      throw new IllegalStateException(w.name() + ": " + result.algorithm() + " probe payload sum "
+          + result.probePayloadSum() + ", expected " + w.probeSum());
+    }
+  }
+
+  private void runAll(Workload w, BenchReport report, boolean alsoOneThreadAndMaterialized) {
+    List<EquiJoin> joins = new ArrayList<>(List.of(new CpuNopaHashJoin(threads), new CpuRadixJoin(threads)));
+    try {
+      for (EquiJoin join : joins) {
+        measure(report, w, join, threads, JoinOutput.AGGREGATED);
+      }
+      if (alsoOneThreadAndMaterialized) {
+        for (EquiJoin join : joins) {
+          measure(report, w, join, threads, JoinOutput.MATERIALIZED);
+        }
+        try (EquiJoin nopa = new CpuNopaHashJoin(1); EquiJoin radix = new CpuRadixJoin(1)) {
+          measure(report, w, nopa, 1, JoinOutput.AGGREGATED);
+          measure(report, w, radix, 1, JoinOutput.AGGREGATED);
+        }
+      }
+    } finally {
+      joins.forEach(EquiJoin::close);
+    }
+  }
+
+  private int size(int log2) {
+    return 1 << (log2 - shift);
+  }
+
+  private void run(Path out) throws IOException {
+    runAll(foreignKeyWorkload("A dense 8/8B", size(22), size(26), false, false, 1), workloads, true);
+    runAll(foreignKeyWorkload("A sparse 8/8B", size(22), size(26), true, false, 2), workloads, false);
+    runAll(foreignKeyWorkload("B dense 8/8B", size(13), size(26), false, false, 3), workloads, false);
+    runAll(foreignKeyWorkload("C dense 4/4B", size(25), size(25), false, true, 4), workloads, false);
+    for (int ratio = 1; ratio <= 32; ratio *= 2) {
+      runAll(foreignKeyWorkload("1:" + ratio + " sparse 8/8B", size(21), size(21) * ratio, true, false, 10 + ratio),
+          ratios, false);
+    }
+    System.out.println();
+    System.out.println(workloads.toTable());
+    System.out.println(ratios.toTable());
+    Files.createDirectories(out);
+    workloads.writeCsv(out.resolve("workloads.csv"));
+    ratios.writeCsv(out.resolve("ratios.csv"));
+    labelled(workloads).writeBarChart(out.resolve("workloads.png"), "label", "G tuples/s", "G tuples/s", 0, "");
+    labelled(ratios).writeBarChart(out.resolve("ratios.png"), "label", "G tuples/s", "G tuples/s", 0, "");
+  }
+
+  /** The report with a bar label (case, algorithm, threads, output) in front, for the chart. */
+  private static BenchReport labelled(BenchReport report) {
+    List<String> columns = new ArrayList<>(List.of("label"));
+    columns.addAll(report.columns());
+    BenchReport out = new BenchReport(report.title(), columns);
+    for (int i = 0; i < report.rowCount(); i++) {
+      Object[] row = new Object[columns.size()];
+      String variant = report.cell(i, "variant").toString();
+      row[0] = report.cell(i, "case") + " " + report.cell(i, "algorithm") + " "
+          + ((Number) report.cell(i, "threads")).intValue() + "T" + (variant.endsWith("materialized") ? " mat" : "");
+      for (int c = 0; c < report.columns().size(); c++) {
+        row[c + 1] = report.cell(i, report.columns().get(c));
+      }
+      out.row(row);
+    }
+    return out;
+  }
+
+  public static void main(String[] args) throws IOException {
+    Path out = Path.of("docs/bench/cpu-join");
+    int threads = Runtime.getRuntime().availableProcessors();
+    int runs = 5;
+    int shift = 0;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--out" -> out = Path.of(args[++i]);
+        case "--threads" -> threads = Integer.parseInt(args[++i]);
+        case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--shift" -> shift = Integer.parseInt(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument '" + args[i]
+            + "'; usage: CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N]");
+      }
+    }
+    if (shift < 0 || shift > 12 || runs < 1) {
+      throw new IllegalArgumentException("--shift must be 0..12 and --runs at least 1, got " + shift + ", " + runs);
+    }
+    System.out.printf("CPU joins: %d threads, %d runs, sizes / 2^%d, Java %s%n", threads, runs, shift,
+        Runtime.version());
+    new CpuJoinBenchmark(threads, runs, shift).run(out);
+  }
+}

@@ -1,0 +1,202 @@
+package org.spillway.gpu.exec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pipelined hash join (a {@link PipelineStage.HashJoinProbe} in a CPU pipeline) against a nested-loop
+ * reference on random inputs: every kind, with and without a residual, NULL and duplicate keys, two packed key
+ * columns, the direct and the chained table, and keys so frequent that one morsel's output is cut into parts.
+ */
+class JoinProbeTest {
+  private static final ExprType INT = ExprType.INT32;
+  private static final ExprType BIG = ExprType.INT64;
+
+  /** A side of rows: column 0 and 1 keys (INT32, nullable), column 2 a payload (INT64). */
+  private record Side(long[][] values, boolean[][] nulls, int rows) {
+    ColumnVector column(int c) {
+      return ColumnVector.ofLongs(c == 2 ? BIG : INT, values[c], nulls[c], rows);
+    }
+
+    ColumnBatch batch() {
+      return new ColumnBatch(new ColumnVector[] {column(0), column(1), column(2)}, rows);
+    }
+
+    Long value(int c, int r) {
+      return nulls[c] != null && nulls[c][r] ? null : values[c][r];
+    }
+  }
+
+  private static Side side(Random random, int rows, int keyRange, double nullShare, long payloadBase) {
+    long[][] values = new long[3][rows];
+    boolean[][] nulls = new boolean[3][];
+    for (int c = 0; c < 2; c++) {
+      nulls[c] = new boolean[rows];
+      for (int r = 0; r < rows; r++) {
+        values[c][r] = random.nextInt(keyRange);
+        nulls[c][r] = random.nextDouble() < nullShare;
+        if (nulls[c][r]) {
+          values[c][r] = 0;
+        }
+      }
+    }
+    for (int r = 0; r < rows; r++) {
+      values[2][r] = payloadBase + r;
+    }
+    return new Side(values, nulls, rows);
+  }
+
+  /** An IndexedColumns over a side, as a pipeline breaker's output would be. */
+  private static IndexedColumns indexed(Side side) {
+    return new IndexedColumns() {
+      @Override public int rows() {
+        return side.rows();
+      }
+
+      @Override public List<ExprType> types() {
+        return List.of(INT, INT, BIG);
+      }
+
+      @Override public ColumnVector column(int c) {
+        return side.column(c);
+      }
+
+      @Override public ColumnVector gather(int c, int[] ids, int count) {
+        return side.column(c).gatherOrNull(ids, count);
+      }
+    };
+  }
+
+  /** The residual "probe payload + build payload is odd", over the joined row (build first or not). */
+  private static Expr oddSum(boolean buildFirst) {
+    Expr probePayload = new Expr.Column(buildFirst ? 5 : 2, BIG);
+    Expr buildPayload = new Expr.Column(buildFirst ? 2 : 5, BIG);
+    Expr sum = new Expr.Arith(Expr.ArithOp.PLUS, probePayload, buildPayload, BIG);
+    Expr half = new Expr.Arith(Expr.ArithOp.DIVIDE, sum, new Expr.Literal(2L, BIG), BIG);
+    Expr twice = new Expr.Arith(Expr.ArithOp.TIMES, half, new Expr.Literal(2L, BIG), BIG);
+    return new Expr.Compare(Expr.CompareOp.NE, sum, twice);
+  }
+
+  private static List<String> run(Side probe, Side build, JoinProbe.Kind kind, int[] keys, boolean buildFirst,
+      Expr residual, int threads) {
+    JoinProbe template = new JoinProbe(kind, keys, List.of(INT, INT, BIG), buildFirst, residual);
+    JoinHashTable table = JoinProbe.buildTable(indexed(build), keys, threads, () -> false);
+    PipelineStage stage = new PipelineStage.HashJoinProbe(template.bind(table, indexed(build)));
+    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(INT, INT, BIG), List.of(stage));
+    List<String> rows = new ArrayList<>();
+    for (ColumnBatch b : pipeline.runColumns(List.of(probe.batch()), threads, () -> false)) {
+      for (int r = 0; r < b.rows(); r++) {
+        StringBuilder row = new StringBuilder();
+        for (ColumnVector v : b.columns()) {
+          row.append(v.isNull(r) ? "null" : String.valueOf(v.longs[r])).append(',');
+        }
+        rows.add(row.toString());
+      }
+    }
+    rows.sort(null);
+    return rows;
+  }
+
+  private static List<String> reference(Side probe, Side build, JoinProbe.Kind kind, int[] keys, boolean buildFirst,
+      boolean residual) {
+    List<String> rows = new ArrayList<>();
+    for (int p = 0; p < probe.rows(); p++) {
+      boolean any = false;
+      for (int b = 0; b < build.rows(); b++) {
+        boolean equal = true;
+        for (int key : keys) {
+          Long x = probe.value(key, p);
+          Long y = build.value(key, b);
+          equal &= x != null && x.equals(y);
+        }
+        if (equal && residual && (probe.values()[2][p] + build.values()[2][b]) % 2 == 0) {
+          equal = false;
+        }
+        if (equal) {
+          any = true;
+          if (kind.projectsBuild()) {
+            rows.add(buildFirst ? row(build, b) + row(probe, p) : row(probe, p) + row(build, b));
+          }
+        }
+      }
+      if (kind == JoinProbe.Kind.LEFT && !any) {
+        rows.add(buildFirst ? "null,null,null," + row(probe, p) : row(probe, p) + "null,null,null,");
+      } else if (kind == JoinProbe.Kind.SEMI && any || kind == JoinProbe.Kind.ANTI && !any) {
+        rows.add(row(probe, p));
+      }
+    }
+    rows.sort(null);
+    return rows;
+  }
+
+  private static String row(Side side, int r) {
+    StringBuilder out = new StringBuilder();
+    for (int c = 0; c < 3; c++) {
+      out.append(side.value(c, r) == null ? "null" : String.valueOf(side.value(c, r))).append(',');
+    }
+    return out.toString();
+  }
+
+  @Test void everyKindMatchesANestedLoopOverRandomRows() {
+    Random random = new Random(20261125);
+    for (int round = 0; round < 24; round++) {
+      int keyRange = round % 3 == 0 ? 50 : 400;
+      Side probe = side(random, 300 + random.nextInt(900), keyRange, 0.05, 1);
+      Side build = side(random, 1 + random.nextInt(700), keyRange, 0.05, 10_000);
+      int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
+      for (JoinProbe.Kind kind : JoinProbe.Kind.values()) {
+        for (boolean residual : new boolean[] {false, true}) {
+          boolean buildFirst = kind.projectsBuild() && round % 4 == 1;
+          String where = "round " + round + " " + kind + (residual ? " with residual" : "") + " keys "
+              + Arrays.toString(keys) + (buildFirst ? " build first" : "");
+          assertEquals(reference(probe, build, kind, keys, buildFirst, residual),
+              run(probe, build, kind, keys, buildFirst, residual ? oddSum(buildFirst) : null, 1 + round % 3), where);
+        }
+      }
+    }
+  }
+
+  @Test void uniqueDenseKeysUseTheDirectTableAndOthersTheChainedOne() {
+    long[] dense = new long[1000];
+    for (int i = 0; i < dense.length; i++) {
+      dense[i] = 5000 + (i * 7L) % 1000;
+    }
+    assertTrue(JoinHashTable.build(dense, null, dense.length, 2, () -> false).direct());
+    long[] duplicate = dense.clone();
+    duplicate[999] = duplicate[0];
+    JoinHashTable chained = JoinHashTable.build(duplicate, null, duplicate.length, 2, () -> false);
+    assertFalse(chained.direct());
+    int first = chained.first(duplicate[0]);
+    int second = chained.next(first);
+    assertEquals(List.of(0, 999), Arrays.asList(Math.min(first, second), Math.max(first, second)));
+    assertEquals(-1, chained.next(second));
+    assertEquals(-1, chained.first(4999));
+  }
+
+  @Test void aMorselWhoseKeysMatchManyRowsIsCutIntoParts() {
+    Random random = new Random(7);
+    Side probe = side(random, 2000, 1, 0, 1);    // every probe row has key 0 ...
+    Side build = side(random, 300, 1, 0, 10_000); // ... and so has every build row: 600,000 pairs
+    ExprType count = ExprType.INT64;
+    JoinProbe template = new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(INT, INT, BIG), false, null);
+    JoinHashTable table = JoinProbe.buildTable(indexed(build), new int[] {0}, 2, () -> false);
+    List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(template.bind(table, indexed(build))),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.COUNT, -1, count),
+            new AggCall(AggCall.Kind.SUM, 5, BIG))));
+    List<ColumnBatch> out = new ColumnarPipeline(List.of(INT, INT, BIG), stages)
+        .runColumns(List.of(probe.batch()), 2, () -> false);
+    long sumOfBuildPayloads = 0;
+    for (int b = 0; b < build.rows(); b++) {
+      sumOfBuildPayloads += build.values()[2][b];
+    }
+    assertEquals(600_000L, out.get(0).columns()[0].longs[0]);
+    assertEquals(sumOfBuildPayloads * probe.rows(), out.get(0).columns()[1].longs[0]);
+  }
+}
