@@ -16,7 +16,7 @@ import static java.util.Objects.requireNonNull;
 /** Filter in the Spillway convention: its condition runs as a vectorized predicate fused into the scan. */
 public final class SpillwayFilter extends Filter implements SpillwayRel {
   SpillwayFilter(RelOptCluster cluster, RelTraitSet traits, RelNode input, RexNode condition) {
-    super(cluster, SpillwayRel.unordered(traits), input, condition);
+    super(cluster, traits.replace(CONVENTION), input, condition);
   }
 
   @Override public Filter copy(RelTraitSet traitSet, RelNode input, RexNode condition) {

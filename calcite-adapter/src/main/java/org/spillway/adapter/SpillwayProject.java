@@ -22,7 +22,7 @@ import static java.util.Objects.requireNonNull;
 public final class SpillwayProject extends Project implements SpillwayRel {
   SpillwayProject(RelOptCluster cluster, RelTraitSet traits, RelNode input, List<? extends RexNode> projects,
       RelDataType rowType) {
-    super(cluster, SpillwayRel.unordered(traits), List.of(), input, projects, rowType, java.util.Set.of());
+    super(cluster, traits.replace(CONVENTION), List.of(), input, projects, rowType, java.util.Set.of());
   }
 
   @Override public Project copy(RelTraitSet traitSet, RelNode input, List<RexNode> projects, RelDataType rowType) {

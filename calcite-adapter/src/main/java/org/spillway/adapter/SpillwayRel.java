@@ -29,9 +29,10 @@ public interface SpillwayRel extends RelNode {
 
   /**
    * The traits of a Spillway node made in place of one with {@code traits}: the Spillway convention and no
-   * collation. No Spillway node keeps an order (workers run morsels in parallel, aggregates and joins hash), so
-   * a node that kept a logical node's collation would let the planner drop the sort of an ORDER BY above it;
-   * and an input asked for with a collation would be one that no Spillway node can be.
+   * collation. Aggregates and joins hash, so one that kept a logical node's collation would let the planner
+   * drop the sort of an ORDER BY above it. Only a {@link SpillwaySort} orders rows; a filter or project keeps
+   * its input's order (a pipeline over a node's output keeps the rows' order), so it asks for its input in the
+   * collation it claims.
    */
   static RelTraitSet unordered(RelTraitSet traits) {
     return traits.replace(CONVENTION).replace(RelCollations.EMPTY);
@@ -175,8 +176,8 @@ public interface SpillwayRel extends RelNode {
         }
         if (table.device() == SpillwayDevice.GPU
             || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
-          cpuReasons.add(new CpuReason("join output", "a pipeline over a join's output runs on the CPU backend "
-              + "(the join's output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
+          cpuReasons.add(new CpuReason("intermediate result", "a pipeline over a join's or a sort's output runs on "
+              + "the CPU backend (that output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
         }
         return new SpillwayPipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
       }

@@ -66,7 +66,7 @@ public final class SpillwayRules {
 
   /** All rules that the Spillway table scan registers. */
   public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE, JOIN,
-      SpillwayAntiJoinRule.INSTANCE);
+      SpillwayAntiJoinRule.INSTANCE, SpillwaySortRule.INSTANCE, SpillwayNestedLoopJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
   static List<SpillwayField> inputFields(RelNode rel) {
@@ -76,6 +76,15 @@ public final class SpillwayRules {
   /** The node's input, asked for in the Spillway convention, in any order. */
   static RelNode inputInSpillway(RelNode rel) {
     return inSpillway(rel.getInput(0));
+  }
+
+  /**
+   * The node's input asked for in the Spillway convention in the order the logical input has: only a sort
+   * orders rows, and a filter or project over a {@link SpillwaySort} keeps them in that order.
+   */
+  static RelNode inputInSpillwayKeepingOrder(RelNode rel) {
+    RelNode input = rel.getInput(0);
+    return RelOptRule.convert(input, input.getTraitSet().replace(SpillwayRel.CONVENTION));
   }
 
   /** The node asked for in the Spillway convention, in any order (see {@link SpillwayRel#unordered}). */
@@ -101,8 +110,8 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(filter, e.getMessage());
         return null;
       }
-      return new SpillwayFilter(filter.getCluster(), SpillwayRel.unordered(filter.getTraitSet()),
-          inputInSpillway(filter), filter.getCondition());
+      return new SpillwayFilter(filter.getCluster(), filter.getTraitSet().replace(SpillwayRel.CONVENTION),
+          inputInSpillwayKeepingOrder(filter), filter.getCondition());
     }
   }
 
@@ -126,8 +135,8 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(project, e.getMessage());
         return null;
       }
-      return new SpillwayProject(project.getCluster(), SpillwayRel.unordered(project.getTraitSet()),
-          inputInSpillway(project), project.getProjects(), project.getRowType());
+      return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
+          inputInSpillwayKeepingOrder(project), project.getProjects(), project.getRowType());
     }
   }
 
@@ -154,7 +163,8 @@ public final class SpillwayRules {
         }
         keys = SpillwayJoinKeys.of(join, left, right);
       } catch (SpillwayUnsupportedException e) {
-        if (!join.getCondition().isAlwaysTrue()) {  // a cross product the planner will filter is no reason
+        // a cross product the planner will filter is no reason, nor a join the nested-loop join takes
+        if (!join.getCondition().isAlwaysTrue() && SpillwayNestedLoopJoinRule.smallSide(join).isEmpty()) {
           SpillwayFallbacks.record(join, e.getMessage());
         }
         return null;

@@ -127,7 +127,7 @@ class SpillwayAdapterTest {
         .query("select id, price is null as p, not (price > 0) as q, "
             + "case when price > 0 then 1 when price < 0 then -1 end as sgn from items order by id")
         .returns("id=1; p=false; q=false; sgn=1\nid=2; p=false; q=true; sgn=-1\nid=3; p=true; q=null; sgn=null\n")
-        .planShape("EnumerableSort\n  SpillwayToEnumerableConverter\n    SpillwayProject\n      SpillwayTableScan\n");
+        .planShape("SpillwayToEnumerableConverter\n  SpillwaySort\n    SpillwayProject\n      SpillwayTableScan\n");
   }
 
   @Test void groupByOnDictionaryTextAndDates() throws SQLException {
@@ -140,7 +140,7 @@ class SpillwayAdapterTest {
             + "region=nowhere; c=1; n=1; last=1997-12-01; low=0.71; total=0.71; y=1997\n"
             + "region=west; c=2; n=1; last=1998-03-11; low=0.81; total=0.81; y=3995\n"
             + "region=null; c=1; n=1; last=1996-07-19; low=0.21; total=0.21; y=1996\n")
-        .planShape("EnumerableSort\n  SpillwayToEnumerableConverter\n    SpillwayAggregate\n"
+        .planShape("SpillwayToEnumerableConverter\n  SpillwaySort\n    SpillwayAggregate\n"
             + "      SpillwayProject\n        SpillwayFilter\n          SpillwayTableScan\n");
   }
 

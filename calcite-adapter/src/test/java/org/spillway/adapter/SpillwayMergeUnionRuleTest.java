@@ -43,7 +43,9 @@ class SpillwayMergeUnionRuleTest {
     assertEquals(expected, SpillwayAssert.rows(url(), "SELECT * FROM (" + union + ") AS u ORDER BY c0 LIMIT 5"));
     SpillwayAssert.that(dir)
         .query("SELECT * FROM (" + union + ") AS u ORDER BY c0 LIMIT 5")
-        .explainLacks("EnumerableMergeUnion(all=[false])");
+        // the inputs may be sorted and merged, but the fetch stays above the de-duplication
+        .explainLacks("variant=[top-n]")
+        .explainLacks("EnumerableMergeUnion(all=[false])\n    EnumerableLimit");
   }
 
   @Test void limitAboveUnionAllStillMergesLimitedInputs() throws SQLException {

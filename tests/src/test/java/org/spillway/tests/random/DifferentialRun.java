@@ -57,7 +57,8 @@ final class DifferentialRun {
       e = sorted(e);
       orderKeys = e.labels();
     }
-    ResultComparator comparator = new ResultComparator("actual: Spillway, expected: DuckDB", orderKeys, query.limit());
+    ResultComparator comparator = new ResultComparator("actual: Spillway, expected: DuckDB", orderKeys, query.limit(),
+        query.offset());
     return new Verdict(query, actual, expected, comparator.compare(a, e));
   }
 

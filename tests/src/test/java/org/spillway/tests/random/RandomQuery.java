@@ -6,9 +6,10 @@ import java.util.Set;
 
 /**
  * One generated query: its SQL, the seed that regenerates it, the output labels its ORDER BY names (all of them,
- * a total order over the output, or none: then it is compared as a multiset), its LIMIT and what it contains.
+ * a total order over the output, or none: then it is compared as a multiset), its LIMIT, whether it has an OFFSET
+ * and what it contains.
  */
-record RandomQuery(long seed, String sql, List<String> orderKeys, OptionalLong limit,
+record RandomQuery(long seed, String sql, List<String> orderKeys, OptionalLong limit, boolean offset,
     Set<Feature> features) {
   /** Constructs a query contains, which the generator's coverage test counts. */
   enum Feature {

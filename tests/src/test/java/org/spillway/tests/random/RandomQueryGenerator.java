@@ -60,7 +60,7 @@ public final class RandomQueryGenerator {
     // differently in the two engines.
     boolean ordered = !features.contains(Feature.AVG) && exprs.chance(45);
     if (!ordered) {
-      return new RandomQuery(seed, body, List.of(), OptionalLong.empty(), features);
+      return new RandomQuery(seed, body, List.of(), OptionalLong.empty(), false, features);
     }
     features.add(Feature.ORDER_BY);
     List<String> keys = new ArrayList<>();
@@ -69,15 +69,18 @@ public final class RandomQueryGenerator {
     }
     StringBuilder sql = new StringBuilder(body).append(" ORDER BY ").append(String.join(", ", keys));
     OptionalLong limit = OptionalLong.empty();
+    boolean offset = false;
     if (exprs.chance(60)) {
       features.add(Feature.LIMIT);
       limit = OptionalLong.of(exprs.between(0, 30));
       sql.append(" LIMIT ").append(limit.getAsLong());
       if (exprs.chance(40)) {
-        sql.append(" OFFSET ").append(exprs.between(0, 20));
+        int skipped = exprs.between(0, 20);
+        sql.append(" OFFSET ").append(skipped);
+        offset = skipped > 0;
       }
     }
-    return new RandomQuery(seed, sql.toString(), labels, limit, features);
+    return new RandomQuery(seed, sql.toString(), labels, limit, offset, features);
   }
 
   /** SELECT expressions FROM a join of 1-3 tables WHERE a condition. */

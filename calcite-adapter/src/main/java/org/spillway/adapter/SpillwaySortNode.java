@@ -1,0 +1,37 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.device.MemoryGuard;
+import org.spillway.gpu.pipeline.sort.ColumnSort;
+
+import java.util.List;
+
+/** The runtime node of a {@link SpillwaySort}: runs its input, then sorts all of its rows on the CPU. */
+final class SpillwaySortNode implements SpillwayNode {
+  private final SpillwayNode input;
+  private final ColumnSort sort;
+
+  SpillwaySortNode(SpillwayNode input, ColumnSort sort) {
+    this.input = input;
+    this.sort = sort;
+  }
+
+  @Override public List<ExprType> types() {
+    return sort.types();
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context) {
+    List<ColumnBatch> in = input.run(context).batches();
+    context.checkCancelled("before a sort");
+    long rows = in.stream().mapToLong(ColumnBatch::rows).sum();
+    // the row ids and their merge scratch, and each column laid end to end and gathered (an 8-byte lane or
+    // reference and a null flag per value, twice)
+    MemoryGuard.require("sorting " + rows + " rows of " + sort.types().size() + " columns",
+        rows * (2L * Integer.BYTES + 2L * sort.types().size() * (Long.BYTES + 1)));
+    long start = System.nanoTime();
+    List<ColumnBatch> out = sort.run(in, context.threads(), context.cancelled());
+    SpillwayRunContext.trace("cpu sort (%d threads): %.1f ms", context.threads(), (System.nanoTime() - start) / 1e6);
+    return new SpillwayBatchColumns(out, sort.types());
+  }
+}
