@@ -57,8 +57,8 @@ class SpillwayTpchPlanTest {
   @Test void q1RunsEntirelyInSpillwayAveragesIncluded() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(1))
-        .planShape("EnumerableSort\n"
-            + "  SpillwayToEnumerableConverter\n"
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort\n"
             + "    SpillwayProject\n"
             + "      SpillwayAggregate\n"
             + "        SpillwayProject\n"
@@ -77,13 +77,15 @@ class SpillwayTpchPlanTest {
   @Test void q8AndQ14DivideInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(8))
-        .explainContains("  SpillwayToEnumerableConverter\n    SpillwayProject(o_year=[$0], mkt_share=[/($1, $2)]")
+        .explainContains("SpillwayToEnumerableConverter\n  SpillwaySort(sort0=[$0], dir0=[ASC], device=[cpu], "
+            + "variant=[merge-sort])\n    SpillwayProject(o_year=[$0], mkt_share=[/($1, $2)]")
         .explainLacks("EnumerableCalc")
         .explainLacks("fallback=");
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(14))
         .explainContains("SpillwayToEnumerableConverter\n  SpillwayProject(promo_revenue=[/(*(100.00:DECIMAL(5, 2), "
-            + "CASE(=($1, 0), null:DECIMAL(19, 4), $0)), CASE(=($1, 0), null:DECIMAL(19, 4), $2))]")
+            + "$0), $1)]")
+        .explainContains("SpillwayAggregate(group=[{}], agg#0=[SUM($0)], agg#1=[SUM($1)], device=[cpu]")
         .explainLacks("fallback=");
   }
 
@@ -91,29 +93,28 @@ class SpillwayTpchPlanTest {
   @Test void q16AggregatesInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(16))
-        .explainContains("PLAN=EnumerableSort(sort0=[$3], sort1=[$0], sort2=[$1], sort3=[$2], dir0=[DESC], "
-            + "dir1=[ASC], dir2=[ASC], dir3=[ASC])\n"
-            + "  SpillwayToEnumerableConverter\n"
+        .explainContains("PLAN=SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort(sort0=[$3], sort1=[$0], sort2=[$1], sort3=[$2], dir0=[DESC], dir1=[ASC], dir2=[ASC], "
+            + "dir3=[ASC], device=[cpu], variant=[merge-sort])\n"
             + "    SpillwayAggregate(group=[{1, 2, 3}], supplier_cnt=[COUNT($0)], device=[cpu], variant=[hash]")
         .explainContains("joinType=[anti]")
         .explainContains("SpillwayFilter(condition=[LIKE($1, '%Customer%Complaints%')]")
         .explainLacks("fallback=");
   }
 
-  /** Calcite turns Q12's SUM(CASE WHEN ... THEN 1 ELSE 0 END) into COUNT(*) FILTER, which Spillway runs. */
   /**
-   * Q12's SUM(CASE ... THEN 1 ELSE 0) is a BIGINT (SpillwayTypeSystem), so Calcite makes it COUNT() FILTER with
-   * no cast above; an aggregate of such COUNTs alone costs less in Calcite than in Spillway (the CASE column
-   * that Spillway's FILTER reads costs a project) and stays there, over the few rows the join leaves.
+   * Q12's SUM(CASE ... THEN 1 ELSE 0) is a BIGINT (SpillwayTypeSystem), so Calcite makes it a COUNT of the CASE's
+   * condition; the aggregate runs in Spillway over the join's rows, and so does the sort above it (issue #13).
    */
-  @Test void q12JoinsInSpillwayAndCountsWithFiltersInCalcite() throws SQLException {
+  @Test void q12JoinsAndCountsWithFiltersInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(12))
-        .planShape("EnumerableSort\n  EnumerableAggregate\n    SpillwayToEnumerableConverter\n"
+        .planShape("SpillwayToEnumerableConverter\n  SpillwaySort\n    SpillwayAggregate\n"
             + "      SpillwayProject\n        SpillwayJoin\n          SpillwayTableScan\n"
             + "          SpillwayFilter\n            SpillwayTableScan\n")
-        .explainContains("EnumerableAggregate(group=[{0}], high_line_count=[COUNT() FILTER $1], "
-            + "low_line_count=[COUNT() FILTER $2])")
+        .explainContains("SpillwayAggregate(group=[{0}], high_line_count=[COUNT($3)], low_line_count=[COUNT($4)], "
+            + "device=[cpu], variant=[hash]")
+        .explainLacks("EnumerableAggregate")
         .explainLacks("fallback=");
   }
 
@@ -206,7 +207,10 @@ class SpillwayTpchPlanTest {
           // the averages' divisions run on the CPU over the aggregate's few rows, within the GPU pipeline
           .explainContains("avg_disc=[/(CAST($7):DOUBLE NOT NULL, $6)], "
               + "count_order=[$6], device=[gpu]")
-          .explainLacks("device=[cpu]")
+          // everything below the sort of its four rows
+          .explainContains("SpillwaySort(sort0=[$0], sort1=[$1], dir0=[ASC], dir1=[ASC], device=[cpu], "
+              + "variant=[merge-sort])")
+          .explainContains("device=[cpu]", 1)
           .explainLacks("cpuBecause");
     }
   }
@@ -225,20 +229,21 @@ class SpillwayTpchPlanTest {
   @Test void q3JoinsThreeTablesInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(3))
-        .planShape("EnumerableLimit\n"
-            + "  EnumerableSort\n"
-            + "    SpillwayToEnumerableConverter\n"
-            + "      SpillwayProject\n"
-            + "        SpillwayAggregate\n"
-            + "          SpillwayProject\n"
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwayProject\n"
+            + "    SpillwaySort\n"
+            + "      SpillwayAggregate\n"
+            + "        SpillwayProject\n"
+            + "          SpillwayJoin\n"
+            + "            SpillwayFilter\n"
+            + "              SpillwayTableScan\n"
             + "            SpillwayJoin\n"
             + "              SpillwayFilter\n"
             + "                SpillwayTableScan\n"
-            + "              SpillwayJoin\n"
-            + "                SpillwayFilter\n"
-            + "                  SpillwayTableScan\n"
-            + "                SpillwayFilter\n"
-            + "                  SpillwayTableScan\n")
+            + "              SpillwayFilter\n"
+            + "                SpillwayTableScan\n")
+        .explainContains("SpillwaySort(sort0=[$3], sort1=[$1], dir0=[DESC], dir1=[ASC], fetch=[10], device=[cpu], "
+            + "variant=[top-n])")
         .explainContains("SpillwayJoin(condition=[=($0, $4)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[linear-probing], buildSide=[right], transfer=[none], predicted=[")
         .explainContains("runnerUp=[cpu-radix ");
@@ -247,8 +252,8 @@ class SpillwayTpchPlanTest {
   @Test void q5JoinsSixTablesInSpillwayOnePairOnAPackedKey() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(5))
-        .planShape("EnumerableSort\n"
-            + "  SpillwayToEnumerableConverter\n"
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort\n"
             + "    SpillwayAggregate\n"
             + "      SpillwayProject\n"
             + "        SpillwayJoin\n"
@@ -275,21 +280,20 @@ class SpillwayTpchPlanTest {
   @Test void q10JoinsFourTablesAndGathersTextColumnsForTheOutputRowsOnly() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(10))
-        .planShape("EnumerableLimit\n"
-            + "  EnumerableSort\n"
-            + "    SpillwayToEnumerableConverter\n"
-            + "      SpillwayProject\n"
-            + "        SpillwayAggregate\n"
-            + "          SpillwayProject\n"
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwayProject\n"
+            + "    SpillwaySort\n"
+            + "      SpillwayAggregate\n"
+            + "        SpillwayProject\n"
+            + "          SpillwayJoin\n"
             + "            SpillwayJoin\n"
-            + "              SpillwayJoin\n"
-            + "                SpillwayFilter\n"
-            + "                  SpillwayTableScan\n"
-            + "                SpillwayFilter\n"
-            + "                  SpillwayTableScan\n"
-            + "              SpillwayJoin\n"
+            + "              SpillwayFilter\n"
             + "                SpillwayTableScan\n"
-            + "                SpillwayTableScan\n")
+            + "              SpillwayFilter\n"
+            + "                SpillwayTableScan\n"
+            + "            SpillwayJoin\n"
+            + "              SpillwayTableScan\n"
+            + "              SpillwayTableScan\n")
         // GROUP BY of the customer's text columns runs on the CPU backend too
         .explainLacks("fallback=")
         // customer's keys 1..150 are dense and unique: NOPA's array table
