@@ -3,7 +3,9 @@ package org.spillway.adapter;
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
@@ -12,7 +14,7 @@ import org.spillway.gpu.exec.JoinProbe;
 import org.spillway.gpu.exec.PipelineStage;
 
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
 
@@ -59,32 +61,33 @@ public interface SpillwayRel extends RelNode {
     private RelNode top;
 
     /**
-     * The implementors of the subtrees that are runtime nodes of their own (the inputs of joins), by subtree: a
-     * subtree the plan uses twice (the same node object, as decorrelated subqueries make) is implemented once and
-     * runs once per query.
+     * The implementors of the subtrees that are runtime nodes of their own (the inputs of joins), by the subtree's
+     * text: a subtree the plan repeats (as decorrelated subqueries make; Volcano's final plan holds equal copies,
+     * not one shared object) is implemented once and runs once per query.
      */
-    private final Map<RelNode, Implementor> subtrees;
+    private final Map<String, Implementor> subtrees;
     /** Uses of this implementor's subtree as a node of its own (0 for the root of a plan). */
     private int uses;
 
-    private Implementor(Map<RelNode, Implementor> subtrees) {
+    private Implementor(Map<String, Implementor> subtrees) {
       this.subtrees = subtrees;
     }
 
     /** An implementor that has visited {@code input}, the root of a plan. */
     static Implementor of(RelNode input) {
-      Implementor implementor = new Implementor(new IdentityHashMap<>());
+      Implementor implementor = new Implementor(new HashMap<>());
       implementor.visitChild(input);
       return implementor;
     }
 
     /** The implementor of {@code input} as a runtime node of its own (a join's input), shared where used twice. */
     Implementor child(RelNode input) {
-      Implementor known = subtrees.get(input);
+      String subtree = RelOptUtil.toString(input, SqlExplainLevel.DIGEST_ATTRIBUTES);
+      Implementor known = subtrees.get(subtree);
       if (known == null) {
         known = new Implementor(subtrees);
         known.visitChild(input);
-        subtrees.put(input, known);
+        subtrees.put(subtree, known);
       }
       known.uses++;
       return known;
