@@ -58,7 +58,7 @@ public final class SpillwayPrograms {
 
   /**
    * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
-   * Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * subquery reduction, Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
   public static Program standard() {
@@ -67,8 +67,22 @@ public final class SpillwayPrograms {
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
-        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(), volcano,
-        Programs.calc(metadata), estimateWith(metadata));
+        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
+        reduceSubqueries(metadata), volcano, Programs.calc(metadata), estimateWith(metadata));
+  }
+
+  /**
+   * Keeps decorrelated subqueries cheap: conditions move into the joins (and a LEFT join's condition on its
+   * right input alone into that input, which the Spillway join cannot run as a residual), then each aggregate
+   * joined on its group key is computed only over the keys the other side keeps ({@link SpillwayMagicSetRule}),
+   * whose key equalities the first step made visible.
+   */
+  static Program reduceSubqueries(RelMetadataProvider metadata) {
+    HepProgram program = new HepProgramBuilder()
+        .addRuleCollection(List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH))
+        .addRuleInstance(SpillwayMagicSetRule.INSTANCE)
+        .build();
+    return Programs.of(program, true, metadata);
   }
 
   /**
