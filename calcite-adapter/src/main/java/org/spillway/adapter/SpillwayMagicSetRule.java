@@ -46,8 +46,8 @@ import java.util.Map;
  * (the distinct outer values Calcite joins a non-equi subquery with). Only joins that never keep an unmatched
  * group apply: INNER joins (the aggregate on either side) and LEFT
  * joins with the aggregate on the right. A RIGHT, FULL or ANTI join must see every group, a non-equi
- * correlation has no key to filter on, and a join key that is an aggregate result, not a group key, says
- * nothing about which groups matter.
+ * correlation has no key to filter on, a join key that is an aggregate result, not a group key, says
+ * nothing about which groups matter, and an outer side with a join without key equality runs outside Spillway.
  */
 final class SpillwayMagicSetRule extends RelRule<SpillwayRuleConfig> {
   /** The magic set's input may have at most this fraction of the aggregate input's estimated rows. */
@@ -107,6 +107,9 @@ final class SpillwayMagicSetRule extends RelRule<SpillwayRuleConfig> {
     if (innerColumns.isEmpty()) {
       return false;  // joined on aggregate results only
     }
+    if (joinsWithoutKeys(join.getInput(1 - side).stripped())) {
+      return false;
+    }
     RelMetadataQuery mq = call.getMetadataQuery();
     KeySource best = null;
     double bestRows = Double.MAX_VALUE;
@@ -159,6 +162,24 @@ final class SpillwayMagicSetRule extends RelRule<SpillwayRuleConfig> {
     for (KeySource source : sources) {
       Double rows = mq.getRowCount(source.rel);
       if (rows != null && rows <= magicRows) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether the subtree has a join whose condition has no key equality (a nested loop, e.g. Q22's comparison with
+   * a scalar subquery; a cross product of a FROM list is left to join ordering): that outer side runs in Calcite, a magic set taken from it would run the nested loop twice, and one
+   * taken below it leaves Calcite to choose the joins around the reduced aggregate.
+   */
+  private static boolean joinsWithoutKeys(RelNode rel) {
+    if (rel instanceof Join join && !join.getCondition().isAlwaysTrue()
+        && join.analyzeCondition().leftKeys.isEmpty()) {
+      return true;
+    }
+    for (RelNode input : rel.getInputs()) {
+      if (joinsWithoutKeys(input.stripped())) {
         return true;
       }
     }
