@@ -8,9 +8,12 @@ import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.metadata.RelMetadataProvider;
 import org.apache.calcite.rel.rules.AggregateExpandDistinctAggregatesRule;
@@ -58,7 +61,7 @@ public final class SpillwayPrograms {
 
   /**
    * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
-   * Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * subquery reduction, Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
   public static Program standard() {
@@ -67,8 +70,38 @@ public final class SpillwayPrograms {
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
     return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
-        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(), volcano,
-        Programs.calc(metadata), estimateWith(metadata));
+        Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
+        reduceSubqueries(metadata), volcano, Programs.calc(metadata), estimateWith(metadata));
+  }
+
+  /**
+   * Keeps decorrelated subqueries cheap. A LEFT join's condition on its right input alone moves into that input
+   * (the Spillway join cannot run it as a residual). Then, on a trial copy, conditions move into the joins so that
+   * their key equalities are visible, and each aggregate joined on its group key is computed only over the keys
+   * the other side keeps ({@link SpillwayMagicSetRule}); the trial is kept only where a reduction formed: elsewhere
+   * the filters stay above the joins, where the join-order phase expands disjunctions over several tables.
+   */
+  static Program reduceSubqueries(RelMetadataProvider metadata) {
+    Program pushJoinConditions = Programs.of(new HepProgramBuilder()
+        .addRuleInstance(CoreRules.JOIN_CONDITION_PUSH).build(), true, metadata);
+    Program magicSets = Programs.of(new HepProgramBuilder()
+        .addRuleCollection(List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH))
+        .addRuleInstance(SpillwayMagicSetRule.INSTANCE)
+        .build(), true, metadata);
+    return (planner, rel, traits, materializations, lattices) -> {
+      RelNode pushed = pushJoinConditions.run(planner, rel, traits, materializations, lattices);
+      RelNode reduced = magicSets.run(planner, pushed, traits, materializations, lattices);
+      return semiJoins(reduced) > semiJoins(pushed) ? reduced : pushed;
+    };
+  }
+
+  /** The number of semi joins in the tree. */
+  private static int semiJoins(RelNode rel) {
+    int count = rel instanceof Join join && join.getJoinType() == JoinRelType.SEMI ? 1 : 0;
+    for (RelNode input : rel.getInputs()) {
+      count += semiJoins(input.stripped());
+    }
+    return count;
   }
 
   /**

@@ -1,0 +1,90 @@
+package org.spillway.adapter;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.tpch.ProgressListener;
+import org.spillway.tpch.TpchGenerator;
+import org.spillway.tpch.TpchQueries;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Pins the plans of TPC-H's decorrelated subqueries: the aggregates of Q2, Q17 and Q20 are computed over the
+ * keys the outer query keeps (a semi join with the filtered {@code part} keys below the aggregate, by
+ * {@link SpillwayMagicSetRule}), and Q13's LEFT join condition on {@code orders} alone filters {@code orders}
+ * below the join, which runs in Spillway with no fallback.
+ */
+class SpillwaySubqueryPlanTest {
+  @TempDir static Path dir;
+  private static AutoCloseable profile;
+
+  @BeforeAll static void generate() {
+    profile = MachineProfiles.pin(MachineProfiles.uncalibrated());
+    TpchGenerator.generate(dir, 0.001, 1, ProgressListener.NONE);
+  }
+
+  @AfterAll static void closeCatalogs() throws Exception {
+    CatalogRegistry.close(dir);
+    profile.close();
+  }
+
+  @Test void q17AveragesOnlyTheQuantitiesOfTheKeptParts() throws SQLException {
+    assertPlanContains(17, "SpillwayAggregate(group=[{0}], agg#0=[$SUM0($1)], agg#1=[COUNT()])\n"
+        + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n"
+        + "    SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 4]])\n"
+        + "    SpillwayAggregate(group=[{0}])\n"
+        + "      SpillwayFilter(condition=[AND(=($1, 'Brand#23'), =($2, 'MED BOX'))])\n"
+        + "        SpillwayTableScan(table=[[spillway, part]], fields=[[0, 3, 6]])\n");
+  }
+
+  @Test void q2TakesTheMinimumCostOfTheKeptPartsOnly() throws SQLException {
+    assertPlanContains(2, "SpillwayAggregate(group=[{0}], EXPR$0=[MIN($1)])\n"
+        + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n");
+    assertPlanContains(2, "SpillwayAggregate(group=[{0}])\n"
+        + "  SpillwayFilter(condition=[AND(=($2, 15), LIKE($1, '%BRASS'))])\n"
+        + "    SpillwayTableScan(table=[[spillway, part]], fields=[[0, 4, 5]])\n");
+  }
+
+  @Test void q20SumsTheShippedQuantitiesOfForestPartsOnly() throws SQLException {
+    assertPlanContains(20, "SpillwayAggregate(group=[{0, 1}], agg#0=[$SUM0($2)])\n"
+        + "  SpillwayJoin(condition=[=($0, $3)], joinType=[semi])\n"
+        + "    SpillwayProject(l_partkey=[$0], l_suppkey=[$1], l_quantity=[$2])\n"
+        + "      SpillwayFilter(condition=[SEARCH($3, Sarg[[1994-01-01..1995-01-01)])])\n"
+        + "        SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 2, 4, 10]])\n"
+        + "    SpillwayAggregate(group=[{0}])\n"
+        + "      SpillwayFilter(condition=[LIKE($1, 'forest%')])\n");
+  }
+
+  @Test void q13FiltersOrdersBelowItsLeftJoin() throws SQLException {
+    String plan = plan(13);
+    assertFalse(plan.contains("fallback="), plan);
+    assertPlanContains(13, "SpillwayJoin(condition=[=($0, $2)], joinType=[left])\n"
+        + "  SpillwayTableScan(table=[[spillway, customer]], fields=[[0]])\n"
+        + "  SpillwayFilter(condition=[NOT(LIKE($2, '%special%requests%'))])\n");
+  }
+
+  /** Asserts that the plan, without the physical attributes and indentation-shifted to column 0, has the lines. */
+  private static void assertPlanContains(int query, String lines) throws SQLException {
+    String plan = plan(query);
+    String indent = plan.lines().filter(l -> l.trim().startsWith(lines.lines().findFirst().orElseThrow().trim()))
+        .map(l -> l.substring(0, l.indexOf(l.trim()))).findFirst().orElse(null);
+    assertTrue(indent != null, () -> "plan of Q" + query + " lacks\n" + lines + "plan:\n" + plan);
+    String shifted = lines.lines().map(l -> indent + l + "\n").reduce("", String::concat);
+    assertTrue(plan.contains(shifted), () -> "plan of Q" + query + " lacks\n" + shifted + "plan:\n" + plan);
+  }
+
+  /** EXPLAIN of the query on the CPU, each line without the attributes of its device, variant and costs. */
+  private static String plan(int query) throws SQLException {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
+    String plan = String.join("\n", SpillwayAssert.rows(url, "explain plan for " + TpchQueries.sql(query)));
+    return plan.replaceAll(", device=\\[cpu\\][^\n]*", ")") + "\n";
+  }
+}
