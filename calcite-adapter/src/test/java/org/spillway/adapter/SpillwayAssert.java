@@ -17,6 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Fluent assertions in the style of Calcite's CalciteAssert: run SQL, pin the rows and the plan. */
 final class SpillwayAssert {
+  /** The lines of an EXPLAIN other than its sorts' (a sort of a few result rows always runs on the CPU). */
+  static String belowSorts(String plan) {
+    return String.join("\n", plan.lines().filter(line -> !line.contains("SpillwaySort(")).toList());
+  }
+
   private final String url;
 
   private SpillwayAssert(String url) {
