@@ -18,6 +18,40 @@ public final class SqlLikePatterns {
     return Pattern.compile(toRegex(pattern, escape));
   }
 
+  /**
+   * The literal pieces between the {@code %}s of a pattern without {@code _} and without escapes (most analytic
+   * LIKEs: 'PROMO%', '%BRASS', '%special%requests%'), which {@link #matchesPieces} matches with plain
+   * {@code startsWith}/{@code indexOf}/{@code endsWith} as the regular expression would; null for other patterns.
+   */
+  public static String[] pieces(String pattern, String escape) {
+    if (pattern.indexOf('_') >= 0 || escape != null && pattern.contains(escape)) {
+      return null;
+    }
+    return pattern.split("%", -1);
+  }
+
+  /** Whether {@code s} matches the pattern of these {@link #pieces}: first a prefix, last a suffix, the rest in order. */
+  public static boolean matchesPieces(String[] pieces, String s) {
+    if (pieces.length == 1) {
+      return s.equals(pieces[0]);
+    }
+    String first = pieces[0];
+    String last = pieces[pieces.length - 1];
+    if (s.length() < first.length() + last.length() || !s.startsWith(first) || !s.endsWith(last)) {
+      return false;
+    }
+    int from = first.length();
+    int end = s.length() - last.length();
+    for (int p = 1; p < pieces.length - 1; p++) {
+      int at = s.indexOf(pieces[p], from);
+      if (at < 0 || at + pieces[p].length() > end) {
+        return false;
+      }
+      from = at + pieces[p].length();
+    }
+    return true;
+  }
+
   /** The regular expression of a LIKE pattern; throws IllegalArgumentException where Calcite's fails. */
   public static String toRegex(String pattern, String escape) {
     if (escape != null && escape.length() != 1) {

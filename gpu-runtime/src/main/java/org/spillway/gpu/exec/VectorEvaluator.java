@@ -244,10 +244,12 @@ public final class VectorEvaluator {
 
   private static ColumnVector like(Expr.Like l, ColumnVector text, int n) {
     long[] out = new long[n];
-    java.util.regex.Matcher matcher = l.regex().matcher("");
+    String[] pieces = SqlLikePatterns.pieces(l.pattern(), l.escape());
+    java.util.regex.Matcher matcher = pieces != null ? null : l.regex().matcher("");
     for (int i = 0; i < n; i++) {
       if (!text.isNull(i)) {
-        out[i] = matcher.reset((String) text.objects[i]).matches() ? 1 : 0;
+        String s = (String) text.objects[i];
+        out[i] = (pieces != null ? SqlLikePatterns.matchesPieces(pieces, s) : matcher.reset(s).matches()) ? 1 : 0;
       }
     }
     return ColumnVector.ofLongs(ExprType.BOOLEAN, out, text.nulls == null ? null : text.nulls.clone(), n);
