@@ -63,6 +63,18 @@ class SpillwaySubqueryPlanTest {
         + "      SpillwayFilter(condition=[LIKE($1, 'forest%')])\n");
   }
 
+  /**
+   * Q22's NOT EXISTS arrives as a RIGHT join of the DISTINCT customer keys of orders with the customers, filtered on
+   * unmatched rows: it becomes an anti-join that reads orders' keys as they are (no aggregate of all orders).
+   */
+  @Test void q22AntiJoinsOrdersWithoutRemovingDuplicatesFirst() throws SQLException {
+    String plan = plan(22);
+    assertPlanContains(22, "SpillwayTableScan(table=[[spillway, orders]], fields=[[1]])\n");
+    assertFalse(plan.contains("SpillwayAggregate(group=[{0}])\n    SpillwayTableScan(table=[[spillway, orders]]"),
+        plan);
+    assertTrue(plan.contains("joinType=[anti]"), plan);
+  }
+
   @Test void q13FiltersOrdersBelowItsLeftJoin() throws SQLException {
     String plan = plan(13);
     assertFalse(plan.contains("fallback="), plan);

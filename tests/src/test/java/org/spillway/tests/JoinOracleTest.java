@@ -110,6 +110,8 @@ class JoinOracleTest {
             "select a.id from a where exists (select 1 from b where b.k = a.k and b.k2 <> a.k2)"),
         new Case("anti, NOT EXISTS with a residual across sides", "anti|left",
             "select a.id, a.k2 from a where not exists (select 1 from b where b.k = a.k and b.k2 <> a.k2)"),
+        new Case("anti, unmatched rows of a RIGHT join", "anti",
+            "select b.k, b.w from a right join b on a.k = b.k where a.id is null"),
         new Case("full join stays in Calcite", null, "select a.id, b.w from a full join b on a.k = b.k"));
   }
 
