@@ -149,6 +149,32 @@ public final class JoinHashTable {
     return r;
   }
 
+  /**
+   * {@link #first} of keys {@code from .. to-1} into {@code out[0 .. to-from-1]} (-1 for a NULL key or no match).
+   * The rows' loads are independent of one another (all bucket heads first, then all first keys), so the CPU keeps
+   * many cache misses in flight instead of waiting for each probe's chain in turn.
+   */
+  public void firsts(long[] probeKeys, long[] validity, int from, int to, int[] out) {
+    if (direct != null) {
+      for (int r = from; r < to; r++) {
+        long slot = probeKeys[r] - min;
+        out[r - from] = valid(validity, r) && slot >= 0 && slot < direct.length ? direct[(int) slot] - 1 : -1;
+      }
+      return;
+    }
+    for (int r = from; r < to; r++) {
+      out[r - from] = valid(validity, r) ? heads[bucket(probeKeys[r], shift)] - 1 : -1;
+    }
+    for (int r = from; r < to; r++) {
+      int b = out[r - from];
+      long key = probeKeys[r];
+      while (b >= 0 && keys[b] != key) {
+        b = next[b] - 1;
+      }
+      out[r - from] = b;
+    }
+  }
+
   /** The build row after {@code row} (a row {@link #first} or this gave) with the same key, or -1. */
   public int next(int row) {
     if (direct != null) {

@@ -193,6 +193,34 @@ class JoinProbeTest {
     assertEquals(-1, chained.first(4999));
   }
 
+  @Test void batchedFirstsEqualOneByOne() {
+    Random random = new Random(3);
+    for (int range : new int[] {1500, 1 << 20}) {  // dense unique keys (direct table) and sparse ones (chained)
+      long[] build = new long[1000];
+      for (int i = 0; i < build.length; i++) {
+        build[i] = range == 1500 ? i + 7 : random.nextInt(range);
+      }
+      long[] validity = new long[(build.length + 63) / 64];
+      Arrays.fill(validity, -1L);
+      validity[1] = 0;  // rows 64..127 NULL
+      JoinHashTable table = JoinHashTable.build(build, validity, build.length, 2, () -> false);
+      assertEquals(range == 1500, table.direct());
+      long[] probe = new long[700];
+      for (int i = 0; i < probe.length; i++) {
+        probe[i] = random.nextBoolean() ? build[random.nextInt(build.length)] : random.nextInt(range + 10);
+      }
+      int[] out = new int[100];
+      table.firsts(probe, null, 600, 700, out);
+      for (int r = 600; r < 700; r++) {
+        assertEquals(table.first(probe[r]), out[r - 600], "key " + probe[r]);
+      }
+      table.firsts(probe, validity, 50, 150, out);
+      for (int r = 50; r < 150; r++) {
+        assertEquals(r >= 64 && r < 128 ? -1 : table.first(probe[r]), out[r - 50], "row " + r);
+      }
+    }
+  }
+
   @Test void aMorselWhoseKeysMatchManyRowsIsCutIntoParts() {
     Random random = new Random(7);
     Side probe = side(random, 2000, 1, 0, 1);    // every probe row has key 0 ...
