@@ -184,10 +184,12 @@ class JoinProbeTest {
     Random random = new Random(20261126);
     for (int round = 0; round < 16; round++) {
       int keyRange = round % 3 == 0 ? 50 : 400;
-      boolean manyMorsels = round % 4 == 3;
-      Side probe = side(random, manyMorsels ? 3 * ColumnarPipeline.MORSEL_ROWS + 17 : 1 + random.nextInt(900),
+      // a few rounds stream several morsels against a small build side (the reference is a nested loop)
+      boolean manyMorsels = round % 8 == 7;
+      Side probe = side(random, manyMorsels ? 2 * ColumnarPipeline.MORSEL_ROWS + 17 : 1 + random.nextInt(900),
           keyRange, 0.05, 1);
-      Side build = side(random, 1 + random.nextInt(round % 5 == 0 ? 5000 : 700), keyRange, 0.05, 10_000);
+      Side build = side(random, 1 + random.nextInt(manyMorsels ? 40 : round % 5 == 0 ? 3000 : 700), keyRange, 0.05,
+          10_000);
       int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
       for (boolean residual : new boolean[] {false, true}) {
         JoinProbe template = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys, keyTypes(keys), keys,
