@@ -100,13 +100,25 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   /**
    * A CPU NOPA join becomes a probe stage of its probe side's pipeline, over a hash table built from the other
    * side; the other algorithms run as a join node of their own. Either way, an inner join's condition beyond key
-   * equality is a filter after it.
+   * equality is a filter after it. A semi- or anti-join that builds on its left (returned) side is a mark join
+   * ({@link SpillwayMarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above.
    */
   @Override public void implement(Implementor implementor) {
     SpillwayJoinKeys keys = keys();
     Candidate chosen = choice().chosen();
     String label = joinType.lowerName + " join on " + condition;
-    if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
+    if (marksBuild(chosen)) {
+      Implementor build = implementor.child(getLeft());
+      Implementor probeSide = implementor.unshared(getRight());
+      JoinProbe probe = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys.rightKeys(),
+          keys.rightFields().stream().map(SpillwayField::type).toList(), keys.leftKeys(), build.node().types(), true,
+          keys.residual() == null ? null : residual(keys));
+      SpillwayJoinBuild joinBuild = new SpillwayJoinBuild(build.node(), keys.leftFields(), keys.rightFields(), label);
+      probeSide.addProbe(probe, joinBuild, build);
+      SpillwayNode probePipeline = probeSide.node();
+      implementor.source(new SpillwayMarkJoinNode(joinBuild, (SpillwayProbePipelineNode) probePipeline,
+          joinType == JoinRelType.SEMI), build, probeSide);
+    } else if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
       boolean buildLeft = chosen.buildLeft();
       Implementor build = implementor.child(buildLeft ? getLeft() : getRight());
       implementor.visitChild(buildLeft ? getRight() : getLeft());
@@ -127,6 +139,14 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     if (keys.residual() != null && joinType == JoinRelType.INNER) {
       implementor.addStage(new PipelineStage.Filter(residual(keys)));
     }
+  }
+
+  /**
+   * Whether the join is a semi- or anti-join built on its returned (left) side: its probe marks build rows (the
+   * CPU NOPA probe only; the cost model offers this orientation to no other algorithm).
+   */
+  private boolean marksBuild(Candidate candidate) {
+    return (joinType == JoinRelType.SEMI || joinType == JoinRelType.ANTI) && candidate.buildLeft();
   }
 
   /** What the probe makes of a probe row: the probe side is the preserved side of an outer join. */
@@ -184,13 +204,15 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     double leftRows = rows(mq, getLeft());
     double rightRows = rows(mq, getRight());
     double outputRows = rows(mq, this);
-    // The runtime joins preserve the probe side: LEFT, SEMI and ANTI build on the right, RIGHT on the left.
+    // The runtime joins preserve the probe side: LEFT builds on the right, RIGHT on the left. SEMI and ANTI build on
+    // either: on the left, the CPU NOPA probe marks the build rows that the right side matches (a mark join).
     List<Estimate> orientations = new ArrayList<>();
     if (joinType != JoinRelType.RIGHT) {
       orientations.add(new Estimate(rightRows, leftRows, outputRows,
           SpillwayStatistics.key(mq, getRight(), keys.rightKeysList(), rightRows).orElse(null), false));
     }
-    if (joinType == JoinRelType.INNER || joinType == JoinRelType.RIGHT) {
+    if (joinType == JoinRelType.INNER || joinType == JoinRelType.RIGHT || joinType == JoinRelType.SEMI
+        || joinType == JoinRelType.ANTI) {
       orientations.add(new Estimate(leftRows, rightRows, outputRows,
           SpillwayStatistics.key(mq, getLeft(), keys.leftKeysList(), leftRows).orElse(null), true));
     }
@@ -205,7 +227,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     boolean pairResidual = keys.residual() != null && joinType != JoinRelType.INNER;
     return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
-        SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured());
+        SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured(),
+        c -> !marksBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
   }
 
   private static double rows(RelMetadataQuery mq, RelNode rel) {

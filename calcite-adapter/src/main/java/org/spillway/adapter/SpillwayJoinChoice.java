@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The join algorithm a {@link SpillwayJoin} runs and why: the cheapest runnable candidate of the cost model
@@ -24,6 +25,16 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
    */
   static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
       SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated) {
+    return choose(cost, orientations, device, forced, whyNot, calibrated, c -> true);
+  }
+
+  /**
+   * As above, among the candidates that {@code implemented} admits: an orientation that only some algorithms run
+   * (a semi- or anti-join built on its returned side: only the CPU NOPA probe marks build rows) offers only those.
+   */
+  static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
+      SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated,
+      Predicate<Candidate> implemented) {
     List<Candidate> all = new ArrayList<>();
     for (Estimate e : orientations) {
       all.addAll(cost.cpu(e));
@@ -31,6 +42,7 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
         all.addAll(cost.gpu(e));
       }
     }
+    all.removeIf(implemented.negate());
     all.sort(Comparator.comparingDouble(Candidate::seconds));
     List<Candidate> runnable = all.stream().filter(c -> !c.algorithm().gpu() || whyNot.apply(c.algorithm()).isEmpty())
         .toList();

@@ -9,6 +9,7 @@ import org.spillway.gpu.exec.PipelineStage;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.function.IntFunction;
 
 /**
  * A CPU pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
@@ -50,12 +51,31 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
   }
 
   @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+    return run(context, read, s -> null);
+  }
+
+  /** The stages of this pipeline. */
+  List<PipelineStage> stages() {
+    return stages;
+  }
+
+  /** The build sides' columns that the probe of stage {@code stage} gathers, for a consumer reading {@code read}. */
+  BitSet buildColumnsRead(int stage, BitSet read) {
+    return new ColumnarPipeline(inputTypes, stages, read).buildColumnsRead(stage);
+  }
+
+  /**
+   * Runs the pipeline; the probe of a stage for which {@code prebound} gives a probe is that one, bound already by
+   * the caller (a mark join, which reads the marks afterwards), the others are bound to build sides run here.
+   */
+  SpillwayColumns run(SpillwayRunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
     for (int s = 0; s < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
-        bound.set(s, new PipelineStage.HashJoinProbe(build(probe.probe(), builds.get(s),
-            planned.buildColumnsRead(s), context)));
+        JoinProbe given = prebound.apply(s);
+        bound.set(s, new PipelineStage.HashJoinProbe(given != null ? given
+            : build(probe.probe(), builds.get(s), planned.buildColumnsRead(s), context)));
       }
     }
     ColumnarPipeline pipeline = new ColumnarPipeline(inputTypes, bound, read);
@@ -82,7 +102,12 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
       read.set(key);
     }
     long start = System.nanoTime();
-    SpillwayColumns rows = build.node().run(context, read);
+    return bind(probe, build, build.node().run(context, read), context, start);
+  }
+
+  /** Builds the table of a probe over a build side's rows (run since {@code start}, for the trace). */
+  static JoinProbe bind(JoinProbe probe, SpillwayJoinBuild build, SpillwayColumns rows, SpillwayRunContext context,
+      long start) {
     context.checkCancelled("before building the hash table of " + build.label());
     JoinProbe bound = probe.bind(rows, build.buildDictionaries(), build.probeDictionaries(), context.threads(),
         context.cancelled());

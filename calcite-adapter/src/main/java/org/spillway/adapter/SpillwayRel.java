@@ -93,6 +93,16 @@ public interface SpillwayRel extends RelNode {
       return known;
     }
 
+    /**
+     * An implementor of {@code input} that no other join shares: a pipeline that a join extends with a stage of its
+     * own (a mark join's probe) must not be the one other uses of the same subtree run.
+     */
+    Implementor unshared(RelNode input) {
+      Implementor own = new Implementor(subtrees);
+      own.visitChild(input);
+      return own;
+    }
+
     /** Visits a child node so that it contributes its part first. */
     public void visitChild(RelNode input) {
       if (top == null) {

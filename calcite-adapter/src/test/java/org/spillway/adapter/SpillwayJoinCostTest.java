@@ -154,6 +154,24 @@ class SpillwayJoinCostTest {
     assertFalse(c.calibrated());
   }
 
+  @Test void anOrientationOnlyTheCpuNopaProbeRunsOffersNoOtherAlgorithm() {
+    // A semi-join whose returned (left) side is small: only the CPU NOPA probe can build on it (it marks build rows).
+    Estimate buildRight = new Estimate(1e8, 1e6, 1e6, new KeyStatistics(1L, (long) 1e9, 1e7, false), false);
+    Estimate buildLeft = new Estimate(1e6, 1e8, 1e6, new KeyStatistics(1L, (long) 1e6, 1e6, true), true);
+    SpillwayJoinChoice c = SpillwayJoinChoice.choose(new SpillwayJoinCost(gpuHost(100 * GIB)),
+        List.of(buildLeft, buildRight), SpillwayDevice.AUTO, SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT, true,
+        candidate -> !candidate.buildLeft() || candidate.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
+    for (Candidate k : List.of(c.chosen(), c.runnerUp())) {
+      assertTrue(!k.buildLeft() || k.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA, k.summary());
+    }
+    SpillwayJoinChoice cpu = SpillwayJoinChoice.choose(new SpillwayJoinCost(CPU_HOST), List.of(buildLeft, buildRight),
+        SpillwayDevice.CPU, SpillwayJoinAlgorithm.AUTO, NOT_IN_BUILD, true,
+        candidate -> !candidate.buildLeft() || candidate.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, cpu.chosen().algorithm());
+    assertTrue(cpu.chosen().buildLeft(), "the small side is built on");
+    assertFalse(cpu.runnerUp().buildLeft(), "no radix join built on the left: " + cpu.runnerUp().summary());
+  }
+
   /** The CPU host with measured CPU join rates (tuples per second on all cores). */
   private static MachineProfile cpuHostMeasured(double perfect, double probing, double cached, double radix) {
     return new MachineProfile(MachineProfile.FORMAT_VERSION, "test", "test host", 16, 80, null, "no GPU", Map.of(),

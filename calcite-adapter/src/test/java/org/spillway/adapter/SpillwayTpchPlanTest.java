@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 
 /**
- * Pins which operators of TPC-H Q1, Q6 and the join queries Q3, Q5 and Q10 run in the Spillway convention,
+ * Pins which operators of TPC-H Q1, Q6 and the join queries Q3, Q4, Q5 and Q10 run in the Spillway convention,
  * the join choices EXPLAIN shows, and why the rest do not; and, on a GPU site assumed with the H100's profile,
  * the device, transfer method, filter variant and costs the cost model chooses for Q1 and Q6.
  */
@@ -299,6 +299,27 @@ class SpillwayTpchPlanTest {
         // customer's keys 1..150 are dense and unique: NOPA's array table
         .explainContains("SpillwayJoin(condition=[=($7, $5)], joinType=[inner], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[perfect-hash], buildSide=[right]");
+  }
+
+  /**
+   * Q4's EXISTS over lineitem builds on the filtered orders (its left, returned side) and streams lineitem through the
+   * table, marking the orders that have a late line: building on lineitem would hash about 20 times the rows.
+   */
+  @Test void q4SemiJoinBuildsOnOrdersAndMarksThem() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(4))
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort\n"
+            + "    SpillwayAggregate\n"
+            + "      SpillwayJoin\n"
+            + "        SpillwayFilter\n"
+            + "          SpillwayTableScan\n"
+            + "        SpillwayFilter\n"
+            + "          SpillwayTableScan\n")
+        .explainContains("SpillwayJoin(condition=[=($0, $3)], joinType=[semi], device=[cpu], algorithm=[cpu-nopa], "
+            + "variant=[linear-probing], buildSide=[left], transfer=[none], predicted=[")
+        .explainContains("SpillwayTableScan(table=[[spillway, orders]]")
+        .explainLacks("fallback=");
   }
 
   @Test void theJoinAlgorithmPropertyForcesTheRadixJoin() throws SQLException {

@@ -45,9 +45,15 @@ public final class ColumnarPipeline {
     this.stages = List.copyOf(stages);
     List<ExprType> types = this.inputTypes;
     boolean aggregated = false;
-    for (PipelineStage stage : this.stages) {
+    for (int s = 0; s < this.stages.size(); s++) {
+      PipelineStage stage = this.stages.get(s);
       stageTypes.add(types);
       checkStage(stage, types);
+      if (stage instanceof PipelineStage.HashJoinProbe h && h.probe().kind() == JoinProbe.Kind.MARK_BUILD
+          && s != this.stages.size() - 1) {
+        throw new IllegalArgumentException("a join probe that marks build rows outputs nothing, so it must end its "
+            + "pipeline; stages follow it: " + this.stages.subList(s + 1, this.stages.size()));
+      }
       if (aggregated && stage instanceof PipelineStage.HashJoinProbe) {
         throw new IllegalArgumentException("a join probe after an aggregation: the aggregation's output is the "
             + "source of a pipeline of its own");

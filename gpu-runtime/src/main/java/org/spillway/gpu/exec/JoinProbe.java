@@ -22,13 +22,21 @@ import org.spillway.gpu.join.keys.JoinKeys;
  * inner join keeps the pairs that pass, a left join also each probe row without any (with NULL build columns), a
  * semi-join each probe row with one, an anti-join each probe row without one. NULL keys match nothing.
  *
+ * <p>A semi- or anti-join may also build on its returned side and stream the other side through the table (DuckDB's
+ * RIGHT_SEMI and RIGHT_ANTI, the mark join of Neumann and Kemper): the probe then only marks each build row that a
+ * probe row matches ({@link Kind#MARK_BUILD}) and passes no row on; once every morsel was probed, the marked build
+ * rows are the semi-join's output and the unmarked ones the anti-join's ({@link #markedBuildRows}).
+ *
  * <p>A plan holds the probe unbound (what to probe with, the build side's types); each run binds it to that run's
  * table and build rows ({@link #bind}).
  */
 public final class JoinProbe {
-  /** What a probe row becomes; LEFT is the outer join that preserves the probe side. */
+  /**
+   * What a probe row becomes; LEFT is the outer join that preserves the probe side. MARK_BUILD marks the build rows
+   * the probe row matches and outputs nothing: it ends its pipeline.
+   */
   public enum Kind {
-    INNER, LEFT, SEMI, ANTI;
+    INNER, LEFT, SEMI, ANTI, MARK_BUILD;
 
     /** Whether the build side's columns are part of the output. */
     public boolean projectsBuild() {
@@ -47,13 +55,18 @@ public final class JoinProbe {
   private final IndexedColumns build;
   private final JoinKeyEncoder encoder;
   private final List<List<String>> probeDictionaries;
+  /**
+   * Per build row of a bound MARK_BUILD probe: whether a probe row matched it. Workers only ever write true, so
+   * their racing plain writes agree; the scheduler's join of the workers makes every mark visible to the reader.
+   */
+  private final boolean[] marks;
 
   /**
    * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
    * {@code buildKeys} of a build side of {@code buildTypes}. The joined row is the build side's columns then the
    * probe side's when {@code buildFirst}, else the other way round; the output is the joined row, or (semi, anti)
-   * the probe side's columns. {@code residual} (null: none) reads the joined row. Key types that cannot compare
-   * fail here, with {@link JoinKeyEncoder}'s reason.
+   * the probe side's columns (a MARK_BUILD probe outputs none). {@code residual} (null: none) reads the joined row.
+   * Key types that cannot compare fail here, with {@link JoinKeyEncoder}'s reason.
    */
   public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
@@ -64,7 +77,7 @@ public final class JoinProbe {
   private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual, JoinHashTable table, IndexedColumns build,
       JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
-    if (buildFirst && !kind.projectsBuild()) {
+    if (buildFirst && !kind.projectsBuild() && kind != Kind.MARK_BUILD) {
       throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
     }
     if (probeKeys.length != buildKeys.length || probeKeys.length != probeKeyTypes.size() || probeKeys.length == 0) {
@@ -82,6 +95,7 @@ public final class JoinProbe {
     this.build = build;
     this.encoder = encoder;
     this.probeDictionaries = probeDictionaries;
+    this.marks = kind == Kind.MARK_BUILD && build != null ? new boolean[build.rows()] : null;
   }
 
   private List<ExprType> buildKeyTypes() {
@@ -139,7 +153,34 @@ public final class JoinProbe {
 
   /** The output types over a probe side of {@code probeTypes}. */
   public List<ExprType> outputTypes(List<ExprType> probeTypes) {
+    if (kind == Kind.MARK_BUILD) {
+      return List.of();
+    }
     return kind.projectsBuild() ? joinedTypes(probeTypes) : probeTypes;
+  }
+
+  /**
+   * The build rows, ascending, that a probe row matched ({@code matched}: the output of a semi-join that built on its
+   * returned side) or that none did (the anti-join's; a NULL key matches nothing, as NOT EXISTS wants). Read once
+   * the pipeline that ends in this MARK_BUILD probe finished.
+   */
+  public int[] markedBuildRows(boolean matched) {
+    if (marks == null) {
+      throw new IllegalStateException(kind == Kind.MARK_BUILD ? "marks read before the build side was bound"
+          : "a " + kind + " join probe marks no build rows");
+    }
+    int count = 0;
+    for (boolean m : marks) {
+      count += m == matched ? 1 : 0;
+    }
+    int[] rows = new int[count];
+    int n = 0;
+    for (int r = 0; r < marks.length; r++) {
+      if (marks[r] == matched) {
+        rows[n++] = r;
+      }
+    }
+    return rows;
   }
 
   /** The joined row's types (what the residual reads). */
@@ -209,6 +250,10 @@ public final class JoinProbe {
       if (row >= rows) {
         return null;
       }
+      if (kind == Kind.MARK_BUILD && residual == null) {
+        markMatches();
+        return new Matches(new int[0], new int[0], 0);
+      }
       int from = row;
       Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
@@ -216,7 +261,13 @@ public final class JoinProbe {
       long[] validity = keys.validity();
       for (; row < rows && pairs.count < maxPairs; row++) {
         int b = JoinHashTable.valid(validity, row) ? table.first(k[row]) : -1;
-        if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && b >= 0) {
+        if (kind == Kind.MARK_BUILD) {
+          for (; b >= 0; b = table.next(b)) {
+            if (!marks[b]) {  // a build row marked already needs no further residual test
+              pairs.add(row, b);
+            }
+          }
+        } else if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && b >= 0) {
           for (; b >= 0; b = table.next(b)) {
             pairs.add(row, b);
           }
@@ -225,6 +276,19 @@ public final class JoinProbe {
         }
       }
       return candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+    }
+
+    /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
+    private void markMatches() {
+      long[] k = keys.keys();
+      long[] validity = keys.validity();
+      for (; row < rows; row++) {
+        if (JoinHashTable.valid(validity, row)) {
+          for (int b = table.first(k[row]); b >= 0; b = table.next(b)) {
+            marks[b] = true;
+          }
+        }
+      }
     }
   }
 
@@ -240,6 +304,12 @@ public final class JoinProbe {
       ColumnVector result = VectorEvaluator.evaluate(residual, c -> joinedColumn(c, probeColumn, probeColumns,
           probeRows, buildRows, n), n);
       passed = VectorEvaluator.selectTrue(result, passing);
+    }
+    if (kind == Kind.MARK_BUILD) {
+      for (int i = 0; i < passed; i++) {
+        marks[buildRows[passing[i]]] = true;
+      }
+      return new Matches(new int[0], new int[0], 0);
     }
     Pairs out = new Pairs(kind == Kind.INNER ? passed : to - from);
     if (kind == Kind.INNER) {

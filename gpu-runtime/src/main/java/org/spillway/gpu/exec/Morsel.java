@@ -131,12 +131,15 @@ final class Morsel {
    * Joins the rows with a build side ({@link JoinProbe}) and hands the joined rows on as morsels of at most about
    * {@code maxRows} rows: probe columns are gathered at the matched positions (columns still in the source stay
    * lazy, under the composed selection), build columns are gathered from the build side when {@code live} (the
-   * columns read after this stage) holds them, else left out.
+   * columns read after this stage) holds them, else left out. A MARK_BUILD probe only marks and hands nothing on.
    */
   void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
     JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length);
+    boolean marks = probe.kind() == JoinProbe.Kind.MARK_BUILD;
     for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
-      out.accept(joined(probe, live, m));
+      if (!marks) {
+        out.accept(joined(probe, live, m));
+      }
     }
   }
 

@@ -4,6 +4,7 @@ import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -161,7 +162,8 @@ class JoinProbeTest {
       Side probe = side(random, 300 + random.nextInt(900), keyRange, 0.05, 1);
       Side build = side(random, 1 + random.nextInt(700), keyRange, 0.05, 10_000);
       int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
-      for (JoinProbe.Kind kind : JoinProbe.Kind.values()) {
+      for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.LEFT, JoinProbe.Kind.SEMI,
+          JoinProbe.Kind.ANTI)) {
         for (boolean residual : new boolean[] {false, true}) {
           boolean buildFirst = kind.projectsBuild() && round % 4 == 1;
           String where = "round " + round + " " + kind + (residual ? " with residual" : "") + " keys "
@@ -171,6 +173,61 @@ class JoinProbeTest {
         }
       }
     }
+  }
+
+  /**
+   * A semi- or anti-join that builds on its returned side: the probe marks build rows, and the marked (semi) or
+   * unmarked (anti) build rows must be those a semi- or anti-join probing with the build side returns. Some
+   * rounds stream many morsels on several workers, so that marks of one build row race.
+   */
+  @Test void markBuildMarksWhatASemiJoinFromTheBuildSideReturns() {
+    Random random = new Random(20261126);
+    for (int round = 0; round < 16; round++) {
+      int keyRange = round % 3 == 0 ? 50 : 400;
+      // a few rounds stream several morsels against a small build side (the reference is a nested loop)
+      boolean manyMorsels = round % 8 == 7;
+      Side probe = side(random, manyMorsels ? 2 * ColumnarPipeline.MORSEL_ROWS + 17 : 1 + random.nextInt(900),
+          keyRange, 0.05, 1);
+      Side build = side(random, 1 + random.nextInt(manyMorsels ? 40 : round % 5 == 0 ? 3000 : 700), keyRange, 0.05,
+          10_000);
+      int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
+      for (boolean residual : new boolean[] {false, true}) {
+        JoinProbe template = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys, keyTypes(keys), keys,
+            List.of(INT, INT, BIG), true, residual ? oddSum(true) : null);
+        JoinProbe bound = bind(template, build, keys.length, 1 + round % 3);
+        List<ColumnBatch> out = new ColumnarPipeline(List.of(INT, INT, BIG),
+            List.of(new PipelineStage.HashJoinProbe(bound))).runColumns(List.of(probe.batch()), 1 + round % 3,
+            () -> false);
+        String where = "round " + round + (residual ? " with residual" : "") + " keys " + Arrays.toString(keys);
+        assertTrue(out.isEmpty(), where + ": a marking probe passed rows on");
+        for (boolean matched : new boolean[] {true, false}) {
+          assertEquals(reference(build, probe, matched ? JoinProbe.Kind.SEMI : JoinProbe.Kind.ANTI, keys, false,
+              residual), rows(build, bound.markedBuildRows(matched)), where + (matched ? " semi" : " anti"));
+        }
+      }
+    }
+  }
+
+  @Test void aMarkingProbeMustEndItsPipeline() {
+    int[] key = {0};
+    JoinProbe mark = new JoinProbe(JoinProbe.Kind.MARK_BUILD, key, keyTypes(key), key, List.of(INT, INT, BIG), true,
+        null);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new ColumnarPipeline(List.of(INT, INT, BIG), List.of(new PipelineStage.HashJoinProbe(mark),
+            new PipelineStage.Project(List.of()))));
+    assertTrue(e.getMessage().contains("must end its pipeline"), e.getMessage());
+    IllegalStateException unbound = assertThrows(IllegalStateException.class,
+        () -> mark.markedBuildRows(true));
+    assertTrue(unbound.getMessage().contains("before the build side was bound"), unbound.getMessage());
+  }
+
+  private static List<String> rows(Side side, int[] ids) {
+    List<String> out = new ArrayList<>();
+    for (int id : ids) {
+      out.add(row(side, id));
+    }
+    out.sort(null);
+    return out;
   }
 
   @Test void uniqueDenseKeysUseTheDirectTableAndOthersTheChainedOne() {

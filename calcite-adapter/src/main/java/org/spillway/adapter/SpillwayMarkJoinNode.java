@@ -1,0 +1,72 @@
+package org.spillway.adapter;
+
+import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+
+import java.util.BitSet;
+import java.util.List;
+
+/**
+ * A semi- or anti-join that builds its hash table on the returned (left) side and streams the other side through
+ * it (DuckDB's RIGHT_SEMI and RIGHT_ANTI): a small filtered side is built instead of a large subquery side. The probe
+ * side's pipeline ends in a {@link JoinProbe.Kind#MARK_BUILD} probe that marks each build row a probe row matches
+ * (under the residual, if any); afterwards the marked build rows are a semi-join's output and the unmarked ones an
+ * anti-join's. A pipeline breaker: its output is the source of the pipeline above.
+ */
+final class SpillwayMarkJoinNode implements SpillwayNode {
+  private final SpillwayJoinBuild build;
+  /** The probe side's pipeline; its last stage is the marking probe. */
+  private final SpillwayProbePipelineNode probeSide;
+  private final int markStage;
+  /** A semi-join returns the marked build rows, an anti-join the others. */
+  private final boolean semi;
+
+  SpillwayMarkJoinNode(SpillwayJoinBuild build, SpillwayProbePipelineNode probeSide, boolean semi) {
+    this.build = build;
+    this.probeSide = probeSide;
+    this.markStage = probeSide.stages().size() - 1;
+    this.semi = semi;
+    if (!(probeSide.stages().get(markStage) instanceof PipelineStage.HashJoinProbe h)
+        || h.probe().kind() != JoinProbe.Kind.MARK_BUILD) {
+      throw new IllegalArgumentException("the probe side of a mark join must end in a marking probe: "
+          + probeSide.stages());
+    }
+  }
+
+  @Override public List<ExprType> types() {
+    return build.node().types();
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context) {
+    BitSet all = new BitSet();
+    all.set(0, types().size());
+    return run(context, all);
+  }
+
+  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+    JoinProbe probe = ((PipelineStage.HashJoinProbe) probeSide.stages().get(markStage)).probe();
+    // The build side's rows are the output: what is read above, plus the keys and what the residual reads.
+    BitSet buildRead = probeSide.buildColumnsRead(markStage, new BitSet());
+    buildRead.or(read);
+    for (int key : probe.buildKeys()) {
+      buildRead.set(key);
+    }
+    long start = System.nanoTime();
+    SpillwayColumns rows = build.node().run(context, buildRead);
+    JoinProbe bound = SpillwayProbePipelineNode.bind(probe, build, rows, context, start);
+    probeSide.run(context, new BitSet(), s -> s == markStage ? bound : null);
+    context.checkCancelled("before gathering the rows of " + build.label());
+    int[] kept = bound.markedBuildRows(semi);
+    ColumnVector[] columns = new ColumnVector[types().size()];
+    for (int c = read.nextSetBit(0); c >= 0 && c < columns.length; c = read.nextSetBit(c + 1)) {
+      columns[c] = rows.gather(c, kept, kept.length);
+    }
+    SpillwayRunContext.trace("cpu mark join %s: %d of %d build rows %s", build.label(), kept.length, rows.rows(),
+        semi ? "matched" : "unmatched");
+    return new SpillwayBatchColumns(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),
+        types());
+  }
+}
