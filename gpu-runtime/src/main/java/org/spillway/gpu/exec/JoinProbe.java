@@ -31,6 +31,8 @@ import org.spillway.gpu.join.keys.JoinKeys;
  * table and build rows ({@link #bind}).
  */
 public final class JoinProbe {
+  /** Probe rows whose first matches are looked up together ({@link JoinHashTable#firsts}). */
+  private static final int PROBE_GROUP = 64;
   /**
    * What a probe row becomes; LEFT is the outer join that preserves the probe side. MARK_BUILD marks the build rows
    * the probe row matches and outputs nothing: it ends its pipeline.
@@ -234,6 +236,9 @@ public final class JoinProbe {
     private final int rows;
     private final int probeColumns;
     private int row;
+    /** First build rows of probe rows {@code firstsFrom ..}, looked up a group at a time ({@link #first}). */
+    private final int[] firsts = new int[PROBE_GROUP];
+    private int firstsFrom = -PROBE_GROUP;
 
     private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
       this.keys = keys;
@@ -257,10 +262,8 @@ public final class JoinProbe {
       int from = row;
       Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
-      long[] k = keys.keys();
-      long[] validity = keys.validity();
       for (; row < rows && pairs.count < maxPairs; row++) {
-        int b = JoinHashTable.valid(validity, row) ? table.first(k[row]) : -1;
+        int b = first(row);
         if (kind == Kind.MARK_BUILD) {
           for (; b >= 0; b = table.next(b)) {
             if (!marks[b]) {  // a build row marked already needs no further residual test
@@ -278,15 +281,20 @@ public final class JoinProbe {
       return candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
     }
 
+    /** The first build row matching probe row {@code r} (-1: none or a NULL key); rows are asked in order. */
+    private int first(int r) {
+      if (r >= firstsFrom + PROBE_GROUP) {
+        firstsFrom = r;
+        table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts);
+      }
+      return firsts[r - firstsFrom];
+    }
+
     /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
     private void markMatches() {
-      long[] k = keys.keys();
-      long[] validity = keys.validity();
       for (; row < rows; row++) {
-        if (JoinHashTable.valid(validity, row)) {
-          for (int b = table.first(k[row]); b >= 0; b = table.next(b)) {
-            marks[b] = true;
-          }
+        for (int b = first(row); b >= 0; b = table.next(b)) {
+          marks[b] = true;
         }
       }
     }
