@@ -6,11 +6,15 @@ import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.plan.RelTrait;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.convert.ConverterRule;
 import org.apache.calcite.rel.logical.LogicalAggregate;
 import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.RelCollation;
+import org.apache.calcite.rel.RelCollations;
+import org.apache.calcite.rel.metadata.RelMdCollation;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
@@ -110,8 +114,11 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(filter, e.getMessage());
         return null;
       }
-      return new SpillwayFilter(filter.getCluster(), filter.getTraitSet().replace(SpillwayRel.CONVENTION),
-          inputInSpillwayKeepingOrder(filter), filter.getCondition());
+      // A filter keeps its input's order: it claims exactly the order it asks its input for, nothing the
+      // logical node's traits say (those may carry an ORDER BY above that nothing below it has done yet).
+      RelNode ordered = inputInSpillwayKeepingOrder(filter);
+      return new SpillwayFilter(filter.getCluster(), SpillwayRel.unordered(filter.getTraitSet())
+          .replace((RelTrait) ordered.getTraitSet().getCollation()), ordered, filter.getCondition());
     }
   }
 
@@ -135,8 +142,13 @@ public final class SpillwayRules {
         SpillwayFallbacks.record(project, e.getMessage());
         return null;
       }
-      return new SpillwayProject(project.getCluster(), project.getTraitSet().replace(SpillwayRel.CONVENTION),
-          inputInSpillwayKeepingOrder(project), project.getProjects(), project.getRowType());
+      // A project claims its input's order as it maps through the projection, and nothing else (see the filter).
+      RelNode ordered = inputInSpillwayKeepingOrder(project);
+      List<RelCollation> kept = RelMdCollation.project(project.getCluster().getMetadataQuery(), ordered,
+          project.getProjects());
+      return new SpillwayProject(project.getCluster(), SpillwayRel.unordered(project.getTraitSet())
+          .replace((RelTrait) (kept.isEmpty() ? RelCollations.EMPTY : kept.get(0))), ordered, project.getProjects(),
+          project.getRowType());
     }
   }
 

@@ -9,6 +9,7 @@ import org.apache.calcite.rel.RelRoot;
 import org.apache.calcite.runtime.Hook;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,6 +81,21 @@ class SpillwayCollationTest {
           || (rel instanceof SpillwayFilter || rel instanceof SpillwayProject) && ordered(rel.getInput(0)),
           () -> rel.getRelTypeName() + " claims " + traits + " in " + node);
     }
+  }
+
+  /**
+   * ORDER BY without LIMIT over a project that repeats a column: a project once claimed the order its logical node's
+   * traits carried (the ORDER BY above it) over an unordered join, and the planner dropped the sort.
+   */
+  @Test void sortOverAProjectOfARepeatedColumnIsKept() throws SQLException {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
+    String sql = "SELECT o_orderkey AS a, o_orderkey AS b, c_name FROM orders JOIN customer ON o_custkey = c_custkey";
+    List<String> expected = new ArrayList<>(SpillwayAssert.rows(url, sql));
+    expected.sort(Comparator.comparingLong(SpillwayCollationTest::firstColumn).reversed());
+    assertEquals(expected, SpillwayAssert.rows(url, sql + " ORDER BY a DESC NULLS LAST, b ASC NULLS FIRST"));
+    String plan = String.join("\n", SpillwayAssert.rows(url, "EXPLAIN PLAN FOR " + sql
+        + " ORDER BY a DESC NULLS LAST, b ASC NULLS FIRST"));
+    assertTrue(plan.contains("SpillwaySort("), plan);
   }
 
   /** Whether a node claims an order: only a sort may, or a filter or project over an ordered node. */
