@@ -5,7 +5,9 @@ import java.util.Arrays;
 
 /**
  * Open-addressing hash table (linear probing) from a group key to a dense group number. A key is a fixed
- * number of long words: one per key column (doubles by their bits) plus a word of null flags.
+ * number of long words: one per key column (doubles by their bits) plus a word of null flags. Each slot holds
+ * the key's 32-bit hash beside its group, so a probe reads the group's key words only when the hashes match,
+ * and growing the table never rehashes a key.
  */
 final class GroupTable {
   /** Largest cross product of key ranges that the dense fast path caches (ints, so 256 KiB). */
@@ -14,14 +16,21 @@ final class GroupTable {
   private final int width;
   private long[] keys;
   private int[] hashes;
-  private int[] slots;  // group + 1, 0 = empty
+  /** Per slot: the key's hash in the high half, its group + 1 in the low half; 0 = empty. */
+  private long[] slots;
   private int groups;
 
   GroupTable(int keyColumns) {
+    this(keyColumns, 16);
+  }
+
+  /** A table sized to hold {@code expectedGroups} groups without growing. */
+  GroupTable(int keyColumns, int expectedGroups) {
+    int capacity = Math.max(16, expectedGroups);
     this.width = keyColumns + 1;
-    this.keys = new long[16 * width];
-    this.hashes = new int[16];
-    this.slots = new int[64];
+    this.keys = new long[capacity * width];
+    this.hashes = new int[capacity];
+    this.slots = new long[Math.max(64, Integer.highestOneBit(capacity - 1) << 2)];
   }
 
   int size() {
@@ -40,11 +49,16 @@ final class GroupTable {
 
   /** The group numbers of the rows of the key vectors, inserting keys not seen before. */
   void findOrInsert(ColumnVector[] keyColumns, int n, int[] groupOut) {
-    if (!findDense(keyColumns, n, groupOut)) {
-      long[] word = new long[width];
-      for (int i = 0; i < n; i++) {
-        groupOut[i] = findOrInsert(keyWord(keyColumns, i, word));
-      }
+    if (findDense(keyColumns, n, groupOut)) {
+      return;
+    }
+    if (keyColumns.length == 1 && keyColumns[0].longs != null) {
+      findOrInsertLongs(keyColumns[0], n, groupOut);
+      return;
+    }
+    long[] word = new long[width];
+    for (int i = 0; i < n; i++) {
+      groupOut[i] = findOrInsert(keyWord(keyColumns, i, word));
     }
   }
 
@@ -106,6 +120,41 @@ final class GroupTable {
     return true;
   }
 
+  /**
+   * Fast path for one integer key column (the common GROUP BY of an id): hashes and compares the value itself,
+   * without assembling a key word array per row. NULL rows take the general path.
+   */
+  private void findOrInsertLongs(ColumnVector column, int n, int[] groupOut) {
+    long[] values = column.longs;
+    long[] word = new long[width];
+    for (int i = 0; i < n; i++) {
+      if (column.isNull(i)) {
+        word[0] = 0;
+        word[1] = 1;
+        groupOut[i] = findOrInsert(word);
+        continue;
+      }
+      long v = values[i];
+      int h = hashSingle(v);
+      int mask = slots.length - 1;
+      int g;
+      for (int s = h & mask; ; s = (s + 1) & mask) {
+        long slot = slots[s];
+        if (slot == 0) {
+          word[0] = v;
+          word[1] = 0;
+          g = insert(word, h, s);
+          break;
+        }
+        g = (int) slot - 1;
+        if ((int) (slot >>> 32) == h && keys[2 * g] == v && keys[2 * g + 1] == 0) {
+          break;
+        }
+      }
+      groupOut[i] = g;
+    }
+  }
+
   private long[] keyWord(ColumnVector[] keyColumns, int i, long[] word) {
     long nullFlags = 0;
     for (int k = 0; k < keyColumns.length; k++) {
@@ -123,14 +172,19 @@ final class GroupTable {
 
   /** The group of one key (width words), inserting it if new. */
   int findOrInsert(long[] word) {
-    int h = hash(word);
+    return findOrInsert(word, hash(word));
+  }
+
+  /** The group of one key whose hash (by this class's function) is known, inserting it if new. */
+  int findOrInsert(long[] word, int h) {
     int mask = slots.length - 1;
     for (int s = h & mask; ; s = (s + 1) & mask) {
-      int g = slots[s] - 1;
-      if (g < 0) {
+      long slot = slots[s];
+      if (slot == 0) {
         return insert(word, h, s);
       }
-      if (hashes[g] == h && sameKey(g, word)) {
+      int g = (int) slot - 1;
+      if ((int) (slot >>> 32) == h && sameKey(g, word)) {
         return g;
       }
     }
@@ -154,31 +208,46 @@ final class GroupTable {
     }
     hashes[g] = h;
     System.arraycopy(word, 0, keys, g * width, width);
-    slots[slot] = g + 1;
+    slots[slot] = (long) h << 32 | (g + 1);
     if (groups * 2 > slots.length) {
-      rehash();
+      grow();
     }
     return g;
   }
 
-  private void rehash() {
-    slots = new int[slots.length * 2];
+  /** Doubles the slots, placing each key by the hash its slot kept. */
+  private void grow() {
+    long[] old = slots;
+    slots = new long[old.length * 2];
     int mask = slots.length - 1;
-    for (int g = 0; g < groups; g++) {
-      int s = hashes[g] & mask;
-      while (slots[s] != 0) {
-        s = (s + 1) & mask;
+    for (long slot : old) {
+      if (slot != 0) {
+        int s = (int) (slot >>> 32) & mask;
+        while (slots[s] != 0) {
+          s = (s + 1) & mask;
+        }
+        slots[s] = slot;
       }
-      slots[s] = g + 1;
     }
   }
 
-  private static int hash(long[] word) {
+  /** The hash of a key word array; for one non-NULL column it equals {@link #hashSingle} of the value. */
+  static int hash(long[] word) {
     long h = 0x9E3779B97F4A7C15L;
     for (long w : word) {
-      h = (h ^ w) * 0xBF58476D1CE4E5B9L;
-      h ^= h >>> 31;
+      h = mix(h, w);
     }
     return (int) (h ^ (h >>> 32));
+  }
+
+  /** {@link #hash} of the key {value, no null flags}. */
+  private static int hashSingle(long value) {
+    long h = mix(mix(0x9E3779B97F4A7C15L, value), 0);
+    return (int) (h ^ (h >>> 32));
+  }
+
+  private static long mix(long h, long w) {
+    h = (h ^ w) * 0xBF58476D1CE4E5B9L;
+    return h ^ (h >>> 31);
   }
 }
