@@ -33,6 +33,27 @@ final class GroupTable {
     this.slots = new long[Math.max(64, Integer.highestOneBit(capacity - 1) << 2)];
   }
 
+  private GroupTable(int width, long[] keys, int[] hashes, int groups) {
+    this.width = width;
+    this.keys = keys;
+    this.hashes = hashes;
+    this.groups = groups;
+  }
+
+  /**
+   * A copy of the given groups' keys and hashes in that order (group g of the copy is group order[g] here), to be
+   * read in sequence; it has no slots, so it takes no lookups.
+   */
+  GroupTable inOrder(int[] order) {
+    long[] orderedKeys = new long[order.length * width];
+    int[] orderedHashes = new int[order.length];
+    for (int g = 0; g < order.length; g++) {
+      System.arraycopy(keys, order[g] * width, orderedKeys, g * width, width);
+      orderedHashes[g] = hashes[order[g]];
+    }
+    return new GroupTable(width, orderedKeys, orderedHashes, order.length);
+  }
+
   int size() {
     return groups;
   }
@@ -49,6 +70,9 @@ final class GroupTable {
 
   /** The group numbers of the rows of the key vectors, inserting keys not seen before. */
   void findOrInsert(ColumnVector[] keyColumns, int n, int[] groupOut) {
+    if (slots == null) {
+      throw new IllegalStateException("a group table copied in partition order takes no lookups");
+    }
     if (findDense(keyColumns, n, groupOut)) {
       return;
     }

@@ -61,6 +61,43 @@ final class HashAggregator {
     }
   }
 
+  /** A copy of the given groups of {@code source} in that order, to be merged from; it takes no lookups or rows. */
+  private HashAggregator(HashAggregator source, int[] order) {
+    this.inputTypes = source.inputTypes;
+    this.keyColumns = source.keyColumns;
+    this.calls = source.calls;
+    this.textKeys = source.textKeys;
+    this.table = source.table.inOrder(order);
+    this.capacity = order.length;
+    int c = calls.size();
+    longAcc = new long[c][];
+    doubleAcc = new double[c][];
+    wraps = new long[c][];
+    seen = new boolean[c][];
+    for (int i = 0; i < c; i++) {
+      longAcc[i] = gather(source.longAcc[i], order);
+      seen[i] = new boolean[order.length];
+      for (int g = 0; g < order.length; g++) {
+        seen[i][g] = source.seen[i][order[g]];
+      }
+      wraps[i] = source.wraps[i] == null ? null : gather(source.wraps[i], order);
+      if (source.doubleAcc[i] != null) {
+        doubleAcc[i] = new double[order.length];
+        for (int g = 0; g < order.length; g++) {
+          doubleAcc[i][g] = source.doubleAcc[i][order[g]];
+        }
+      }
+    }
+  }
+
+  private static long[] gather(long[] values, int[] order) {
+    long[] out = new long[order.length];
+    for (int g = 0; g < order.length; g++) {
+      out[g] = values[order[g]];
+    }
+    return out;
+  }
+
   /** Adds the rows of a morsel (whose columns are this stage's input). */
   void add(Morsel morsel) {
     int n = morsel.rows();
@@ -183,28 +220,36 @@ final class HashAggregator {
     return table.size();
   }
 
+  /** An aggregator's groups in the order of their radix partitions; partition p holds groups starts[p] .. starts[p+1]-1. */
+  record Partitioned(HashAggregator groups, int[] starts) {
+    int size(int partition) {
+      return starts[partition + 1] - starts[partition];
+    }
+  }
+
   /**
-   * This aggregator's groups split into {@code 1 << bits} partitions by the high bits of their keys' hashes (the
+   * This aggregator's groups reordered into {@code 1 << bits} partitions by the high bits of their keys' hashes (the
    * low bits pick slots inside a table, so a partition's table still spreads its keys): equal keys of different
-   * partial aggregators fall into the same partition, so partitions merge independently, one per thread.
+   * partial aggregators fall into the same partition, so partitions merge independently, one per thread, each
+   * reading its groups of every partial in sequence.
    */
-  int[][] partitionGroups(int bits) {
+  Partitioned partitioned(int bits) {
     int n = table.size();
     int[] partition = new int[n];
-    int[] counts = new int[1 << bits];
+    int[] starts = new int[(1 << bits) + 1];
     for (int g = 0; g < n; g++) {
       partition[g] = (partitionHash(g) * 0x9E3779B9) >>> (32 - bits);
-      counts[partition[g]]++;
+      starts[partition[g] + 1]++;
     }
-    int[][] out = new int[counts.length][];
-    for (int p = 0; p < out.length; p++) {
-      out[p] = new int[counts[p]];
-      counts[p] = 0;
+    for (int p = 0; p < 1 << bits; p++) {
+      starts[p + 1] += starts[p];
     }
+    int[] next = Arrays.copyOf(starts, 1 << bits);
+    int[] order = new int[n];
     for (int g = 0; g < n; g++) {
-      out[partition[g]][counts[partition[g]]++] = g;
+      order[next[partition[g]]++] = g;
     }
-    return out;
+    return new Partitioned(new HashAggregator(this, order), starts);
   }
 
   /**
@@ -227,22 +272,20 @@ final class HashAggregator {
 
   /** Folds another partial aggregator of the same stage into this one. */
   void merge(HashAggregator other) {
-    int[] all = new int[other.table.size()];
-    Arrays.setAll(all, g -> g);
-    merge(other, all);
+    merge(other, 0, other.table.size());
   }
 
   /**
-   * Folds the given groups of another partial aggregator of the same stage into this one: first finds (or makes)
-   * the group of each key, then folds the accumulators call by call in tight loops. Keys without text keep the
-   * other table's hashes, so merging rehashes no key.
+   * Folds groups {@code from .. to-1} of another partial aggregator of the same stage into this one: first finds
+   * (or makes) the group of each key, then folds the accumulators call by call in tight loops. Keys without text
+   * keep the other table's hashes, so merging rehashes no key.
    */
-  void merge(HashAggregator other, int[] groups) {
-    int[] targets = new int[groups.length];
+  void merge(HashAggregator other, int from, int to) {
+    int[] targets = new int[to - from];
     long[] word = new long[keyColumns.length + 1];
     boolean text = hasTextKeys();
-    for (int i = 0; i < groups.length; i++) {
-      int og = groups[i];
+    for (int i = 0; i < targets.length; i++) {
+      int og = from + i;
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }
@@ -260,34 +303,34 @@ final class HashAggregator {
     }
     ensureCapacity(table.size());
     for (int c = 0; c < calls.size(); c++) {
-      mergeCall(c, other, groups, targets);
+      mergeCall(c, other, from, targets);
     }
   }
 
-  private void mergeCall(int c, HashAggregator other, int[] groups, int[] targets) {
+  private void mergeCall(int c, HashAggregator other, int from, int[] targets) {
     AggCall.Kind kind = calls.get(c).kind();
     long[] acc = longAcc[c];
-    long[] from = other.longAcc[c];
+    long[] values = other.longAcc[c];
     boolean[] seenAcc = seen[c];
     boolean[] seenFrom = other.seen[c];
-    int n = groups.length;
+    int n = targets.length;
     if (kind == AggCall.Kind.COUNT) {
       for (int i = 0; i < n; i++) {
-        acc[targets[i]] += from[groups[i]];
+        acc[targets[i]] += values[from + i];
       }
       return;
     }
     if (kind == AggCall.Kind.SUM || kind == AggCall.Kind.SUM0) {
       long[] wrapAcc = wraps[c];
       for (int i = 0; i < n; i++) {
-        int og = groups[i];
+        int og = from + i;
         int g = targets[i];
         if (seenFrom[og]) {
           if (wrapAcc != null) {
-            acc[g] = WideSums.add(acc, wrapAcc, g, from[og]);
+            acc[g] = WideSums.add(acc, wrapAcc, g, values[og]);
             wrapAcc[g] += other.wraps[c][og];
           } else {
-            acc[g] = addExact(acc[g], from[og], c);
+            acc[g] = addExact(acc[g], values[og], c);
           }
           seenAcc[g] = true;
         }
@@ -297,7 +340,7 @@ final class HashAggregator {
     boolean min = kind == AggCall.Kind.MIN;
     double[] d = doubleAcc[c];
     for (int i = 0; i < n; i++) {
-      int og = groups[i];
+      int og = from + i;
       int g = targets[i];
       if (!seenFrom[og]) {
         continue;
@@ -306,7 +349,7 @@ final class HashAggregator {
         double od = other.doubleAcc[c][og];
         d[g] = !seenAcc[g] ? od : min ? Math.min(d[g], od) : Math.max(d[g], od);
       } else {
-        long o = from[og];
+        long o = values[og];
         acc[g] = !seenAcc[g] ? o : min ? Math.min(acc[g], o) : Math.max(acc[g], o);
       }
       seenAcc[g] = true;

@@ -2,6 +2,7 @@ package org.spillway.gpu.exec;
 
 import org.spillway.gpu.vector.ColumnVector;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
@@ -10,8 +11,8 @@ import java.util.function.IntFunction;
  * One worker's share of a morsel-driven hash aggregation (Leis et al., "Morsel-driven parallelism", SIGMOD 2014;
  * DuckDB's radix-partitioned hash table). The worker pre-aggregates its morsels into a {@link HashAggregator} of
  * its own; once that table passes a cache-sized number of groups it is flushed instead of grown: its groups are
- * split into radix partitions by the high bits of their key hashes and kept as a run, and the worker goes on with
- * an empty table, so its probes keep hitting cache. {@link #merge} then folds, one task per partition on all
+ * reordered into radix partitions by the high bits of their key hashes and kept as a run, and the worker goes on
+ * with an empty table, so its probes keep hitting cache. {@link #merge} then folds, one task per partition on all
  * cores, every run's groups of that partition into a table sized for them up front: no table ever rehashes, and
  * equal keys meet only in their own partition.
  */
@@ -25,12 +26,8 @@ final class PartitionedAggregation {
   /** Radix partitions: enough for tasks to balance over the cores and for one partition's table to stay small. */
   static final int PARTITION_BITS = Math.max(6, 32 - Integer.numberOfLeadingZeros(MorselScheduler.THREADS * 4 - 1));
 
-  /** A flushed table and its groups by partition. */
-  private record Run(HashAggregator table, int[][] partitions) {
-  }
-
   private final IntFunction<HashAggregator> newTable;
-  private final List<Run> runs = new ArrayList<>();
+  private final List<HashAggregator.Partitioned> runs = new ArrayList<>();
   private HashAggregator table;
   private int flushGroups;
   private long rowsSinceFlush;
@@ -60,7 +57,7 @@ final class PartitionedAggregation {
    */
   private void flush() {
     int groups = table.groupCount();
-    runs.add(new Run(table, table.partitionGroups(PARTITION_BITS)));
+    runs.add(table.partitioned(PARTITION_BITS));
     if (rowsSinceFlush < 2L * groups) {
       flushGroups = Math.min(MAX_FLUSH_GROUPS, flushGroups * 2);
     }
@@ -71,8 +68,8 @@ final class PartitionedAggregation {
   /** The number of groups in this worker's runs and table (keys in several of them counted in each). */
   private long groups() {
     long n = table.groupCount();
-    for (Run run : runs) {
-      n += run.table().groupCount();
+    for (HashAggregator.Partitioned run : runs) {
+      n += run.groups().groupCount();
     }
     return n;
   }
@@ -95,28 +92,24 @@ final class PartitionedAggregation {
       }
       return first.result();
     }
-    List<Run> all = new ArrayList<>();
+    List<HashAggregator.Partitioned> all = new ArrayList<>();
     for (PartitionedAggregation w : workers) {
       all.addAll(w.runs);
       w.runs.clear();
     }
-    int open = all.size();
-    for (PartitionedAggregation w : workers) {
-      all.add(new Run(w.table, null));
-    }
-    MorselScheduler.forEach(all.size() - open, MorselScheduler.THREADS, cancelled, (worker, r) -> {
-      Run run = all.get(open + r);
-      all.set(open + r, new Run(run.table(), run.table().partitionGroups(PARTITION_BITS)));
-    });
+    HashAggregator.Partitioned[] last = new HashAggregator.Partitioned[workers.length];
+    MorselScheduler.forEach(workers.length, MorselScheduler.THREADS, cancelled,
+        (worker, w) -> last[w] = workers[w].table.partitioned(PARTITION_BITS));
+    all.addAll(Arrays.asList(last));
     ColumnVector[][] parts = new ColumnVector[1 << PARTITION_BITS][];
     MorselScheduler.forEach(parts.length, MorselScheduler.THREADS, cancelled, (worker, partition) -> {
       int bound = 0;
-      for (Run run : all) {
-        bound += run.partitions()[partition].length;
+      for (HashAggregator.Partitioned run : all) {
+        bound += run.size(partition);
       }
       HashAggregator target = workers[0].newTable.apply(bound);
-      for (Run run : all) {
-        target.merge(run.table(), run.partitions()[partition]);
+      for (HashAggregator.Partitioned run : all) {
+        target.merge(run.groups(), run.starts()[partition], run.starts()[partition + 1]);
       }
       parts[partition] = target.result();
     });

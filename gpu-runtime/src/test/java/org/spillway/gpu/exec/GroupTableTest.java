@@ -25,8 +25,8 @@ class GroupTableTest {
       long range = trial % 3 == 0 ? 1L << 40 : trial % 3 == 1 ? 300 : 50_000;
       GroupTable table = new GroupTable(twoColumns ? 2 : 1);
       Map<List<Object>, Integer> reference = new HashMap<>();
-      for (int morsel = 0; morsel < 8; morsel++) {
-        int n = random.nextInt(20_000);
+      for (int morsel = 0; morsel < 5; morsel++) {
+        int n = random.nextInt(12_000);
         long[] ids = new long[n];
         boolean[] nulls = new boolean[n];
         double[] doubles = new double[n];
