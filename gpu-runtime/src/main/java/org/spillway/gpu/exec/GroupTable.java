@@ -6,8 +6,9 @@ import java.util.Arrays;
 /**
  * Open-addressing hash table (linear probing) from a group key to a dense group number. A key is a fixed
  * number of long words: one per key column (doubles by their bits) plus a word of null flags. Each slot holds
- * the key's 32-bit hash beside its group, so a probe reads the group's key words only when the hashes match,
- * and growing the table never rehashes a key.
+ * the key's 32-bit hash and its first word beside its group, so a probe touches one cache line and reads the
+ * group's other key words only when both match (never for one key column), and growing the table never
+ * rehashes a key.
  */
 final class GroupTable {
   /** Largest cross product of key ranges that the dense fast path caches (ints, so 256 KiB). */
@@ -16,9 +17,17 @@ final class GroupTable {
   private final int width;
   private long[] keys;
   private int[] hashes;
-  /** Per slot: the key's hash in the high half, its group + 1 in the low half; 0 = empty. */
+  /**
+   * Two words per slot: the key's hash in the high half and its group + 1 in the low half (0 = empty), then the
+   * key's first word.
+   */
   private long[] slots;
   private int groups;
+  /**
+   * With one key column: the group of the NULL key (-1 until seen), kept outside the slots so that a slot's first
+   * word alone identifies its key (a NULL's word 0 would otherwise equal the value 0's).
+   */
+  private int nullKeyGroup = -1;
 
   GroupTable(int keyColumns) {
     this(keyColumns, 16);
@@ -30,7 +39,7 @@ final class GroupTable {
     this.width = keyColumns + 1;
     this.keys = new long[capacity * width];
     this.hashes = new int[capacity];
-    this.slots = new long[Math.max(64, Integer.highestOneBit(capacity - 1) << 2)];
+    this.slots = new long[2 * Math.max(64, Integer.highestOneBit(capacity - 1) << 2)];
   }
 
   private GroupTable(int width, long[] keys, int[] hashes, int groups) {
@@ -160,18 +169,18 @@ final class GroupTable {
       }
       long v = values[i];
       int h = hashSingle(v);
-      int mask = slots.length - 1;
+      int mask = (slots.length >> 1) - 1;
       int g;
       for (int s = h & mask; ; s = (s + 1) & mask) {
-        long slot = slots[s];
+        long slot = slots[2 * s];
         if (slot == 0) {
           word[0] = v;
           word[1] = 0;
           g = insert(word, h, s);
           break;
         }
-        g = (int) slot - 1;
-        if ((int) (slot >>> 32) == h && keys[2 * g] == v && keys[2 * g + 1] == 0) {
+        if ((int) (slot >>> 32) == h && slots[2 * s + 1] == v) {
+          g = (int) slot - 1;
           break;
         }
       }
@@ -201,15 +210,21 @@ final class GroupTable {
 
   /** The group of one key whose hash (by this class's function) is known, inserting it if new. */
   int findOrInsert(long[] word, int h) {
-    int mask = slots.length - 1;
+    if (width == 2 && word[1] != 0) {
+      if (nullKeyGroup < 0) {
+        nullKeyGroup = append(word, h);
+      }
+      return nullKeyGroup;
+    }
+    int mask = (slots.length >> 1) - 1;
+    long first = word[0];
     for (int s = h & mask; ; s = (s + 1) & mask) {
-      long slot = slots[s];
+      long slot = slots[2 * s];
       if (slot == 0) {
         return insert(word, h, s);
       }
-      int g = (int) slot - 1;
-      if ((int) (slot >>> 32) == h && sameKey(g, word)) {
-        return g;
+      if ((int) (slot >>> 32) == h && slots[2 * s + 1] == first && (width == 2 || sameKey((int) slot - 1, word))) {
+        return (int) slot - 1;
       }
     }
   }
@@ -225,6 +240,17 @@ final class GroupTable {
   }
 
   private int insert(long[] word, int h, int slot) {
+    int g = append(word, h);
+    slots[2 * slot] = (long) h << 32 | (g + 1);
+    slots[2 * slot + 1] = word[0];
+    if (groups > slots.length >> 2) {  // load factor 1/2
+      grow();
+    }
+    return g;
+  }
+
+  /** Stores a new group's key and hash. */
+  private int append(long[] word, int h) {
     int g = groups++;
     if (g == hashes.length) {
       hashes = Arrays.copyOf(hashes, g * 2);
@@ -232,10 +258,6 @@ final class GroupTable {
     }
     hashes[g] = h;
     System.arraycopy(word, 0, keys, g * width, width);
-    slots[slot] = (long) h << 32 | (g + 1);
-    if (groups * 2 > slots.length) {
-      grow();
-    }
     return g;
   }
 
@@ -243,14 +265,15 @@ final class GroupTable {
   private void grow() {
     long[] old = slots;
     slots = new long[old.length * 2];
-    int mask = slots.length - 1;
-    for (long slot : old) {
-      if (slot != 0) {
-        int s = (int) (slot >>> 32) & mask;
-        while (slots[s] != 0) {
+    int mask = (slots.length >> 1) - 1;
+    for (int o = 0; o < old.length; o += 2) {
+      if (old[o] != 0) {
+        int s = (int) (old[o] >>> 32) & mask;
+        while (slots[2 * s] != 0) {
           s = (s + 1) & mask;
         }
-        slots[s] = slot;
+        slots[2 * s] = old[o];
+        slots[2 * s + 1] = old[o + 1];
       }
     }
   }

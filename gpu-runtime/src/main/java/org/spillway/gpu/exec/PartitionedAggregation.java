@@ -22,7 +22,7 @@ final class PartitionedAggregation {
   /** Groups at which a worker's table is flushed, as long as pre-aggregation reduces its rows well. */
   static final int FLUSH_GROUPS = 1 << 16;
   /** The flush limit grows (while pre-aggregation barely reduces the rows) up to this many groups. */
-  private static final int MAX_FLUSH_GROUPS = 1 << 20;
+  private static final int MAX_FLUSH_GROUPS = 1 << 18;
   /** Radix partitions: enough for tasks to balance over the cores and for one partition's table to stay small. */
   static final int PARTITION_BITS = Math.max(6, 32 - Integer.numberOfLeadingZeros(MorselScheduler.THREADS * 4 - 1));
 

@@ -66,6 +66,25 @@ class GroupTableTest {
     }
   }
 
+  /** NULL and 0 share the key word 0 (the null flags tell them apart), on the single-key and the general path. */
+  @Test void nullAndZeroAreDifferentGroups() {
+    long[] ids = {0, 0, 1L << 50, 0, 0};
+    boolean[] nulls = {false, true, false, true, false};
+    GroupTable single = new GroupTable(1);
+    int[] groups = new int[ids.length];
+    single.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, ids.length)}, ids.length,
+        groups);
+    assertEquals(List.of(0, 1, 2, 1, 0), Arrays.stream(groups).boxed().toList());
+    assertEquals(1, single.findOrInsert(new long[] {0, 1}));
+    assertEquals(0, single.findOrInsert(new long[] {0, 0}));
+    GroupTable pairs = new GroupTable(2);
+    assertEquals(0, pairs.findOrInsert(new long[] {0, 5, 0}));
+    assertEquals(1, pairs.findOrInsert(new long[] {0, 5, 1}));
+    assertEquals(2, pairs.findOrInsert(new long[] {0, 6, 0}));
+    assertEquals(1, pairs.findOrInsert(new long[] {0, 5, 1}));
+    assertEquals(3, pairs.size());
+  }
+
   @Test void aTableSizedUpFrontHoldsItsGroups() {
     GroupTable table = new GroupTable(1, 1000);
     for (long k = 0; k < 1000; k++) {
