@@ -264,15 +264,18 @@ class SelectionFilterTest {
       long[] longs = new long[rows];
       double[] doubles = new double[rows];
       boolean[] nulls = new boolean[rows];
+      boolean any = false;
       for (int r = 0; r < rows; r++) {
         Object x = values[offset + r][c];
         nulls[r] = x == null;
+        any |= x == null;
         if (x instanceof Long l) {
           longs[r] = l;
         } else if (x instanceof Double d) {
           doubles[r] = d;
         }
       }
+      nulls = any ? nulls : null;  // as loads give them: flags only where a row is NULL
       columns[c] = type.isLong() ? ColumnVector.ofLongs(type, longs, nulls, rows)
           : ColumnVector.ofDoubles(doubles, nulls, rows);
     }
