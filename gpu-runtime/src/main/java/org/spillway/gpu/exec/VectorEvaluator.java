@@ -29,8 +29,13 @@ public final class VectorEvaluator {
       return isNull(evaluate(x.operand(), input, n), x.negated(), n);
     } else if (expr instanceof Expr.Arith a) {
       ColumnVector withConstant = n > 0 && a.type().isLong() ? arithWithConstant(a, input, n) : null;
-      return withConstant != null ? withConstant
-          : VectorArithmetic.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
+      if (withConstant != null) {
+        return withConstant;
+      }
+      ColumnVector l = evaluate(a.left(), input, n);
+      ColumnVector r = evaluate(a.right(), input, n);
+      return VectorArithmetic.arith(a, l, r, n, a.type().isLong() ? reusable(a.left(), l, reusable(a.right(), r, null))
+          : null);
     } else if (expr instanceof Expr.BigDecimalArith a) {
       return VectorDecimals.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
     } else if (expr instanceof Expr.Cast c) {
@@ -62,13 +67,25 @@ public final class VectorEvaluator {
   private static ColumnVector arithWithConstant(Expr.Arith a, IntFunction<ColumnVector> input, int n) {
     Object right = constantValue(a.right());
     if (right != NOT_CONSTANT && right != null) {
-      return VectorArithmetic.arithConstant(a, evaluate(a.left(), input, n), ((Number) right).longValue(), false, n);
+      ColumnVector x = evaluate(a.left(), input, n);
+      return VectorArithmetic.arithConstant(a, x, ((Number) right).longValue(), false, n, reusable(a.left(), x, null));
     }
     Object left = constantValue(a.left());
     if (left != NOT_CONSTANT && left != null) {
-      return VectorArithmetic.arithConstant(a, evaluate(a.right(), input, n), ((Number) left).longValue(), true, n);
+      ColumnVector x = evaluate(a.right(), input, n);
+      return VectorArithmetic.arithConstant(a, x, ((Number) left).longValue(), true, n, reusable(a.right(), x, null));
     }
     return null;
+  }
+
+  /**
+   * The values of an operand that its parent may overwrite, else {@code otherwise}. Ownership rule: the long
+   * values of a long-lane {@link Expr.Arith} are a fresh array that only the expression above it holds, so that
+   * parent may write its own result there; anything else (a column, a cast that relabels its operand, a constant)
+   * may be shared and is never written.
+   */
+  private static long[] reusable(Expr operand, ColumnVector value, long[] otherwise) {
+    return operand instanceof Expr.Arith a && a.type().isLong() && value.longs != null ? value.longs : otherwise;
   }
 
   /**
