@@ -120,6 +120,9 @@ final class SelectionFilter {
     boolean[] nulls = lane.nulls;
     int kept = 0;
     if (lows.length == 1 && nulls == null) {
+      if (lows[0] > highs[0]) {
+        return 0;  // an empty range
+      }
       // x in [lo, hi] as one unsigned comparison: x - lo wraps above hi - lo for x below lo
       long lo = lows[0];
       long width = highs[0] - lo;

@@ -120,7 +120,12 @@ class SelectionFilterTest {
 
   @Test void emptyAndFullSelections() {
     RandomExprs gen = new RandomExprs(new Random(7));
-    Object[][] values = values(gen, 300, true);
+    for (boolean nulls : new boolean[] {true, false}) {
+      emptyAndFullSelections(values(gen, 300, nulls));
+    }
+  }
+
+  private void emptyAndFullSelections(Object[][] values) {
     List<Object[]> all = Arrays.asList(values);
     Expr always = new Expr.Literal(1L, ExprType.BOOLEAN);
     Expr never = new Expr.Literal(0L, ExprType.BOOLEAN);
@@ -129,13 +134,14 @@ class SelectionFilterTest {
     Expr againstNull = new Expr.Compare(Expr.CompareOp.EQ, new Expr.Column(1, ExprType.INT64),
         new Expr.Literal(null, ExprType.INT64));
     Expr noRange = new Expr.InRanges(new Expr.Column(0, ExprType.INT32), new long[0], new long[0], null);
+    Expr emptyRange = new Expr.InRanges(new Expr.Column(1, ExprType.INT64), new long[] {5}, new long[] {4}, null);
     for (boolean fromSource : new boolean[] {true, false}) {
       for (Expr keepAll : List.of(always, everyDate, new Expr.Logical(true, List.of(always, everyDate)))) {
         Morsel morsel = fromSource ? sourceMorsel(values, 0, 300) : columnMorsel(values, 0, 300);
         morsel.filter(keepAll);
         assertSameRows(all, morsel, keepAll.toString());
       }
-      for (Expr keepNone : List.of(never, unknown, againstNull, noRange,
+      for (Expr keepNone : List.of(never, unknown, againstNull, noRange, emptyRange,
           new Expr.Logical(true, List.of(everyDate, never, bigDivision())))) {
         Morsel morsel = fromSource ? sourceMorsel(values, 0, 300) : columnMorsel(values, 0, 300);
         morsel.filter(keepNone);
@@ -186,10 +192,24 @@ class SelectionFilterTest {
         case 3 -> gen.bool(0);  // a BOOLEAN column, a range test or a comparison
         case 4 -> new Expr.IsNull(column(random.nextInt(RandomExprs.SCHEMA.size())), random.nextBoolean());
         case 5 -> random.nextBoolean() ? new Expr.Literal(1L, ExprType.BOOLEAN) : column(5);
+        case 6 -> unorderedRanges(random);
         default -> gen.bool(2);
       });
     }
     return conjuncts.size() == 1 ? conjuncts.get(0) : new Expr.Logical(true, conjuncts);
+  }
+
+  /** A range test whose ranges may be empty (low above high), as a Sarg's open bounds can make them. */
+  private static Expr unorderedRanges(Random random) {
+    int n = 1 + random.nextInt(3);
+    long[] lows = new long[n];
+    long[] highs = new long[n];
+    for (int r = 0; r < n; r++) {
+      lows[r] = random.nextInt(121) - 60;
+      highs[r] = random.nextInt(121) - 60;
+    }
+    Boolean nullAs = random.nextBoolean() ? null : random.nextBoolean();
+    return new Expr.InRanges(column(random.nextBoolean() ? 0 : 1), lows, highs, nullAs);
   }
 
   private static Expr column(int index) {
