@@ -152,11 +152,12 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   }
 
   /**
-   * Whether the join is an outer join built on its preserved side: its probe marks the build rows it matched and
-   * outputs the others after its last morsel (the CPU NOPA probe only, as for {@link #marksBuild}).
+   * Whether the join is an outer join built on a preserved side (a full join on either): its probe marks the build
+   * rows it matched and outputs the others after its last morsel (the CPU NOPA probe only, as for
+   * {@link #marksBuild}).
    */
   private boolean preservesBuild(Candidate candidate) {
-    return joinType == JoinRelType.LEFT && candidate.buildLeft()
+    return joinType == JoinRelType.FULL || joinType == JoinRelType.LEFT && candidate.buildLeft()
         || joinType == JoinRelType.RIGHT && !candidate.buildLeft();
   }
 
@@ -165,6 +166,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return switch (joinType) {
       case INNER -> JoinProbe.Kind.INNER;
       case LEFT, RIGHT -> preservesBuild(chosen) ? JoinProbe.Kind.RIGHT : JoinProbe.Kind.LEFT;
+      case FULL -> JoinProbe.Kind.FULL;
       case SEMI -> JoinProbe.Kind.SEMI;
       case ANTI -> JoinProbe.Kind.ANTI;
       default -> throw new IllegalStateException(joinType + " join passed planning: " + this);
