@@ -1,5 +1,10 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.MarkJoinNode;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.ProbePipelineNode;
+
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
@@ -101,7 +106,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * A CPU NOPA join becomes a probe stage of its probe side's pipeline, over a hash table built from the other
    * side; the other algorithms run as a join node of their own. Either way, an inner join's condition beyond key
    * equality is a filter after it. A semi- or anti-join that builds on its left (returned) side is a mark join
-   * ({@link SpillwayMarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above. An outer
+   * ({@link MarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above. An outer
    * join that builds on its preserved side probes with a {@link JoinProbe.Kind#RIGHT} probe, whose pipeline pushes
    * the unmatched build rows through the stages above it after the last probe morsel.
    */
@@ -115,10 +120,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       JoinProbe probe = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys.rightKeys(),
           keys.rightFields().stream().map(SpillwayField::type).toList(), keys.leftKeys(), build.node().types(), true,
           keys.residual() == null ? null : residual(keys));
-      SpillwayJoinBuild joinBuild = new SpillwayJoinBuild(build.node(), keys.leftFields(), keys.rightFields(), label);
+      JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(keys.leftFields()),
+          SpillwayField.dictionaries(keys.rightFields()), label);
       probeSide.addProbe(probe, joinBuild, build);
-      SpillwayNode probePipeline = probeSide.node();
-      implementor.source(new SpillwayMarkJoinNode(joinBuild, (SpillwayProbePipelineNode) probePipeline,
+      PlanNode probePipeline = probeSide.node();
+      implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
           joinType == JoinRelType.SEMI), build, probeSide);
     } else if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
       boolean buildLeft = chosen.buildLeft();
@@ -130,7 +136,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       JoinProbe probe = new JoinProbe(probeKind(chosen), buildLeft ? keys.rightKeys() : keys.leftKeys(),
           probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
-      implementor.addProbe(probe, new SpillwayJoinBuild(build.node(), buildKeyFields, probeKeyFields, label), build);
+      implementor.addProbe(probe, new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
+          SpillwayField.dictionaries(probeKeyFields), label), build);
     } else {
       Implementor left = implementor.child(getLeft());
       Implementor right = implementor.child(getRight());
