@@ -135,7 +135,16 @@ final class SpillwayJoinCost {
         new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, dense ? "perfect-hash" : "linear-probing", null, null, null,
             "none", pipelinedTuples(e) / nopaRate + output, e.buildLeft()),
         new Candidate(SpillwayJoinAlgorithm.CPU_RADIX, null, null, new RadixBits(bits1, bits - bits1), null, "none",
-            tuples / radixRate + output, e.buildLeft()));
+            pipelinedTuples(e) / radixRate + materialized(e, threads) + output, e.buildLeft()));
+  }
+
+  /**
+   * What a join that is not a pipeline operator (the radix join, a node that pairs row ids) pays beyond the pipelined
+   * probe: its probe side is collected into columns before it runs (the pipelined probe streams it), a row at the
+   * rate of a gathered output row. Its build side is collected in both, which {@link #pipelinedTuples} weighs.
+   */
+  static double materialized(Estimate e, int threads) {
+    return e.probeRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
   }
 
   /**
