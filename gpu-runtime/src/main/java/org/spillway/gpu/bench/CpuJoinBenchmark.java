@@ -1,6 +1,7 @@
 package org.spillway.gpu.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +57,8 @@ public final class CpuJoinBenchmark {
     this.ratios = new BenchReport("CPU joins, build:probe 1:1 to 1:32, |R| = 2^" + (21 - shift)
         + " (G tuples/s, median of " + runs + ")", columns);
     this.table = new BenchReport("Pipelined join hash table, build and probe (median of " + runs + ")",
-        List.of("case", "threads", "R rows", "S rows", "build ms", "probe ms", "probe G rows/s", "matches"));
+        List.of("case", "threads", "R rows", "S rows", "build ms", "build CPU ms", "probe ms", "probe CPU ms",
+            "probe G rows/s", "matches"));
   }
 
   /** One join input pair with the answer every run must reproduce. */
@@ -186,7 +188,16 @@ public final class CpuJoinBenchmark {
     long[] payloads = new long[buildKeys.length];
     long[] hitsPerKey = new long[r];
     for (int i = 0; i < buildKeys.length; i++) {
-      int key = random.nextInt(r);
+      buildKeys[i] = i % r;
+    }
+    for (int i = buildKeys.length - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      long t = buildKeys[i];
+      buildKeys[i] = buildKeys[j];
+      buildKeys[j] = t;
+    }
+    for (int i = 0; i < buildKeys.length; i++) {
+      int key = (int) buildKeys[i];
       buildKeys[i] = key * SCRAMBLE;
       payloads[i] = random.nextInt(1 << 20);
       if (key % keep == 0) {
@@ -203,11 +214,15 @@ public final class CpuJoinBenchmark {
     }
     double[] buildSeconds = new double[runs];
     double[] probeSeconds = new double[runs];
+    double[] buildCpuSeconds = new double[runs];
+    double[] probeCpuSeconds = new double[runs];
     int morsels = (s + TABLE_MORSEL - 1) / TABLE_MORSEL;
     for (int run = -1; run < runs; run++) {
       long start = System.nanoTime();
+      long startCpu = processCpuNanos();
       JoinHashTable hashTable = JoinHashTable.build(buildKeys, validity, buildKeys.length, threads, () -> false);
       long built = System.nanoTime();
+      long builtCpu = processCpuNanos();
       long[] matches = new long[morsels];
       long[] sums = new long[morsels];
       MorselScheduler.forEach(morsels, threads, () -> false, (w, m) -> {
@@ -228,6 +243,7 @@ public final class CpuJoinBenchmark {
         sums[m] = sum;
       });
       long probed = System.nanoTime();
+      long probedCpu = processCpuNanos();
       long total = Arrays.stream(matches).sum();
       if (total != expected || Arrays.stream(sums).sum() < 0) {
         throw new IllegalStateException(name + ": " + total + " matches, expected " + expected);
@@ -235,15 +251,33 @@ public final class CpuJoinBenchmark {
       if (run >= 0) {
         buildSeconds[run] = (built - start) / 1e9;
         probeSeconds[run] = (probed - built) / 1e9;
+        buildCpuSeconds[run] = (builtCpu - startCpu) / 1e9;
+        probeCpuSeconds[run] = (probedCpu - builtCpu) / 1e9;
       }
     }
-    Arrays.sort(buildSeconds);
-    Arrays.sort(probeSeconds);
-    double build = buildSeconds[runs / 2];
-    double probe = probeSeconds[runs / 2];
-    table.row(name, threads, buildKeys.length, s, build * 1e3, probe * 1e3, s / probe / 1e9, expected);
-    System.out.printf("%-36s %d threads: build %.1f ms, probe %.1f ms, %.3f G probe rows/s%n", name, threads,
-        build * 1e3, probe * 1e3, s / probe / 1e9);
+    double build = median(buildSeconds);
+    double probe = median(probeSeconds);
+    double buildCpu = median(buildCpuSeconds);
+    double probeCpu = median(probeCpuSeconds);
+    table.row(name, threads, buildKeys.length, s, build * 1e3, buildCpu * 1e3, probe * 1e3, probeCpu * 1e3,
+        s / probe / 1e9, expected);
+    System.out.printf("%-36s %d threads: build %.1f ms (CPU %.1f ms), probe %.1f ms (CPU %.1f ms), %.3f G probe"
+        + " rows/s%n", name, threads, build * 1e3, buildCpu * 1e3, probe * 1e3, probeCpu * 1e3, s / probe / 1e9);
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
+  }
+
+  /**
+   * CPU time of the whole process: on a machine shared with other work, wall time counts the waits for a core, CPU
+   * time only the work.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private void runTable() {

@@ -2,6 +2,7 @@ package org.spillway.gpu.exec;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -15,19 +16,19 @@ import java.util.function.BooleanSupplier;
  * 64-bit entries, each the end offset of its bucket's tuples above a 16-bit Bloom filter of the bucket's keys, and
  * the tuples (key, build row) stored contiguously in bucket order. A probe loads one directory entry, which rejects
  * most keys without a match by the Bloom filter alone, and otherwise scans one contiguous run of keys; the matches of
- * a key are positions of that run. The build counts the tuples per bucket, turns the counts into offsets by a prefix
- * sum and scatters the tuples to them, each step on all cores.
+ * a key are positions of that run. The build partitions the tuples by their hash's top bits, then per partition
+ * counts the tuples per bucket, turns the counts into offsets by a prefix sum and scatters the tuples to them, each
+ * step on all cores.
  *
  * <p>A probe addresses matches by position ({@link #first}, {@link #next}); {@link #row} turns a position into the
  * build row.
  */
 public final class JoinHashTable {
   private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
-  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
   /** Build rows per build task. */
   private static final int BUILD_TASK_ROWS = 1 << 16;
-  /** Directory entries per prefix-sum task. */
-  private static final int PREFIX_TASK_ENTRIES = 1 << 16;
+  /** log2 of the number of partitions of the unchained table's build (fewer for a small table). */
+  private static final int PARTITION_BITS = 8;
   /** A range at most this many times the key count is dense enough for the direct array. */
   private static final int DENSE_FACTOR = 4;
   /** Fibonacci hashing's multiplier: the product's high bits depend on every key bit. */
@@ -123,9 +124,12 @@ public final class JoinHashTable {
   }
 
   /**
-   * Count, prefix sum, scatter: every task first adds its valid rows to their buckets' counts (and Bloom filters)
-   * in the directory, the prefix sum turns the counts into start offsets, and the scatter moves each bucket's offset
-   * past every tuple it writes, which leaves the bucket's end there.
+   * Partition, then count, prefix sum and scatter per partition, without a shared write: the tasks count their rows
+   * per partition (the hash's top bits, so a partition is a range of buckets), copy them into a staging array grouped
+   * by partition, and then each partition on its own counts its tuples per bucket (and sets their Bloom filter bits)
+   * in its range of the directory, turns the counts into start offsets by a prefix sum, and scatters its tuples
+   * there, moving each bucket's offset past every tuple it writes, which leaves the bucket's end there. A partition's
+   * range of the directory and tuples stays in the cache while it is built.
    */
   private static JoinHashTable buildUnchained(long[] keys, long[] validity, int rows, long count, int tasks,
       int threads, BooleanSupplier cancelled) {
@@ -136,63 +140,67 @@ public final class JoinHashTable {
     // 2^bits >= count: about one key per bucket, so that four of a tag's sixteen bits rarely pass a missing key.
     int bits = Math.max(4, 64 - Long.numberOfLeadingZeros(Math.max(1, count - 1)));
     int shift = 64 - bits;
-    int buckets = 1 << bits;
-    long[] directory = new long[buckets + 1];
+    int partitionBits = Math.min(PARTITION_BITS, bits);
+    int partitionShift = 64 - partitionBits;
+    int partitions = 1 << partitionBits;
+    int[] offsets = new int[tasks * partitions];
     MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
         if (valid(validity, r)) {
-          long hash = keys[r] * HASH_MULTIPLIER;
-          int entry = (int) (hash >>> shift) + 1;
-          long tag = tag(hash, shift);
-          long old;
-          do {
-            old = (long) LONGS.getVolatile(directory, entry);
-          } while (!LONGS.compareAndSet(directory, entry, old, old + (1L << TAG_BITS) | tag));
+          offsets[t * partitions + (int) ((keys[r] * HASH_MULTIPLIER) >>> partitionShift)]++;
         }
       }
     });
-    prefixSum(directory, threads, cancelled);
-    long[] tuples = new long[(int) (2 * count)];
-    MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
-      for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
-        if (valid(validity, r)) {
-          long key = keys[r];
-          int entry = (int) ((key * HASH_MULTIPLIER) >>> shift) + 1;
-          int at = (int) ((long) LONGS.getAndAdd(directory, entry, 1L << TAG_BITS) >>> TAG_BITS);
-          tuples[2 * at] = key;
-          tuples[2 * at + 1] = r;
-        }
+    // Partition-major offsets: each task's share of a partition follows the earlier tasks' shares.
+    int[] partitionStarts = new int[partitions + 1];
+    int sum = 0;
+    for (int p = 0; p < partitions; p++) {
+      partitionStarts[p] = sum;
+      for (int t = 0; t < tasks; t++) {
+        int n = offsets[t * partitions + p];
+        offsets[t * partitions + p] = sum;
+        sum += n;
       }
-    });
-    return new JoinHashTable(rows, null, 0, directory, tuples, shift);
-  }
-
-  /** Replaces each entry's count (above the tag) by the sum of the counts before it, in two passes over chunks. */
-  private static void prefixSum(long[] directory, int threads, BooleanSupplier cancelled) {
-    int entries = directory.length - 1;
-    int chunks = (entries + PREFIX_TASK_ENTRIES - 1) / PREFIX_TASK_ENTRIES;
-    long[] starts = new long[chunks];
-    MorselScheduler.forEach(chunks, threads, cancelled, (w, c) -> {
-      long sum = 0;
-      for (int e = 1 + c * PREFIX_TASK_ENTRIES, end = Math.min(entries, e - 1 + PREFIX_TASK_ENTRIES); e <= end; e++) {
-        sum += directory[e] >>> TAG_BITS;
-      }
-      starts[c] = sum;
-    });
-    long sum = 0;
-    for (int c = 0; c < chunks; c++) {
-      long chunkSum = starts[c];
-      starts[c] = sum;
-      sum += chunkSum;
     }
-    MorselScheduler.forEach(chunks, threads, cancelled, (w, c) -> {
-      long start = starts[c];
-      for (int e = 1 + c * PREFIX_TASK_ENTRIES, end = Math.min(entries, e - 1 + PREFIX_TASK_ENTRIES); e <= end; e++) {
+    partitionStarts[partitions] = sum;
+    long[] staged = new long[(int) (2 * count)];
+    MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
+      int[] next = Arrays.copyOfRange(offsets, t * partitions, (t + 1) * partitions);
+      for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
+        if (valid(validity, r)) {
+          int at = next[(int) ((keys[r] * HASH_MULTIPLIER) >>> partitionShift)]++;
+          staged[2 * at] = keys[r];
+          staged[2 * at + 1] = r;
+        }
+      }
+    });
+    long[] directory = new long[(1 << bits) + 1];
+    long[] tuples = new long[staged.length];
+    int bucketsPerPartition = 1 << (bits - partitionBits);
+    MorselScheduler.forEach(partitions, threads, cancelled, (w, p) -> {
+      int from = partitionStarts[p];
+      int to = partitionStarts[p + 1];
+      for (int i = from; i < to; i++) {
+        long hash = staged[2 * i] * HASH_MULTIPLIER;
+        int entry = (int) (hash >>> shift) + 1;
+        directory[entry] = directory[entry] + (1L << TAG_BITS) | tag(hash, shift);
+      }
+      long start = from;
+      for (int e = 1 + p * bucketsPerPartition, end = e + bucketsPerPartition; e < end; e++) {
         long entry = directory[e];
         directory[e] = start << TAG_BITS | entry & TAG_MASK;
         start += entry >>> TAG_BITS;
       }
+      for (int i = from; i < to; i++) {
+        long key = staged[2 * i];
+        int entry = (int) ((key * HASH_MULTIPLIER) >>> shift) + 1;
+        int at = (int) (directory[entry] >>> TAG_BITS);
+        directory[entry] += 1L << TAG_BITS;
+        tuples[2 * at] = key;
+        tuples[2 * at + 1] = staged[2 * i + 1];
+      }
     });
+    return new JoinHashTable(rows, null, 0, directory, tuples, shift);
   }
 
   /** The Bloom filter bits of the key with this hash: picked by the hash bits just below the bucket number's. */
