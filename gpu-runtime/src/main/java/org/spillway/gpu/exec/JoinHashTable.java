@@ -29,8 +29,6 @@ public final class JoinHashTable {
   private static final int BUILD_TASK_ROWS = 1 << 16;
   /** log2 of the number of partitions of the unchained table's build (fewer for a small table). */
   private static final int PARTITION_BITS = 8;
-  /** A range at most this many times the key count is dense enough for the direct array. */
-  private static final int DENSE_FACTOR = 4;
   /** Fibonacci hashing's multiplier: the product's high bits depend on every key bit. */
   private static final long HASH_MULTIPLIER = 0x9E37_79B9_7F4A_7C15L;
   /** Low bits of a directory entry: the Bloom filter of its bucket's keys; the bits above are the bucket's end. */
@@ -99,13 +97,23 @@ public final class JoinHashTable {
       hi = Math.max(hi, maxs[t]);
       count += counts[t];
     }
-    if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, DENSE_FACTOR * count) && hi - lo < Integer.MAX_VALUE - 8) {
+    if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, denseRangeLimit(count)) && hi - lo < Integer.MAX_VALUE - 8) {
       int[] direct = buildDirect(keys, validity, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
       if (direct != null) {
         return new JoinHashTable(rows, direct, lo, null, null, 0);
       }
     }
     return buildUnchained(keys, validity, rows, count, tasks, threads, cancelled);
+  }
+
+  /**
+   * The widest key range that gets the direct array for {@code count} unique keys: one whose array (4 bytes a slot)
+   * takes at most twice the unchained table's bytes (a 16-byte tuple per key, an 8-byte directory entry per bucket),
+   * since a probe of the direct array waits for one cache miss and one of the unchained table for two.
+   */
+  static long denseRangeLimit(long count) {
+    long buckets = Long.highestOneBit(Math.max(1, count - 1)) << 1;
+    return 2 * (16 * count + 8 * buckets) / 4;
   }
 
   /** The direct array, or null as soon as a duplicate key shows the keys are not unique. */

@@ -142,6 +142,15 @@ class JoinHashTableTest {
     JoinHashTable unchained = JoinHashTable.build(spread, null, rows, THREADS, () -> false);
     assertFalse(unchained.direct());
     assertMatchesReference(Build.of(spread, null), unchained, probe(random, spread, Keys.SPARSE, 5_000), null);
+    for (int stride : new int[] {8, 20}) {  // a direct array of 8 slots per key is worth its size, one of 20 is not
+      long[] strided = new long[1_000];
+      for (int r = 0; r < strided.length; r++) {
+        strided[r] = (long) r * stride;
+      }
+      JoinHashTable table = JoinHashTable.build(strided, null, strided.length, THREADS, () -> false);
+      assertEquals(stride == 8, table.direct(), "stride " + stride);
+      assertMatchesReference(Build.of(strided, null), table, probe(random, strided, Keys.FEW_DISTINCT, 2_000), null);
+    }
     long[] duplicated = dense.clone();
     duplicated[rows - 1] = duplicated[0];
     assertFalse(JoinHashTable.build(duplicated, null, rows, THREADS, () -> false).direct());
