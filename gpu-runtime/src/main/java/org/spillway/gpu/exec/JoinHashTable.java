@@ -111,9 +111,17 @@ public final class JoinHashTable {
    * takes at most twice the unchained table's bytes (a 16-byte tuple per key, an 8-byte directory entry per bucket),
    * since a probe of the direct array waits for one cache miss and one of the unchained table for two.
    */
-  static long denseRangeLimit(long count) {
-    long buckets = Long.highestOneBit(Math.max(1, count - 1)) << 1;
-    return 2 * (16 * count + 8 * buckets) / 4;
+  private static long denseRangeLimit(long count) {
+    return 2 * (16 * count + 8 * (1L << bucketBits(count))) / 4;
+  }
+
+  /**
+   * log2 of the unchained table's buckets for {@code count} keys: at least two buckets per key, so that a probe
+   * rarely compares keys of other buckets' worth (each a mispredicted branch) and four of a tag's sixteen bits
+   * rarely pass a missing key.
+   */
+  private static int bucketBits(long count) {
+    return Math.max(4, 65 - Long.numberOfLeadingZeros(Math.max(1, count - 1)));
   }
 
   /** The direct array, or null as soon as a duplicate key shows the keys are not unique. */
@@ -145,8 +153,7 @@ public final class JoinHashTable {
       throw new IllegalArgumentException("a join's build side of " + count + " keys exceeds the hash table's "
           + MAX_TUPLES);
     }
-    // 2^bits >= count: about one key per bucket, so that four of a tag's sixteen bits rarely pass a missing key.
-    int bits = Math.max(4, 64 - Long.numberOfLeadingZeros(Math.max(1, count - 1)));
+    int bits = bucketBits(count);
     int shift = 64 - bits;
     int partitionBits = Math.min(PARTITION_BITS, bits);
     int partitionShift = 64 - partitionBits;
