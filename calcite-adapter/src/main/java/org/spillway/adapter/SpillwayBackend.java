@@ -2,9 +2,7 @@ package org.spillway.adapter;
 
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.WeakHashMap;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.calibrate.MachineProfile;
@@ -19,8 +17,8 @@ import org.spillway.gpu.transfer.TransferMethod;
  * CUDA device is present and {@link GpuColumnarPipeline} supports the pipeline, {@link SpillwayCostModel} predicts
  * the GPU with each transfer method the table's memory allows (or the forced one) and the CPU backend, and
  * {@code device=auto} takes the cheaper; the transfer method and filter variant are the cheapest GPU run's unless
- * the connection forces them. The converter decides once per subtree and records the choice under the subtree's
- * scan, so that every node of the subtree shows the same device, variant, transfer and costs in EXPLAIN.
+ * the connection forces them. The converter decides once per subtree and records the choice in the subtree's
+ * scan node, so that every node of the subtree shows the same device, variant, transfer and costs in EXPLAIN.
  * Pipelines over a join's output and the nodes above a join run on the CPU (see SpillwayJoin for joins).
  *
  * @param costing the prediction behind the choice, or null where none was made (CPU forced, or no GPU)
@@ -32,7 +30,6 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
   static final String TRANSFER_PROPERTY = "spillway.gpu.transfer";
 
   private static final SpillwayBackend CPU = cpu(null);
-  private static final Map<SpillwayTableScan, SpillwayBackend> CHOSEN = new WeakHashMap<>();
 
   private static SpillwayBackend cpu(String reason) {
     return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0);
@@ -48,20 +45,16 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return gpu ? method.label() : "none";
   }
 
-  /** Decides for the pipeline from {@code scan} up to {@code top} and remembers it for the nodes of the subtree. */
+  /** Decides for the pipeline from {@code scan} up to {@code top} and records it in the scan, for EXPLAIN. */
   static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
     SpillwayBackend backend = decide(top, scan, pipeline);
-    synchronized (CHOSEN) {
-      CHOSEN.put(scan, backend);
-    }
+    scan.backend(backend);
     return backend;
   }
 
-  /** The choice recorded for the subtree of {@code scan}; the CPU backend until the implementor decided. */
+  /** The choice recorded in {@code scan}; the CPU backend for none or before the implementor decided. */
   static SpillwayBackend of(SpillwayTableScan scan) {
-    synchronized (CHOSEN) {
-      return CHOSEN.getOrDefault(scan, CPU);
-    }
+    return scan == null ? CPU : scan.backend();
   }
 
   private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {

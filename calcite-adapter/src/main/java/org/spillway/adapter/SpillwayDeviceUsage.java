@@ -1,5 +1,7 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.DeviceRuns;
+
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.schema.SchemaPlus;
 
@@ -12,12 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Counts where the pipelines of one connection ran, so that a server can log the device of each query: a
  * query's device is what ran between a {@link #mark()} taken at its start and its end.
  */
-public final class SpillwayDeviceUsage {
+public final class SpillwayDeviceUsage implements DeviceRuns {
   private final AtomicLong gpuRuns = new AtomicLong();
   private final AtomicLong cpuRuns = new AtomicLong();
 
-  /** Counts one pipeline run. */
-  void record(boolean onGpu) {
+  @Override public void record(boolean onGpu) {
     (onGpu ? gpuRuns : cpuRuns).incrementAndGet();
   }
 

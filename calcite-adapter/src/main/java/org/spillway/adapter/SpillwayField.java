@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.vector.ExprType;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -21,5 +22,14 @@ record SpillwayField(ExprType type, Supplier<List<String>> dictionary, String un
 
   boolean isSupported() {
     return type != null;
+  }
+
+  /** The dictionaries of join key fields, as the runtime plan takes them (null where a key is not text). */
+  static List<Supplier<List<String>>> dictionaries(List<SpillwayField> keys) {
+    List<Supplier<List<String>>> out = new ArrayList<>();
+    for (SpillwayField key : keys) {
+      out.add(key.type().kind() == ExprType.Kind.STRING ? key.dictionary() : null);
+    }
+    return out;
   }
 }

@@ -1,5 +1,9 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.ArrowScanOutput;
+import org.spillway.gpu.plan.NodeOutput;
+import org.spillway.gpu.plan.RunContext;
+
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.CudaDevice;
@@ -52,7 +56,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
       long staged = System.nanoTime();
       JoinResult result = join.join(b, p, type, JoinOutput.MATERIALIZED, cancelled);
       // where a GPU join's time goes on the host, for the cost model's sake (it prices only the device and the link)
-      SpillwayRunContext.trace("  gpu join phases: setup %.1f ms, keys gathered %.1f ms, staged %.1f ms, join %.1f ms",
+      RunContext.trace("  gpu join phases: setup %.1f ms, keys gathered %.1f ms, staged %.1f ms, join %.1f ms",
           (setUp - start) / 1e6, run.gatherNanos / 1e6, run.stageNanos / 1e6, (System.nanoTime() - staged) / 1e6);
       return result;
     }
@@ -62,7 +66,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
    * One side of the join: its columns, its key columns and their encoded key (encoded when asked for);
    * {@code keyAsIs} where the key is the single key column as it is, which may be read in place.
    */
-  record Side(SpillwayColumns columns, int[] keyColumns, boolean keyAsIs, Supplier<JoinKeys> key) {}
+  record Side(NodeOutput columns, int[] keyColumns, boolean keyAsIs, Supplier<JoinKeys> key) {}
 
   private HostJoinInput input(CudaDevice device, String role, Side side) {
     HostJoinInput inPlace = inPlace(device, role, side);
@@ -80,7 +84,7 @@ final class SpillwayGpuJoinRun implements AutoCloseable {
 
   /** The key column of a bare scan of one pinned Arrow batch, as it is (no copy), or null. */
   private static HostJoinInput inPlace(CudaDevice device, String role, Side side) {
-    if (!side.keyAsIs() || !(side.columns() instanceof SpillwayArrowColumns arrow)) {
+    if (!side.keyAsIs() || !(side.columns() instanceof ArrowScanOutput arrow)) {
       return null;
     }
     List<FieldVector> vectors = arrow.vectors(side.keyColumns()[0]);

@@ -1,5 +1,10 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.MarkJoinNode;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.ProbePipelineNode;
+
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
@@ -101,7 +106,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * A CPU NOPA join becomes a probe stage of its probe side's pipeline, over a hash table built from the other
    * side; the other algorithms run as a join node of their own. Either way, an inner join's condition beyond key
    * equality is a filter after it. A semi- or anti-join that builds on its left (returned) side is a mark join
-   * ({@link SpillwayMarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above.
+   * ({@link MarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above. An outer
+   * join that builds on its preserved side probes with a {@link JoinProbe.Kind#RIGHT} probe, whose pipeline pushes
+   * the unmatched build rows through the stages above it after the last probe morsel.
    */
   @Override public void implement(Implementor implementor) {
     SpillwayJoinKeys keys = keys();
@@ -113,10 +120,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       JoinProbe probe = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys.rightKeys(),
           keys.rightFields().stream().map(SpillwayField::type).toList(), keys.leftKeys(), build.node().types(), true,
           keys.residual() == null ? null : residual(keys));
-      SpillwayJoinBuild joinBuild = new SpillwayJoinBuild(build.node(), keys.leftFields(), keys.rightFields(), label);
+      JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(keys.leftFields()),
+          SpillwayField.dictionaries(keys.rightFields()), label);
       probeSide.addProbe(probe, joinBuild, build);
-      SpillwayNode probePipeline = probeSide.node();
-      implementor.source(new SpillwayMarkJoinNode(joinBuild, (SpillwayProbePipelineNode) probePipeline,
+      PlanNode probePipeline = probeSide.node();
+      implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
           joinType == JoinRelType.SEMI), build, probeSide);
     } else if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
       boolean buildLeft = chosen.buildLeft();
@@ -125,10 +133,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       Expr residual = joinType == JoinRelType.INNER || keys.residual() == null ? null : residual(keys);
       List<SpillwayField> probeKeyFields = buildLeft ? keys.rightFields() : keys.leftFields();
       List<SpillwayField> buildKeyFields = buildLeft ? keys.leftFields() : keys.rightFields();
-      JoinProbe probe = new JoinProbe(probeKind(), buildLeft ? keys.rightKeys() : keys.leftKeys(),
+      JoinProbe probe = new JoinProbe(probeKind(chosen), buildLeft ? keys.rightKeys() : keys.leftKeys(),
           probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
-      implementor.addProbe(probe, new SpillwayJoinBuild(build.node(), buildKeyFields, probeKeyFields, label), build);
+      implementor.addProbe(probe, new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
+          SpillwayField.dictionaries(probeKeyFields), label), build);
     } else {
       Implementor left = implementor.child(getLeft());
       Implementor right = implementor.child(getRight());
@@ -149,11 +158,22 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return (joinType == JoinRelType.SEMI || joinType == JoinRelType.ANTI) && candidate.buildLeft();
   }
 
-  /** What the probe makes of a probe row: the probe side is the preserved side of an outer join. */
-  private JoinProbe.Kind probeKind() {
+  /**
+   * Whether the join is an outer join built on a preserved side (a full join on either): its probe marks the build
+   * rows it matched and outputs the others after its last morsel (the CPU NOPA probe only, as for
+   * {@link #marksBuild}).
+   */
+  private boolean preservesBuild(Candidate candidate) {
+    return joinType == JoinRelType.FULL || joinType == JoinRelType.LEFT && candidate.buildLeft()
+        || joinType == JoinRelType.RIGHT && !candidate.buildLeft();
+  }
+
+  /** What the probe makes of a probe row and, for an outer join, which side it preserves. */
+  private JoinProbe.Kind probeKind(Candidate chosen) {
     return switch (joinType) {
       case INNER -> JoinProbe.Kind.INNER;
-      case LEFT, RIGHT -> JoinProbe.Kind.LEFT;
+      case LEFT, RIGHT -> preservesBuild(chosen) ? JoinProbe.Kind.RIGHT : JoinProbe.Kind.LEFT;
+      case FULL -> JoinProbe.Kind.FULL;
       case SEMI -> JoinProbe.Kind.SEMI;
       case ANTI -> JoinProbe.Kind.ANTI;
       default -> throw new IllegalStateException(joinType + " join passed planning: " + this);
@@ -204,18 +224,14 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     double leftRows = rows(mq, getLeft());
     double rightRows = rows(mq, getRight());
     double outputRows = rows(mq, this);
-    // The runtime joins preserve the probe side: LEFT builds on the right, RIGHT on the left. SEMI and ANTI build on
-    // either: on the left, the CPU NOPA probe marks the build rows that the right side matches (a mark join).
+    // Every join builds on either side. The join nodes preserve their probe side; the CPU NOPA probe also preserves
+    // its build side (an outer join built on its preserved side, DuckDB's RIGHT OUTER on the build side) and marks
+    // the build rows that the other side matches (a semi- or anti-join built on its returned left side).
     List<Estimate> orientations = new ArrayList<>();
-    if (joinType != JoinRelType.RIGHT) {
-      orientations.add(new Estimate(rightRows, leftRows, outputRows,
-          SpillwayStatistics.key(mq, getRight(), keys.rightKeysList(), rightRows).orElse(null), false));
-    }
-    if (joinType == JoinRelType.INNER || joinType == JoinRelType.RIGHT || joinType == JoinRelType.SEMI
-        || joinType == JoinRelType.ANTI) {
-      orientations.add(new Estimate(leftRows, rightRows, outputRows,
-          SpillwayStatistics.key(mq, getLeft(), keys.leftKeysList(), leftRows).orElse(null), true));
-    }
+    orientations.add(new Estimate(rightRows, leftRows, outputRows,
+        SpillwayStatistics.key(mq, getRight(), keys.rightKeysList(), rightRows).orElse(null), false));
+    orientations.add(new Estimate(leftRows, rightRows, outputRows,
+        SpillwayStatistics.key(mq, getLeft(), keys.leftKeysList(), leftRows).orElse(null), true));
     // Where the model predicts a tie, the smaller build side wins.
     orientations.sort(Comparator.comparingDouble(Estimate::buildRows));
     SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
@@ -228,7 +244,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
         SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured(),
-        c -> !marksBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
+        c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
   }
 
   private static double rows(RelMetadataQuery mq, RelNode rel) {

@@ -48,6 +48,14 @@ final class SpillwayJoinCost {
    * over the aggregated join (A dense: 0.053 vs 0.155 G tuples/s), i.e. 26 ns per row on one thread.
    */
   static final double CPU_OUTPUT_SECONDS_PER_ROW_THREAD = 26e-9;
+  /**
+   * ASSUMPTION: what building one row costs in probing ones, in the pipelined CPU hash join ({@code JoinProbe}). A
+   * build row is materialized by the pipeline breaker that ends its side (its columns copied out of the morsels),
+   * its key encoded, hashed and scattered into the table; a probe row streams through one lookup and is gathered
+   * only where it matches. Charging both alike let the cached table's rate make the planner build on the larger side
+   * (TPC-H Q14 on the H100 host's profile: filtered lineitem instead of part, several times slower).
+   */
+  static final double CPU_BUILD_ROW_IN_PROBE_ROWS = 4;
   /** ASSUMPTION (P1 on V100, digest 4.2): GPU build and probe rates into a table in HBM at 900 GB/s. */
   static final double GPU_BUILD_PER_SECOND_V100 = 1.8e9;
   static final double GPU_PROBE_PER_SECOND_V100 = 4.3e9;
@@ -125,9 +133,21 @@ final class SpillwayJoinCost {
     int bits1 = bits <= CPU_RADIX_SINGLE_PASS_BITS ? bits : (bits + 1) / 2;
     return List.of(
         new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, dense ? "perfect-hash" : "linear-probing", null, null, null,
-            "none", tuples / nopaRate + output, e.buildLeft()),
+            "none", pipelinedTuples(e) / nopaRate + output, e.buildLeft()),
         new Candidate(SpillwayJoinAlgorithm.CPU_RADIX, null, null, new RadixBits(bits1, bits - bits1), null, "none",
             tuples / radixRate + output, e.buildLeft()));
+  }
+
+  /**
+   * The build and probe rows of the pipelined hash join in the tuples its rate counts: a build row weighs
+   * {@link #CPU_BUILD_ROW_IN_PROBE_ROWS} probe rows, scaled so that a join of the rates' shape
+   * ({@link MachineProfile#CPU_JOIN_PROBE_PER_BUILD}) counts |R| + |S|, as measured. Of two orientations of equal rates, the one
+   * that builds on the smaller side costs less.
+   */
+  static double pipelinedTuples(Estimate e) {
+    double w = CPU_BUILD_ROW_IN_PROBE_ROWS;
+    double k = MachineProfile.CPU_JOIN_PROBE_PER_BUILD;
+    return (w * e.buildRows() + e.probeRows()) * (1 + k) / (w + k);
   }
 
   /**

@@ -1,5 +1,7 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.NodeOutput;
+
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.join.keys.JoinKeyColumn;
 import org.spillway.gpu.join.keys.JoinKeyEncoder;
@@ -15,17 +17,17 @@ import java.util.List;
  */
 final class SpillwayJoinEncodedKeys {
   private final JoinKeyEncoder encoder;
-  private final SpillwayColumns build;
+  private final NodeOutput build;
   private final int[] buildColumns;
   private final List<SpillwayField> buildFields;
-  private final SpillwayColumns probe;
+  private final NodeOutput probe;
   private final int[] probeColumns;
   private final List<SpillwayField> probeFields;
   private JoinKeys buildKeys;
   private JoinKeys probeKeys;
 
   /** The keys of a join of {@code left} and {@code right}, built on the left when {@code buildLeft}. */
-  SpillwayJoinEncodedKeys(SpillwayJoinKeys keys, SpillwayColumns left, SpillwayColumns right, boolean buildLeft) {
+  SpillwayJoinEncodedKeys(SpillwayJoinKeys keys, NodeOutput left, NodeOutput right, boolean buildLeft) {
     this.build = buildLeft ? left : right;
     this.buildColumns = buildLeft ? keys.leftKeys() : keys.rightKeys();
     this.buildFields = buildLeft ? keys.leftFields() : keys.rightFields();
@@ -67,15 +69,15 @@ final class SpillwayJoinEncodedKeys {
     return new SpillwayGpuJoinRun.Side(probe, probeColumns, asIs(), this::probe);
   }
 
-  SpillwayColumns buildColumns() {
+  NodeOutput buildColumns() {
     return build;
   }
 
-  SpillwayColumns probeColumns() {
+  NodeOutput probeColumns() {
     return probe;
   }
 
-  private static List<JoinKeyColumn> columns(SpillwayColumns side, int[] columns, List<SpillwayField> fields) {
+  private static List<JoinKeyColumn> columns(NodeOutput side, int[] columns, List<SpillwayField> fields) {
     List<JoinKeyColumn> out = new ArrayList<>();
     for (int k = 0; k < columns.length; k++) {
       SpillwayField field = fields.get(k);

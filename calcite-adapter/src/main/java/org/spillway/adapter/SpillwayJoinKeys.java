@@ -26,8 +26,8 @@ record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, List<SpillwayField> lef
       throws SpillwayUnsupportedException {
     JoinRelType type = join.getJoinType();
     if (type != JoinRelType.INNER && type != JoinRelType.LEFT && type != JoinRelType.RIGHT
-        && type != JoinRelType.SEMI && type != JoinRelType.ANTI) {
-      throw new SpillwayUnsupportedException(type + " joins (the CPU and GPU joins preserve the probe side only)");
+        && type != JoinRelType.FULL && type != JoinRelType.SEMI && type != JoinRelType.ANTI) {
+      throw new SpillwayUnsupportedException(type + " joins (the joins are inner, outer, semi and anti joins)");
     }
     JoinInfo info = join.analyzeCondition();
     if (info.leftKeys.isEmpty()) {

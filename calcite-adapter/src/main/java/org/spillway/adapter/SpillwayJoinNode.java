@@ -1,5 +1,10 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.JoinedOutput;
+import org.spillway.gpu.plan.NodeOutput;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.RunContext;
+
 import org.apache.calcite.rel.core.JoinRelType;
 import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.gpu.device.MemoryGuard;
@@ -19,21 +24,21 @@ import java.util.List;
 /**
  * An equi-join at run time: runs both inputs, joins their keys with the algorithm the cost model chose
  * (CPU NOPA or radix, or a GPU join of {@link SpillwayGpuJoins}) into row-id pairs, and returns the output as
- * {@link SpillwayJoinedColumns}, which gathers payload columns only when they are read.
+ * {@link JoinedOutput}, which gathers payload columns only when they are read.
  *
  * <p>The joins preserve their probe side: a LEFT join probes with the left input, a RIGHT join with the right,
  * SEMI and ANTI joins probe with the left input and return its rows.
  */
-final class SpillwayJoinNode implements SpillwayNode {
-  private final SpillwayNode left;
-  private final SpillwayNode right;
+final class SpillwayJoinNode implements PlanNode {
+  private final PlanNode left;
+  private final PlanNode right;
   private final SpillwayJoinKeys keys;
   private final JoinRelType joinType;
   private final Candidate choice;
   private final SpillwayDeviceUsage usage;
   private final String label;
 
-  SpillwayJoinNode(SpillwayNode left, SpillwayNode right, SpillwayJoinKeys keys, JoinRelType joinType,
+  SpillwayJoinNode(PlanNode left, PlanNode right, SpillwayJoinKeys keys, JoinRelType joinType,
       Candidate choice, SpillwayDeviceUsage usage, String label) {
     this.left = left;
     this.right = right;
@@ -56,12 +61,12 @@ final class SpillwayJoinNode implements SpillwayNode {
    * Read by no column (a COUNT(*) above), a CPU join only counts its output rows: no row-id pair is stored, so
    * a join of billions of rows needs no memory for them.
    */
-  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+  @Override public NodeOutput run(RunContext context, BitSet read) {
     if (!read.isEmpty() || choice.algorithm().gpu()) {
       return run(context);
     }
-    SpillwayColumns leftColumns = left.run(context);
-    SpillwayColumns rightColumns = right.run(context);
+    NodeOutput leftColumns = left.run(context);
+    NodeOutput rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
     SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns,
         choice.buildLeft());
@@ -72,23 +77,23 @@ final class SpillwayJoinNode implements SpillwayNode {
       JoinResult result = join.join(buildKey.countingInput(), probeKey.countingInput(), joinType(),
           JoinOutput.AGGREGATED);
       usage.record(false);
-      SpillwayRunContext.trace("cpu join %s counted (%s): %d x %d -> %d rows in %.1f ms", label, result.algorithm(),
+      RunContext.trace("cpu join %s counted (%s): %d x %d -> %d rows in %.1f ms", label, result.algorithm(),
           buildKey.rows(), probeKey.rows(), result.rowCount(), (System.nanoTime() - start) / 1e6);
       return new SpillwayRowCount(result.rowCount(), types());
     }
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
-    SpillwayColumns leftColumns = left.run(context);
-    SpillwayColumns rightColumns = right.run(context);
+  @Override public NodeOutput run(RunContext context) {
+    NodeOutput leftColumns = left.run(context);
+    NodeOutput rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
     boolean buildLeft = choice.buildLeft();
     SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns, buildLeft);
-    SpillwayColumns build = encoded.buildColumns();
-    SpillwayColumns probe = encoded.probeColumns();
+    NodeOutput build = encoded.buildColumns();
+    NodeOutput probe = encoded.probeColumns();
     long start = System.nanoTime();
     JoinResult result = join(encoded, context);
-    SpillwayRunContext.trace("%s join %s (%s, build %s): %d x %d -> %d rows in %.1f ms", choice.device(), label,
+    RunContext.trace("%s join %s (%s, build %s): %d x %d -> %d rows in %.1f ms", choice.device(), label,
         result.algorithm(), buildLeft ? "left" : "right", build.rows(), probe.rows(),
         result.rowCount(), (System.nanoTime() - start) / 1e6);
     context.checkCancelled("after join " + label);
@@ -97,14 +102,14 @@ final class SpillwayJoinNode implements SpillwayNode {
         * (joinType.projectsRight() ? 2L : 1L));
     int[] probeRows = result.probeRows().toArray();
     if (!joinType.projectsRight()) {
-      return new SpillwayJoinedColumns(leftColumns, null, probeRows, null);
+      return new JoinedOutput(leftColumns, null, probeRows, null);
     }
     int[] buildRows = result.buildRows().toArray();
-    return buildLeft ? new SpillwayJoinedColumns(leftColumns, rightColumns, buildRows, probeRows)
-        : new SpillwayJoinedColumns(leftColumns, rightColumns, probeRows, buildRows);
+    return buildLeft ? new JoinedOutput(leftColumns, rightColumns, buildRows, probeRows)
+        : new JoinedOutput(leftColumns, rightColumns, probeRows, buildRows);
   }
 
-  private JoinResult join(SpillwayJoinEncodedKeys encoded, SpillwayRunContext context) {
+  private JoinResult join(SpillwayJoinEncodedKeys encoded, RunContext context) {
     JoinType type = joinType();
     if (choice.algorithm().gpu()) {
       JoinResult result = SpillwayGpuJoinRun.join(choice.algorithm(), options(), encoded.buildSide(),
@@ -119,7 +124,7 @@ final class SpillwayJoinNode implements SpillwayNode {
     try (EquiJoin join = cpuJoin(context)) {
       JoinResult result = join.join(buildKey.input(), probeKey.input(), type, JoinOutput.MATERIALIZED);
       usage.record(false);
-      SpillwayRunContext.trace("  cpu join phases: keys gathered %.1f ms, join %.1f ms", (gathered - start) / 1e6,
+      RunContext.trace("  cpu join phases: keys gathered %.1f ms, join %.1f ms", (gathered - start) / 1e6,
           (System.nanoTime() - gathered) / 1e6);
       return result;
     }
@@ -135,7 +140,7 @@ final class SpillwayJoinNode implements SpillwayNode {
     };
   }
 
-  private EquiJoin cpuJoin(SpillwayRunContext context) {
+  private EquiJoin cpuJoin(RunContext context) {
     return choice.algorithm() == SpillwayJoinAlgorithm.CPU_RADIX
         ? new CpuRadixJoin(context.threads()) : new CpuNopaHashJoin(context.threads());
   }

@@ -1,5 +1,7 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.NestedLoopJoinNode;
+
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
@@ -21,7 +23,7 @@ import java.util.Set;
 /**
  * Join without an equi-key whose one side is small (a scalar subquery's one row, say) in the Spillway
  * convention: every row of the big side against every row of the small side, the condition evaluated over a
- * morsel of the big side at a time with one small row's values broadcast ({@link SpillwayNestedLoopJoinNode}).
+ * morsel of the big side at a time with one small row's values broadcast ({@link NestedLoopJoinNode}).
  * INNER joins with either side small, LEFT joins with a small right side.
  */
 public final class SpillwayNestedLoopJoin extends Join implements SpillwayRel {
@@ -62,7 +64,7 @@ public final class SpillwayNestedLoopJoin extends Join implements SpillwayRel {
     } catch (SpillwayUnsupportedException e) {
       throw new IllegalStateException("join condition passed planning but cannot be translated: " + e.getMessage(), e);
     }
-    implementor.source(new SpillwayNestedLoopJoinNode(left.node(), right.node(), predicate,
+    implementor.source(new NestedLoopJoinNode(left.node(), right.node(), predicate,
         RelOptUtil.InputFinder.bits(condition).toArray(), joinType == JoinRelType.LEFT, smallLeft), left, right);
   }
 }

@@ -8,7 +8,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
 import org.apache.calcite.avatica.Meta;
+import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.plan.Contexts;
+import org.apache.calcite.plan.RelOptCostFactory;
+import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.prepare.CalcitePrepareImpl;
 import org.spillway.storage.Catalog;
 
@@ -67,6 +71,15 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
       cache.put(key, signature);
     }
     return signature;
+  }
+
+  /** A planner whose context holds this statement's {@link SpillwayFallbacks}, so EXPLAIN can say what fell back. */
+  @Override protected RelOptPlanner createPlanner(CalcitePrepare.Context prepareContext,
+      org.apache.calcite.plan.Context externalContext, RelOptCostFactory costFactory) {
+    org.apache.calcite.plan.Context outer = externalContext != null ? externalContext
+        : Contexts.of(prepareContext.config());
+    return super.createPlanner(prepareContext, Contexts.chain(Contexts.of(new SpillwayFallbacks()), outer),
+        costFactory);
   }
 
   /** Whether the statement is a query (SELECT, WITH, VALUES, or one in parentheses), not EXPLAIN or DDL. */

@@ -1,5 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.RunContext;
+
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
@@ -21,10 +24,10 @@ import java.util.function.BooleanSupplier;
  * through a stash; it is the one place where Spillway hands rows to Calcite.
  */
 public final class SpillwayQueryPlan {
-  private final SpillwayNode root;
+  private final PlanNode root;
   private final List<SpillwayField> output;
 
-  SpillwayQueryPlan(SpillwayNode root, List<SpillwayField> output) {
+  SpillwayQueryPlan(PlanNode root, List<SpillwayField> output) {
     this.root = root;
     this.output = List.copyOf(output);
   }
@@ -44,7 +47,7 @@ public final class SpillwayQueryPlan {
 
       @Override public synchronized Enumerator<Object> enumerator() {
         if (batches == null) {
-          SpillwayRunContext context = new SpillwayRunContext(Runtime.getRuntime().availableProcessors(), cancelled);
+          RunContext context = new RunContext(Runtime.getRuntime().availableProcessors(), cancelled);
           try {
             batches = root.run(context).batches();
           } catch (OutOfMemoryError e) {

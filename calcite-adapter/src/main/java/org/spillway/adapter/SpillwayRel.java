@@ -1,5 +1,13 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.PipelineNode;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.ProbePipelineNode;
+import org.spillway.gpu.plan.ScanNode;
+import org.spillway.gpu.plan.ScanPipelineNode;
+import org.spillway.gpu.plan.SharedNode;
+
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
@@ -49,14 +57,14 @@ public interface SpillwayRel extends RelNode {
    */
   final class Implementor {
     private SpillwayTableScan scan;
-    private SpillwayNode source;
+    private PlanNode source;
     /** A table of the subtree, for the connection's settings and device usage. */
     private SpillwayTable table;
     private final List<PipelineStage> stages = new ArrayList<>();
     /** Per stage: the build side of a join probe stage, else null. */
-    private final List<SpillwayJoinBuild> builds = new ArrayList<>();
+    private final List<JoinBuild> builds = new ArrayList<>();
     private final List<CpuReason> cpuReasons = new ArrayList<>();
-    private SpillwayNode node;
+    private PlanNode node;
     /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
     private RelNode top;
 
@@ -118,7 +126,7 @@ public interface SpillwayRel extends RelNode {
     }
 
     /** Makes {@code join} the pipeline's source; its inputs' implementors pass on what they collected. */
-    void source(SpillwayNode join, Implementor... inputs) {
+    void source(PlanNode join, Implementor... inputs) {
       this.source = join;
       for (Implementor input : inputs) {
         cpuReasons.addAll(input.cpuReasons);
@@ -136,9 +144,9 @@ public interface SpillwayRel extends RelNode {
      * Appends the probe of a hash join whose build side is {@code build}. A pipeline that aggregated already ends
      * there: its output becomes the source of the pipeline that probes.
      */
-    void addProbe(JoinProbe probe, SpillwayJoinBuild build, Implementor buildSide) {
+    void addProbe(JoinProbe probe, JoinBuild build, Implementor buildSide) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
-        SpillwayNode aggregated = build();
+        PlanNode aggregated = build();
         scan = null;
         source = aggregated;
         stages.clear();
@@ -172,14 +180,14 @@ public interface SpillwayRel extends RelNode {
      * The runtime node of the subtree; the backend of a pipeline over a scan is decided here (and recorded
      * for EXPLAIN, see {@link SpillwayBackend}).
      */
-    SpillwayNode node() {
+    PlanNode node() {
       if (node == null) {
-        node = uses == 0 ? build() : new SpillwaySharedNode(build(), () -> uses);
+        node = uses == 0 ? build() : new SharedNode(build(), () -> uses);
       }
       return node;
     }
 
-    private SpillwayNode build() {
+    private PlanNode build() {
       if (builds.stream().anyMatch(java.util.Objects::nonNull)) {
         return probePipeline();
       }
@@ -192,22 +200,22 @@ public interface SpillwayRel extends RelNode {
           cpuReasons.add(new CpuReason("intermediate result", "a pipeline over a join's or a sort's output runs on "
               + "the CPU backend (that output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
         }
-        return new SpillwayPipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
+        return new PipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
       }
       List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
       if (stages.isEmpty()) {
-        return new SpillwayScanNode(table, scan.fields(), types);
+        return new ScanNode(table, scan.fields(), types);
       }
       GpuColumnarPipeline pipeline = new GpuColumnarPipeline(types, stages);
       SpillwayBackend backend = SpillwayBackend.choose(top, scan, pipeline);
       if (backend.reason() != null) {
         cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
       }
-      return new SpillwayScanPipelineNode(table, scan.fields(), pipeline, backend);
+      return new ScanPipelineNode(table, scan.fields(), pipeline, backend.gpu() ? backend.method() : null);
     }
 
     /** A CPU pipeline through join probes, over the scan or the source node. */
-    private SpillwayNode probePipeline() {
+    private PlanNode probePipeline() {
       if (table.device() == SpillwayDevice.GPU
           || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
         cpuReasons.add(new CpuReason(source == null ? table.stored().name() : "join output",
@@ -215,7 +223,7 @@ public interface SpillwayRel extends RelNode {
       }
       List<ExprType> types = source != null ? source.types()
           : SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
-      return new SpillwayProbePipelineNode(table, source == null ? scan.fields() : null, source, types, stages, builds);
+      return new ProbePipelineNode(table, source == null ? scan.fields() : null, source, types, stages, builds);
     }
   }
 }

@@ -1,5 +1,9 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.NodeOutput;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.RunContext;
+
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
@@ -10,9 +14,9 @@ import java.util.List;
 
 /**
  * The output of a node that only counted its rows because its consumer reads none of its columns (see
- * {@link SpillwayNode#run(SpillwayRunContext, BitSet)}): batches of that many rows whose columns are all absent.
+ * {@link PlanNode#run(RunContext, BitSet)}): batches of that many rows whose columns are all absent.
  */
-final class SpillwayRowCount implements SpillwayColumns {
+final class SpillwayRowCount implements NodeOutput {
   /** Rows per batch, so that a count beyond one Java array still runs. */
   static final int BATCH_ROWS = 1 << 30;
 

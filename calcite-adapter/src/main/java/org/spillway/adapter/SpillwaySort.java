@@ -1,5 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.SortNode;
+
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
@@ -61,8 +64,8 @@ public final class SpillwaySort extends Sort implements SpillwayRel {
 
   @Override public void implement(Implementor implementor) {
     Implementor input = implementor.child(getInput());
-    SpillwayNode source = input.node();
-    implementor.source(new SpillwaySortNode(source, columnSort(source.types())), input);
+    PlanNode source = input.node();
+    implementor.source(new SortNode(source, columnSort(source.types())), input);
   }
 
   private ColumnSort columnSort(List<ExprType> types) {

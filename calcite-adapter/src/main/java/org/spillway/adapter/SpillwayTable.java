@@ -1,5 +1,9 @@
 package org.spillway.adapter;
 
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.spillway.gpu.plan.DeviceRuns;
+import org.spillway.gpu.plan.ScanTable;
+
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.AbstractQueryableTable;
 import org.apache.calcite.linq4j.AbstractEnumerable;
@@ -23,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 /** Table over a table of a Spillway catalog; the planner sees it as a {@link SpillwayTableScan}. */
-public final class SpillwayTable extends AbstractQueryableTable implements TranslatableTable {
+public final class SpillwayTable extends AbstractQueryableTable implements TranslatableTable, ScanTable {
   private final Catalog catalog;
   private final String name;
   private final SpillwayOptions options;
@@ -61,6 +65,22 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
   public StoredTable stored() {
     return catalog.table(name).orElseThrow(() -> new IllegalStateException(
         "table '" + name + "' no longer exists in " + catalog.directory()));
+  }
+
+  @Override public List<VectorSchemaRoot> batches() {
+    return stored().batches();
+  }
+
+  @Override public long rowCount() {
+    return stored().rowCount();
+  }
+
+  @Override public String name() {
+    return stored().name();
+  }
+
+  @Override public DeviceRuns deviceRuns() {
+    return deviceUsage;
   }
 
   @Override public RelDataType getRowType(RelDataTypeFactory typeFactory) {

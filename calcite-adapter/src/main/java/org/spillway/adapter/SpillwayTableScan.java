@@ -23,6 +23,11 @@ import static java.util.Objects.requireNonNull;
 public final class SpillwayTableScan extends TableScan implements SpillwayRel {
   private final SpillwayTable spillwayTable;
   private final int[] fields;
+  /**
+   * The backend of the pipeline over this scan, chosen once when the plan is implemented (the choice depends on the
+   * whole pipeline above the scan); null until then, when EXPLAIN shows the CPU backend.
+   */
+  private volatile SpillwayBackend backend;
 
   SpillwayTableScan(RelOptCluster cluster, RelOptTable table, SpillwayTable spillwayTable, int[] fields) {
     super(cluster, SpillwayRel.unordered(cluster.traitSet()), List.of(), table);
@@ -46,6 +51,16 @@ public final class SpillwayTableScan extends TableScan implements SpillwayRel {
   /** The Spillway table this scan reads. */
   SpillwayTable spillwayTable() {
     return spillwayTable;
+  }
+
+  /** The backend chosen for the pipeline over this scan; the CPU backend until the plan was implemented. */
+  SpillwayBackend backend() {
+    SpillwayBackend chosen = backend;
+    return chosen != null ? chosen : SpillwayBackend.of(null);
+  }
+
+  void backend(SpillwayBackend chosen) {
+    this.backend = chosen;
   }
 
   /** The table columns this scan reads, in output order. */

@@ -1,5 +1,10 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.NodeOutput;
+import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.RunContext;
+import org.spillway.gpu.plan.ScanNode;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,14 +75,14 @@ class SpillwayJoinNodeTest {
   private static SpillwayJoinNode join(JoinRelType type, SpillwayJoinAlgorithm algorithm) {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.INT64);
     Candidate choice = new Candidate(algorithm, null, null, null, null, "none", 0, false);
-    return new SpillwayJoinNode(new SpillwayScanNode(left, new int[] {0, 1}, types),
-        new SpillwayScanNode(right, new int[] {0, 1}, types),
+    return new SpillwayJoinNode(new ScanNode(left, new int[] {0, 1}, types),
+        new ScanNode(right, new int[] {0, 1}, types),
         new SpillwayJoinKeys(new int[] {0}, new int[] {0}, List.of(SpillwayField.of(ExprType.INT32)),
             List.of(SpillwayField.of(ExprType.INT32)), null), type, choice, new SpillwayDeviceUsage(),
         "test join");
   }
 
-  private static List<String> rows(SpillwayNode node, AtomicBoolean cancel) {
+  private static List<String> rows(PlanNode node, AtomicBoolean cancel) {
     List<SpillwayField> output = node.types().stream().map(SpillwayField::of).toList();
     Enumerator<Object> rows = new SpillwayQueryPlan(node, output).execute(context(cancel), false).enumerator();
     List<String> out = new ArrayList<>();
@@ -104,14 +109,14 @@ class SpillwayJoinNodeTest {
 
   /** A nested-loop join above enumerates its inner input once per outer row: the subtree must run once. */
   @Test void anExecutionRunsItsSubtreeOnceHoweverOftenItIsEnumerated() {
-    SpillwayNode join = join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA);
+    PlanNode join = join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA);
     AtomicInteger runs = new AtomicInteger();
-    SpillwayNode counting = new SpillwayNode() {
+    PlanNode counting = new PlanNode() {
       @Override public List<ExprType> types() {
         return join.types();
       }
 
-      @Override public SpillwayColumns run(SpillwayRunContext context) {
+      @Override public NodeOutput run(RunContext context) {
         runs.incrementAndGet();
         return join.run(context);
       }

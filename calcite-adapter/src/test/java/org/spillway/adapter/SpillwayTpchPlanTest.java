@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
@@ -13,6 +14,7 @@ import org.spillway.tpch.TpchQueries;
 
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.Map;
 
 /**
  * Pins which operators of TPC-H Q1, Q6 and the join queries Q3, Q4, Q5 and Q10 run in the Spillway convention,
@@ -320,6 +322,39 @@ class SpillwayTpchPlanTest {
             + "variant=[linear-probing], buildSide=[left], transfer=[none], predicted=[")
         .explainContains("SpillwayTableScan(table=[[spillway, orders]]")
         .explainLacks("fallback=");
+  }
+
+  /**
+   * Q13's LEFT join builds on customer, its preserved side, and streams orders through the table (DuckDB's RIGHT
+   * OUTER join on the build side): the customers no order matched come out after the last morsel of orders.
+   */
+  @Test void q13LeftJoinBuildsOnCustomer() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(13))
+        .explainContains("SpillwayJoin(condition=[=($0, $2)], joinType=[left], device=[cpu], algorithm=[cpu-nopa], "
+            + "variant=[perfect-hash], buildSide=[left], transfer=[none], predicted=[")
+        .explainContains("SpillwayTableScan(table=[[spillway, customer]]");
+  }
+
+  /**
+   * Q14 builds on part, not on the filtered lineitem, also with the H100 host's measured CPU join rates, whose
+   * cached-table rate beats the array table's: a build row costs several probe rows, so the larger side is not
+   * built for its rate.
+   */
+  @Test void q14BuildsOnPartAlsoWithTheH100HostsJoinRates() throws Exception {
+    MachineProfile p = MachineProfiles.uncalibrated();
+    MachineProfile h100 = new MachineProfile(p.formatVersion(), p.createdAt(), "H100 host", 16, p.cpuScanGbPerSecond(),
+        p.gpu(), p.gpuUnavailableReason(), p.transferGbPerSecond(), p.unsupportedTransfers(),
+        p.rawPinnedCopyGbPerSecond(), p.linkReads(), p.hostWriteGbPerSecond(), p.gpuMemoryReadGbPerSecond(),
+        p.gpuPipelineRunMillis(), p.cpuPipelineGbPerSecond(), Map.of(
+            MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, 5.63e8, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, 1.95e8,
+            MachineProfile.CPU_JOIN_RADIX, 1.68e8, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, 6.96e8));
+    // part's keys are the dense unique ones: the array table is built on part, whichever input it is
+    String partBuilt = "joinType=[inner], device=[cpu], algorithm=[cpu-nopa], variant=[perfect-hash], buildSide=[";
+    SpillwayAssert.that(dir).query(TpchQueries.sql(14)).explainContains(partBuilt, 1);
+    try (AutoCloseable pinned = MachineProfiles.pin(h100)) {
+      SpillwayAssert.that(dir).query(TpchQueries.sql(14)).explainContains(partBuilt, 1);
+    }
   }
 
   @Test void theJoinAlgorithmPropertyForcesTheRadixJoin() throws SQLException {

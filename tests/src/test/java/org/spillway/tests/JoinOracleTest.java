@@ -62,7 +62,10 @@ class JoinOracleTest {
       this(name, joinTypes, sql, false);
     }
 
-    /** A case whose outer, semi- or anti-join has a residual: only the CPU NOPA probe evaluates it per pair. */
+    /**
+     * A case only the CPU NOPA probe runs: an outer, semi- or anti-join with a residual (evaluated per pair), or a
+     * full join (its probe marks the build rows it matched).
+     */
     static Case pairResidual(String name, String joinTypes, String sql) {
       return new Case(name, joinTypes, sql, true);
     }
@@ -112,7 +115,25 @@ class JoinOracleTest {
             "select a.id, a.k2 from a where not exists (select 1 from b where b.k = a.k and b.k2 <> a.k2)"),
         new Case("anti, unmatched rows of a RIGHT join", "anti",
             "select b.k, b.w from a right join b on a.k = b.k where a.id is null"),
-        new Case("full join stays in Calcite", null, "select a.id, b.w from a full join b on a.k = b.k"));
+        Case.pairResidual("full", "full", "select a.id, b.w from a full join b on a.k = b.k"),
+        Case.pairResidual("full, residual on both sides", "full",
+            "select a.id, a.v, b.w from a full join b on a.k = b.k and a.v > b.w - 5000"),
+        Case.pairResidual("full, two-column key, aggregated", "full", "select count(*) as c, count(a.id) as ca, "
+            + "count(b.k) as cb, sum(a.v) as sv from a full join b on a.k = b.k and a.k2 = b.k2"),
+        Case.pairResidual("full, empty side", "full", "select a.id, e.w from a full join e on a.k = e.k"),
+        new Case("left built on the small preserved side", "left",
+            "select b.k, b.w, a.id, a.v from b left join a on a.k = b.k"),
+        // Semi- and anti-joins whose subquery the magic set reduces to b's keys first: the reduced side is the
+        // smaller one, so the cost model builds on it (the returned side b is probed)
+        new Case("semi of a reduced subquery, residual across sides", "semi|inner",
+            "select b.n, b.k2 from b where exists (select 1 from a where a.id = b.n and a.k2 <> b.k2)"),
+        new Case("anti of a reduced subquery, residual across sides", "anti|left",
+            "select b.n, b.d from b where not exists (select 1 from a where a.id = b.n and a.d > b.d)"),
+        new Case("anti of a reduced subquery, counted", "anti",
+            "select count(*) as c from b where b.k2 = 1 and not exists (select 1 from a where a.id = b.n)"),
+        new Case("left built on the small preserved side, grouped (Q13's shape)", "left",
+            "select c, count(*) as n from (select b.n, count(a.id) as c from b left join a on a.k = b.k "
+            + "and a.v > 900 group by b.n) group by c"));
   }
 
   /**
@@ -125,13 +146,7 @@ class JoinOracleTest {
         new Case("semi built on the returned side", "semi",
             "select b.k, b.w, b.s from b where exists (select 1 from a where a.k = b.k and a.v > 900)"),
         new Case("semi built on the returned side, two columns", "semi",
-            "select b.k, b.k2, b.n from b where exists (select 1 from a where a.k = b.k and a.k2 = b.k2)"),
-        new Case("semi built on the returned side, residual across sides", "semi",
-            "select b.n, b.k2 from b where exists (select 1 from a where a.id = b.n and a.k2 <> b.k2)"),
-        new Case("anti built on the returned side, residual across sides", "anti",
-            "select b.n, b.d from b where not exists (select 1 from a where a.id = b.n and a.d > b.d)"),
-        new Case("anti built on the returned side, counted", "anti",
-            "select count(*) as c from b where b.k2 = 1 and not exists (select 1 from a where a.id = b.n)"));
+            "select b.k, b.k2, b.n from b where exists (select 1 from a where a.k = b.k and a.k2 = b.k2)"));
   }
 
   @ParameterizedTest(name = "{0}")

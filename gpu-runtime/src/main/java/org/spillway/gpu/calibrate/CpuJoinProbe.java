@@ -23,8 +23,8 @@ import org.spillway.gpu.join.JoinType;
  * a broken join cannot calibrate.
  */
 final class CpuJoinProbe {
-  /** Probe rows per build row of the large workloads (Pump Up the Volume's workload A has 16, TPC-H Q3 22). */
-  static final int PROBE_PER_BUILD = 8;
+  /** Probe rows per build row of the large workloads. */
+  static final int PROBE_PER_BUILD = MachineProfile.CPU_JOIN_PROBE_PER_BUILD;
   /** Build rows of the cached workload: a 256 KiB table, within any last-level cache (Pump's workload B). */
   static final int CACHED_BUILD_ROWS = 1 << 13;
   /** Probe rows at most, so that the full calibration stays within seconds (2^26: 1 GiB of keys and payloads). */

@@ -45,6 +45,11 @@ public record MachineProfile(
   public static final String CPU_JOIN_NOPA_LINEAR_PROBING_CACHED = "nopa-linear-probing-cached";
   /** CPU radix join (sparse keys, a large build side). */
   public static final String CPU_JOIN_RADIX = "radix";
+  /**
+   * Probe rows per build row of the joins whose rates {@code cpuJoinTuplesPerSecond} holds (Pump Up the Volume's
+   * workload A has 16, TPC-H Q3 22): the cost model splits a rate into the build and the probe rows' shares.
+   */
+  public static final int CPU_JOIN_PROBE_PER_BUILD = 8;
 
   /** A profile without the CPU join rates (the cost model assumes them). */
   public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,

@@ -23,36 +23,14 @@ public final class ArrowColumnLoader {
    * when {@code selection} is null) of the vector, read as the given type.
    */
   public static ColumnVector load(FieldVector vector, ExprType type, int offset, int[] selection, int count) {
-    boolean[] nulls = loadNulls(vector, offset, selection, count);
+    boolean[] nulls = mayHaveNulls(vector, offset, selection, count) ? new boolean[count] : null;
+    if (nulls != null && !readNulls(vector, offset, selection, count, nulls)) {
+      nulls = null;
+    }
     switch (type.kind()) {
-      case INT32, DATE, STRING -> {
-        long address = dataAddress(vector, 4, type, offset, selection, count);
+      case INT32, DATE, STRING, INT64, DECIMAL, BOOLEAN -> {
         long[] out = new long[count];
-        if (selection == null) {
-          for (int i = 0; i < count; i++) {
-            out[i] = MemoryUtil.getInt(address + ((long) i << 2));
-          }
-        } else {
-          for (int i = 0; i < count; i++) {
-            out[i] = MemoryUtil.getInt(address + ((long) selection[i] << 2));
-          }
-        }
-        VectorEvaluator.clearNullRows(out, nulls, count);
-        return ColumnVector.ofLongs(type, out, nulls, count);
-      }
-      case INT64, DECIMAL -> {
-        long address = dataAddress(vector, 8, type, offset, selection, count);
-        long[] out = new long[count];
-        if (selection == null) {
-          for (int i = 0; i < count; i++) {
-            out[i] = MemoryUtil.getLong(address + ((long) i << 3));
-          }
-        } else {
-          for (int i = 0; i < count; i++) {
-            out[i] = MemoryUtil.getLong(address + ((long) selection[i] << 3));
-          }
-        }
-        VectorEvaluator.clearNullRows(out, nulls, count);
+        readLongs(vector, type, offset, selection, count, out, nulls);
         return ColumnVector.ofLongs(type, out, nulls, count);
       }
       case FLOAT64 -> {
@@ -63,14 +41,6 @@ public final class ArrowColumnLoader {
           out[i] = nulls != null && nulls[i] ? 0 : Double.longBitsToDouble(MemoryUtil.getLong(at));
         }
         return ColumnVector.ofDoubles(out, nulls, count);
-      }
-      case BOOLEAN -> {
-        BitVector bits = cast(vector, BitVector.class, type);
-        long[] out = new long[count];
-        for (int i = 0; i < count; i++) {
-          out[i] = nulls != null && nulls[i] ? 0 : bits.get(row(offset, selection, i));
-        }
-        return ColumnVector.ofLongs(type, out, nulls, count);
       }
       case TEXT -> {
         VarCharVector text = cast(vector, VarCharVector.class, type);
@@ -84,6 +54,71 @@ public final class ArrowColumnLoader {
       }
       default -> throw new IllegalArgumentException("cannot load " + type + " from " + vector.getField());
     }
+  }
+
+  /**
+   * The long-lane values of the rows {@link #load} would read, widened into {@code out[0 .. count-1]} (a
+   * caller's buffer, which may be longer); rows flagged in {@code nulls} (null: none) come out as 0. Only the
+   * rows named are read, so a selective caller widens only what it keeps.
+   */
+  static void readLongs(FieldVector vector, ExprType type, int offset, int[] selection, int count, long[] out,
+      boolean[] nulls) {
+    switch (type.kind()) {
+      case INT32, DATE, STRING -> {
+        long address = dataAddress(vector, 4, type, offset, selection, count);
+        if (selection == null) {
+          for (int i = 0; i < count; i++) {
+            out[i] = MemoryUtil.getInt(address + ((long) i << 2));
+          }
+        } else {
+          for (int i = 0; i < count; i++) {
+            out[i] = MemoryUtil.getInt(address + ((long) selection[i] << 2));
+          }
+        }
+      }
+      case INT64, DECIMAL -> {
+        long address = dataAddress(vector, 8, type, offset, selection, count);
+        if (selection == null) {
+          for (int i = 0; i < count; i++) {
+            out[i] = MemoryUtil.getLong(address + ((long) i << 3));
+          }
+        } else {
+          for (int i = 0; i < count; i++) {
+            out[i] = MemoryUtil.getLong(address + ((long) selection[i] << 3));
+          }
+        }
+      }
+      case BOOLEAN -> {
+        BitVector bits = cast(vector, BitVector.class, type);
+        for (int i = 0; i < count; i++) {
+          out[i] = bits.getDataBuffer().getByte(row(offset, selection, i) >>> 3) >>> (row(offset, selection, i) & 7) & 1;
+        }
+      }
+      default -> throw new IllegalArgumentException("cannot read " + type + " as longs from " + vector.getField());
+    }
+    if (nulls != null) {
+      for (int i = 0; i < count; i++) {
+        if (nulls[i]) {
+          out[i] = 0;
+        }
+      }
+    }
+  }
+
+  /**
+   * The null flags of the rows {@link #load} would read into {@code out[0 .. count-1]}; returns whether any is
+   * set. When none can be (the validity bitmap is all ones over the rows) {@code out} is left as it is.
+   */
+  static boolean readNulls(FieldVector vector, int offset, int[] selection, int count, boolean[] out) {
+    if (!mayHaveNulls(vector, offset, selection, count)) {
+      return false;
+    }
+    boolean any = false;
+    for (int i = 0; i < count; i++) {
+      out[i] = vector.isNull(row(offset, selection, i));
+      any |= out[i];
+    }
+    return any;
   }
 
   private static int row(int offset, int[] selection, int i) {
@@ -129,17 +164,8 @@ public final class ArrowColumnLoader {
     return false;
   }
 
-  private static boolean[] loadNulls(FieldVector vector, int offset, int[] selection, int count) {
-    if (count == 0 || !anyNull(vector, offset, selection == null ? count : selection[count - 1] + 1)) {
-      return null;
-    }
-    boolean[] nulls = new boolean[count];
-    boolean any = false;
-    for (int i = 0; i < count; i++) {
-      nulls[i] = vector.isNull(row(offset, selection, i));
-      any |= nulls[i];
-    }
-    return any ? nulls : null;
+  private static boolean mayHaveNulls(FieldVector vector, int offset, int[] selection, int count) {
+    return count > 0 && anyNull(vector, offset, selection == null ? count : selection[count - 1] + 1);
   }
 
   private static BaseFixedWidthVector fixedWidth(FieldVector vector, int width, ExprType type) {

@@ -239,33 +239,44 @@ public final class ColumnarPipeline {
     }
   }
 
-  /** Runs the stages over {@code count} morsels made on the worker threads by {@code morsel}. */
+  /**
+   * Runs the stages over {@code count} morsels made on the worker threads by {@code morsel}; then, for each probe
+   * that preserves its build side (in stage order, as the rows of one pass through the later probes and may mark
+   * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
+   */
   private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
     int breaker = firstAggregate();
+    int end = breaker < 0 ? stages.size() : breaker;
     List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
-    HashAggregator[] partials = new HashAggregator[MorselScheduler.workers(count, threads)];
+    PartitionedAggregation[] partials = new PartitionedAggregation[MorselScheduler.workers(count, threads)];
     AtomicLong collected = new AtomicLong();
+    Sink sink = (worker, rows, out) -> {
+      if (breaker >= 0) {
+        if (partials[worker] == null) {
+          partials[worker] = newPartitionedAggregation(breaker);
+        }
+        partials[worker].add(rows);
+      } else if (rows.rows() > 0) {
+        ColumnBatch batch = new ColumnBatch(rows.materialize(), rows.rows());
+        long total = collected.addAndGet(batch.rows());
+        MemoryGuard.require("the output of a pipeline (" + total + " rows so far)",
+            total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length));
+        out.add(batch);
+      }
+    };
     MorselScheduler.forEach(count, threads, cancelled, (worker, m) -> {
       List<ColumnBatch> out = new ArrayList<>(1);
-      push(morsel.apply(m), 0, breaker < 0 ? stages.size() : breaker, rows -> {
-        if (breaker >= 0) {
-          if (partials[worker] == null) {
-            partials[worker] = newAggregator(breaker);
-          }
-          partials[worker].add(rows);
-        } else if (rows.rows() > 0) {
-          ColumnBatch batch = new ColumnBatch(rows.materialize(), rows.rows());
-          long total = collected.addAndGet(batch.rows());
-          MemoryGuard.require("the output of a pipeline (" + total + " rows so far)",
-              total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length));
-          out.add(batch);
-        }
-      });
+      push(morsel.apply(m), 0, end, rows -> sink.accept(worker, rows, out));
       outputs.set(m, out);
     });
+    for (int s = 0; s < end; s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe h && h.probe().kind().preservesBuild()) {
+        outputs.addAll(pushUnmatchedBuild(s, h.probe(), end, partials.length, cancelled, sink));
+      }
+    }
     for (int w = 0; w < partials.length; w++) {
       if (breaker >= 0 && partials[w] == null) {
-        partials[w] = newAggregator(breaker);  // a worker that got no morsel
+        partials[w] = newPartitionedAggregation(breaker);  // a worker that got no morsel
       }
     }
     if (breaker < 0) {
@@ -273,50 +284,34 @@ public final class ColumnarPipeline {
       outputs.forEach(result::addAll);
       return result;
     }
-    return finish(merge(partials, breaker, cancelled), breaker + 1);
+    return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1);
   }
 
-  /** Partial aggregates with at least this many groups in all are merged in partitions on all cores. */
-  static final int PARTITIONED_MERGE_GROUPS = 1 << 15;
+  /** Where a worker hands the rows that left the last per-morsel stage: its partial aggregate or its output. */
+  private interface Sink {
+    void accept(int worker, Morsel rows, List<ColumnBatch> out);
+  }
 
   /**
-   * The result of the workers' partial aggregates: merged into the first one on this thread when they are few,
-   * else split by key hash into partitions that merge on all cores (one table per partition, so no thread waits
-   * on another and no table grows to the total).
+   * The final source of a probe that preserves its build side (a RIGHT or FULL join built on its preserved side):
+   * once every probe morsel was probed, the build rows no probe row matched, joined to NULL probe columns, run
+   * through stages {@code (stage, end)} on up to {@code workers} workers (the partial aggregates' count).
    */
-  private ColumnVector[] merge(HashAggregator[] partials, int breaker, BooleanSupplier cancelled) {
-    long groups = 0;
-    for (HashAggregator p : partials) {
-      groups += p == null ? 0 : p.groupCount();
-    }
-    if (partials.length == 1 || partials[0] == null || !partials[0].keyed() || groups < PARTITIONED_MERGE_GROUPS) {
-      HashAggregator total = partials[0] != null ? partials[0] : newAggregator(breaker);
-      for (int w = 1; w < partials.length; w++) {
-        total.merge(partials[w]);
-      }
-      return total.result();
-    }
-    int bits = 32 - Integer.numberOfLeadingZeros(MorselScheduler.THREADS * 4 - 1);
-    int[][][] split = new int[partials.length][][];
-    MorselScheduler.forEach(partials.length, partials.length, cancelled,
-        (w, worker) -> split[worker] = partials[worker].partitionGroups(bits));
-    ColumnVector[][] parts = new ColumnVector[1 << bits][];
-    MorselScheduler.forEach(parts.length, MorselScheduler.THREADS, cancelled, (w, partition) -> {
-      HashAggregator target = newAggregator(breaker);
-      for (int p = 0; p < partials.length; p++) {
-        target.merge(partials[p], split[p][partition]);
-      }
-      parts[partition] = target.result();
+  private List<List<ColumnBatch>> pushUnmatchedBuild(int stage, JoinProbe probe, int end, int workers,
+      BooleanSupplier cancelled, Sink sink) {
+    int[] unmatched = probe.markedBuildRows(false);
+    int count = (unmatched.length + MORSEL_ROWS - 1) / MORSEL_ROWS;
+    List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
+    List<ExprType> probeTypes = stageTypes.get(stage);
+    MorselScheduler.forEach(count, workers, cancelled, (worker, m) -> {
+      int from = m * MORSEL_ROWS;
+      int rows = Math.min(MORSEL_ROWS, unmatched.length - from);
+      ColumnVector[] columns = probe.unmatchedBuildColumns(probeTypes, liveAfter[stage], unmatched, from, rows);
+      List<ColumnBatch> out = new ArrayList<>(1);
+      push(Morsel.ofColumns(columns, rows), stage + 1, end, joined -> sink.accept(worker, joined, out));
+      outputs.set(m, out);
     });
-    ColumnVector[] out = new ColumnVector[parts[0].length];
-    for (int c = 0; c < out.length; c++) {
-      List<ColumnVector> column = new ArrayList<>(parts.length);
-      for (ColumnVector[] part : parts) {
-        column.add(part[c]);
-      }
-      out[c] = ColumnVector.concat(parts[0][c].type, column);
-    }
-    return out;
+    return outputs;
   }
 
   /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */
@@ -368,6 +363,11 @@ public final class ColumnarPipeline {
 
   private HashAggregator newAggregator(int stage) {
     return new HashAggregator(stageTypes.get(stage), (PipelineStage.Aggregate) stages.get(stage));
+  }
+
+  private PartitionedAggregation newPartitionedAggregation(int stage) {
+    return new PartitionedAggregation(groups -> new HashAggregator(stageTypes.get(stage),
+        (PipelineStage.Aggregate) stages.get(stage), groups), PartitionedAggregation.FLUSH_GROUPS);
   }
 
   /** Index of the first aggregation stage (the pipeline breaker), or -1. */

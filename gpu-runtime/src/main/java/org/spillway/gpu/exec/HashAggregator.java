@@ -24,35 +24,78 @@ final class HashAggregator {
   /** Per call and group: whether a non-null value was seen (COUNT keeps its count in longAcc). */
   private boolean[][] seen;
   /** Length of every accumulator array. */
-  private int capacity = 16;
+  private int capacity;
 
   HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage) {
+    this(inputTypes, stage, 16);
+  }
+
+  /** An aggregator sized to hold {@code expectedGroups} groups without growing (a merge's known bound). */
+  HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage, int expectedGroups) {
     this.inputTypes = inputTypes;
     this.keyColumns = stage.groupKeys();
     this.calls = stage.calls();
-    this.table = new GroupTable(keyColumns.length);
+    this.capacity = Math.max(16, expectedGroups);
+    this.table = new GroupTable(keyColumns.length, capacity);
     this.textKeys = new TextGroupKeys[keyColumns.length];
     for (int k = 0; k < keyColumns.length; k++) {
       textKeys[k] = inputTypes.get(keyColumns[k]).kind() == ExprType.Kind.TEXT ? new TextGroupKeys() : null;
     }
     int c = calls.size();
-    longAcc = new long[c][16];
+    longAcc = new long[c][capacity];
     doubleAcc = new double[c][];
     wraps = new long[c][];
-    seen = new boolean[c][16];
+    seen = new boolean[c][capacity];
     for (int i = 0; i < c; i++) {
       AggCall call = calls.get(i);
-      wraps[i] = call.isWideSum() ? new long[16] : null;
+      wraps[i] = call.isWideSum() ? new long[capacity] : null;
       if (call.argument() >= 0) {
         call.checkArgument(inputTypes.get(call.argument()));
         if (!inputTypes.get(call.argument()).isLong() && call.kind() != AggCall.Kind.COUNT) {
-          doubleAcc[i] = new double[16];
+          doubleAcc[i] = new double[capacity];
         }
       }
     }
     if (keyColumns.length == 0) {
       group(new long[] {0});  // the one group of a global aggregate exists even over no rows
     }
+  }
+
+  /** A copy of the given groups of {@code source} in that order, to be merged from; it takes no lookups or rows. */
+  private HashAggregator(HashAggregator source, int[] order) {
+    this.inputTypes = source.inputTypes;
+    this.keyColumns = source.keyColumns;
+    this.calls = source.calls;
+    this.textKeys = source.textKeys;
+    this.table = source.table.inOrder(order);
+    this.capacity = order.length;
+    int c = calls.size();
+    longAcc = new long[c][];
+    doubleAcc = new double[c][];
+    wraps = new long[c][];
+    seen = new boolean[c][];
+    for (int i = 0; i < c; i++) {
+      longAcc[i] = gather(source.longAcc[i], order);
+      seen[i] = new boolean[order.length];
+      for (int g = 0; g < order.length; g++) {
+        seen[i][g] = source.seen[i][order[g]];
+      }
+      wraps[i] = source.wraps[i] == null ? null : gather(source.wraps[i], order);
+      if (source.doubleAcc[i] != null) {
+        doubleAcc[i] = new double[order.length];
+        for (int g = 0; g < order.length; g++) {
+          doubleAcc[i][g] = source.doubleAcc[i][order[g]];
+        }
+      }
+    }
+  }
+
+  private static long[] gather(long[] values, int[] order) {
+    long[] out = new long[order.length];
+    for (int g = 0; g < order.length; g++) {
+      out[g] = values[order[g]];
+    }
+    return out;
   }
 
   /** Adds the rows of a morsel (whose columns are this stage's input). */
@@ -177,28 +220,36 @@ final class HashAggregator {
     return table.size();
   }
 
+  /** An aggregator's groups in the order of their radix partitions; partition p holds groups starts[p] .. starts[p+1]-1. */
+  record Partitioned(HashAggregator groups, int[] starts) {
+    int size(int partition) {
+      return starts[partition + 1] - starts[partition];
+    }
+  }
+
   /**
-   * This aggregator's groups split into {@code 1 << bits} partitions by the high bits of their keys' hashes (the
+   * This aggregator's groups reordered into {@code 1 << bits} partitions by the high bits of their keys' hashes (the
    * low bits pick slots inside a table, so a partition's table still spreads its keys): equal keys of different
-   * partial aggregators fall into the same partition, so partitions merge independently, one per thread.
+   * partial aggregators fall into the same partition, so partitions merge independently, one per thread, each
+   * reading its groups of every partial in sequence.
    */
-  int[][] partitionGroups(int bits) {
+  Partitioned partitioned(int bits) {
     int n = table.size();
     int[] partition = new int[n];
-    int[] counts = new int[1 << bits];
+    int[] starts = new int[(1 << bits) + 1];
     for (int g = 0; g < n; g++) {
       partition[g] = (partitionHash(g) * 0x9E3779B9) >>> (32 - bits);
-      counts[partition[g]]++;
+      starts[partition[g] + 1]++;
     }
-    int[][] out = new int[counts.length][];
-    for (int p = 0; p < out.length; p++) {
-      out[p] = new int[counts[p]];
-      counts[p] = 0;
+    for (int p = 0; p < 1 << bits; p++) {
+      starts[p + 1] += starts[p];
     }
+    int[] next = Arrays.copyOf(starts, 1 << bits);
+    int[] order = new int[n];
     for (int g = 0; g < n; g++) {
-      out[partition[g]][counts[partition[g]]++] = g;
+      order[next[partition[g]]++] = g;
     }
-    return out;
+    return new Partitioned(new HashAggregator(this, order), starts);
   }
 
   /**
@@ -206,11 +257,7 @@ final class HashAggregator {
    * is text, whose word is a number private to this aggregator ({@link TextGroupKeys}); then the string's hash.
    */
   private int partitionHash(int group) {
-    boolean text = false;
-    for (TextGroupKeys t : textKeys) {
-      text |= t != null;
-    }
-    if (!text) {
+    if (!hasTextKeys()) {
       return table.hash(group);
     }
     long nullFlags = table.keyWord(group, keyColumns.length);
@@ -225,53 +272,97 @@ final class HashAggregator {
 
   /** Folds another partial aggregator of the same stage into this one. */
   void merge(HashAggregator other) {
-    int[] all = new int[other.table.size()];
-    Arrays.setAll(all, g -> g);
-    merge(other, all);
+    merge(other, 0, other.table.size());
   }
 
-  /** Folds the given groups of another partial aggregator of the same stage into this one. */
-  void merge(HashAggregator other, int[] groups) {
+  /**
+   * Folds groups {@code from .. to-1} of another partial aggregator of the same stage into this one: first finds
+   * (or makes) the group of each key, then folds the accumulators call by call in tight loops. Keys without text
+   * keep the other table's hashes, so merging rehashes no key.
+   */
+  void merge(HashAggregator other, int from, int to) {
+    int[] targets = new int[to - from];
     long[] word = new long[keyColumns.length + 1];
-    for (int og : groups) {
+    boolean text = hasTextKeys();
+    for (int i = 0; i < targets.length; i++) {
+      int og = from + i;
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }
-      long nullFlags = word[keyColumns.length];
-      for (int k = 0; k < keyColumns.length; k++) {
-        if (textKeys[k] != null && (nullFlags & (1L << k)) == 0) {
-          word[k] = textKeys[k].id(other.textKeys[k].string(word[k]));
-        }
-      }
-      int g = group(word);
-      for (int c = 0; c < calls.size(); c++) {
-        if (!other.seen[c][og] && calls.get(c).kind() != AggCall.Kind.COUNT) {
-          continue;
-        }
-        long o = other.longAcc[c][og];
-        switch (calls.get(c).kind()) {
-          case COUNT -> longAcc[c][g] += o;
-          case SUM, SUM0 -> {
-            if (wraps[c] != null) {
-              longAcc[c][g] = WideSums.add(longAcc[c], wraps[c], g, o);
-              wraps[c][g] += other.wraps[c][og];
-            } else {
-              longAcc[c][g] = addExact(longAcc[c][g], o, c);
-            }
-          }
-          case MIN, MAX -> {
-            boolean min = calls.get(c).kind() == AggCall.Kind.MIN;
-            if (doubleAcc[c] != null) {
-              double od = other.doubleAcc[c][og];
-              doubleAcc[c][g] = !seen[c][g] ? od : min ? Math.min(doubleAcc[c][g], od) : Math.max(doubleAcc[c][g], od);
-            } else {
-              longAcc[c][g] = !seen[c][g] ? o : min ? Math.min(longAcc[c][g], o) : Math.max(longAcc[c][g], o);
-            }
+      if (text) {
+        long nullFlags = word[keyColumns.length];
+        for (int k = 0; k < keyColumns.length; k++) {
+          if (textKeys[k] != null && (nullFlags & (1L << k)) == 0) {
+            word[k] = textKeys[k].id(other.textKeys[k].string(word[k]));
           }
         }
-        seen[c][g] = true;
+        targets[i] = table.findOrInsert(word);
+      } else {
+        targets[i] = table.findOrInsert(word, other.table.hash(og));
       }
     }
+    ensureCapacity(table.size());
+    for (int c = 0; c < calls.size(); c++) {
+      mergeCall(c, other, from, targets);
+    }
+  }
+
+  private void mergeCall(int c, HashAggregator other, int from, int[] targets) {
+    AggCall.Kind kind = calls.get(c).kind();
+    long[] acc = longAcc[c];
+    long[] values = other.longAcc[c];
+    boolean[] seenAcc = seen[c];
+    boolean[] seenFrom = other.seen[c];
+    int n = targets.length;
+    if (kind == AggCall.Kind.COUNT) {
+      for (int i = 0; i < n; i++) {
+        acc[targets[i]] += values[from + i];
+      }
+      return;
+    }
+    if (kind == AggCall.Kind.SUM || kind == AggCall.Kind.SUM0) {
+      long[] wrapAcc = wraps[c];
+      for (int i = 0; i < n; i++) {
+        int og = from + i;
+        int g = targets[i];
+        if (seenFrom[og]) {
+          if (wrapAcc != null) {
+            acc[g] = WideSums.add(acc, wrapAcc, g, values[og]);
+            wrapAcc[g] += other.wraps[c][og];
+          } else {
+            acc[g] = addExact(acc[g], values[og], c);
+          }
+          seenAcc[g] = true;
+        }
+      }
+      return;
+    }
+    boolean min = kind == AggCall.Kind.MIN;
+    double[] d = doubleAcc[c];
+    for (int i = 0; i < n; i++) {
+      int og = from + i;
+      int g = targets[i];
+      if (!seenFrom[og]) {
+        continue;
+      }
+      if (d != null) {
+        double od = other.doubleAcc[c][og];
+        d[g] = !seenAcc[g] ? od : min ? Math.min(d[g], od) : Math.max(d[g], od);
+      } else {
+        long o = values[og];
+        acc[g] = !seenAcc[g] ? o : min ? Math.min(acc[g], o) : Math.max(acc[g], o);
+      }
+      seenAcc[g] = true;
+    }
+  }
+
+  private boolean hasTextKeys() {
+    for (TextGroupKeys t : textKeys) {
+      if (t != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private int group(long[] word) {

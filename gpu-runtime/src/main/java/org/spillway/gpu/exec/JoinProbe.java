@@ -4,6 +4,7 @@ import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntFunction;
@@ -27,6 +28,12 @@ import org.spillway.gpu.join.keys.JoinKeys;
  * probe row matches ({@link Kind#MARK_BUILD}) and passes no row on; once every morsel was probed, the marked build
  * rows are the semi-join's output and the unmarked ones the anti-join's ({@link #markedBuildRows}).
  *
+ * <p>An outer join may also build on its preserved side and stream the other side through the table (DuckDB's
+ * RIGHT OUTER join on the build side): a {@link Kind#RIGHT} probe passes on the matching pairs, as an inner join,
+ * and marks the build rows they hold; once every morsel was probed, the pipeline pushes the unmarked build rows,
+ * with NULL probe columns, through the stages after the probe ({@link #unmatchedBuildColumns}). A {@link Kind#FULL}
+ * probe is a LEFT probe that marks likewise, so both sides are preserved.
+ *
  * <p>A plan holds the probe unbound (what to probe with, the build side's types); each run binds it to that run's
  * table and build rows ({@link #bind}).
  */
@@ -34,15 +41,26 @@ public final class JoinProbe {
   /** Probe rows whose first matches are looked up together ({@link JoinHashTable#firsts}). */
   private static final int PROBE_GROUP = 64;
   /**
-   * What a probe row becomes; LEFT is the outer join that preserves the probe side. MARK_BUILD marks the build rows
-   * the probe row matches and outputs nothing: it ends its pipeline.
+   * What a probe row becomes; LEFT is the outer join that preserves the probe side, RIGHT the one that preserves the
+   * build side, FULL both. MARK_BUILD marks the build rows the probe row matches and outputs nothing: it ends its
+   * pipeline.
    */
   public enum Kind {
-    INNER, LEFT, SEMI, ANTI, MARK_BUILD;
+    INNER, LEFT, SEMI, ANTI, MARK_BUILD, RIGHT, FULL;
 
     /** Whether the build side's columns are part of the output. */
     public boolean projectsBuild() {
-      return this == INNER || this == LEFT;
+      return this == INNER || this == LEFT || this == RIGHT || this == FULL;
+    }
+
+    /** Whether the build rows that no probe row matched are output too, after the last probe morsel. */
+    public boolean preservesBuild() {
+      return this == RIGHT || this == FULL;
+    }
+
+    /** What the probe makes of each probe row: a RIGHT probe pairs as an inner join, a FULL one as a left join. */
+    Kind perProbeRow() {
+      return this == RIGHT ? INNER : this == FULL ? LEFT : this;
     }
   }
 
@@ -58,7 +76,7 @@ public final class JoinProbe {
   private final JoinKeyEncoder encoder;
   private final List<List<String>> probeDictionaries;
   /**
-   * Per build row of a bound MARK_BUILD probe: whether a probe row matched it. Workers only ever write true, so
+   * Per build row of a bound MARK_BUILD, RIGHT or FULL probe: whether a probe row matched it. Workers only ever write true, so
    * their racing plain writes agree; the scheduler's join of the workers makes every mark visible to the reader.
    */
   private final boolean[] marks;
@@ -97,7 +115,8 @@ public final class JoinProbe {
     this.build = build;
     this.encoder = encoder;
     this.probeDictionaries = probeDictionaries;
-    this.marks = kind == Kind.MARK_BUILD && build != null ? new boolean[build.rows()] : null;
+    boolean marking = kind == Kind.MARK_BUILD || kind.preservesBuild();
+    this.marks = marking && build != null ? new boolean[build.rows()] : null;
   }
 
   private List<ExprType> buildKeyTypes() {
@@ -168,8 +187,8 @@ public final class JoinProbe {
    */
   public int[] markedBuildRows(boolean matched) {
     if (marks == null) {
-      throw new IllegalStateException(kind == Kind.MARK_BUILD ? "marks read before the build side was bound"
-          : "a " + kind + " join probe marks no build rows");
+      throw new IllegalStateException(kind == Kind.MARK_BUILD || kind.preservesBuild()
+          ? "marks read before the build side was bound" : "a " + kind + " join probe marks no build rows");
     }
     int count = 0;
     for (boolean m : marks) {
@@ -262,6 +281,7 @@ public final class JoinProbe {
       int from = row;
       Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
+      Kind kind = JoinProbe.this.kind.perProbeRow();
       for (; row < rows && pairs.count < maxPairs; row++) {
         int p = first(row);
         if (kind == Kind.MARK_BUILD) {
@@ -279,7 +299,11 @@ public final class JoinProbe {
           pairs.add(row, -1);
         }
       }
-      return candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+      Matches out = candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+      if (JoinProbe.this.kind.preservesBuild()) {
+        markPaired(out);
+      }
+      return out;
     }
 
     /**
@@ -304,9 +328,42 @@ public final class JoinProbe {
     }
   }
 
+  /** Marks the build rows of the pairs (a RIGHT or FULL probe: they are output already, joined). */
+  private void markPaired(Matches m) {
+    int[] buildRows = m.buildRows();
+    for (int i = 0; i < m.count(); i++) {
+      if (buildRows[i] >= 0) {
+        marks[buildRows[i]] = true;
+      }
+    }
+  }
+
+  /**
+   * The joined columns of build rows {@code rows[from .. from+count-1]} (unmatched ones, {@link #markedBuildRows})
+   * with NULL probe columns, over a probe side of {@code probeTypes}: a RIGHT or FULL probe's output for the build
+   * rows no probe row matched. Only the columns in {@code live} (of the joined row) are made; the others are null.
+   */
+  ColumnVector[] unmatchedBuildColumns(List<ExprType> probeTypes, BitSet live, int[] rows, int from, int count) {
+    int probeColumns = probeTypes.size();
+    ColumnVector[] out = new ColumnVector[probeColumns + buildTypes.size()];
+    for (int c = 0; c < probeColumns; c++) {
+      if (live.get(joinedProbe(c))) {
+        out[joinedProbe(c)] = ColumnVector.constant(probeTypes.get(c), null, count);
+      }
+    }
+    int[] ids = Arrays.copyOfRange(rows, from, from + count);
+    for (int b = 0; b < buildTypes.size(); b++) {
+      if (live.get(joinedBuild(b, probeColumns))) {
+        out[joinedBuild(b, probeColumns)] = build().gather(b, ids, count);
+      }
+    }
+    return out;
+  }
+
   /** The candidates that pass the residual, turned into the kind's output pairs. */
   private Matches applyResidual(Pairs candidates, IntFunction<ColumnVector> probeColumn, int from, int to,
       int probeColumns) {
+    Kind kind = this.kind.perProbeRow();
     int n = candidates.count;
     int[] probeRows = candidates.probe;
     int[] buildRows = candidates.build;

@@ -71,37 +71,73 @@ final class Morsel {
     return columns[i];
   }
 
+  /** The column if it is held in a vector, else null (still in the source, or left out as unread). */
+  ColumnVector loaded(int i) {
+    return columns[i];
+  }
+
+  /** The Arrow vector a column not loaded yet is read from; fails for a column left out as unread. */
+  FieldVector source(int i) {
+    if (sourceOf[i] < 0) {
+      throw new IllegalStateException("column " + i + " of the morsel was left out as unread, yet is read");
+    }
+    return sources[sourceOf[i]];
+  }
+
+  /** The type a column not loaded yet is read as. */
+  ExprType sourceType(int i) {
+    source(i);
+    return sourceTypes.get(sourceOf[i]);
+  }
+
+  /** The first source row of the morsel; its rows are {@code offset() + selection()[i]}. */
+  int offset() {
+    return offset;
+  }
+
+  /** The surviving source rows relative to {@link #offset()}, or null while all rows survive. */
+  int[] selection() {
+    return selection;
+  }
+
   /**
-   * Keeps the rows where the condition is TRUE. The conjuncts of an AND are applied one after the other,
-   * each over the survivors of the previous ones: a row is kept iff every conjunct is TRUE either way, and
-   * later conjuncts load and compute only what is left.
+   * Keeps the rows where the condition is TRUE, selecting them as {@link SelectionFilter} does: the conjuncts
+   * of an AND refine one selection vector in turn, each over the survivors of the previous ones, and read columns
+   * not loaded yet straight from the source at those rows. The loaded columns are gathered once, at the end.
    */
   void filter(Expr condition) {
-    if (condition instanceof Expr.Logical logical && logical.and()) {
-      for (Expr conjunct : logical.operands()) {
-        if (rows == 0) {
-          return;
-        }
-        filter(conjunct);
+    if (rows == 0) {
+      return;
+    }
+    SelectionScratch scratch = SelectionScratch.take(rows);
+    try {
+      int[] positions = scratch.positions;
+      for (int i = 0; i < rows; i++) {
+        positions[i] = i;
       }
-      return;
+      int count = SelectionFilter.select(condition, this, scratch, rows);
+      if (count < rows) {
+        keep(positions, count);
+      }
+    } finally {
+      scratch.release();
     }
-    ColumnVector predicate = VectorEvaluator.evaluate(condition, this::column, rows);
-    int[] positions = new int[rows + 1];
-    int count = VectorEvaluator.selectTrue(predicate, positions);
-    if (count == rows) {
-      return;
-    }
+  }
+
+  /** Keeps the rows at {@code positions[0 .. count-1]} (ascending); copies what it keeps of a scratch buffer. */
+  private void keep(int[] positions, int count) {
     for (int i = 0; i < columns.length; i++) {
       if (columns[i] != null) {
         columns[i] = columns[i].gather(positions, count);
       }
     }
-    int[] next = new int[count];
-    for (int i = 0; i < count; i++) {
-      next[i] = selection == null ? positions[i] : selection[positions[i]];
+    if (sources.length > 0) {
+      int[] next = new int[count];
+      for (int i = 0; i < count; i++) {
+        next[i] = selection == null ? positions[i] : selection[positions[i]];
+      }
+      selection = next;
     }
-    selection = next;
     rows = count;
   }
 

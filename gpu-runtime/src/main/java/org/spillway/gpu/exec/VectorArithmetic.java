@@ -17,7 +17,11 @@ final class VectorArithmetic {
 
   private VectorArithmetic() {}
 
-  static ColumnVector arith(Expr.Arith a, ColumnVector l, ColumnVector r, int n) {
+  /**
+   * {@code l op r}. A long-lane result is written into {@code reuse} when given: an operand's values that nobody
+   * else holds (each value is read before its row is written, so an operand may be overwritten in place).
+   */
+  static ColumnVector arith(Expr.Arith a, ColumnVector l, ColumnVector r, int n, long[] reuse) {
     boolean[] nulls = VectorEvaluator.orNulls(l.nulls, r.nulls, n);
     if (a.type().kind() == ExprType.Kind.FLOAT64) {
       double[] x = l.doubles;
@@ -33,7 +37,7 @@ final class VectorArithmetic {
     }
     long[] x = l.longs;
     long[] y = r.longs;
-    long[] out = new long[n];
+    long[] out = reuse != null ? reuse : new long[n];
     try {
       if (nulls == null) {
         switch (a.op()) {
@@ -43,28 +47,78 @@ final class VectorArithmetic {
           case DIVIDE -> { for (int i = 0; i < n; i++) out[i] = divide(x[i], y[i], a); }
         }
       } else {
-        // NULL rows are skipped: they keep 0, and cannot fail on whatever the other operand holds.
+        // NULL rows are skipped: they hold 0, and cannot fail on whatever the other operand holds.
         for (int i = 0; i < n; i++) {
-          if (!nulls[i]) {
-            out[i] = switch (a.op()) {
-              case PLUS -> Math.addExact(x[i], y[i]);
-              case MINUS -> Math.subtractExact(x[i], y[i]);
-              case TIMES -> Math.multiplyExact(x[i], y[i]);
-              case DIVIDE -> divide(x[i], y[i], a);
-            };
-          }
+          out[i] = nulls[i] ? 0 : switch (a.op()) {
+            case PLUS -> Math.addExact(x[i], y[i]);
+            case MINUS -> Math.subtractExact(x[i], y[i]);
+            case TIMES -> Math.multiplyExact(x[i], y[i]);
+            case DIVIDE -> divide(x[i], y[i], a);
+          };
         }
       }
     } catch (ArithmeticException e) {
-      // Math's *Exact methods fail only on overflow; once hot, the JIT may throw a preallocated ArithmeticException
-      // without a message (OmitStackTraceInFastThrow), so the message must not depend on it
-      String reason = e.getMessage() != null ? e.getMessage() : "long overflow";
-      throw new ArithmeticException(a.type() + " overflow or division by zero in " + a + ": " + reason);
+      throw failure(a, e);
     }
     if (a.type().kind() == ExprType.Kind.INT32) {
       checkIntRange(out, a);
     }
     return ColumnVector.ofLongs(a.type(), out, nulls, n);
+  }
+
+  /**
+   * Long-lane arithmetic of a vector and a constant ({@code c op x} when {@code constantLeft}, else
+   * {@code x op c}): what {@link #arith} computes against a constant vector, without building one; into
+   * {@code reuse} as there.
+   */
+  static ColumnVector arithConstant(Expr.Arith a, ColumnVector x, long c, boolean constantLeft, int n,
+      long[] reuse) {
+    long[] v = x.longs;
+    long[] out = reuse != null ? reuse : new long[n];
+    boolean[] nulls = x.nulls;
+    try {
+      if (nulls == null) {
+        switch (a.op()) {
+          case PLUS -> { for (int i = 0; i < n; i++) out[i] = Math.addExact(v[i], c); }
+          case MINUS -> {
+            if (constantLeft) {
+              for (int i = 0; i < n; i++) out[i] = Math.subtractExact(c, v[i]);
+            } else {
+              for (int i = 0; i < n; i++) out[i] = Math.subtractExact(v[i], c);
+            }
+          }
+          case TIMES -> { for (int i = 0; i < n; i++) out[i] = Math.multiplyExact(v[i], c); }
+          case DIVIDE -> {
+            for (int i = 0; i < n; i++) out[i] = constantLeft ? divide(c, v[i], a) : divide(v[i], c, a);
+          }
+        }
+      } else {
+        // NULL rows are skipped: they hold 0, and cannot fail on whatever the constant is.
+        for (int i = 0; i < n; i++) {
+          long l = constantLeft ? c : v[i];
+          long r = constantLeft ? v[i] : c;
+          out[i] = nulls[i] ? 0 : switch (a.op()) {
+            case PLUS -> Math.addExact(l, r);
+            case MINUS -> Math.subtractExact(l, r);
+            case TIMES -> Math.multiplyExact(l, r);
+            case DIVIDE -> divide(l, r, a);
+          };
+        }
+      }
+    } catch (ArithmeticException e) {
+      throw failure(a, e);
+    }
+    if (a.type().kind() == ExprType.Kind.INT32) {
+      checkIntRange(out, a);
+    }
+    return ColumnVector.ofLongs(a.type(), out, nulls == null ? null : nulls.clone(), n);
+  }
+
+  private static ArithmeticException failure(Expr.Arith a, ArithmeticException e) {
+    // Math's *Exact methods fail only on overflow; once hot, the JIT may throw a preallocated ArithmeticException
+    // without a message (OmitStackTraceInFastThrow), so the message must not depend on it
+    String reason = e.getMessage() != null ? e.getMessage() : "long overflow";
+    return new ArithmeticException(a.type() + " overflow or division by zero in " + a + ": " + reason);
   }
 
   private static long divide(long x, long y, Expr.Arith where) {

@@ -28,7 +28,14 @@ public final class VectorEvaluator {
     } else if (expr instanceof Expr.IsNull x) {
       return isNull(evaluate(x.operand(), input, n), x.negated(), n);
     } else if (expr instanceof Expr.Arith a) {
-      return VectorArithmetic.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
+      ColumnVector withConstant = n > 0 && a.type().isLong() ? arithWithConstant(a, input, n) : null;
+      if (withConstant != null) {
+        return withConstant;
+      }
+      ColumnVector l = evaluate(a.left(), input, n);
+      ColumnVector r = evaluate(a.right(), input, n);
+      return VectorArithmetic.arith(a, l, r, n, a.type().isLong() ? reusable(a.left(), l, reusable(a.right(), r, null))
+          : null);
     } else if (expr instanceof Expr.BigDecimalArith a) {
       return VectorDecimals.arith(a, evaluate(a.left(), input, n), evaluate(a.right(), input, n), n);
     } else if (expr instanceof Expr.Cast c) {
@@ -48,6 +55,60 @@ public final class VectorEvaluator {
       return VectorArithmetic.extractYear(evaluate(y.operand(), input, n), n);
     }
     throw new IllegalArgumentException("no vector implementation for " + expr);
+  }
+
+  /** What {@link #constantValue} returns for an expression that reads a column. */
+  private static final Object NOT_CONSTANT = new Object();
+
+  /**
+   * Arithmetic with an operand that reads no column ({@code 1 - l_discount}: a literal, often under a cast) as a
+   * loop over the other operand, without a vector of the repeated constant; null when neither operand is one.
+   */
+  private static ColumnVector arithWithConstant(Expr.Arith a, IntFunction<ColumnVector> input, int n) {
+    Object right = constantValue(a.right());
+    if (right != NOT_CONSTANT && right != null) {
+      ColumnVector x = evaluate(a.left(), input, n);
+      return VectorArithmetic.arithConstant(a, x, ((Number) right).longValue(), false, n, reusable(a.left(), x, null));
+    }
+    Object left = constantValue(a.left());
+    if (left != NOT_CONSTANT && left != null) {
+      ColumnVector x = evaluate(a.right(), input, n);
+      return VectorArithmetic.arithConstant(a, x, ((Number) left).longValue(), true, n, reusable(a.right(), x, null));
+    }
+    return null;
+  }
+
+  /**
+   * The values of an operand that its parent may overwrite, else {@code otherwise}. Ownership rule: the long
+   * values of a long-lane {@link Expr.Arith} are a fresh array that only the expression above it holds, so that
+   * parent may write its own result there; anything else (a column, a cast that relabels its operand, a constant)
+   * may be shared and is never written.
+   */
+  private static long[] reusable(Expr operand, ColumnVector value, long[] otherwise) {
+    return operand instanceof Expr.Arith a && a.type().isLong() && value.longs != null ? value.longs : otherwise;
+  }
+
+  /**
+   * The value of a literal, or of a cast or arithmetic that reads no column (computed on one row, so it fails
+   * as the vector would); {@link #NOT_CONSTANT} for anything else.
+   */
+  private static Object constantValue(Expr e) {
+    if (e instanceof Expr.Literal l) {
+      return l.value();
+    }
+    if (!(e instanceof Expr.Cast || e instanceof Expr.Arith)) {
+      return NOT_CONSTANT;
+    }
+    java.util.BitSet read = new java.util.BitSet();
+    ExprColumns.collect(e, read);
+    if (!read.isEmpty()) {
+      return NOT_CONSTANT;
+    }
+    ColumnVector one = evaluate(e, i -> {
+      throw new IllegalStateException("a constant expression read column " + i);
+    }, 1);
+    return one.isNull(0) ? null : one.longs != null ? (Object) one.longs[0]
+        : one.doubles != null ? (Object) one.doubles[0] : one.objects[0];
   }
 
   /** Positions of the rows where a boolean vector is TRUE (neither FALSE nor NULL); returns the count. */

@@ -95,29 +95,57 @@ public final class ColumnVector {
     long[] l = longs != null ? new long[count] : null;
     double[] d = doubles != null ? new double[count] : null;
     Object[] o = objects != null ? new Object[count] : null;
+    if (count < PARALLEL_ROWS) {
+      // a morsel's gather: one pass on this thread, null flags allocated only once a NULL turns up
+      boolean[] n = gatherRange(rows, 0, count, l, d, o, null);
+      return new ColumnVector(type, count, l, d, o, n);
+    }
     boolean[] n = new boolean[count];
     AtomicBoolean anyNull = new AtomicBoolean();
-    IntStream chunks = IntStream.range(0, (count + GATHER_CHUNK - 1) / GATHER_CHUNK);
-    (count >= PARALLEL_ROWS ? chunks.parallel() : chunks).forEach(chunk -> {
-      boolean seen = false;
-      for (int i = chunk * GATHER_CHUNK, end = Math.min(count, i + GATHER_CHUNK); i < end; i++) {
-        int r = rows[i];
-        if (r < 0 || nulls != null && nulls[r]) {
-          n[i] = true;  // the value stays 0 (or null)
-          seen = true;
-        } else if (l != null) {
-          l[i] = longs[r];
-        } else if (d != null) {
-          d[i] = doubles[r];
-        } else {
-          o[i] = objects[r];
-        }
-      }
-      if (seen) {
+    IntStream.range(0, (count + GATHER_CHUNK - 1) / GATHER_CHUNK).parallel().forEach(chunk -> {
+      int from = chunk * GATHER_CHUNK;
+      if (gatherRange(rows, from, Math.min(count, from + GATHER_CHUNK), l, d, o, n) != null) {
         anyNull.set(true);
       }
     });
     return new ColumnVector(type, count, l, d, o, anyNull.get() ? n : null);
+  }
+
+  /**
+   * Copies the values at {@code rows[from .. end-1]} into the lanes; a NULL row (or position -1) keeps 0 (or null)
+   * and is flagged in {@code n}, which is allocated on the first one when null. Returns {@code n}, or null if no
+   * row of the range was NULL and none was given.
+   */
+  private boolean[] gatherRange(int[] rows, int from, int end, long[] l, double[] d, Object[] o, boolean[] n) {
+    boolean seen = false;
+    if (l != null && nulls == null) {
+      for (int i = from; i < end; i++) {
+        int r = rows[i];
+        if (r >= 0) {
+          l[i] = longs[r];
+        } else {
+          n = n == null ? new boolean[end] : n;
+          n[i] = true;
+          seen = true;
+        }
+      }
+      return seen ? n : null;
+    }
+    for (int i = from; i < end; i++) {
+      int r = rows[i];
+      if (r < 0 || nulls != null && nulls[r]) {
+        n = n == null ? new boolean[end] : n;
+        n[i] = true;  // the value stays 0 (or null)
+        seen = true;
+      } else if (l != null) {
+        l[i] = longs[r];
+      } else if (d != null) {
+        d[i] = doubles[r];
+      } else {
+        o[i] = objects[r];
+      }
+    }
+    return seen ? n : null;
   }
 
   /** Rows {@code offset .. offset + count - 1}: this column itself when that is all of it, else a copy. */

@@ -331,7 +331,7 @@ class ColumnarPipelineTest {
           ColumnVector.ofObjects(ExprType.TEXT, Arrays.copyOfRange(tags, from, to), null, 50_000),
           ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(values, from, to), null, 50_000)}, 50_000));
     }
-    assertTrue(expected.size() > ColumnarPipeline.PARTITIONED_MERGE_GROUPS, "the test must reach the partitioned merge");
+    assertTrue(expected.size() > PartitionedAggregation.PARTITIONED_MERGE_GROUPS, "the test must reach the partitioned merge");
     List<Object[]> actual = rowsOf(pipeline.runColumns(batches, 4, () -> false));
     assertEquals(expected.size(), actual.size(), "seed " + seed + ": one row per group");
     for (Object[] row : actual) {

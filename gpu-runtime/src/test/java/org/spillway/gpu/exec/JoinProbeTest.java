@@ -118,6 +118,7 @@ class JoinProbeTest {
   private static List<String> reference(Side probe, Side build, JoinProbe.Kind kind, int[] keys, boolean buildFirst,
       boolean residual) {
     List<String> rows = new ArrayList<>();
+    boolean[] buildMatched = new boolean[build.rows()];
     for (int p = 0; p < probe.rows(); p++) {
       boolean any = false;
       for (int b = 0; b < build.rows(); b++) {
@@ -132,15 +133,21 @@ class JoinProbeTest {
         }
         if (equal) {
           any = true;
+          buildMatched[b] = true;
           if (kind.projectsBuild()) {
             rows.add(buildFirst ? row(build, b) + row(probe, p) : row(probe, p) + row(build, b));
           }
         }
       }
-      if (kind == JoinProbe.Kind.LEFT && !any) {
+      if ((kind == JoinProbe.Kind.LEFT || kind == JoinProbe.Kind.FULL) && !any) {
         rows.add(buildFirst ? "null,null,null," + row(probe, p) : row(probe, p) + "null,null,null,");
       } else if (kind == JoinProbe.Kind.SEMI && any || kind == JoinProbe.Kind.ANTI && !any) {
         rows.add(row(probe, p));
+      }
+    }
+    for (int b = 0; b < build.rows() && kind.preservesBuild(); b++) {
+      if (!buildMatched[b]) {
+        rows.add(buildFirst ? row(build, b) + "null,null,null," : "null,null,null," + row(build, b));
       }
     }
     rows.sort(null);
@@ -163,7 +170,7 @@ class JoinProbeTest {
       Side build = side(random, 1 + random.nextInt(700), keyRange, 0.05, 10_000);
       int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
       for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.LEFT, JoinProbe.Kind.SEMI,
-          JoinProbe.Kind.ANTI)) {
+          JoinProbe.Kind.ANTI, JoinProbe.Kind.RIGHT, JoinProbe.Kind.FULL)) {
         for (boolean residual : new boolean[] {false, true}) {
           boolean buildFirst = kind.projectsBuild() && round % 4 == 1;
           String where = "round " + round + " " + kind + (residual ? " with residual" : "") + " keys "
@@ -203,6 +210,70 @@ class JoinProbeTest {
         for (boolean matched : new boolean[] {true, false}) {
           assertEquals(reference(build, probe, matched ? JoinProbe.Kind.SEMI : JoinProbe.Kind.ANTI, keys, false,
               residual), rows(build, bound.markedBuildRows(matched)), where + (matched ? " semi" : " anti"));
+        }
+      }
+    }
+  }
+
+  /**
+   * A join that preserves its build side (RIGHT, FULL) against the nested loop where the final source matters:
+   * probe sides of several morsels on several workers (marks of one build row race, and a build row matched in one
+   * morsel must not come out unmatched), empty probe or build sides, no key in common (every build row
+   * unmatched), and stages after the probe (a filter over the NULL probe columns, then an aggregation) that the
+   * unmatched build rows must pass through as the joined ones do.
+   */
+  @Test void preservedBuildRowsPassTheStagesAfterTheProbe() {
+    Random random = new Random(20261127);
+    for (int round = 0; round < 12; round++) {
+      boolean manyMorsels = round % 4 == 3;
+      int probeRows = round % 6 == 0 ? 0 : manyMorsels ? 2 * ColumnarPipeline.MORSEL_ROWS + 17 : 1 + random.nextInt(900);
+      int buildRows = round % 6 == 1 ? 0 : 1 + random.nextInt(manyMorsels ? 60 : 700);
+      Side probe = side(random, probeRows, manyMorsels ? 100 : 400, 0.05, 1);
+      Side build = side(random, buildRows, 400, 0.05, 10_000);
+      if (round % 6 == 2) {
+        for (int r = 0; r < buildRows; r++) {
+          build.values()[0][r] += 1000;  // keys no probe row has
+        }
+      }
+      int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
+      int threads = 1 + round % 3;
+      for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.RIGHT, JoinProbe.Kind.FULL)) {
+        for (boolean residual : new boolean[] {false, true}) {
+          boolean buildFirst = round % 3 == 1;
+          String where = "round " + round + " " + kind + (residual ? " with residual" : "") + " keys "
+              + Arrays.toString(keys) + " " + probeRows + " x " + buildRows;
+          List<String> expected = reference(probe, build, kind, keys, buildFirst, residual);
+          assertEquals(expected, run(probe, build, kind, keys, buildFirst, residual ? oddSum(buildFirst) : null,
+              threads), where);
+          // COUNT(*) and SUM(build payload) of the rows whose probe payload is NULL or even: the filter and the
+          // aggregation see the unmatched build rows with their NULL probe columns.
+          int probePayload = buildFirst ? 5 : 2;
+          int buildPayload = buildFirst ? 2 : 5;
+          long count = 0;
+          Long sum = null;
+          for (String row : expected) {
+            String[] v = row.split(",");
+            if (v[probePayload].equals("null") || Long.parseLong(v[probePayload]) % 2 == 0) {
+              count++;
+              if (!v[buildPayload].equals("null")) {
+                sum = (sum == null ? 0 : sum) + Long.parseLong(v[buildPayload]);
+              }
+            }
+          }
+          Expr payload = new Expr.Column(probePayload, BIG);
+          Expr even = new Expr.Compare(Expr.CompareOp.EQ, new Expr.Arith(Expr.ArithOp.TIMES, new Expr.Arith(
+              Expr.ArithOp.DIVIDE, payload, new Expr.Literal(2L, BIG), BIG), new Expr.Literal(2L, BIG), BIG), payload);
+          Expr kept = new Expr.Logical(false, List.of(new Expr.IsNull(payload, false), even));
+          JoinProbe template = new JoinProbe(kind, keys, keyTypes(keys), keys, List.of(INT, INT, BIG), buildFirst,
+              residual ? oddSum(buildFirst) : null);
+          List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(bind(template, build, keys.length,
+              threads)), new PipelineStage.Filter(kept), new PipelineStage.Aggregate(new int[0], List.of(
+              new AggCall(AggCall.Kind.COUNT, -1, BIG), new AggCall(AggCall.Kind.SUM, buildPayload, BIG))));
+          ColumnBatch out = new ColumnarPipeline(List.of(INT, INT, BIG), stages)
+              .runColumns(List.of(probe.batch()), threads, () -> false).get(0);
+          assertEquals(count, out.columns()[0].longs[0], where + " count");
+          assertEquals(sum, out.columns()[1].isNull(0) ? null : out.columns()[1].longs[0],
+              where + " sum");
         }
       }
     }

@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import java.util.concurrent.CancellationException;
 import java.util.HashMap;
@@ -10,15 +10,15 @@ import java.util.function.Supplier;
  * What every node of one run of a Spillway plan shares: worker threads, the query's cancel flag, and the outputs of
  * nodes the plan uses in several places.
  */
-record SpillwayRunContext(int threads, BooleanSupplier cancelled, Map<SpillwayNode, SpillwayColumns> results) {
-  SpillwayRunContext(int threads, BooleanSupplier cancelled) {
+public record RunContext(int threads, BooleanSupplier cancelled, Map<PlanNode, NodeOutput> results) {
+  public RunContext(int threads, BooleanSupplier cancelled) {
     this(threads, cancelled, new HashMap<>());
   }
 
   /** The output of a node used in several places of the plan, computed by {@code run} on its first use. */
-  SpillwayColumns shared(SpillwayNode node, Supplier<SpillwayColumns> run) {
+  public NodeOutput shared(PlanNode node, Supplier<NodeOutput> run) {
     synchronized (results) {
-      SpillwayColumns done = results.get(node);
+      NodeOutput done = results.get(node);
       if (done == null) {
         done = run.get();
         results.put(node, done);
@@ -29,17 +29,17 @@ record SpillwayRunContext(int threads, BooleanSupplier cancelled, Map<SpillwayNo
   }
 
   /** System property: when true, each pipeline and join logs its backend and time to stderr (for benchmarks). */
-  static final String TRACE_PROPERTY = "spillway.trace";
+  public static final String TRACE_PROPERTY = "spillway.trace";
 
   /** Fails if the query was cancelled, naming where it stopped. */
-  void checkCancelled(String where) {
+  public void checkCancelled(String where) {
     if (cancelled.getAsBoolean()) {
       throw new CancellationException("query cancelled " + where);
     }
   }
 
   /** Logs one node's run when {@link #TRACE_PROPERTY} is set. */
-  static void trace(String format, Object... args) {
+  public static void trace(String format, Object... args) {
     if (Boolean.getBoolean(TRACE_PROPERTY)) {
       System.err.printf("[spillway] " + format + "%n", args);
     }

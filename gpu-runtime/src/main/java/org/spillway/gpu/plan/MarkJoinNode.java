@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.JoinProbe;
@@ -16,15 +16,15 @@ import java.util.List;
  * (under the residual, if any); afterwards the marked build rows are a semi-join's output and the unmarked ones an
  * anti-join's. A pipeline breaker: its output is the source of the pipeline above.
  */
-final class SpillwayMarkJoinNode implements SpillwayNode {
-  private final SpillwayJoinBuild build;
+public final class MarkJoinNode implements PlanNode {
+  private final JoinBuild build;
   /** The probe side's pipeline; its last stage is the marking probe. */
-  private final SpillwayProbePipelineNode probeSide;
+  private final ProbePipelineNode probeSide;
   private final int markStage;
   /** A semi-join returns the marked build rows, an anti-join the others. */
   private final boolean semi;
 
-  SpillwayMarkJoinNode(SpillwayJoinBuild build, SpillwayProbePipelineNode probeSide, boolean semi) {
+  public MarkJoinNode(JoinBuild build, ProbePipelineNode probeSide, boolean semi) {
     this.build = build;
     this.probeSide = probeSide;
     this.markStage = probeSide.stages().size() - 1;
@@ -40,13 +40,13 @@ final class SpillwayMarkJoinNode implements SpillwayNode {
     return build.node().types();
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
+  @Override public NodeOutput run(RunContext context) {
     BitSet all = new BitSet();
     all.set(0, types().size());
     return run(context, all);
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+  @Override public NodeOutput run(RunContext context, BitSet read) {
     JoinProbe probe = ((PipelineStage.HashJoinProbe) probeSide.stages().get(markStage)).probe();
     // The build side's rows are the output: what is read above, plus the keys and what the residual reads.
     BitSet buildRead = probeSide.buildColumnsRead(markStage, new BitSet());
@@ -55,8 +55,8 @@ final class SpillwayMarkJoinNode implements SpillwayNode {
       buildRead.set(key);
     }
     long start = System.nanoTime();
-    SpillwayColumns rows = build.node().run(context, buildRead);
-    JoinProbe bound = SpillwayProbePipelineNode.bind(probe, build, rows, context, start);
+    NodeOutput rows = build.node().run(context, buildRead);
+    JoinProbe bound = ProbePipelineNode.bind(probe, build, rows, context, start);
     probeSide.run(context, new BitSet(), s -> s == markStage ? bound : null);
     context.checkCancelled("before gathering the rows of " + build.label());
     int[] kept = bound.markedBuildRows(semi);
@@ -64,9 +64,9 @@ final class SpillwayMarkJoinNode implements SpillwayNode {
     for (int c = read.nextSetBit(0); c >= 0 && c < columns.length; c = read.nextSetBit(c + 1)) {
       columns[c] = rows.gather(c, kept, kept.length);
     }
-    SpillwayRunContext.trace("cpu mark join %s: %d of %d build rows %s", build.label(), kept.length, rows.rows(),
+    RunContext.trace("cpu mark join %s: %d of %d build rows %s", build.label(), kept.length, rows.rows(),
         semi ? "matched" : "unmatched");
-    return new SpillwayBatchColumns(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),
+    return new BatchOutput(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),
         types());
   }
 }

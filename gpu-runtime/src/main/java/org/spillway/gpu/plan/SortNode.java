@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
@@ -7,12 +7,12 @@ import org.spillway.gpu.pipeline.sort.ColumnSort;
 
 import java.util.List;
 
-/** The runtime node of a {@link SpillwaySort}: runs its input, then sorts all of its rows on the CPU. */
-final class SpillwaySortNode implements SpillwayNode {
-  private final SpillwayNode input;
+/** ORDER BY, top-N, LIMIT and OFFSET: runs its input, then sorts all of its rows on the CPU. */
+public final class SortNode implements PlanNode {
+  private final PlanNode input;
   private final ColumnSort sort;
 
-  SpillwaySortNode(SpillwayNode input, ColumnSort sort) {
+  public SortNode(PlanNode input, ColumnSort sort) {
     this.input = input;
     this.sort = sort;
   }
@@ -21,7 +21,7 @@ final class SpillwaySortNode implements SpillwayNode {
     return sort.types();
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
+  @Override public NodeOutput run(RunContext context) {
     List<ColumnBatch> in = input.run(context).batches();
     context.checkCancelled("before a sort");
     long rows = in.stream().mapToLong(ColumnBatch::rows).sum();
@@ -31,7 +31,7 @@ final class SpillwaySortNode implements SpillwayNode {
         rows * (2L * Integer.BYTES + 2L * sort.types().size() * (Long.BYTES + 1)));
     long start = System.nanoTime();
     List<ColumnBatch> out = sort.run(in, context.threads(), context.cancelled());
-    SpillwayRunContext.trace("cpu sort (%d threads): %.1f ms", context.threads(), (System.nanoTime() - start) / 1e6);
-    return new SpillwayBatchColumns(out, sort.types());
+    RunContext.trace("cpu sort (%d threads): %.1f ms", context.threads(), (System.nanoTime() - start) / 1e6);
+    return new BatchOutput(out, sort.types());
   }
 }

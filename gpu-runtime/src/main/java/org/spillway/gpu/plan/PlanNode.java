@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ExprType;
 
@@ -8,20 +8,20 @@ import java.util.List;
 /**
  * A node of the runtime plan of a Spillway subtree: a bare scan, a fused pipeline over a scan or over another
  * node's output, or a join of two nodes. Running a node runs its inputs first; columns the node only passes
- * on are materialized when someone reads them ({@link SpillwayColumns}).
+ * on are materialized when someone reads them ({@link NodeOutput}).
  */
-interface SpillwayNode {
+public interface PlanNode {
   /** Types of the output columns. */
   List<ExprType> types();
 
   /** Runs the node and its inputs. */
-  SpillwayColumns run(SpillwayRunContext context);
+  NodeOutput run(RunContext context);
 
   /**
    * Runs the node for a consumer that reads only the columns in {@code read}; a node may then compute less
    * (a join read by no column, under a COUNT(*), only counts its rows).
    */
-  default SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+  default NodeOutput run(RunContext context, BitSet read) {
     return run(context);
   }
 }

@@ -1,8 +1,9 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.exec.JoinHashTable;
 import org.spillway.gpu.exec.JoinProbe;
 import org.spillway.gpu.exec.PipelineStage;
 
@@ -17,20 +18,20 @@ import java.util.function.IntFunction;
  * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
  * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
  */
-final class SpillwayProbePipelineNode implements SpillwayNode {
-  private final SpillwayTable table;
+public final class ProbePipelineNode implements PlanNode {
+  private final ScanTable table;
   /** The scanned table's fields when the source is a scan, else null. */
   private final int[] scanFields;
   /** The source node when the source is not a scan, else null. */
-  private final SpillwayNode source;
+  private final PlanNode source;
   private final List<ExprType> inputTypes;
   private final List<PipelineStage> stages;
   /** Per stage: the build side of a probe stage, else null. */
-  private final List<SpillwayJoinBuild> builds;
+  private final List<JoinBuild> builds;
   private final List<ExprType> outputTypes;
 
-  SpillwayProbePipelineNode(SpillwayTable table, int[] scanFields, SpillwayNode source, List<ExprType> inputTypes,
-      List<PipelineStage> stages, List<SpillwayJoinBuild> builds) {
+  public ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
+      List<PipelineStage> stages, List<JoinBuild> builds) {
     this.table = table;
     this.scanFields = scanFields == null ? null : scanFields.clone();
     this.source = source;
@@ -44,23 +45,23 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
     return outputTypes;
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
+  @Override public NodeOutput run(RunContext context) {
     BitSet all = new BitSet();
     all.set(0, outputTypes.size());
     return run(context, all);
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+  @Override public NodeOutput run(RunContext context, BitSet read) {
     return run(context, read, s -> null);
   }
 
   /** The stages of this pipeline. */
-  List<PipelineStage> stages() {
+  public List<PipelineStage> stages() {
     return stages;
   }
 
   /** The build sides' columns that the probe of stage {@code stage} gathers, for a consumer reading {@code read}. */
-  BitSet buildColumnsRead(int stage, BitSet read) {
+  public BitSet buildColumnsRead(int stage, BitSet read) {
     return new ColumnarPipeline(inputTypes, stages, read).buildColumnsRead(stage);
   }
 
@@ -68,7 +69,7 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
    * Runs the pipeline; the probe of a stage for which {@code prebound} gives a probe is that one, bound already by
    * the caller (a mark join, which reads the marks afterwards), the others are bound to build sides run here.
    */
-  SpillwayColumns run(SpillwayRunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
+  public NodeOutput run(RunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
     for (int s = 0; s < stages.size(); s++) {
@@ -83,20 +84,20 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
     long start = System.nanoTime();
     List<ColumnBatch> out;
     if (source == null) {
-      out = pipeline.run(SpillwayScanPipelineNode.sources(table, scanFields), context.threads(), context.cancelled());
+      out = pipeline.run(ScanPipelineNode.sources(table, scanFields), context.threads(), context.cancelled());
     } else {
       BitSet sourceRead = pipeline.inputColumnsRead();
       out = pipeline.runColumns(source.run(context, sourceRead).batches(sourceRead), context.threads(),
           context.cancelled());
     }
-    table.deviceUsage().record(false);
-    SpillwayRunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),
+    table.deviceRuns().record(false);
+    RunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),
         context.threads(), (System.nanoTime() - start) / 1e6);
-    return new SpillwayBatchColumns(out, outputTypes);
+    return new BatchOutput(out, outputTypes);
   }
 
   /** Runs a build side, reading its keys and the columns the probe gathers, and builds its table. */
-  private static JoinProbe build(JoinProbe probe, SpillwayJoinBuild build, BitSet gathered, SpillwayRunContext context) {
+  private static JoinProbe build(JoinProbe probe, JoinBuild build, BitSet gathered, RunContext context) {
     BitSet read = (BitSet) gathered.clone();
     for (int key : probe.buildKeys()) {
       read.set(key);
@@ -106,17 +107,17 @@ final class SpillwayProbePipelineNode implements SpillwayNode {
   }
 
   /** Builds the table of a probe over a build side's rows (run since {@code start}, for the trace). */
-  static JoinProbe bind(JoinProbe probe, SpillwayJoinBuild build, SpillwayColumns rows, SpillwayRunContext context,
+  public static JoinProbe bind(JoinProbe probe, JoinBuild build, NodeOutput rows, RunContext context,
       long start) {
     context.checkCancelled("before building the hash table of " + build.label());
     JoinProbe bound = probe.bind(rows, build.buildDictionaries(), build.probeDictionaries(), context.threads(),
         context.cancelled());
-    SpillwayRunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
+    RunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
         bound.table().direct() ? "direct" : "chained", rows.rows(), (System.nanoTime() - start) / 1e6);
     return bound;
   }
 
   private String sourceName() {
-    return source == null ? table.stored().name() : "an intermediate result";
+    return source == null ? table.name() : "an intermediate result";
   }
 }

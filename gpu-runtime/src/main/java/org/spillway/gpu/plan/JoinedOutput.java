@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.vector.ColumnVector;
@@ -13,15 +13,15 @@ import java.util.List;
  * column passed through several joins is read from its table once, at the composed row ids; row id -1 (the
  * missing side of an outer join's unmatched row) reads as NULL.
  */
-final class SpillwayJoinedColumns implements SpillwayColumns {
-  private final SpillwayColumns left;
-  private final SpillwayColumns right;
+public final class JoinedOutput implements NodeOutput {
+  private final NodeOutput left;
+  private final NodeOutput right;
   private final int[] leftRows;
   private final int[] rightRows;
   private final List<ExprType> types;
 
   /** {@code right} and {@code rightRows} are null for a semi- or anti-join. */
-  SpillwayJoinedColumns(SpillwayColumns left, SpillwayColumns right, int[] leftRows, int[] rightRows) {
+  public JoinedOutput(NodeOutput left, NodeOutput right, int[] leftRows, int[] rightRows) {
     this.left = left;
     this.right = right;
     this.leftRows = leftRows;

@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.exec.ColumnarPipeline;
@@ -12,13 +12,13 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /**
- * The runtime node of a {@link SpillwayNestedLoopJoin}: the big side in morsels on all cores; per morsel, the
+ * A nested-loop join for a non-equi condition against a small side: the big side in morsels on all cores; per morsel, the
  * condition is evaluated once per row of the small side, over the morsel's columns and that row's values
  * broadcast to the morsel's length. The output is the paired row ids (late materialization, as a hash join's).
  */
-final class SpillwayNestedLoopJoinNode implements SpillwayNode {
-  private final SpillwayNode left;
-  private final SpillwayNode right;
+public final class NestedLoopJoinNode implements PlanNode {
+  private final PlanNode left;
+  private final PlanNode right;
   private final Expr condition;
   /** The columns of the join's output that the condition reads. */
   private final int[] read;
@@ -27,7 +27,7 @@ final class SpillwayNestedLoopJoinNode implements SpillwayNode {
   private final boolean smallLeft;
   private final List<ExprType> types;
 
-  SpillwayNestedLoopJoinNode(SpillwayNode left, SpillwayNode right, Expr condition, int[] read, boolean leftOuter,
+  public NestedLoopJoinNode(PlanNode left, PlanNode right, Expr condition, int[] read, boolean leftOuter,
       boolean smallLeft) {
     if (leftOuter && smallLeft) {
       throw new IllegalArgumentException("a LEFT nested-loop join keeps its big left side; the small side is the right");
@@ -47,13 +47,13 @@ final class SpillwayNestedLoopJoinNode implements SpillwayNode {
     return types;
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
-    SpillwayColumns leftColumns = left.run(context);
-    SpillwayColumns rightColumns = right.run(context);
+  @Override public NodeOutput run(RunContext context) {
+    NodeOutput leftColumns = left.run(context);
+    NodeOutput rightColumns = right.run(context);
     context.checkCancelled("before a nested-loop join");
     long start = System.nanoTime();
-    SpillwayColumns big = smallLeft ? rightColumns : leftColumns;
-    SpillwayColumns small = smallLeft ? leftColumns : rightColumns;
+    NodeOutput big = smallLeft ? rightColumns : leftColumns;
+    NodeOutput small = smallLeft ? leftColumns : rightColumns;
     int leftCount = left.types().size();
     // whole columns of what the condition reads, each side's own numbering
     ColumnVector[] bigColumns = new ColumnVector[big.types().size()];
@@ -88,10 +88,10 @@ final class SpillwayNestedLoopJoinNode implements SpillwayNode {
       System.arraycopy(p[1], 0, smallIds, at, p[1].length);
       at += p[0].length;
     }
-    SpillwayRunContext.trace("cpu nested-loop join (%d x %d rows): %.1f ms", big.rows(), small.rows(),
+    RunContext.trace("cpu nested-loop join (%d x %d rows): %.1f ms", big.rows(), small.rows(),
         (System.nanoTime() - start) / 1e6);
-    return smallLeft ? new SpillwayJoinedColumns(leftColumns, rightColumns, smallIds, bigIds)
-        : new SpillwayJoinedColumns(leftColumns, rightColumns, bigIds, smallIds);
+    return smallLeft ? new JoinedOutput(leftColumns, rightColumns, smallIds, bigIds)
+        : new JoinedOutput(leftColumns, rightColumns, bigIds, smallIds);
   }
 
   /** The matching pairs of big rows {@code offset .. offset + rows - 1}: big ids, then small ids (-1: none). */

@@ -1,23 +1,22 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.exec.ArrowColumnGather;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.storage.StoredTable;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** Columns of a bare scan, read straight from the table's Arrow batches (row ids run across the batches). */
-final class SpillwayArrowColumns implements SpillwayColumns {
-  private final StoredTable table;
+public final class ArrowScanOutput implements NodeOutput {
+  private final ScanTable table;
   private final int[] fields;
   private final List<ExprType> types;
   private final ArrowColumnGather[] readers;
 
-  SpillwayArrowColumns(StoredTable table, int[] fields, List<ExprType> types) {
+  public ArrowScanOutput(ScanTable table, int[] fields, List<ExprType> types) {
     this.table = table;
     this.fields = fields.clone();
     this.types = List.copyOf(types);
@@ -33,7 +32,7 @@ final class SpillwayArrowColumns implements SpillwayColumns {
   }
 
   /** The table's vectors of output column {@code c}, one per batch. */
-  List<FieldVector> vectors(int c) {
+  public List<FieldVector> vectors(int c) {
     List<FieldVector> vectors = new ArrayList<>();
     for (VectorSchemaRoot batch : table.batches()) {
       vectors.add(batch.getVector(fields[c]));

@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.ColumnarPipeline;
@@ -12,12 +12,12 @@ import java.util.List;
  * backend over the materialized input columns: the GPU pipeline streams Arrow columns of a table, and a join's
  * output lives in Java arrays.
  */
-final class SpillwayPipelineNode implements SpillwayNode {
-  private final SpillwayNode input;
+public final class PipelineNode implements PlanNode {
+  private final PlanNode input;
   private final ColumnarPipeline pipeline;
-  private final SpillwayDeviceUsage usage;
+  private final DeviceRuns usage;
 
-  SpillwayPipelineNode(SpillwayNode input, ColumnarPipeline pipeline, SpillwayDeviceUsage usage) {
+  public PipelineNode(PlanNode input, ColumnarPipeline pipeline, DeviceRuns usage) {
     this.input = input;
     this.pipeline = pipeline;
     this.usage = usage;
@@ -27,15 +27,15 @@ final class SpillwayPipelineNode implements SpillwayNode {
     return pipeline.outputTypes();
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
+  @Override public NodeOutput run(RunContext context) {
     BitSet read = pipeline.inputColumnsRead();
     List<ColumnBatch> in = input.run(context, read).batches(read);
     context.checkCancelled("before a pipeline over a join");
     long start = System.nanoTime();
     List<ColumnBatch> out = pipeline.runColumns(in, context.threads(), context.cancelled());
     usage.record(false);
-    SpillwayRunContext.trace("cpu pipeline over a join's output (%d threads): %.1f ms", context.threads(),
+    RunContext.trace("cpu pipeline over a join's output (%d threads): %.1f ms", context.threads(),
         (System.nanoTime() - start) / 1e6);
-    return new SpillwayBatchColumns(out, pipeline.outputTypes());
+    return new BatchOutput(out, pipeline.outputTypes());
   }
 }

@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
@@ -9,13 +9,13 @@ import java.util.BitSet;
 import java.util.List;
 
 /** Columns a pipeline computed, as its batches; a column is laid end to end over the batches when read whole. */
-final class SpillwayBatchColumns implements SpillwayColumns {
+public final class BatchOutput implements NodeOutput {
   private final List<ColumnBatch> batches;
   private final List<ExprType> types;
   private final int rows;
   private final ColumnVector[] whole;
 
-  SpillwayBatchColumns(List<ColumnBatch> batches, List<ExprType> types) {
+  public BatchOutput(List<ColumnBatch> batches, List<ExprType> types) {
     this.batches = List.copyOf(batches);
     this.types = List.copyOf(types);
     long total = 0;

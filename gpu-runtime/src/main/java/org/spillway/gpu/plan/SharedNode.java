@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ExprType;
 
@@ -10,11 +10,11 @@ import java.util.function.IntSupplier;
  * A runtime node that the plan uses in several places (a subtree that decorrelation repeats, say): run once per
  * query, all its columns, and its output handed to every use. Used once, it runs as its input would.
  */
-final class SpillwaySharedNode implements SpillwayNode {
-  private final SpillwayNode input;
+public final class SharedNode implements PlanNode {
+  private final PlanNode input;
   private final IntSupplier uses;
 
-  SpillwaySharedNode(SpillwayNode input, IntSupplier uses) {
+  public SharedNode(PlanNode input, IntSupplier uses) {
     this.input = input;
     this.uses = uses;
   }
@@ -23,11 +23,11 @@ final class SpillwaySharedNode implements SpillwayNode {
     return input.types();
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
+  @Override public NodeOutput run(RunContext context) {
     return uses.getAsInt() <= 1 ? input.run(context) : context.shared(this, () -> input.run(context));
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context, BitSet read) {
+  @Override public NodeOutput run(RunContext context, BitSet read) {
     return uses.getAsInt() <= 1 ? input.run(context, read) : run(context);
   }
 }

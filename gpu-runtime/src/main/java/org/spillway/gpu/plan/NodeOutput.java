@@ -1,4 +1,4 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.exec.ColumnBatch;
 import org.spillway.gpu.exec.IndexedColumns;
@@ -12,7 +12,7 @@ import java.util.List;
  * The output of a runtime node: rows whose columns are read when asked for, all of them or at the row ids a
  * join paired (late materialization: a join reads its key columns, and only the rows it outputs of the rest).
  */
-interface SpillwayColumns extends IndexedColumns {
+public interface NodeOutput extends IndexedColumns {
 
   /** Every column as batches, for a pipeline above or for the rows handed to Calcite. */
   default List<ColumnBatch> batches() {

@@ -1,16 +1,16 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ExprType;
 
 import java.util.List;
 
 /** A bare scan feeding a join: nothing runs; the join reads the columns it needs from the Arrow batches. */
-final class SpillwayScanNode implements SpillwayNode {
-  private final SpillwayTable table;
+public final class ScanNode implements PlanNode {
+  private final ScanTable table;
   private final int[] fields;
   private final List<ExprType> types;
 
-  SpillwayScanNode(SpillwayTable table, int[] fields, List<ExprType> types) {
+  public ScanNode(ScanTable table, int[] fields, List<ExprType> types) {
     this.table = table;
     this.fields = fields.clone();
     this.types = List.copyOf(types);
@@ -20,7 +20,7 @@ final class SpillwayScanNode implements SpillwayNode {
     return types;
   }
 
-  @Override public SpillwayColumns run(SpillwayRunContext context) {
-    return new SpillwayArrowColumns(table.stored(), fields, types);
+  @Override public NodeOutput run(RunContext context) {
+    return new ArrowScanOutput(table, fields, types);
   }
 }
