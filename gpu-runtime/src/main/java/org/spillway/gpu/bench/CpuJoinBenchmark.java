@@ -1,12 +1,15 @@
 package org.spillway.gpu.bench;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import org.spillway.gpu.exec.JoinHashTable;
+import org.spillway.gpu.exec.MorselScheduler;
 import org.spillway.gpu.join.CpuNopaHashJoin;
 import org.spillway.gpu.join.CpuRadixJoin;
 import org.spillway.gpu.join.EquiJoin;
@@ -21,17 +24,27 @@ import org.spillway.gpu.join.JoinType;
  * Keys are foreign keys with exactly one match per probe tuple; the output is fused into count and sums.
  * Per case: one warm-up, then the median of the timed runs, each checked against the known answer.
  *
- * <p>Usage: {@code CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N]}; {@code --shift}
- * divides every size by {@code 2^N} (default 0: A is 2^22 x 2^26).
+ * <p>The pipelined engine's {@link JoinHashTable} gets cases of its own (suite {@code table}): its build, then its
+ * probe as the pipeline's probe runs it (first matches 64 probe rows at a time, then the following ones), on sparse
+ * unique keys that all hit, on a build side filtered to one key in 16 (most probes miss, as in Q9 and Q21), and on
+ * four build rows per key.
+ *
+ * <p>Usage: {@code CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N] [--suite joins|table|all]};
+ * {@code --shift} divides every size by {@code 2^N} (default 0: A is 2^22 x 2^26).
  */
 public final class CpuJoinBenchmark {
   private static final long SCRAMBLE = 0xD6E8FEB86659FD93L;
+  /** Probe rows a {@link JoinHashTable} probe task takes, as a pipeline's morsel. */
+  private static final int TABLE_MORSEL = 1 << 14;
+  /** Probe rows whose first matches are looked up together, as the pipeline's probe does. */
+  private static final int TABLE_GROUP = 64;
 
   private final int threads;
   private final int runs;
   private final int shift;
   private final BenchReport workloads;
   private final BenchReport ratios;
+  private final BenchReport table;
 
   private CpuJoinBenchmark(int threads, int runs, int shift) {
     this.threads = threads;
@@ -43,6 +56,9 @@ public final class CpuJoinBenchmark {
         columns);
     this.ratios = new BenchReport("CPU joins, build:probe 1:1 to 1:32, |R| = 2^" + (21 - shift)
         + " (G tuples/s, median of " + runs + ")", columns);
+    this.table = new BenchReport("Pipelined join hash table, build and probe (median of " + runs + ")",
+        List.of("case", "threads", "R rows", "S rows", "build ms", "build CPU ms", "probe ms", "probe CPU ms",
+            "probe G rows/s", "matches"));
   }
 
   /** One join input pair with the answer every run must reproduce. */
@@ -161,6 +177,117 @@ public final class CpuJoinBenchmark {
     return 1 << (log2 - shift);
   }
 
+  /**
+   * A build side of {@code r} sparse keys ({@code duplicates} rows each) of which one in {@code keep} is kept (the
+   * others NULL, as a filter below the build would drop them), probed by {@code s} keys drawn from all {@code r}.
+   */
+  private void measureTable(String name, int r, int duplicates, int keep, int s, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] buildKeys = new long[r * duplicates];
+    long[] validity = new long[(buildKeys.length + 63) / 64];
+    long[] payloads = new long[buildKeys.length];
+    long[] hitsPerKey = new long[r];
+    for (int i = 0; i < buildKeys.length; i++) {
+      buildKeys[i] = i % r;
+    }
+    for (int i = buildKeys.length - 1; i > 0; i--) {
+      int j = random.nextInt(i + 1);
+      long t = buildKeys[i];
+      buildKeys[i] = buildKeys[j];
+      buildKeys[j] = t;
+    }
+    for (int i = 0; i < buildKeys.length; i++) {
+      int key = (int) buildKeys[i];
+      buildKeys[i] = key * SCRAMBLE;
+      payloads[i] = random.nextInt(1 << 20);
+      if (key % keep == 0) {
+        validity[i >>> 6] |= 1L << i;
+        hitsPerKey[key]++;
+      }
+    }
+    long[] probeKeys = new long[s];
+    long expected = 0;
+    for (int i = 0; i < s; i++) {
+      int key = random.nextInt(r);
+      probeKeys[i] = key * SCRAMBLE;
+      expected += hitsPerKey[key];
+    }
+    double[] buildSeconds = new double[runs];
+    double[] probeSeconds = new double[runs];
+    double[] buildCpuSeconds = new double[runs];
+    double[] probeCpuSeconds = new double[runs];
+    int morsels = (s + TABLE_MORSEL - 1) / TABLE_MORSEL;
+    for (int run = -1; run < runs; run++) {
+      long start = System.nanoTime();
+      long startCpu = processCpuNanos();
+      JoinHashTable hashTable = JoinHashTable.build(buildKeys, validity, buildKeys.length, threads, () -> false);
+      long built = System.nanoTime();
+      long builtCpu = processCpuNanos();
+      long[] matches = new long[morsels];
+      long[] sums = new long[morsels];
+      MorselScheduler.forEach(morsels, threads, () -> false, (w, m) -> {
+        int[] firsts = new int[TABLE_GROUP];
+        long count = 0;
+        long sum = 0;
+        for (int from = m * TABLE_MORSEL, end = Math.min(s, from + TABLE_MORSEL); from < end; from += TABLE_GROUP) {
+          int to = Math.min(end, from + TABLE_GROUP);
+          hashTable.firsts(probeKeys, null, from, to, firsts);
+          for (int i = 0; i < to - from; i++) {
+            for (int p = firsts[i]; p >= 0; p = hashTable.next(p)) {
+              count++;
+              sum += payloads[hashTable.row(p)];
+            }
+          }
+        }
+        matches[m] = count;
+        sums[m] = sum;
+      });
+      long probed = System.nanoTime();
+      long probedCpu = processCpuNanos();
+      long total = Arrays.stream(matches).sum();
+      if (total != expected || Arrays.stream(sums).sum() < 0) {
+        throw new IllegalStateException(name + ": " + total + " matches, expected " + expected);
+      }
+      if (run >= 0) {
+        buildSeconds[run] = (built - start) / 1e9;
+        probeSeconds[run] = (probed - built) / 1e9;
+        buildCpuSeconds[run] = (builtCpu - startCpu) / 1e9;
+        probeCpuSeconds[run] = (probedCpu - builtCpu) / 1e9;
+      }
+    }
+    double build = median(buildSeconds);
+    double probe = median(probeSeconds);
+    double buildCpu = median(buildCpuSeconds);
+    double probeCpu = median(probeCpuSeconds);
+    table.row(name, threads, buildKeys.length, s, build * 1e3, buildCpu * 1e3, probe * 1e3, probeCpu * 1e3,
+        s / probe / 1e9, expected);
+    System.out.printf("%-36s %d threads: build %.1f ms (CPU %.1f ms), probe %.1f ms (CPU %.1f ms), %.3f G probe"
+        + " rows/s%n", name, threads, build * 1e3, buildCpu * 1e3, probe * 1e3, probeCpu * 1e3, s / probe / 1e9);
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    return sorted[sorted.length / 2];
+  }
+
+  /**
+   * CPU time of the whole process: on a machine shared with other work, wall time counts the waits for a core, CPU
+   * time only the work.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private void runTable() {
+    measureTable("table unique, all hit", size(22), 1, 1, size(25), 21);
+    measureTable("table unique, build 1 in 16", size(22), 1, 16, size(25), 22);
+    measureTable("table 4 rows per key, all hit", size(20), 4, 1, size(25), 23);
+    measureTable("table 4 rows per key, build 1 in 16", size(20), 4, 16, size(25), 24);
+    System.out.println(table.toTable());
+  }
+
   private void run(Path out) throws IOException {
     runAll(foreignKeyWorkload("A dense 8/8B", size(22), size(26), false, false, 1), workloads, true);
     runAll(foreignKeyWorkload("A sparse 8/8B", size(22), size(26), true, false, 2), workloads, false);
@@ -203,21 +330,30 @@ public final class CpuJoinBenchmark {
     int threads = Runtime.getRuntime().availableProcessors();
     int runs = 5;
     int shift = 0;
+    String suite = "all";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
         case "--threads" -> threads = Integer.parseInt(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--shift" -> shift = Integer.parseInt(args[++i]);
+        case "--suite" -> suite = args[++i];
         default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-            + "'; usage: CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N]");
+            + "'; usage: CpuJoinBenchmark [--out DIR] [--threads N] [--runs N] [--shift N] [--suite joins|table|all]");
       }
     }
-    if (shift < 0 || shift > 12 || runs < 1) {
-      throw new IllegalArgumentException("--shift must be 0..12 and --runs at least 1, got " + shift + ", " + runs);
+    if (shift < 0 || shift > 12 || runs < 1 || !List.of("joins", "table", "all").contains(suite)) {
+      throw new IllegalArgumentException("--shift must be 0..12, --runs at least 1 and --suite joins, table or all,"
+          + " got " + shift + ", " + runs + ", " + suite);
     }
     System.out.printf("CPU joins: %d threads, %d runs, sizes / 2^%d, Java %s%n", threads, runs, shift,
         Runtime.version());
-    new CpuJoinBenchmark(threads, runs, shift).run(out);
+    CpuJoinBenchmark benchmark = new CpuJoinBenchmark(threads, runs, shift);
+    if (!suite.equals("joins")) {
+      benchmark.runTable();
+    }
+    if (!suite.equals("table")) {
+      benchmark.run(out);
+    }
   }
 }

@@ -255,7 +255,7 @@ public final class JoinProbe {
     private final int rows;
     private final int probeColumns;
     private int row;
-    /** First build rows of probe rows {@code firstsFrom ..}, looked up a group at a time ({@link #first}). */
+    /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
     private final int[] firsts = new int[PROBE_GROUP];
     private int firstsFrom = -PROBE_GROUP;
 
@@ -283,18 +283,19 @@ public final class JoinProbe {
       boolean candidatesOnly = residual != null;
       Kind kind = JoinProbe.this.kind.perProbeRow();
       for (; row < rows && pairs.count < maxPairs; row++) {
-        int b = first(row);
+        int p = first(row);
         if (kind == Kind.MARK_BUILD) {
-          for (; b >= 0; b = table.next(b)) {
+          for (; p >= 0; p = table.next(p)) {
+            int b = table.row(p);
             if (!marks[b]) {  // a build row marked already needs no further residual test
               pairs.add(row, b);
             }
           }
-        } else if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && b >= 0) {
-          for (; b >= 0; b = table.next(b)) {
-            pairs.add(row, b);
+        } else if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && p >= 0) {
+          for (; p >= 0; p = table.next(p)) {
+            pairs.add(row, table.row(p));
           }
-        } else if (kind == Kind.LEFT || (kind == Kind.SEMI) == (b >= 0)) {
+        } else if (kind == Kind.LEFT || (kind == Kind.SEMI) == (p >= 0)) {
           pairs.add(row, -1);
         }
       }
@@ -305,7 +306,10 @@ public final class JoinProbe {
       return out;
     }
 
-    /** The first build row matching probe row {@code r} (-1: none or a NULL key); rows are asked in order. */
+    /**
+     * The table position of the first build row matching probe row {@code r} (-1: none or a NULL key); rows are asked
+     * in order.
+     */
     private int first(int r) {
       if (r >= firstsFrom + PROBE_GROUP) {
         firstsFrom = r;
@@ -317,8 +321,8 @@ public final class JoinProbe {
     /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
     private void markMatches() {
       for (; row < rows; row++) {
-        for (int b = first(row); b >= 0; b = table.next(b)) {
-          marks[b] = true;
+        for (int p = first(row); p >= 0; p = table.next(p)) {
+          marks[table.row(p)] = true;
         }
       }
     }

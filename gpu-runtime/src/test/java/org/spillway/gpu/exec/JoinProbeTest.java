@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The pipelined hash join (a {@link PipelineStage.HashJoinProbe} in a CPU pipeline) against a nested-loop
  * reference on random inputs: every kind, with and without a residual, NULL and duplicate keys, two packed key
- * columns, the direct and the chained table, and keys so frequent that one morsel's output is cut into parts.
+ * columns, the direct and the unchained table, and keys so frequent that one morsel's output is cut into parts.
  */
 class JoinProbeTest {
   private static final ExprType INT = ExprType.INT32;
@@ -301,7 +301,7 @@ class JoinProbeTest {
     return out;
   }
 
-  @Test void uniqueDenseKeysUseTheDirectTableAndOthersTheChainedOne() {
+  @Test void uniqueDenseKeysUseTheDirectTableAndOthersTheUnchainedOne() {
     long[] dense = new long[1000];
     for (int i = 0; i < dense.length; i++) {
       dense[i] = 5000 + (i * 7L) % 1000;
@@ -312,18 +312,18 @@ class JoinProbeTest {
     assertEquals(-1, JoinHashTable.build(dense, validity, dense.length, 2, () -> false).first(dense[0]));
     long[] duplicate = dense.clone();
     duplicate[999] = duplicate[0];
-    JoinHashTable chained = JoinHashTable.build(duplicate, null, duplicate.length, 2, () -> false);
-    assertFalse(chained.direct());
-    int first = chained.first(duplicate[0]);
-    int second = chained.next(first);
+    JoinHashTable unchained = JoinHashTable.build(duplicate, null, duplicate.length, 2, () -> false);
+    assertFalse(unchained.direct());
+    int first = unchained.row(unchained.first(duplicate[0]));
+    int second = unchained.row(unchained.next(unchained.first(duplicate[0])));
     assertEquals(List.of(0, 999), Arrays.asList(Math.min(first, second), Math.max(first, second)));
-    assertEquals(-1, chained.next(second));
-    assertEquals(-1, chained.first(4999));
+    assertEquals(-1, unchained.next(unchained.next(unchained.first(duplicate[0]))));
+    assertEquals(-1, unchained.first(4999));
   }
 
   @Test void batchedFirstsEqualOneByOne() {
     Random random = new Random(3);
-    for (int range : new int[] {1500, 1 << 20}) {  // dense unique keys (direct table) and sparse ones (chained)
+    for (int range : new int[] {1500, 1 << 20}) {  // dense unique keys (direct table) and sparse ones (unchained)
       long[] build = new long[1000];
       for (int i = 0; i < build.length; i++) {
         build[i] = range == 1500 ? i + 7 : random.nextInt(range);
