@@ -113,7 +113,7 @@ public final class ProbePipelineNode implements PlanNode {
     JoinProbe bound = probe.bind(rows, build.buildDictionaries(), build.probeDictionaries(), context.threads(),
         context.cancelled());
     RunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
-        bound.table().direct() ? "direct" : "chained", rows.rows(), (System.nanoTime() - start) / 1e6);
+        bound.table().direct() ? "direct" : "unchained", rows.rows(), (System.nanoTime() - start) / 1e6);
     return bound;
   }
 
