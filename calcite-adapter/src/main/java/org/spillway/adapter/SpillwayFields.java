@@ -9,6 +9,7 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.rules.MultiJoin;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -81,6 +82,19 @@ final class SpillwayFields {
       // may have an equivalent that one does, found later (TPC-H Q13's LEFT join, once its residual is pushed
       // into the right input), and the operators above must have been converted by then.
       return Optional.of(ofJoin(join, left.get(), right.get()));
+    }
+    if (rel instanceof MultiJoin multiJoin) {
+      // The join-order phase's placeholder for the joins it orders (a semi join above them is converted before
+      // they are): its row is its inputs' rows side by side, as the joins it becomes give it.
+      List<SpillwayField> out = new ArrayList<>();
+      for (RelNode input : multiJoin.getInputs()) {
+        Optional<List<SpillwayField>> fields = of(input, visited);
+        if (fields.isEmpty()) {
+          return Optional.empty();
+        }
+        out.addAll(fields.get());
+      }
+      return Optional.of(out);
     }
     return Optional.empty();
   }

@@ -60,7 +60,9 @@ public final class SpillwayPrograms {
   }
 
   /**
-   * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
+   * The program: checked integer arithmetic, correlated EXISTS as semi and anti joins
+   * ({@link SpillwayExistsJoinRule}, before Calcite's sub-query removal would decorrelate them), sub-queries,
+   * decorrelation, measures, factor pulling, trimming,
    * subquery reduction, Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
@@ -69,7 +71,8 @@ public final class SpillwayPrograms {
     Program volcano = (planner, rel, traits, materializations, lattices) ->
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
-    return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
+    Program existsJoins = Programs.hep(List.of(SpillwayExistsJoinRule.INSTANCE), true, metadata);
+    return Programs.sequence(SpillwayCheckedArithmetic.program(), existsJoins, Programs.subQuery(metadata),
         Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
         reduceSubqueries(metadata), volcano, Programs.calc(metadata), estimateWith(metadata));
   }
