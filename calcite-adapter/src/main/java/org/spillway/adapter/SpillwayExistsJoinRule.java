@@ -96,6 +96,16 @@ final class SpillwayExistsJoinRule extends RelRule<SpillwayRuleConfig> {
     call.transformTo(result);
   }
 
+  /** An equality of an inner and an outer column written outer first, as joins state their keys (left = right). */
+  private static RexNode outerFirst(RexBuilder rex, RexNode conjunct, int outerCount) {
+    if (conjunct.getKind() == SqlKind.EQUALS && conjunct instanceof RexCall call
+        && call.getOperands().get(0) instanceof RexInputRef inner && inner.getIndex() >= outerCount
+        && call.getOperands().get(1) instanceof RexInputRef outer && outer.getIndex() < outerCount) {
+      return rex.makeCall(call.getOperator(), outer, inner);
+    }
+    return conjunct;
+  }
+
   /** The inner side and the join condition of one EXISTS sub-query, or null where the rule does not apply. */
   private static Unnested unnest(LogicalFilter outer, RexSubQuery subQuery) {
     RelNode node = unwrap(subQuery.rel);
@@ -132,7 +142,7 @@ final class SpillwayExistsJoinRule extends RelRule<SpillwayRuleConfig> {
       if (shuttle.failed) {
         return null;
       }
-      joinConjuncts.add(joined);
+      joinConjuncts.add(outerFirst(rex, joined, outerCount));
     }
     if (joinConjuncts.isEmpty()) {
       return null;
