@@ -65,8 +65,8 @@ class SpillwaySubqueryPlanTest {
   }
 
   /**
-   * Q22's NOT EXISTS arrives as a RIGHT join of the DISTINCT customer keys of orders with the customers, filtered on
-   * unmatched rows: it becomes an anti-join that reads orders' keys as they are (no aggregate of all orders).
+   * Q22's NOT EXISTS is an anti-join ({@link SpillwayExistsJoinRule}) that reads orders' keys as they are (no
+   * aggregate of all orders).
    */
   @Test void q22AntiJoinsOrdersWithoutRemovingDuplicatesFirst() throws SQLException {
     String plan = plan(22);
