@@ -30,7 +30,8 @@ import java.util.List;
 /**
  * Rewrites {@code Filter(IS NULL(r)) over a LEFT join}, where {@code r} is a right column that no right row
  * holds NULL in, into an ANTI join: the filter keeps exactly the left rows that matched no right row, which is
- * what Calcite makes of NOT EXISTS and of NOT IN over a NOT NULL column. A RIGHT join is handled as its mirror. (NOT IN over a nullable column becomes
+ * what Calcite makes of NOT IN over a NOT NULL column and of the NOT EXISTS that {@link SpillwayExistsJoinRule}
+ * leaves. A RIGHT join is handled as its mirror. (NOT IN over a nullable column becomes
  * a different plan, with counts of NULLs, and is not touched: a NULL there must empty the result.) The right
  * input keeps only the columns the condition reads; the left rows come out with NULLs for the right columns.
  */

@@ -9,6 +9,7 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.core.Sort;
+import org.apache.calcite.rel.rules.MultiJoin;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
@@ -21,8 +22,10 @@ import org.spillway.storage.ColumnDef;
 import org.spillway.storage.StoredTable;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -35,45 +38,83 @@ final class SpillwayFields {
    * aggregates, sorts and joins over columns that Spillway can read.
    */
   static Optional<List<SpillwayField>> of(RelNode rel) {
-    return of(rel, new HashSet<>());
+    // In the planner's memo a node's input is a subset of equivalent nodes, any of which may give the fields, and
+    // the memo has cycles (a set may contain a node over itself). Searching it depth first, path by path, is
+    // exponential in the plan's depth; instead each reachable subset's fields are found once, inputs first,
+    // repeated until no subset gains fields (a least fixpoint: only derivations without cycles count).
+    List<RelSubset> subsets = new ArrayList<>();
+    reachableSubsets(rel, new HashSet<>(), subsets);
+    Map<RelSubset, List<SpillwayField>> known = new HashMap<>();
+    for (boolean changed = !subsets.isEmpty(); changed; ) {
+      changed = false;
+      for (RelSubset subset : subsets) {
+        if (!known.containsKey(subset)) {
+          Optional<List<SpillwayField>> fields = ofMembers(subset, known);
+          if (fields.isPresent()) {
+            known.put(subset, fields.get());
+            changed = true;
+          }
+        }
+      }
+    }
+    return of(rel, known);
   }
 
-  // The planner's memo has cycles (a set may contain a node over itself): a subset is not entered again on
-  // the path that leads to it; one that two inputs of a join share (TPC-H Q21) is entered from each.
-  private static Optional<List<SpillwayField>> of(RelNode rel, Set<RelNode> visited) {
+  /** The subsets below {@code rel} (through every member of each), each after the subsets below it. */
+  private static void reachableSubsets(RelNode rel, Set<RelSubset> visited, List<RelSubset> out) {
     if (rel instanceof RelSubset subset) {
-      if (!visited.add(subset)) {
-        return Optional.empty();
+      if (visited.add(subset)) {
+        RelNode original = subset.getOriginal();
+        if (original != null) {
+          reachableSubsets(original, visited, out);
+        }
+        for (RelNode member : subset.getRelList()) {
+          reachableSubsets(member, visited, out);
+        }
+        out.add(subset);
       }
-      RelNode original = subset.getOriginal();
-      Optional<List<SpillwayField>> fields = original == null ? Optional.empty() : of(original, visited);
-      for (int i = 0; fields.isEmpty() && i < subset.getRelList().size(); i++) {
-        fields = of(subset.getRelList().get(i), visited);
-      }
-      visited.remove(subset);
-      return fields;
+    } else if (rel instanceof HepRelVertex vertex) {
+      reachableSubsets(vertex.getCurrentRel(), visited, out);
+    } else {
+      rel.getInputs().forEach(input -> reachableSubsets(input, visited, out));
+    }
+  }
+
+  /** The fields of the subset's first member (its original first) whose inputs' fields are known. */
+  private static Optional<List<SpillwayField>> ofMembers(RelSubset subset, Map<RelSubset, List<SpillwayField>> known) {
+    RelNode original = subset.getOriginal();
+    Optional<List<SpillwayField>> fields = original == null ? Optional.empty() : of(original, known);
+    for (int i = 0; fields.isEmpty() && i < subset.getRelList().size(); i++) {
+      fields = of(subset.getRelList().get(i), known);
+    }
+    return fields;
+  }
+
+  private static Optional<List<SpillwayField>> of(RelNode rel, Map<RelSubset, List<SpillwayField>> known) {
+    if (rel instanceof RelSubset subset) {
+      return Optional.ofNullable(known.get(subset));
     }
     if (rel instanceof HepRelVertex vertex) {
-      return of(vertex.getCurrentRel(), visited);
+      return of(vertex.getCurrentRel(), known);
     }
     if (rel instanceof SpillwayTableScan scan) {
       return Optional.of(ofScan(scan.spillwayTable(), scan.fields()));
     }
     if (rel instanceof Filter filter) {
-      return of(filter.getInput(), visited);
+      return of(filter.getInput(), known);
     }
     if (rel instanceof Sort sort) {
-      return of(sort.getInput(), visited);
+      return of(sort.getInput(), known);
     }
     if (rel instanceof Project project) {
-      return of(project.getInput(), visited).map(input -> ofProject(project.getProjects(), input));
+      return of(project.getInput(), known).map(input -> ofProject(project.getProjects(), input));
     }
     if (rel instanceof Aggregate aggregate) {
-      return of(aggregate.getInput(), visited).map(input -> ofAggregate(aggregate, input));
+      return of(aggregate.getInput(), known).map(input -> ofAggregate(aggregate, input));
     }
     if (rel instanceof Join join) {
-      Optional<List<SpillwayField>> left = of(join.getLeft(), visited);
-      Optional<List<SpillwayField>> right = left.isEmpty() ? left : of(join.getRight(), visited);
+      Optional<List<SpillwayField>> left = of(join.getLeft(), known);
+      Optional<List<SpillwayField>> right = left.isEmpty() ? left : of(join.getRight(), known);
       if (right.isEmpty()) {
         return Optional.empty();
       }
@@ -81,6 +122,19 @@ final class SpillwayFields {
       // may have an equivalent that one does, found later (TPC-H Q13's LEFT join, once its residual is pushed
       // into the right input), and the operators above must have been converted by then.
       return Optional.of(ofJoin(join, left.get(), right.get()));
+    }
+    if (rel instanceof MultiJoin multiJoin) {
+      // The join-order phase's placeholder for the joins it orders (a semi join above them is converted before
+      // they are): its row is its inputs' rows side by side, as the joins it becomes give it.
+      List<SpillwayField> out = new ArrayList<>();
+      for (RelNode input : multiJoin.getInputs()) {
+        Optional<List<SpillwayField>> fields = of(input, known);
+        if (fields.isEmpty()) {
+          return Optional.empty();
+        }
+        out.addAll(fields.get());
+      }
+      return Optional.of(out);
     }
     return Optional.empty();
   }

@@ -7,13 +7,25 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
+import org.apache.calcite.adapter.enumerable.EnumerableConvention;
+import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.avatica.Meta;
+import org.apache.calcite.interpreter.BindableConvention;
 import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.plan.Contexts;
+import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCostFactory;
 import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.prepare.CalciteCatalogReader;
 import org.apache.calcite.prepare.CalcitePrepareImpl;
+import org.apache.calcite.prepare.Prepare;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql2rel.RelFieldTrimmer;
+import org.apache.calcite.sql2rel.SqlRexConvertletTable;
+import org.apache.calcite.sql2rel.SqlToRelConverter;
 import org.spillway.storage.Catalog;
 
 /**
@@ -23,6 +35,9 @@ import org.spillway.storage.Catalog;
  * EXPLAIN (whose text shows the current choices) nor DDL. The key holds the catalog's table objects, so a table
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
+ *
+ * <p>Statements trim unused fields with {@link SpillwayFieldTrimmer}, which keeps correlated sub-queries right
+ * over a join side of which nothing is used.
  */
 public final class SpillwayPrepare extends CalcitePrepareImpl {
   /** Plans kept per connection; the least recently used goes first. */
@@ -80,6 +95,39 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
         : Contexts.of(prepareContext.config());
     return super.createPlanner(prepareContext, Contexts.chain(Contexts.of(new SpillwayFallbacks()), outer),
         costFactory);
+  }
+
+  /** Calcite's preparing statement, with {@link SpillwayFieldTrimmer} as the trimmer of its converter. */
+  @Override protected CalcitePreparingStmt getPreparingStmt(Context context, Type elementType,
+      CalciteCatalogReader catalogReader, RelOptPlanner planner) {
+    RelDataTypeFactory typeFactory = context.getTypeFactory();
+    EnumerableRel.Prefer prefer = elementType == Object[].class ? EnumerableRel.Prefer.ARRAY
+        : EnumerableRel.Prefer.CUSTOM;
+    return new TrimmingStmt(this, context, catalogReader, typeFactory, context.getRootSchema(), prefer,
+        createCluster(planner, new RexBuilder(typeFactory)),
+        enableBindable ? BindableConvention.INSTANCE : EnumerableConvention.INSTANCE, createConvertletTable());
+  }
+
+  /** A preparing statement whose converters trim with {@link SpillwayFieldTrimmer}. */
+  private static final class TrimmingStmt extends CalcitePreparingStmt {
+    private final RelOptCluster cluster;
+
+    TrimmingStmt(CalcitePrepareImpl prepare, Context context, Prepare.CatalogReader catalogReader,
+        RelDataTypeFactory typeFactory, CalciteSchema schema, EnumerableRel.Prefer prefer, RelOptCluster cluster,
+        org.apache.calcite.plan.Convention resultConvention, SqlRexConvertletTable convertletTable) {
+      super(prepare, context, catalogReader, typeFactory, schema, prefer, cluster, resultConvention, convertletTable);
+      this.cluster = cluster;
+    }
+
+    @Override protected SqlToRelConverter getSqlToRelConverter(SqlValidator validator,
+        Prepare.CatalogReader catalogReader, SqlToRelConverter.Config config) {
+      return new SqlToRelConverter(this, validator, catalogReader, cluster, convertletTable, config) {
+        @Override protected RelFieldTrimmer newFieldTrimmer() {
+          return new SpillwayFieldTrimmer(validator, config.getRelBuilderFactory().create(cluster, null)
+              .transform(config.getRelBuilderConfigTransform()));
+        }
+      };
+    }
   }
 
   /** Whether the statement is a query (SELECT, WITH, VALUES, or one in parentheses), not EXPLAIN or DDL. */

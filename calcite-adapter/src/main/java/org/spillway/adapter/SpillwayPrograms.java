@@ -60,7 +60,9 @@ public final class SpillwayPrograms {
   }
 
   /**
-   * The program: checked integer arithmetic, sub-queries, decorrelation, measures, factor pulling, trimming,
+   * The program: checked integer arithmetic, correlated EXISTS as semi and anti joins
+   * ({@link SpillwayExistsJoinRule}, before Calcite's sub-query removal would decorrelate them), sub-queries,
+   * decorrelation, measures, factor pulling, trimming,
    * subquery reduction, Volcano, calc; every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
@@ -69,13 +71,15 @@ public final class SpillwayPrograms {
     Program volcano = (planner, rel, traits, materializations, lattices) ->
         heuristicJoinOrder(planner.getRules(), metadata).run(planner, rel, traits, materializations, lattices);
     Program pullFactors = Programs.hep(List.of(PULL_FACTORS), true, metadata);
-    return Programs.sequence(SpillwayCheckedArithmetic.program(), Programs.subQuery(metadata),
+    Program existsJoins = Programs.hep(List.of(SpillwayExistsJoinRule.INSTANCE), true, metadata);
+    return Programs.sequence(SpillwayCheckedArithmetic.program(), existsJoins, Programs.subQuery(metadata),
         Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
         reduceSubqueries(metadata), volcano, Programs.calc(metadata), estimateWith(metadata));
   }
 
   /**
-   * Keeps decorrelated subqueries cheap. A LEFT join's condition on its right input alone moves into that input
+   * Keeps decorrelated subqueries cheap. (Before Calcite's FILTER_INTO_JOIN, here and in the join-order phase, a
+   * filter that rejects an outer join's padded rows makes it an inner join, {@link SpillwayOuterJoinSimplifyRule}.) A LEFT join's condition on its right input alone moves into that input
    * (the Spillway join cannot run it as a residual). Then, on a trial copy, conditions move into the joins so that
    * their key equalities are visible, and each aggregate joined on its group key is computed only over the keys
    * the other side keeps ({@link SpillwayMagicSetRule}); the trial is kept only where a reduction formed: elsewhere
@@ -83,9 +87,11 @@ public final class SpillwayPrograms {
    */
   static Program reduceSubqueries(RelMetadataProvider metadata) {
     Program pushJoinConditions = Programs.of(new HepProgramBuilder()
+        .addRuleInstance(SpillwayOuterJoinSimplifyRule.INSTANCE)
         .addRuleInstance(CoreRules.JOIN_CONDITION_PUSH).build(), true, metadata);
     Program magicSets = Programs.of(new HepProgramBuilder()
-        .addRuleCollection(List.of(CoreRules.FILTER_INTO_JOIN, CoreRules.JOIN_CONDITION_PUSH))
+        .addRuleCollection(List.of(SpillwayOuterJoinSimplifyRule.INSTANCE, CoreRules.FILTER_INTO_JOIN,
+            CoreRules.JOIN_CONDITION_PUSH))
         .addRuleInstance(SpillwayMagicSetRule.INSTANCE)
         .build(), true, metadata);
     return (planner, rel, traits, materializations, lattices) -> {
@@ -141,6 +147,7 @@ public final class SpillwayPrograms {
       // table's own disjunction, which FILTER_INTO_JOIN pushes onto that table: its join order then sees it.
       HepProgram toMultiJoin = new HepProgramBuilder()
           .addRuleInstance(CoreRules.EXPAND_FILTER_DISJUNCTION_GLOBAL)
+          .addRuleInstance(SpillwayOuterJoinSimplifyRule.INSTANCE)
           .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
           .addMatchOrder(HepMatchOrder.BOTTOM_UP)
           .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)

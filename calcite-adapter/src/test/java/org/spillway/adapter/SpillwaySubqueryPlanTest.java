@@ -13,6 +13,7 @@ import org.spillway.tpch.TpchQueries;
 import java.nio.file.Path;
 import java.sql.SQLException;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -64,8 +65,8 @@ class SpillwaySubqueryPlanTest {
   }
 
   /**
-   * Q22's NOT EXISTS arrives as a RIGHT join of the DISTINCT customer keys of orders with the customers, filtered on
-   * unmatched rows: it becomes an anti-join that reads orders' keys as they are (no aggregate of all orders).
+   * Q22's NOT EXISTS is an anti-join ({@link SpillwayExistsJoinRule}) that reads orders' keys as they are (no
+   * aggregate of all orders).
    */
   @Test void q22AntiJoinsOrdersWithoutRemovingDuplicatesFirst() throws SQLException {
     String plan = plan(22);
@@ -73,6 +74,18 @@ class SpillwaySubqueryPlanTest {
     assertFalse(plan.contains("SpillwayAggregate(group=[{0}])\n    SpillwayTableScan(table=[[spillway, orders]]"),
         plan);
     assertTrue(plan.contains("joinType=[anti]"), plan);
+  }
+
+  /**
+   * Q21's EXISTS and NOT EXISTS, correlated by an equality and an inequality, are a semi and an anti join of the
+   * outer rows with lineitem on the order key with the supplier inequality as residual ({@link
+   * SpillwayExistsJoinRule}), as in DuckDB's plan: no aggregate over lineitem, no value generator.
+   */
+  @Test void q21IsASemiAndAnAntiJoinWithResiduals() throws SQLException {
+    assertPlanContains(21, "SpillwayJoin(condition=[AND(=($3, $11), <>($12, $4))], joinType=[anti])\n"
+        + "  SpillwayJoin(condition=[AND(=($3, $11), <>($12, $4))], joinType=[semi])\n");
+    assertPlanContains(21, "SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2]])\n");
+    assertEquals(1, plan(21).split("SpillwayAggregate").length - 1, plan(21));
   }
 
   @Test void q13FiltersOrdersBelowItsLeftJoin() throws SQLException {
