@@ -9,6 +9,7 @@ import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinInfo;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
@@ -117,7 +118,7 @@ final class SpillwayMagicSetRule extends RelRule<SpillwayRuleConfig> {
     collectSources(join.getInput(1 - side), outerColumns, sources);
     for (KeySource source : sources) {
       Double rows = mq.getRowCount(source.rel);
-      if (rows != null && rows < bestRows && sameTypes(source, inner, innerColumns)) {
+      if (rows != null && rows < bestRows && sameTypes(source, inner, innerColumns) && !wholeTable(source.rel)) {
         best = source;
         bestRows = rows;
       }
@@ -197,6 +198,18 @@ final class SpillwayMagicSetRule extends RelRule<SpillwayRuleConfig> {
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code rel} is a whole table (a scan, under projections only): all of a table's keys reduce nothing that
+   * references them (TPC-H Q15's revenue view, joined with every supplier); the semi join would only add a probe.
+   */
+  static boolean wholeTable(RelNode rel) {
+    RelNode r = rel.stripped();
+    while (r instanceof Project project) {
+      r = project.getInput().stripped();
+    }
+    return r instanceof TableScan;
   }
 
   /**
