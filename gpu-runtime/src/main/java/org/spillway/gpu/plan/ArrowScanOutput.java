@@ -9,22 +9,27 @@ import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Columns of a bare scan, read straight from the table's Arrow batches (row ids run across the batches). */
+/**
+ * Columns of a bare scan, read straight from the table's Arrow batches (row ids run across the batches). The batches
+ * are looked up once, when the scan runs, not on every read.
+ */
 public final class ArrowScanOutput implements NodeOutput {
-  private final ScanTable table;
+  private final List<VectorSchemaRoot> batches;
+  private final int rows;
   private final int[] fields;
   private final List<ExprType> types;
   private final ArrowColumnGather[] readers;
 
   public ArrowScanOutput(ScanTable table, int[] fields, List<ExprType> types) {
-    this.table = table;
+    this.batches = table.batches();
+    this.rows = (int) table.rowCount();
     this.fields = fields.clone();
     this.types = List.copyOf(types);
     this.readers = new ArrowColumnGather[fields.length];
   }
 
   @Override public int rows() {
-    return (int) table.rowCount();
+    return rows;
   }
 
   @Override public List<ExprType> types() {
@@ -34,7 +39,7 @@ public final class ArrowScanOutput implements NodeOutput {
   /** The table's vectors of output column {@code c}, one per batch. */
   public List<FieldVector> vectors(int c) {
     List<FieldVector> vectors = new ArrayList<>();
-    for (VectorSchemaRoot batch : table.batches()) {
+    for (VectorSchemaRoot batch : batches) {
       vectors.add(batch.getVector(fields[c]));
     }
     return vectors;
