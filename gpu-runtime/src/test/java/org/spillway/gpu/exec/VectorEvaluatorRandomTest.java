@@ -25,30 +25,13 @@ class VectorEvaluatorRandomTest {
       int rows = 1 + random.nextInt(700);
       List<ColumnVector> columns = gen.columns(rows);
       String where = "seed " + seed + ", trial " + trial + ": " + expr;
-      Object[] expected = new Object[rows];
-      boolean referenceFailed = false;
-      try {
-        for (int r = 0; r < rows; r++) {
-          expected[r] = RowReference.eval(expr, RowReference.row(columns, r));
-        }
-      } catch (ArithmeticException e) {
-        referenceFailed = true;
-      }
-      ColumnVector actual;
-      try {
-        actual = VectorEvaluator.evaluate(expr, columns::get, rows);
-      } catch (ArithmeticException e) {
-        assertTrue(referenceFailed, () -> where + " failed only in the vector evaluator: " + e.getMessage());
+      ColumnVector actual = evaluatedAsTheReference(expr, columns, rows, where);
+      if (actual == null) {
         continue;
       }
-      if (referenceFailed) {
-        fail(where + " failed in the reference but not in the vector evaluator");
-      }
-      assertEquals(rows, actual.size, where);
       assertEquals(expr.type(), actual.type, where);
       for (int r = 0; r < rows; r++) {
         int row = r;
-        assertEquals(expected[r], RowReference.valueOf(actual, r), () -> where + ", row " + row);
         if (actual.isNull(r) && actual.longs != null) {
           assertEquals(0, actual.longs[r], () -> where + ": NULL row " + row + " must hold 0");
         }
@@ -86,33 +69,44 @@ class VectorEvaluatorRandomTest {
       ExprType type = decimal && op == Expr.ArithOp.TIMES ? ExprType.decimal(4) : column.type();
       boolean constantLeft = random.nextBoolean();
       Expr expr = constantLeft ? new Expr.Arith(op, constant, column, type) : new Expr.Arith(op, column, constant, type);
-      String where = "seed " + seed + ", trial " + trial + ": " + expr;
-      Object[] expected = new Object[rows];
-      boolean referenceFailed = false;
-      try {
-        for (int r = 0; r < rows; r++) {
-          expected[r] = RowReference.eval(expr, RowReference.row(columns, r));
-        }
-      } catch (ArithmeticException e) {
-        referenceFailed = true;
-      }
-      ColumnVector actual;
-      try {
-        actual = VectorEvaluator.evaluate(expr, columns::get, rows);
-      } catch (ArithmeticException e) {
-        assertTrue(referenceFailed, () -> where + " failed only in the vector evaluator: " + e.getMessage());
-        continue;
-      }
-      assertTrue(!referenceFailed, () -> where + " failed in the reference only");
-      for (int r = 0; r < rows; r++) {
-        int row = r;
-        assertEquals(expected[r], RowReference.valueOf(actual, r), () -> where + ", row " + row);
-      }
+      evaluatedAsTheReference(expr, columns, rows, "seed " + seed + ", trial " + trial + ": " + expr);
     }
     ColumnVector allNull = ColumnVector.constant(ExprType.INT64, null, 5);
     Expr byZero = new Expr.Arith(Expr.ArithOp.DIVIDE, new Expr.Column(0, ExprType.INT64),
         new Expr.Literal(0L, ExprType.INT64), ExprType.INT64);
     assertTrue(VectorEvaluator.evaluate(byZero, i -> allNull, 5).isNull(4));
+  }
+
+  /**
+   * The vector evaluator's value of {@code expr}, checked row by row against the row-at-a-time reference; null where
+   * both fail with an ArithmeticException (an overflow or a division by zero), which must then fail in both.
+   */
+  private static ColumnVector evaluatedAsTheReference(Expr expr, List<ColumnVector> columns, int rows, String where) {
+    Object[] expected = new Object[rows];
+    boolean referenceFailed = false;
+    try {
+      for (int r = 0; r < rows; r++) {
+        expected[r] = RowReference.eval(expr, RowReference.row(columns, r));
+      }
+    } catch (ArithmeticException e) {
+      referenceFailed = true;
+    }
+    ColumnVector actual;
+    try {
+      actual = VectorEvaluator.evaluate(expr, columns::get, rows);
+    } catch (ArithmeticException e) {
+      assertTrue(referenceFailed, () -> where + " failed only in the vector evaluator: " + e.getMessage());
+      return null;
+    }
+    if (referenceFailed) {
+      fail(where + " failed in the reference but not in the vector evaluator");
+    }
+    assertEquals(rows, actual.size, where);
+    for (int r = 0; r < rows; r++) {
+      int row = r;
+      assertEquals(expected[r], RowReference.valueOf(actual, r), () -> where + ", row " + row);
+    }
+    return actual;
   }
 
   @Test void overflowIsAnErrorNeverAWrongValue() {
