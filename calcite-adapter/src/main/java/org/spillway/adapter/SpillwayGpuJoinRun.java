@@ -11,7 +11,7 @@ import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostBuffer;
 import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.PinnedScratch;
+import org.spillway.gpu.pipeline.gpu.PinnedScratch;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinOutput;

@@ -20,10 +20,10 @@ import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.adapter.SpillwayJoinCost.Estimate;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
-import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.Comparator;

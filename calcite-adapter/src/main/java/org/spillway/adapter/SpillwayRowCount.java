@@ -4,7 +4,7 @@ import org.spillway.gpu.plan.NodeOutput;
 import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.RunContext;
 
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

@@ -20,7 +20,7 @@ import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.PinnedHostAllocator;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import org.spillway.gpu.join.CpuNopaHashJoin;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.GpuJoinStats;

@@ -1,11 +1,11 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.JoinHashTable;
-import org.spillway.gpu.exec.JoinProbe;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.join.hash.JoinHashTable;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -14,7 +14,7 @@ import java.util.function.IntFunction;
 
 /**
  * A CPU pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
- * run first, each into a {@link JoinHashTable}; then the source (a table scan, or another node's output) streams in
+ * run first, each into a {@link org.spillway.gpu.join.hash.JoinHashTable}; then the source (a table scan, or another node's output) streams in
  * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
  * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
  */
