@@ -2,11 +2,11 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.join.GpuEquiJoin;
-import org.spillway.gpu.join.HashTablePlacement;
-import org.spillway.gpu.join.NopaHashJoin;
-import org.spillway.gpu.join.NopaOptions;
-import org.spillway.gpu.join.TritonJoin;
-import org.spillway.gpu.join.TritonOptions;
+import org.spillway.gpu.join.nopa.HashTablePlacement;
+import org.spillway.gpu.join.nopa.NopaHashJoin;
+import org.spillway.gpu.join.nopa.NopaOptions;
+import org.spillway.gpu.join.triton.TritonJoin;
+import org.spillway.gpu.join.triton.TritonOptions;
 import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.Locale;

@@ -21,7 +21,7 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.PinnedHostAllocator;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
-import org.spillway.gpu.join.CpuNopaHashJoin;
+import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.GpuJoinStats;
 import org.spillway.gpu.join.HostJoinInput;

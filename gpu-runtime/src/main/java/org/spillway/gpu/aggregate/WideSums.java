@@ -1,10 +1,11 @@
 package org.spillway.gpu.aggregate;
 
+import org.spillway.gpu.expr.AggCall;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
 /**
- * The 128-bit accumulators of wide sums ({@link org.spillway.gpu.expr.AggCall#isWideSum}) and their exact values. The CPU backend keeps
+ * The 128-bit accumulators of wide sums ({@link AggCall#isWideSum}) and their exact values. The CPU backend keeps
  * per group a signed 64-bit partial sum and the count of its wrap-arounds (+1 for each 2^64 it overflowed upwards,
  * -1 downwards): the sum is {@code wraps * 2^64 + low}, one add and one rarely taken branch per row, as cheap as
  * the checked 64-bit sum. The GPU kernels keep two's-complement (low, high) words.

@@ -3,10 +3,10 @@ package org.spillway.gpu.expr;
 import org.spillway.gpu.vector.ExprType;
 
 /**
- * One aggregate function of a {@link org.spillway.gpu.pipeline.PipelineStage.Aggregate}: its kind, the input column it reads (-1 for
- * COUNT(*)) and the type of its result. A SUM whose result type is {@link ExprType#BIG_DECIMAL} is a wide sum:
- * accumulated exactly in 128 bits and returned as a BigDecimal at its argument's scale, for sums the planner
- * cannot bound below 2^63.
+ * One aggregate function of a {@link org.spillway.gpu.pipeline.PipelineStage.Aggregate}: its kind, the input column
+ * it reads (-1 for COUNT(*)) and the type of its result. A SUM whose result type is {@link ExprType#BIG_DECIMAL} is a
+ * wide sum: accumulated exactly in 128 bits and returned as a BigDecimal at its argument's scale, for sums the
+ * planner cannot bound below 2^63.
  */
 public record AggCall(Kind kind, int argument, ExprType resultType) {
   /** Supported aggregate functions; SUM0 is SUM that gives 0 instead of NULL over no rows. */

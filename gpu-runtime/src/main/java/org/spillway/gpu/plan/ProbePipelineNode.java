@@ -14,7 +14,7 @@ import java.util.function.IntFunction;
 
 /**
  * A CPU pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
- * run first, each into a {@link org.spillway.gpu.join.hash.JoinHashTable}; then the source (a table scan, or another node's output) streams in
+ * run first, each into a {@link JoinHashTable}; then the source (a table scan, or another node's output) streams in
  * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
  * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
  */

@@ -105,8 +105,8 @@ public final class RandomBatches implements AutoCloseable {
    * Runs both backends; both must fail with an ArithmeticException or return the same rows (in any order),
    * the GPU run without falling back to the CPU unless {@code fallbackAllowed} names the reason.
    */
-  public static List<Object[]> assertSameResult(GpuColumnarPipeline gpu, TransferMethod method, List<SourceBatch> batches,
-      String where, String fallbackAllowed) {
+  public static List<Object[]> assertSameResult(GpuColumnarPipeline gpu, TransferMethod method,
+      List<SourceBatch> batches, String where, String fallbackAllowed) {
     List<Object[]> expected;
     try {
       expected = rowsOf(gpu.cpuPipeline().run(batches, 3, () -> false));
@@ -128,8 +128,8 @@ public final class RandomBatches implements AutoCloseable {
    * return the same batches (one per morsel that kept a row), rows in the same order, the same types and values,
    * the GPU run without falling back to the CPU. Returns the GPU's batches (null when both failed).
    */
-  public static List<ColumnBatch> assertSameBatches(GpuColumnarPipeline gpu, TransferMethod method, List<SourceBatch> batches,
-      String where) {
+  public static List<ColumnBatch> assertSameBatches(GpuColumnarPipeline gpu, TransferMethod method,
+      List<SourceBatch> batches, String where) {
     List<ColumnBatch> expected;
     try {
       expected = gpu.cpuPipeline().run(batches, 3, () -> false);

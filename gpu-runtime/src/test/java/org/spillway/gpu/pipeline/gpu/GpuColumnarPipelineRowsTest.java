@@ -63,7 +63,8 @@ class GpuColumnarPipelineRowsTest {
   }
 
   @ParameterizedTest
-  @MethodSource("org.spillway.gpu.pipeline.gpu.GpuColumnarPipelineTest#variants")  // both methods and variants, NULLs or not
+  // both methods and variants, NULLs or not
+  @MethodSource("org.spillway.gpu.pipeline.gpu.GpuColumnarPipelineTest#variants")
   void randomRowPipelinesMatchTheCpuBackendInOrder(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
