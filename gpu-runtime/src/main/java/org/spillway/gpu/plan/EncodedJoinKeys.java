@@ -1,6 +1,4 @@
-package org.spillway.adapter;
-
-import org.spillway.gpu.plan.NodeOutput;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.join.keys.JoinKeyColumn;
@@ -9,32 +7,37 @@ import org.spillway.gpu.join.keys.JoinKeys;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The equi-join keys of both sides of one join run, one long per row, encoded by one {@link JoinKeyEncoder}
  * when first asked for: the build side's first, as the probe side's encoding needs it (unless the keys are a
  * column as it is, which a GPU join may then read in place without either being encoded).
  */
-final class SpillwayJoinEncodedKeys {
+final class EncodedJoinKeys {
   private final JoinKeyEncoder encoder;
   private final NodeOutput build;
   private final int[] buildColumns;
-  private final List<SpillwayField> buildFields;
+  private final List<ExprType> buildTypes;
+  private final List<Supplier<List<String>>> buildDictionaries;
   private final NodeOutput probe;
   private final int[] probeColumns;
-  private final List<SpillwayField> probeFields;
+  private final List<ExprType> probeTypes;
+  private final List<Supplier<List<String>>> probeDictionaries;
   private JoinKeys buildKeys;
   private JoinKeys probeKeys;
 
   /** The keys of a join of {@code left} and {@code right}, built on the left when {@code buildLeft}. */
-  SpillwayJoinEncodedKeys(SpillwayJoinKeys keys, NodeOutput left, NodeOutput right, boolean buildLeft) {
+  EncodedJoinKeys(EquiJoinKeys keys, NodeOutput left, NodeOutput right, boolean buildLeft) {
     this.build = buildLeft ? left : right;
     this.buildColumns = buildLeft ? keys.leftKeys() : keys.rightKeys();
-    this.buildFields = buildLeft ? keys.leftFields() : keys.rightFields();
+    this.buildTypes = buildLeft ? keys.leftTypes() : keys.rightTypes();
+    this.buildDictionaries = buildLeft ? keys.leftDictionaries() : keys.rightDictionaries();
     this.probe = buildLeft ? right : left;
     this.probeColumns = buildLeft ? keys.rightKeys() : keys.leftKeys();
-    this.probeFields = buildLeft ? keys.rightFields() : keys.leftFields();
-    this.encoder = JoinKeyEncoder.of(types(buildFields), types(probeFields));
+    this.probeTypes = buildLeft ? keys.rightTypes() : keys.leftTypes();
+    this.probeDictionaries = buildLeft ? keys.rightDictionaries() : keys.leftDictionaries();
+    this.encoder = JoinKeyEncoder.of(buildTypes, probeTypes);
   }
 
   /** Whether each side's key is its single key column as it is. */
@@ -44,7 +47,7 @@ final class SpillwayJoinEncodedKeys {
 
   JoinKeys build() {
     if (buildKeys == null) {
-      buildKeys = encoder.encodeBuild(columns(build, buildColumns, buildFields));
+      buildKeys = encoder.encodeBuild(columns(build, buildColumns, buildDictionaries));
     }
     return buildKeys;
   }
@@ -54,19 +57,19 @@ final class SpillwayJoinEncodedKeys {
       if (!encoder.keysAsIs()) {
         build();
       }
-      probeKeys = encoder.encodeProbe(columns(probe, probeColumns, probeFields));
+      probeKeys = encoder.encodeProbe(columns(probe, probeColumns, probeDictionaries));
     }
     return probeKeys;
   }
 
   /** The build side for a GPU join. */
-  SpillwayGpuJoinRun.Side buildSide() {
-    return new SpillwayGpuJoinRun.Side(build, buildColumns, asIs(), this::build);
+  GpuJoinRun.Side buildSide() {
+    return new GpuJoinRun.Side(build, buildColumns, asIs(), this::build);
   }
 
   /** The probe side for a GPU join. */
-  SpillwayGpuJoinRun.Side probeSide() {
-    return new SpillwayGpuJoinRun.Side(probe, probeColumns, asIs(), this::probe);
+  GpuJoinRun.Side probeSide() {
+    return new GpuJoinRun.Side(probe, probeColumns, asIs(), this::probe);
   }
 
   NodeOutput buildColumns() {
@@ -77,17 +80,13 @@ final class SpillwayJoinEncodedKeys {
     return probe;
   }
 
-  private static List<JoinKeyColumn> columns(NodeOutput side, int[] columns, List<SpillwayField> fields) {
+  private static List<JoinKeyColumn> columns(NodeOutput side, int[] columns,
+      List<Supplier<List<String>>> dictionaries) {
     List<JoinKeyColumn> out = new ArrayList<>();
     for (int k = 0; k < columns.length; k++) {
-      SpillwayField field = fields.get(k);
-      out.add(new JoinKeyColumn(side.column(columns[k]),
-          field.type().kind() == ExprType.Kind.STRING ? field.dictionary().get() : null));
+      Supplier<List<String>> dictionary = dictionaries.get(k);
+      out.add(new JoinKeyColumn(side.column(columns[k]), dictionary != null ? dictionary.get() : null));
     }
     return out;
-  }
-
-  private static List<ExprType> types(List<SpillwayField> fields) {
-    return fields.stream().map(SpillwayField::type).toList();
   }
 }

@@ -1,12 +1,5 @@
-package org.spillway.adapter;
+package org.spillway.gpu.plan;
 
-import org.spillway.gpu.plan.JoinedOutput;
-import org.spillway.gpu.plan.NodeOutput;
-import org.spillway.gpu.plan.PlanNode;
-import org.spillway.gpu.plan.RunContext;
-
-import org.apache.calcite.rel.core.JoinRelType;
-import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
@@ -23,23 +16,27 @@ import java.util.List;
 
 /**
  * An equi-join at run time: runs both inputs, joins their keys with the algorithm the cost model chose
- * (CPU NOPA or radix, or a GPU join of {@link SpillwayGpuJoins}) into row-id pairs, and returns the output as
+ * (CPU NOPA or radix, or the GPU join of its {@link GpuJoinFactory}) into row-id pairs, and returns the output as
  * {@link JoinedOutput}, which gathers payload columns only when they are read.
  *
  * <p>The joins preserve their probe side: a LEFT join probes with the left input, a RIGHT join with the right,
  * SEMI and ANTI joins probe with the left input and return its rows.
  */
-final class SpillwayJoinNode implements PlanNode {
+public final class MaterializedJoinNode implements PlanNode {
   private final PlanNode left;
   private final PlanNode right;
-  private final SpillwayJoinKeys keys;
-  private final JoinRelType joinType;
-  private final Candidate choice;
-  private final SpillwayDeviceUsage usage;
+  private final EquiJoinKeys keys;
+  private final JoinType joinType;
+  private final JoinChoice choice;
+  private final DeviceRuns usage;
   private final String label;
 
-  SpillwayJoinNode(PlanNode left, PlanNode right, SpillwayJoinKeys keys, JoinRelType joinType,
-      Candidate choice, SpillwayDeviceUsage usage, String label) {
+  /**
+   * A join of {@code left} and {@code right} of {@code joinType} (LEFT_OUTER preserves the probe side, which
+   * {@code choice} says is the side not built on).
+   */
+  public MaterializedJoinNode(PlanNode left, PlanNode right, EquiJoinKeys keys, JoinType joinType,
+      JoinChoice choice, DeviceRuns usage, String label) {
     this.left = left;
     this.right = right;
     this.keys = keys;
@@ -51,7 +48,7 @@ final class SpillwayJoinNode implements PlanNode {
 
   @Override public List<ExprType> types() {
     List<ExprType> out = new ArrayList<>(left.types());
-    if (joinType.projectsRight()) {
+    if (projectsRight()) {
       out.addAll(right.types());
     }
     return out;
@@ -62,24 +59,23 @@ final class SpillwayJoinNode implements PlanNode {
    * a join of billions of rows needs no memory for them.
    */
   @Override public NodeOutput run(RunContext context, BitSet read) {
-    if (!read.isEmpty() || choice.algorithm().gpu()) {
+    if (!read.isEmpty() || choice.gpu()) {
       return run(context);
     }
     NodeOutput leftColumns = left.run(context);
     NodeOutput rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
-    SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns,
-        choice.buildLeft());
+    EncodedJoinKeys encoded = new EncodedJoinKeys(keys, leftColumns, rightColumns, choice.buildLeft());
     JoinKeys buildKey = encoded.build();
     JoinKeys probeKey = encoded.probe();
     long start = System.nanoTime();
     try (EquiJoin join = cpuJoin(context)) {
-      JoinResult result = join.join(buildKey.countingInput(), probeKey.countingInput(), joinType(),
+      JoinResult result = join.join(buildKey.countingInput(), probeKey.countingInput(), joinType,
           JoinOutput.AGGREGATED);
       usage.record(false);
       RunContext.trace("cpu join %s counted (%s): %d x %d -> %d rows in %.1f ms", label, result.algorithm(),
           buildKey.rows(), probeKey.rows(), result.rowCount(), (System.nanoTime() - start) / 1e6);
-      return new SpillwayRowCount(result.rowCount(), types());
+      return new RowCountOutput(result.rowCount(), types());
     }
   }
 
@@ -88,7 +84,7 @@ final class SpillwayJoinNode implements PlanNode {
     NodeOutput rightColumns = right.run(context);
     context.checkCancelled("before join " + label);
     boolean buildLeft = choice.buildLeft();
-    SpillwayJoinEncodedKeys encoded = new SpillwayJoinEncodedKeys(keys, leftColumns, rightColumns, buildLeft);
+    EncodedJoinKeys encoded = new EncodedJoinKeys(keys, leftColumns, rightColumns, buildLeft);
     NodeOutput build = encoded.buildColumns();
     NodeOutput probe = encoded.probeColumns();
     long start = System.nanoTime();
@@ -99,9 +95,9 @@ final class SpillwayJoinNode implements PlanNode {
     context.checkCancelled("after join " + label);
     MemoryGuard.require("the join " + label + " of " + build.rows() + " x " + probe.rows()
         + " rows into " + result.rowCount() + " rows", result.rowCount() * Integer.BYTES
-        * (joinType.projectsRight() ? 2L : 1L));
+        * (projectsRight() ? 2L : 1L));
     int[] probeRows = result.probeRows().toArray();
-    if (!joinType.projectsRight()) {
+    if (!projectsRight()) {
       return new JoinedOutput(leftColumns, null, probeRows, null);
     }
     int[] buildRows = result.buildRows().toArray();
@@ -109,11 +105,11 @@ final class SpillwayJoinNode implements PlanNode {
         : new JoinedOutput(leftColumns, rightColumns, probeRows, buildRows);
   }
 
-  private JoinResult join(SpillwayJoinEncodedKeys encoded, RunContext context) {
-    JoinType type = joinType();
-    if (choice.algorithm().gpu()) {
-      JoinResult result = SpillwayGpuJoinRun.join(choice.algorithm(), options(), encoded.buildSide(),
-          encoded.probeSide(), type, context.cancelled());
+  private JoinResult join(EncodedJoinKeys encoded, RunContext context) {
+    JoinType type = joinType;
+    if (choice.gpu()) {
+      JoinResult result = GpuJoinRun.join(choice.gpuJoin(), encoded.buildSide(), encoded.probeSide(), type,
+          context.cancelled());
       usage.record(true);
       return result;
     }
@@ -130,26 +126,13 @@ final class SpillwayJoinNode implements PlanNode {
     }
   }
 
-  private JoinType joinType() {
-    return switch (joinType) {
-      case INNER -> JoinType.INNER;
-      case LEFT, RIGHT -> JoinType.LEFT_OUTER;  // the preserved side is the probe side
-      case SEMI -> JoinType.SEMI;
-      case ANTI -> JoinType.ANTI;
-      default -> throw new IllegalStateException(joinType + " join passed planning: " + label);
-    };
+  /** Whether the output has the right side's columns after the left's (a semi- or anti-join returns left rows). */
+  private boolean projectsRight() {
+    return joinType != JoinType.SEMI && joinType != JoinType.ANTI;
   }
 
   private EquiJoin cpuJoin(RunContext context) {
-    return choice.algorithm() == SpillwayJoinAlgorithm.CPU_RADIX
+    return choice.algorithm() == JoinChoice.Algorithm.CPU_RADIX
         ? new CpuRadixJoin(context.threads()) : new CpuNopaHashJoin(context.threads());
-  }
-
-  /** The GPU join's configuration from the cost model's candidate. */
-  private SpillwayGpuJoinFactory.Options options() {
-    SpillwayJoinCost.RadixBits bits = choice.radixBits();
-    return new SpillwayGpuJoinFactory.Options(choice.placement(), bits == null ? 0 : bits.first(),
-        bits == null ? 0 : bits.second(),
-        choice.cacheShare() == null ? 0 : choice.cacheShare(), choice.transfer());
   }
 }

@@ -1,5 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.EquiJoinKeys;
+import org.spillway.gpu.plan.JoinChoice;
+import org.spillway.gpu.plan.MaterializedJoinNode;
 import org.spillway.gpu.plan.NodeOutput;
 import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.RunContext;
@@ -12,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,13 +24,12 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.JavaTypeFactory;
 import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.QueryProvider;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.schema.SchemaPlus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
@@ -36,7 +39,7 @@ import org.spillway.storage.TableSchema;
 import org.spillway.storage.TableWriter;
 
 /** The join node at run time: an outer join's missing side reads as NULL, and a cancelled query stops. */
-class SpillwayJoinNodeTest {
+class MaterializedJoinNodeTest {
   @TempDir static Path dir;
   private static SpillwayTable left;
   private static SpillwayTable right;
@@ -72,14 +75,14 @@ class SpillwayJoinNodeTest {
     }
   }
 
-  private static SpillwayJoinNode join(JoinRelType type, SpillwayJoinAlgorithm algorithm) {
+  /** A join built on the right side, so that the left side is the probe side that LEFT_OUTER preserves. */
+  private static MaterializedJoinNode join(JoinType type, JoinChoice.Algorithm algorithm) {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.INT64);
-    Candidate choice = new Candidate(algorithm, null, null, null, null, "none", 0, false);
-    return new SpillwayJoinNode(new ScanNode(left, new int[] {0, 1}, types),
+    return new MaterializedJoinNode(new ScanNode(left, new int[] {0, 1}, types),
         new ScanNode(right, new int[] {0, 1}, types),
-        new SpillwayJoinKeys(new int[] {0}, new int[] {0}, List.of(SpillwayField.of(ExprType.INT32)),
-            List.of(SpillwayField.of(ExprType.INT32)), null), type, choice, new SpillwayDeviceUsage(),
-        "test join");
+        new EquiJoinKeys(new int[] {0}, new int[] {0}, List.of(ExprType.INT32), List.of(ExprType.INT32),
+            Collections.singletonList(null), Collections.singletonList(null)), type,
+        new JoinChoice(algorithm, false, null), new SpillwayDeviceUsage(), "test join");
   }
 
   private static List<String> rows(PlanNode node, AtomicBoolean cancel) {
@@ -93,23 +96,23 @@ class SpillwayJoinNodeTest {
   }
 
   @Test void leftJoinKeepsUnmatchedLeftRowsWithNulls() {
-    for (SpillwayJoinAlgorithm algorithm : List.of(SpillwayJoinAlgorithm.CPU_NOPA, SpillwayJoinAlgorithm.CPU_RADIX)) {
+    for (JoinChoice.Algorithm algorithm : List.of(JoinChoice.Algorithm.CPU_NOPA, JoinChoice.Algorithm.CPU_RADIX)) {
       assertEquals(List.of("[1, 10, null, null]", "[2, 20, 2, 200]", "[2, 21, 2, 200]", "[3, 30, null, null]",
-          "[4, 40, 4, 400]", "[4, 40, 4, 401]"), rows(join(JoinRelType.LEFT, algorithm), new AtomicBoolean()),
+          "[4, 40, 4, 400]", "[4, 40, 4, 401]"), rows(join(JoinType.LEFT_OUTER, algorithm), new AtomicBoolean()),
           algorithm.toString());
-      assertEquals(List.of("[1, 10]", "[3, 30]"), rows(join(JoinRelType.ANTI, algorithm), new AtomicBoolean()));
+      assertEquals(List.of("[1, 10]", "[3, 30]"), rows(join(JoinType.ANTI, algorithm), new AtomicBoolean()));
     }
   }
 
   @Test void aCancelledQueryStopsBeforeTheJoin() {
     CancellationException e = assertThrows(CancellationException.class,
-        () -> rows(join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA), new AtomicBoolean(true)));
+        () -> rows(join(JoinType.INNER, JoinChoice.Algorithm.CPU_NOPA), new AtomicBoolean(true)));
     assertTrue(e.getMessage().contains("before join test join"), e.getMessage());
   }
 
   /** A nested-loop join above enumerates its inner input once per outer row: the subtree must run once. */
   @Test void anExecutionRunsItsSubtreeOnceHoweverOftenItIsEnumerated() {
-    PlanNode join = join(JoinRelType.INNER, SpillwayJoinAlgorithm.CPU_NOPA);
+    PlanNode join = join(JoinType.INNER, JoinChoice.Algorithm.CPU_NOPA);
     AtomicInteger runs = new AtomicInteger();
     PlanNode counting = new PlanNode() {
       @Override public List<ExprType> types() {

@@ -1,8 +1,4 @@
-package org.spillway.adapter;
-
-import org.spillway.gpu.plan.ArrowScanOutput;
-import org.spillway.gpu.plan.NodeOutput;
-import org.spillway.gpu.plan.RunContext;
+package org.spillway.gpu.plan;
 
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
@@ -27,29 +23,28 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Runs a GPU equi-join of the {@link SpillwayGpuJoins#factory() factory} over keys in pinned host memory, which
+ * Runs a GPU equi-join, created by the planner's {@link GpuJoinFactory}, over keys in pinned host memory, which
  * GPU joins read directly: a bare scan's key column in place when it is one pinned Arrow buffer, else a copy
  * into pooled pinned buffers ({@link PinnedScratch}: pinning fresh memory per join cost as much as the copy),
  * given back when the join returns or throws.
  */
-final class SpillwayGpuJoinRun implements AutoCloseable {
+final class GpuJoinRun implements AutoCloseable {
   private final CudaDevice device;
   private final List<HostBuffer> buffers = new ArrayList<>();
   /** Time spent building key columns from the sides' rows, and copying them into pinned memory. */
   private long gatherNanos;
   private long stageNanos;
 
-  private SpillwayGpuJoinRun(CudaDevice device) {
+  private GpuJoinRun(CudaDevice device) {
     this.device = device;
   }
 
-  /** Joins build and probe keys (row ids out) with the GPU algorithm the cost model chose. */
-  static JoinResult join(SpillwayJoinAlgorithm algorithm, SpillwayGpuJoinFactory.Options options, Side build,
-      Side probe, JoinType type, BooleanSupplier cancelled) {
+  /** Joins build and probe keys (row ids out) with the GPU join that {@code factory} creates. */
+  static JoinResult join(GpuJoinFactory factory, Side build, Side probe, JoinType type, BooleanSupplier cancelled) {
     CudaDevice device = GpuRuntime.requireDevice();
     long start = System.nanoTime();
-    try (SpillwayGpuJoinRun run = new SpillwayGpuJoinRun(device);
-         GpuEquiJoin join = SpillwayGpuJoins.factory().create(algorithm, device, options)) {
+    try (GpuJoinRun run = new GpuJoinRun(device);
+         GpuEquiJoin join = factory.create(device)) {
       long setUp = System.nanoTime();
       HostJoinInput b = run.input(device, "build", build);
       HostJoinInput p = run.input(device, "probe", probe);

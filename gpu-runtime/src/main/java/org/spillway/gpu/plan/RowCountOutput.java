@@ -1,8 +1,4 @@
-package org.spillway.adapter;
-
-import org.spillway.gpu.plan.NodeOutput;
-import org.spillway.gpu.plan.PlanNode;
-import org.spillway.gpu.plan.RunContext;
+package org.spillway.gpu.plan;
 
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
@@ -16,14 +12,14 @@ import java.util.List;
  * The output of a node that only counted its rows because its consumer reads none of its columns (see
  * {@link PlanNode#run(RunContext, BitSet)}): batches of that many rows whose columns are all absent.
  */
-final class SpillwayRowCount implements NodeOutput {
+final class RowCountOutput implements NodeOutput {
   /** Rows per batch, so that a count beyond one Java array still runs. */
   static final int BATCH_ROWS = 1 << 30;
 
   private final long rows;
   private final List<ExprType> types;
 
-  SpillwayRowCount(long rows, List<ExprType> types) {
+  RowCountOutput(long rows, List<ExprType> types) {
     this.rows = rows;
     this.types = List.copyOf(types);
   }
