@@ -7,6 +7,7 @@ import java.util.List;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 /**
