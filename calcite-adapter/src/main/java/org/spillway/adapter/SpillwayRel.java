@@ -16,11 +16,11 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.JoinProbe;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.HashMap;
