@@ -9,7 +9,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.spillway.gpu.exec.SqlLikePatterns;
+import org.spillway.gpu.expr.SqlLikePatterns;
 import org.spillway.storage.ColumnReader;
 import org.spillway.storage.StoredTable;
 
