@@ -239,13 +239,20 @@ public sealed interface Expr {
 
   /**
    * {@code operand LIKE pattern} over plain text, matched as Calcite matches it ({@link SqlLikePatterns}); NULL
-   * text gives NULL. Dictionary-encoded text needs none: its matching codes become {@link InRanges}.
+   * text gives NULL. Dictionary-encoded text needs none: its matching codes become {@link InRanges}. The pattern
+   * is compiled twice: {@code regex} for text held as Java strings, {@code bytes} for text read from Arrow's UTF-8
+   * ({@link TextSelection}; null for a pattern with a lone surrogate, which only the regex matches).
    */
-  record Like(Expr operand, String pattern, String escape, Pattern regex) implements Expr {
+  record Like(Expr operand, String pattern, String escape, Pattern regex, Utf8LikeMatcher bytes) implements Expr {
     public Like {
       if (operand.type().kind() != ExprType.Kind.TEXT) {
         throw new IllegalArgumentException("LIKE needs a TEXT operand, got " + operand.type());
       }
+    }
+
+    /** The LIKE of a pattern and an escape character (null for none) whose regular expression is compiled. */
+    public Like(Expr operand, String pattern, String escape, Pattern regex) {
+      this(operand, pattern, escape, regex, Utf8LikeMatcher.compile(pattern, escape));
     }
 
     /** The LIKE of a pattern and an escape character (null for none). */

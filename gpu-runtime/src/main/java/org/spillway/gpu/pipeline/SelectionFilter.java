@@ -6,6 +6,7 @@ import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VarCharVector;
 
 /**
  * A filter condition evaluated as selection vectors, as the selection primitives of MonetDB/X100 (Boncz,
@@ -15,8 +16,9 @@ import org.apache.arrow.vector.FieldVector;
  *
  * <p>Comparisons of long-lane columns with literals or with each other, range tests ({@link Expr.InRanges}),
  * IS [NOT] NULL of a column, BOOLEAN columns and literals have select loops of their own; they read a column the
- * morsel has not loaded straight from its Arrow buffer, at the selected rows only. Anything else (OR, CASE, LIKE,
- * arithmetic, doubles, text) is evaluated by {@link VectorEvaluator} over the selected rows. A row is kept iff the
+ * morsel has not loaded straight from its Arrow buffer, at the selected rows only. So do [NOT] LIKE, =, <> and IN
+ * of plain text against literals ({@link TextSelection}), on the UTF-8 bytes. Anything else (OR, CASE,
+ * arithmetic, doubles, text held as strings) is evaluated by {@link VectorEvaluator} over the selected rows. A row is kept iff the
  * condition is TRUE (NULL drops it, Kleene's AND agrees), and a conjunct never runs on a row an earlier one
  * dropped, as Calcite's generated code guarantees.
  */
@@ -68,6 +70,11 @@ final class SelectionFilter {
       if (right != null && c.left() instanceof Expr.Literal lit) {
         return selectLiteral(flipped(c.op()), morsel, right, lit, s, count);
       }
+    }
+    TextSelection text = TextSelection.of(condition);
+    if (text != null && morsel.loaded(text.column()) == null
+        && morsel.source(text.column()) instanceof VarCharVector source) {
+      return text.select(source, morsel.offset(), sourceRows(morsel, s, count), s, count);
     }
     return selectEvaluated(condition, morsel, s, count);
   }
