@@ -1,5 +1,6 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.RunContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,43 @@ class SpillwaySubqueryPlanTest {
   @AfterAll static void closeCatalogs() throws Exception {
     CatalogRegistry.close(dir);
     profile.close();
+  }
+
+  /**
+   * Q15 reads its view twice (the suppliers' revenues, and their maximum in a scalar subquery); the two equal
+   * aggregations over lineitem run once (SpillwayRel.Implementor shares them). Its answer is checked against
+   * DuckDB's in the tests module.
+   */
+  @Test void q15ComputesItsViewOnce() throws Exception {
+    String trace = traced(() -> assertEquals(1, SpillwayAssert.rows(
+        SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu", TpchQueries.sql(15)).size()));
+    long lineitemPipelines = trace.lines().filter(l -> l.contains("pipeline over SpillwayTable {lineitem}")).count();
+    assertEquals(1, lineitemPipelines, trace);
+    assertTrue(trace.contains("shared subtree computed once"), trace);
+  }
+
+  /** What the block writes to stderr with the engine's trace switched on. */
+  private static String traced(ThrowingRunnable block) throws Exception {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    String before = System.getProperty(RunContext.TRACE_PROPERTY);
+    System.setProperty(RunContext.TRACE_PROPERTY, "true");
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      block.run();
+    } finally {
+      System.setErr(err);
+      if (before == null) {
+        System.clearProperty(RunContext.TRACE_PROPERTY);
+      } else {
+        System.setProperty(RunContext.TRACE_PROPERTY, before);
+      }
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
   }
 
   @Test void q17AveragesOnlyTheQuantitiesOfTheKeptParts() throws SQLException {
