@@ -40,7 +40,7 @@ final class SpillwayJoinOrderRule extends RelRule<SpillwayRuleConfig> {
   static final SpillwayJoinOrderRule INSTANCE = (SpillwayJoinOrderRule) SpillwayRuleConfig.of(
       "SpillwayJoinOrderRule", b -> b.operand(MultiJoin.class).anyInputs(), SpillwayJoinOrderRule::new).toRule();
   /** Beyond this many factors the 3^n subset pairs take too long; Calcite's heuristic orders them. */
-  static final int MAX_FACTORS = 12;
+  static final int MAX_FACTORS = 10;
 
   private SpillwayJoinOrderRule(SpillwayRuleConfig config) {
     super(config);
