@@ -444,7 +444,7 @@ public final class ColumnarPipeline {
           throw new IllegalArgumentException("group key $" + key + " is not a groupable column of " + types);
         }
       }
-      if (a.sortedRuns() && !SortedRunAggregation.sortable(types.get(a.groupKeys()[0]))) {
+      if (a.sortedRuns() && !PipelineStage.Aggregate.sortedRunsKey(types.get(a.groupKeys()[0]))) {
         throw new IllegalArgumentException("sorted runs of group key $" + a.groupKeys()[0] + " of "
             + types.get(a.groupKeys()[0]) + ": only integral keys compare as their words");
       }

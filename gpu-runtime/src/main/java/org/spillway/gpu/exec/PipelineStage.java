@@ -52,6 +52,14 @@ public sealed interface PipelineStage {
       }
     }
 
+    /** Whether keys of this type may run as sorted runs: they compare as their 64-bit words (integers, dates, decimals). */
+    public static boolean sortedRunsKey(ExprType type) {
+      return switch (type.kind()) {
+        case INT32, INT64, DATE, DECIMAL -> true;
+        default -> false;
+      };
+    }
+
     /** A hash aggregation. */
     public Aggregate(int[] groupKeys, List<AggCall> calls) {
       this(groupKeys, calls, false);

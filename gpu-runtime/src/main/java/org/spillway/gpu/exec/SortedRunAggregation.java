@@ -29,7 +29,7 @@ final class SortedRunAggregation {
 
   /** An aggregation of {@code stage} (one key, input {@code inputTypes}) over {@code morsels} numbered morsels. */
   SortedRunAggregation(List<ExprType> inputTypes, PipelineStage.Aggregate stage, int morsels) {
-    if (stage.groupKeys().length != 1 || !sortable(inputTypes.get(stage.groupKeys()[0]))) {
+    if (stage.groupKeys().length != 1 || !PipelineStage.Aggregate.sortedRunsKey(inputTypes.get(stage.groupKeys()[0]))) {
       throw new IllegalArgumentException("an aggregation over sorted runs groups by one integral key, not "
           + Arrays.toString(stage.groupKeys()) + " of " + inputTypes);
     }
@@ -38,14 +38,6 @@ final class SortedRunAggregation {
     this.key = stage.groupKeys()[0];
     this.keyType = inputTypes.get(key);
     this.morsels = new Runs[morsels];
-  }
-
-  /** Whether keys of this type compare as their 64-bit words (integers, dates, decimals of one scale). */
-  static boolean sortable(ExprType type) {
-    return switch (type.kind()) {
-      case INT32, INT64, DATE, DECIMAL -> true;
-      default -> false;
-    };
   }
 
   /** Thrown where the keys are not clustered after all. */
