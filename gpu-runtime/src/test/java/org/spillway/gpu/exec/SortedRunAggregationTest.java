@@ -168,8 +168,8 @@ class SortedRunAggregationTest {
       }
       if (shape == Shape.ALL_DISTINCT || left-- <= 0) {
         key += 1 + random.nextInt(3);
-        int r = random.nextInt(100);
-        left = r < 90 ? random.nextInt(8) : r < 99 ? random.nextInt(2000) : random.nextInt(3 * MORSEL);
+        int r = random.nextInt(1000);
+        left = r < 950 ? random.nextInt(8) : r < 998 ? random.nextInt(2000) : random.nextInt(3 * MORSEL);
       }
       keys[i] = key;
     }
