@@ -29,8 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The aggregation over sorted runs as the planner picks it: over tables written in key order (as TPC-H's lineitem
  * and orders are), an aggregate whose one key is the sorted column, reached through filters, projections and a hash
  * join's probe side, shows {@code variant=sorted-runs}; a key that is computed, a second key, a column not in order
- * or one from a join's build side keeps {@code variant=hash}. The rows equal Calcite's own over the same rows (seed in every message); more
- * lineitem rows than one morsel holds, so runs cross morsel boundaries.
+ * or one from a join's build side keeps {@code variant=hash}. The rows equal Calcite's own over the same rows (seed
+ * in every message); more lineitem rows than one morsel holds, so runs cross morsel boundaries.
  */
 class SpillwaySortedRunsTest {
   private static final long SEED = System.nanoTime();

@@ -259,7 +259,7 @@ final class AggregateAccumulators {
     }
   }
 
-  /** The column of call {@code c} over groups {@code 0 .. n-1}: NULL where no value reached a function that needs one. */
+  /** The column of call {@code c} over groups {@code 0 .. n-1}: NULL where no value reached a function needing one. */
   ColumnVector result(int c, int n) {
     AggCall call = calls.get(c);
     boolean nullWhenEmpty = call.kind() != AggCall.Kind.COUNT && call.kind() != AggCall.Kind.SUM0;

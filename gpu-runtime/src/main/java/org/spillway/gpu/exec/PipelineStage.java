@@ -52,7 +52,7 @@ public sealed interface PipelineStage {
       }
     }
 
-    /** Whether keys of this type may run as sorted runs: they compare as their 64-bit words (integers, dates, decimals). */
+    /** Whether keys of this type may form sorted runs: they compare as their words (integers, dates, decimals). */
     public static boolean sortedRunsKey(ExprType type) {
       return switch (type.kind()) {
         case INT32, INT64, DATE, DECIMAL -> true;

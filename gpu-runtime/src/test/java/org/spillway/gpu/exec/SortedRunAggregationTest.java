@@ -132,7 +132,8 @@ class SortedRunAggregationTest {
 
   /**
    * Runs the stages and an aggregation grouped by {@code key} once over sorted runs and once by hashing, and
-   * compares the rows; the sorted pipeline must report {@code how} (a prefix of {@link ColumnarPipeline#lastAggregation}).
+   * compares the rows; the sorted pipeline must report {@code how} (a prefix of its
+   * {@link ColumnarPipeline#lastAggregation}).
    */
   private static void checkAgainstHash(List<ColumnBatch> input, List<PipelineStage> stages, int key, int threads,
       String how, String where) {
@@ -201,8 +202,8 @@ class SortedRunAggregationTest {
       int to = from + rows;
       Arrays.fill(bands, from, to, batches.size() % 3);
       batches.add(new ColumnBatch(new ColumnVector[] {
-          ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(keys, from, to), Arrays.copyOfRange(keyNulls, from, to),
-              rows),
+          ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(keys, from, to),
+              Arrays.copyOfRange(keyNulls, from, to), rows),
           ColumnVector.ofLongs(ExprType.INT64, Arrays.copyOfRange(values, from, to),
               Arrays.copyOfRange(valueNulls, from, to), rows),
           ColumnVector.ofDoubles(Arrays.copyOfRange(ratios, from, to), null, rows),
