@@ -4,7 +4,7 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.storage.ColumnStatistics;
 
 /**
