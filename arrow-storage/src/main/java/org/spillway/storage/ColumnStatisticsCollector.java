@@ -3,6 +3,7 @@ package org.spillway.storage;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.arrow.vector.BaseIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
@@ -12,6 +13,9 @@ import org.apache.arrow.vector.VarCharVector;
 /**
  * Accumulates min, max, null count and distinct values of one column over the batches of a table being
  * written; text columns also keep their exact distinct set while it is small enough to become a dictionary.
+ * Numeric and date columns also track whether their non-null values are non-decreasing in table order
+ * ({@link ColumnStatistics#sorted}): one compare per row, and per batch its first and last value, so that batches
+ * merged in any order chain in their table positions.
  */
 final class ColumnStatisticsCollector {
   private final ColumnDef column;
@@ -26,6 +30,17 @@ final class ColumnStatisticsCollector {
   private double maxDouble = Double.NEGATIVE_INFINITY;
   private String minString;
   private String maxString;
+  /** Whether the values observed here are non-decreasing (NULLs aside), as order keys ({@link #orderKey}). */
+  private boolean ordered = true;
+  /** Non-null values observed here (not merged in), whose order {@link #ordered} tells. */
+  private long observed;
+  private long firstKey;
+  private long lastKey;
+  /** Batches merged in, by table position: their own order and first and last keys. */
+  private final TreeMap<Long, Segment> segments = new TreeMap<>();
+
+  /** What a batch's collector knows of its order. */
+  private record Segment(boolean ordered, long valueCount, long first, long last) {}
 
   ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct) {
     this.column = column;
@@ -51,16 +66,33 @@ final class ColumnStatisticsCollector {
   }
 
   private void observeLong(long v) {
+    observeOrder(v);
     minLong = Math.min(minLong, v);
     maxLong = Math.max(maxLong, v);
     sketch.addLong(v);
   }
 
   private void observeDouble(double v) {
+    observeOrder(orderKey(v));
     minDouble = Math.min(minDouble, v);
     maxDouble = Math.max(maxDouble, v);
     // +0.0 and -0.0 are one SQL value
     sketch.addLong(Double.doubleToLongBits(v == 0.0 ? 0.0 : v));
+  }
+
+  private void observeOrder(long key) {
+    if (observed++ == 0) {
+      firstKey = key;
+    } else if (key < lastKey) {
+      ordered = false;
+    }
+    lastKey = key;
+  }
+
+  /** A long that orders as the double does (-0.0 as 0.0; NaN above all). */
+  private static long orderKey(double v) {
+    long bits = Double.doubleToLongBits(v == 0.0 ? 0.0 : v);
+    return bits ^ ((bits >> 63) & Long.MAX_VALUE);
   }
 
   private void observeString(byte[] utf8) {
@@ -80,8 +112,17 @@ final class ColumnStatisticsCollector {
     }
   }
 
-  /** Folds another collector of the same column into this one. */
-  void merge(ColumnStatisticsCollector other) {
+  /**
+   * Folds the collector of one batch of the same column (one that observed rows and merged none), the rows at table
+   * position {@code position}, into this one. Positions order the batches of a table; merges may come in any order.
+   */
+  void merge(ColumnStatisticsCollector other, long position) {
+    if (!other.segments.isEmpty()) {
+      throw new IllegalArgumentException("a collector that merged batches is no batch of its own");
+    }
+    if (segments.put(position, new Segment(other.isSorted(), other.observed, other.firstKey, other.lastKey)) != null) {
+      throw new IllegalArgumentException("two batches at position " + position + " of column " + column.name());
+    }
     nullCount += other.nullCount;
     valueCount += other.valueCount;
     minLong = Math.min(minLong, other.minLong);
@@ -112,16 +153,43 @@ final class ColumnStatisticsCollector {
     return exactDistinct;
   }
 
+  /**
+   * Whether the non-null values are known non-decreasing: those observed here, then the merged batches in position
+   * order, each starting at or above where the one before ended. Text columns are not tracked (false).
+   */
+  private boolean isSorted() {
+    if (column.type().kind().isText() || !ordered) {
+      return false;
+    }
+    boolean any = observed > 0;
+    long last = lastKey;
+    for (Segment s : segments.values()) {
+      if (!s.ordered()) {
+        return false;
+      }
+      if (s.valueCount() == 0) {
+        continue;
+      }
+      if (any && s.first() < last) {
+        return false;
+      }
+      any = true;
+      last = s.last();
+    }
+    return true;
+  }
+
   ColumnStatistics toStatistics() {
+    boolean sorted = isSorted();
     if (valueCount == 0) {
-      return new ColumnStatistics(column.name(), null, null, nullCount, 0);
+      return new ColumnStatistics(column.name(), null, null, nullCount, 0, sorted);
     }
     long distinct = exactDistinct != null ? exactDistinct.size() : Math.max(1, Math.min(valueCount, sketch.estimate()));
     return switch (column.type().kind()) {
-      case DOUBLE -> new ColumnStatistics(column.name(), minDouble, maxDouble, nullCount, distinct);
-      case CHAR, VARCHAR -> new ColumnStatistics(column.name(), minString, maxString, nullCount, distinct);
+      case DOUBLE -> new ColumnStatistics(column.name(), minDouble, maxDouble, nullCount, distinct, sorted);
+      case CHAR, VARCHAR -> new ColumnStatistics(column.name(), minString, maxString, nullCount, distinct, false);
       default -> new ColumnStatistics(column.name(), ValueConversions.fromLong(column.type(), minLong),
-          ValueConversions.fromLong(column.type(), maxLong), nullCount, distinct);
+          ValueConversions.fromLong(column.type(), maxLong), nullCount, distinct, sorted);
     };
   }
 }

@@ -16,7 +16,8 @@ import java.util.List;
  * The JSON sidecar of a table directory ({@value #FILE_NAME}): schema, statistics, which text columns are
  * dictionary-encoded, and the IPC files in load order with their sizes and checksums. Reading it is cheap,
  * so catalogs open fast. Format 1 (before checksums) listed only the file names: {@link #checksums} is then
- * empty and the files load unverified.
+ * empty and the files load unverified. A column's {@code sorted} flag is optional in both formats: readers before it
+ * ignore it, and a table written before it reads as not known sorted, so it needs no new format version.
  */
 record TableMetadata(String name, TableSchema schema, TableStatistics statistics, List<Boolean> dictionaryEncoded,
     List<String> files, List<FileChecksum> checksums) {
@@ -62,6 +63,7 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
       node.put("distinctCount", stats.distinctCount());
       node.putPOJO("min", ValueConversions.toJson(column.type(), stats.min()));
       node.putPOJO("max", ValueConversions.toJson(column.type(), stats.max()));
+      node.put("sorted", stats.sorted());
     }
     ArrayNode fileNodes = root.putArray("files");
     for (FileChecksum checksum : checksums) {
@@ -97,7 +99,8 @@ record TableMetadata(String name, TableSchema schema, TableStatistics statistics
         stats.add(new ColumnStatistics(column.name(),
             ValueConversions.fromJson(column.type(), textOrNull(node.get("min"))),
             ValueConversions.fromJson(column.type(), textOrNull(node.get("max"))),
-            node.path("nullCount").asLong(), node.path("distinctCount").asLong()));
+            node.path("nullCount").asLong(), node.path("distinctCount").asLong(),
+            node.path("sorted").asBoolean(false)));
       }
       List<String> files = new ArrayList<>();
       List<FileChecksum> checksums = new ArrayList<>();

@@ -123,7 +123,7 @@ public final class TableWriter implements AutoCloseable {
       ArrowFiles.write(file, root);
       synchronized (statistics) {
         for (int col = 0; col < schema.size(); col++) {
-          statistics.get(col).merge(local.get(col));
+          statistics.get(col).merge(local.get(col), position);
         }
         rowCount += root.getRowCount();
       }

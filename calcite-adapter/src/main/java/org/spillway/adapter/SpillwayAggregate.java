@@ -9,6 +9,7 @@ import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.sql.SqlExplainLevel;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.spillway.gpu.expr.AggCall;
 import org.spillway.gpu.vector.ExprType;
@@ -21,12 +22,15 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Aggregate in the Spillway convention: hash aggregation with a partial table per worker, merged at the
- * end; it ends the fused pipeline below it. SUMs that {@link SpillwaySumWidth} cannot bound below 2^63 are wide:
+ * end, or on the CPU over sorted runs where its one key arrives clustered (EXPLAIN: {@code variant=sorted-runs});
+ * it ends the fused pipeline below it. SUMs that {@link SpillwaySumWidth} cannot bound below 2^63 are wide:
  * accumulated exactly in 128 bits, BIG_DECIMAL values from here on (EXPLAIN: {@code wideSums}).
  */
 public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
   /** Positions in the call list of the wide sums, decided once when the node is made. */
   private final ImmutableBitSet wideSums;
+  /** Whether the CPU aggregates runs of its sorted key ({@link SpillwaySortedInput}), decided once when asked. */
+  private volatile Boolean sortedRuns;
 
   private SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
       List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls, ImmutableBitSet wideSums) {
@@ -59,17 +63,34 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
     return requireNonNull(super.computeSelfCost(planner, mq)).multiplyBy(SpillwayRel.COST_FACTOR);
   }
 
+  /**
+   * Whether the CPU backend aggregates sorted runs of the one key, which arrives clustered (a sorted table column
+   * through order-keeping operators), instead of hashing; the GPU hashes in any case.
+   */
+  boolean sortedRuns() {
+    Boolean sorted = sortedRuns;
+    if (sorted == null) {
+      sorted = SpillwaySortedInput.sortedRuns(this);
+      sortedRuns = sorted;
+    }
+    return sorted;
+  }
+
   @Override public RelWriter explainTerms(RelWriter pw) {
-    String variant = groupSet.isEmpty() ? "global" : "hash";  // the same algorithm on both devices
+    String variant = groupSet.isEmpty() ? "global" : "hash";
+    // digests identify nodes while planning: the variant is decided for the final plan
+    boolean digest = pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES;
+    String cpuVariant = !digest && !groupSet.isEmpty() && sortedRuns() ? "sorted-runs" : variant;
     RelWriter terms = super.explainTerms(pw)
         .itemIf("wideSums", SpillwaySumWidth.label(getGroupCount(), wideSums), !wideSums.isEmpty());
-    return SpillwayExplain.describeOperator(terms, this, variant, variant);
+    return SpillwayExplain.describeOperator(terms, this, cpuVariant, variant);
   }
 
   @Override public void implement(Implementor implementor) {
     implementor.visitChild(getInput());
     try {
-      implementor.addStage(stage(this, SpillwayExplain.inputFields(this)));
+      PipelineStage.Aggregate stage = stage(this, SpillwayExplain.inputFields(this));
+      implementor.addStage(sortedRuns() ? new PipelineStage.Aggregate(stage.groupKeys(), stage.calls(), true) : stage);
     } catch (SpillwayUnsupportedException e) {
       throw new IllegalStateException("aggregate passed planning but cannot run: " + e.getMessage(), e);
     }

@@ -154,6 +154,19 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   }
 
   /**
+   * The input whose rows stream through this join in their order, as a probe side inside its pipeline: 0 (left) or 1
+   * (right) for a CPU hash join whose probe outputs in probe order; -1 where the output is in no input's order (a
+   * join node of its own, a mark join, or a probe that outputs unmatched build rows after its last morsel).
+   */
+  int orderedInput() {
+    Candidate chosen = choice().chosen();
+    if (chosen.algorithm() != SpillwayJoinAlgorithm.CPU_NOPA || marksBuild(chosen) || preservesBuild(chosen)) {
+      return -1;
+    }
+    return chosen.buildLeft() ? 1 : 0;
+  }
+
+  /**
    * Whether the join is a semi- or anti-join built on its returned (left) side: its probe marks build rows (the
    * CPU NOPA probe only; the cost model offers this orientation to no other algorithm).
    */

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The aggregation sink of the CPU backend: a {@link GroupTable} plus one accumulator array per call. Each
+ * The aggregation sink of the CPU backend: a {@link GroupTable} plus {@link AggregateAccumulators}. Each
  * worker thread fills its own aggregator from its morsels; the partial aggregators are merged at the end.
  * Plain-text keys are grouped by their numbers in a {@link TextGroupKeys}.
  */
@@ -20,14 +20,8 @@ public final class HashAggregator {
   private final GroupTable table;
   /** Per key: the numbering of its strings when it is TEXT, else null. */
   private final TextGroupKeys[] textKeys;
-  private long[][] longAcc;
-  /** Per wide sum (null for other calls): the wrap-arounds of its 64-bit partial sums in longAcc ({@link WideSums}). */
-  private long[][] wraps;
-  private double[][] doubleAcc;
-  /** Per call and group: whether a non-null value was seen (COUNT keeps its count in longAcc). */
-  private boolean[][] seen;
-  /** Length of every accumulator array. */
-  private int capacity;
+  /** One slot per group of the table. */
+  private final AggregateAccumulators accumulators;
 
   public HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage) {
     this(inputTypes, stage, 16);
@@ -38,27 +32,13 @@ public final class HashAggregator {
     this.inputTypes = inputTypes;
     this.keyColumns = stage.groupKeys();
     this.calls = stage.calls();
-    this.capacity = Math.max(16, expectedGroups);
+    int capacity = Math.max(16, expectedGroups);
     this.table = new GroupTable(keyColumns.length, capacity);
     this.textKeys = new TextGroupKeys[keyColumns.length];
     for (int k = 0; k < keyColumns.length; k++) {
       textKeys[k] = inputTypes.get(keyColumns[k]).kind() == ExprType.Kind.TEXT ? new TextGroupKeys() : null;
     }
-    int c = calls.size();
-    longAcc = new long[c][capacity];
-    doubleAcc = new double[c][];
-    wraps = new long[c][];
-    seen = new boolean[c][capacity];
-    for (int i = 0; i < c; i++) {
-      AggCall call = calls.get(i);
-      wraps[i] = call.isWideSum() ? new long[capacity] : null;
-      if (call.argument() >= 0) {
-        call.checkArgument(inputTypes.get(call.argument()));
-        if (!inputTypes.get(call.argument()).isLong() && call.kind() != AggCall.Kind.COUNT) {
-          doubleAcc[i] = new double[capacity];
-        }
-      }
-    }
+    this.accumulators = new AggregateAccumulators(inputTypes, calls, capacity);
     if (keyColumns.length == 0) {
       group(new long[] {0});  // the one group of a global aggregate exists even over no rows
     }
@@ -71,34 +51,7 @@ public final class HashAggregator {
     this.calls = source.calls;
     this.textKeys = source.textKeys;
     this.table = source.table.inOrder(order);
-    this.capacity = order.length;
-    int c = calls.size();
-    longAcc = new long[c][];
-    doubleAcc = new double[c][];
-    wraps = new long[c][];
-    seen = new boolean[c][];
-    for (int i = 0; i < c; i++) {
-      longAcc[i] = gather(source.longAcc[i], order);
-      seen[i] = new boolean[order.length];
-      for (int g = 0; g < order.length; g++) {
-        seen[i][g] = source.seen[i][order[g]];
-      }
-      wraps[i] = source.wraps[i] == null ? null : gather(source.wraps[i], order);
-      if (source.doubleAcc[i] != null) {
-        doubleAcc[i] = new double[order.length];
-        for (int g = 0; g < order.length; g++) {
-          doubleAcc[i][g] = source.doubleAcc[i][order[g]];
-        }
-      }
-    }
-  }
-
-  private static long[] gather(long[] values, int[] order) {
-    long[] out = new long[order.length];
-    for (int g = 0; g < order.length; g++) {
-      out[g] = values[order[g]];
-    }
-    return out;
+    this.accumulators = source.accumulators.gathered(order);
   }
 
   /** Adds the rows of a morsel (whose columns are this stage's input). */
@@ -112,88 +65,9 @@ public final class HashAggregator {
         keys[k] = textKeys[k] == null ? keys[k] : textKeys[k].ids(keys[k]);
       }
       table.findOrInsert(keys, n, groups);
-      ensureCapacity(table.size());
+      accumulators.ensureCapacity(table.size());
     }
-    for (int c = 0; c < calls.size(); c++) {
-      AggCall call = calls.get(c);
-      ColumnVector arg = call.argument() < 0 ? null : morsel.column(call.argument());
-      accumulate(c, call.kind(), arg, groups, n);
-    }
-  }
-
-  private void accumulate(int c, AggCall.Kind kind, ColumnVector arg, int[] groups, int n) {
-    long[] acc = longAcc[c];
-    boolean[] seenAcc = seen[c];
-    if (kind == AggCall.Kind.COUNT) {
-      for (int i = 0; i < n; i++) {
-        acc[groups[i]] += arg == null || !arg.isNull(i) ? 1 : 0;
-      }
-      return;
-    }
-    boolean[] nulls = arg.nulls;
-    if (arg.longs != null) {
-      long[] v = arg.longs;
-      // One loop per function, so that each stays a tight primitive loop.
-      switch (kind) {
-        case SUM, SUM0 -> {
-          if (wraps[c] != null) {
-            WideSums.add(acc, wraps[c], seenAcc, v, nulls, groups, n);
-            return;
-          }
-          try {
-            for (int i = 0; i < n; i++) {
-              if (nulls == null || !nulls[i]) {
-                acc[groups[i]] = Math.addExact(acc[groups[i]], v[i]);
-                seenAcc[groups[i]] = true;
-              }
-            }
-          } catch (ArithmeticException e) {
-            throw overflow(c);
-          }
-        }
-        case MIN -> {
-          for (int i = 0; i < n; i++) {
-            int g = groups[i];
-            if ((nulls == null || !nulls[i]) && (!seenAcc[g] || v[i] < acc[g])) {
-              acc[g] = v[i];
-              seenAcc[g] = true;
-            }
-          }
-        }
-        default -> {
-          for (int i = 0; i < n; i++) {
-            int g = groups[i];
-            if ((nulls == null || !nulls[i]) && (!seenAcc[g] || v[i] > acc[g])) {
-              acc[g] = v[i];
-              seenAcc[g] = true;
-            }
-          }
-        }
-      }
-    } else {
-      double[] d = doubleAcc[c];
-      for (int i = 0; i < n; i++) {
-        if (nulls != null && nulls[i]) {
-          continue;
-        }
-        int g = groups[i];
-        double x = arg.doubles[i];
-        d[g] = !seenAcc[g] ? x : kind == AggCall.Kind.MIN ? Math.min(d[g], x) : Math.max(d[g], x);
-        seenAcc[g] = true;
-      }
-    }
-  }
-
-  private long addExact(long a, long b, int call) {
-    try {
-      return Math.addExact(a, b);
-    } catch (ArithmeticException e) {
-      throw overflow(call);
-    }
-  }
-
-  private ArithmeticException overflow(int call) {
-    return sumOverflow(calls.get(call), inputTypes.get(calls.get(call).argument()));
+    accumulators.accumulate(morsel, groups, n);
   }
 
   /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */
@@ -304,59 +178,8 @@ public final class HashAggregator {
         targets[i] = table.findOrInsert(word, other.table.hash(og));
       }
     }
-    ensureCapacity(table.size());
-    for (int c = 0; c < calls.size(); c++) {
-      mergeCall(c, other, from, targets);
-    }
-  }
-
-  private void mergeCall(int c, HashAggregator other, int from, int[] targets) {
-    AggCall.Kind kind = calls.get(c).kind();
-    long[] acc = longAcc[c];
-    long[] values = other.longAcc[c];
-    boolean[] seenAcc = seen[c];
-    boolean[] seenFrom = other.seen[c];
-    int n = targets.length;
-    if (kind == AggCall.Kind.COUNT) {
-      for (int i = 0; i < n; i++) {
-        acc[targets[i]] += values[from + i];
-      }
-      return;
-    }
-    if (kind == AggCall.Kind.SUM || kind == AggCall.Kind.SUM0) {
-      long[] wrapAcc = wraps[c];
-      for (int i = 0; i < n; i++) {
-        int og = from + i;
-        int g = targets[i];
-        if (seenFrom[og]) {
-          if (wrapAcc != null) {
-            acc[g] = WideSums.add(acc, wrapAcc, g, values[og]);
-            wrapAcc[g] += other.wraps[c][og];
-          } else {
-            acc[g] = addExact(acc[g], values[og], c);
-          }
-          seenAcc[g] = true;
-        }
-      }
-      return;
-    }
-    boolean min = kind == AggCall.Kind.MIN;
-    double[] d = doubleAcc[c];
-    for (int i = 0; i < n; i++) {
-      int og = from + i;
-      int g = targets[i];
-      if (!seenFrom[og]) {
-        continue;
-      }
-      if (d != null) {
-        double od = other.doubleAcc[c][og];
-        d[g] = !seenAcc[g] ? od : min ? Math.min(d[g], od) : Math.max(d[g], od);
-      } else {
-        long o = values[og];
-        acc[g] = !seenAcc[g] ? o : min ? Math.min(acc[g], o) : Math.max(acc[g], o);
-      }
-      seenAcc[g] = true;
-    }
+    accumulators.ensureCapacity(table.size());
+    accumulators.merge(other.accumulators, from, targets);
   }
 
   private boolean hasTextKeys() {
@@ -370,25 +193,8 @@ public final class HashAggregator {
 
   private int group(long[] word) {
     int g = table.findOrInsert(word);
-    ensureCapacity(table.size());
+    accumulators.ensureCapacity(table.size());
     return g;
-  }
-
-  private void ensureCapacity(int groups) {
-    if (groups <= capacity) {
-      return;
-    }
-    capacity = Math.max(groups, capacity * 2);
-    for (int c = 0; c < calls.size(); c++) {
-      longAcc[c] = Arrays.copyOf(longAcc[c], capacity);
-      seen[c] = Arrays.copyOf(seen[c], capacity);
-      if (wraps[c] != null) {
-        wraps[c] = Arrays.copyOf(wraps[c], capacity);
-      }
-      if (doubleAcc[c] != null) {
-        doubleAcc[c] = Arrays.copyOf(doubleAcc[c], capacity);
-      }
-    }
   }
 
   /** The output columns: the group keys, then one column per call. */
@@ -419,34 +225,8 @@ public final class HashAggregator {
       }
     }
     for (int c = 0; c < calls.size(); c++) {
-      out[keyColumns.length + c] = callResult(c, n);
+      out[keyColumns.length + c] = accumulators.result(c, n);
     }
     return out;
-  }
-
-  private ColumnVector callResult(int c, int n) {
-    AggCall call = calls.get(c);
-    boolean nullWhenEmpty = call.kind() != AggCall.Kind.COUNT && call.kind() != AggCall.Kind.SUM0;
-    boolean[] nulls = null;
-    for (int g = 0; nullWhenEmpty && g < n; g++) {
-      if (!seen[c][g]) {
-        nulls = nulls == null ? new boolean[n] : nulls;
-        nulls[g] = true;
-      }
-    }
-    if (doubleAcc[c] != null) {
-      return ColumnVector.ofDoubles(Arrays.copyOf(doubleAcc[c], n), nulls, n);
-    }
-    if (wraps[c] != null) {
-      int scale = inputTypes.get(call.argument()).scale();
-      Object[] sums = new Object[n];
-      for (int g = 0; g < n; g++) {
-        sums[g] = nulls != null && nulls[g] ? null : WideSums.value(longAcc[c][g], wraps[c][g], scale);
-      }
-      return ColumnVector.ofObjects(ExprType.BIG_DECIMAL, sums, nulls, n);
-    }
-    long[] values = Arrays.copyOf(longAcc[c], n);
-    checkResultRange(call, values);
-    return ColumnVector.ofLongs(call.resultType(), values, nulls, n);
   }
 }

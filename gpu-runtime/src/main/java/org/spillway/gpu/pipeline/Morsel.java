@@ -26,6 +26,8 @@ public final class Morsel {
   private ColumnVector[] columns;
   /** Per column: the source column it still lazily refers to, or -1 once it is held in columns. */
   private int[] sourceOf;
+  /** The morsel's place in its pipeline's input ({@link #index}), or -1. */
+  private int index = -1;
 
   private Morsel(FieldVector[] sources, List<ExprType> sourceTypes, int offset, int rows,
       ColumnVector[] columns, int[] sourceOf) {
@@ -55,6 +57,21 @@ public final class Morsel {
 
   public int rows() {
     return rows;
+  }
+
+  /**
+   * The place of the morsel's input rows in its pipeline's input: morsel {@code i} holds rows that come before
+   * those of morsel {@code i + 1}, and the parts a join probe cuts from a morsel keep its index (and come in
+   * order). A sink that needs the input's order (an aggregation over clustered keys) reads it; -1 if not numbered.
+   */
+  public int index() {
+    return index;
+  }
+
+  /** Numbers the morsel as the {@code index}-th of its pipeline's input ({@link #index()}); returns it. */
+  public Morsel numbered(int index) {
+    this.index = index;
+    return this;
   }
 
   int columnCount() {
@@ -219,6 +236,7 @@ public final class Morsel {
     }
     Morsel joined = new Morsel(sources, sourceTypes, offset, n, next, nextSource);
     joined.selection = composed;
+    joined.index = index;
     return joined;
   }
 

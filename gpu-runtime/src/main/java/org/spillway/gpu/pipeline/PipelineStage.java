@@ -40,13 +40,32 @@ public sealed interface PipelineStage {
   }
 
   /**
-   * Hash aggregation: output columns are the group keys (input columns) then one per call. Without keys
-   * it yields exactly one row, also over no input, as SQL requires.
+   * Aggregation: output columns are the group keys (input columns) then one per call. Without keys it yields
+   * exactly one row, also over no input, as SQL requires. {@code sortedRuns} says that the one group key arrives
+   * clustered (non-decreasing in input order, NULLs aside), so the CPU backend aggregates runs of equal keys
+   * without a hash table ({@code aggregate.SortedRunAggregation}); it checks the order as it goes and hashes if it is not so.
    */
-  record Aggregate(int[] groupKeys, List<AggCall> calls) implements PipelineStage {
+  record Aggregate(int[] groupKeys, List<AggCall> calls, boolean sortedRuns) implements PipelineStage {
     public Aggregate {
       groupKeys = groupKeys.clone();
       calls = List.copyOf(calls);
+      if (sortedRuns && groupKeys.length != 1) {
+        throw new IllegalArgumentException("an aggregation over sorted runs groups by one key, not "
+            + groupKeys.length);
+      }
+    }
+
+    /** Whether keys of this type may form sorted runs: they compare as their words (integers, dates, decimals). */
+    public static boolean sortedRunsKey(ExprType type) {
+      return switch (type.kind()) {
+        case INT32, INT64, DATE, DECIMAL -> true;
+        default -> false;
+      };
+    }
+
+    /** A hash aggregation. */
+    public Aggregate(int[] groupKeys, List<AggCall> calls) {
+      this(groupKeys, calls, false);
     }
 
     @Override public List<ExprType> outputTypes(List<ExprType> input) {

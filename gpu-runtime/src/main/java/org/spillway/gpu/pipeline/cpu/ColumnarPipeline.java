@@ -15,6 +15,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.aggregate.HashAggregator;
 import org.spillway.gpu.aggregate.PartitionedAggregation;
+import org.spillway.gpu.aggregate.SortedRunAggregation;
 import org.spillway.gpu.expr.AggCall;
 import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.expr.ExprColumns;
@@ -42,6 +43,8 @@ public final class ColumnarPipeline {
   private final BitSet[] liveAfter;
   /** The input columns read ({@link #inputColumnsRead}). */
   private final BitSet liveInput;
+  /** How the last run aggregated, where the stage asked for sorted runs ({@link #lastAggregation}). */
+  private volatile String lastAggregation;
 
   public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
     this(inputTypes, stages, null);
@@ -256,13 +259,58 @@ public final class ColumnarPipeline {
    * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
    */
   private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
+    if (sortedRuns()) {
+      try {
+        List<ColumnBatch> result = run(count, morsel, threads, cancelled, true);
+        lastAggregation = "sorted runs";
+        return result;
+      } catch (SortedRunAggregation.OutOfOrder e) {
+        // the statistic that promised clustered keys was wrong: the rows run again into a hash aggregation
+        lastAggregation = "hash: " + e.getMessage();
+      }
+    }
+    return run(count, morsel, threads, cancelled, false);
+  }
+
+  /**
+   * Whether the first aggregation runs over sorted runs: its stage says the key arrives clustered, and no probe before
+   * it outputs rows after the last morsel (the unmatched build rows of a RIGHT or FULL probe come in no key order).
+   */
+  private boolean sortedRuns() {
+    int breaker = firstAggregate();
+    if (breaker < 0 || !((PipelineStage.Aggregate) stages.get(breaker)).sortedRuns()) {
+      return false;
+    }
+    for (int s = 0; s < breaker; s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe h && h.probe().kind().preservesBuild()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * How the last run of this pipeline aggregated where its stage asked for sorted runs: "sorted runs", or "hash: "
+   * and why the keys were not clustered after all; null before such a run.
+   */
+  public String lastAggregation() {
+    return lastAggregation;
+  }
+
+  private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled,
+      boolean sorted) {
     int breaker = firstAggregate();
     int end = breaker < 0 ? stages.size() : breaker;
     List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
     PartitionedAggregation[] partials = new PartitionedAggregation[MorselScheduler.workers(count, threads)];
+    SortedRunAggregation runs = sorted
+        ? new SortedRunAggregation(stageTypes.get(breaker), (PipelineStage.Aggregate) stages.get(breaker), count)
+        : null;
     AtomicLong collected = new AtomicLong();
     Sink sink = (worker, rows, out) -> {
-      if (breaker >= 0) {
+      if (runs != null) {
+        runs.add(rows);
+      } else if (breaker >= 0) {
         if (partials[worker] == null) {
           partials[worker] = newPartitionedAggregation(breaker);
         }
@@ -277,7 +325,7 @@ public final class ColumnarPipeline {
     };
     MorselScheduler.forEach(count, threads, cancelled, (worker, m) -> {
       List<ColumnBatch> out = new ArrayList<>(1);
-      push(morsel.apply(m), 0, end, rows -> sink.accept(worker, rows, out));
+      push(morsel.apply(m).numbered(m), 0, end, rows -> sink.accept(worker, rows, out));
       outputs.set(m, out);
     });
     for (int s = 0; s < end; s++) {
@@ -294,6 +342,9 @@ public final class ColumnarPipeline {
       List<ColumnBatch> result = new ArrayList<>();
       outputs.forEach(result::addAll);
       return result;
+    }
+    if (runs != null) {
+      return finish(runs.result(threads, cancelled), breaker + 1);
     }
     return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1);
   }
@@ -404,6 +455,10 @@ public final class ColumnarPipeline {
         if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.BIG_DECIMAL) {
           throw new IllegalArgumentException("group key $" + key + " is not a groupable column of " + types);
         }
+      }
+      if (a.sortedRuns() && !PipelineStage.Aggregate.sortedRunsKey(types.get(a.groupKeys()[0]))) {
+        throw new IllegalArgumentException("sorted runs of group key $" + a.groupKeys()[0] + " of "
+            + types.get(a.groupKeys()[0]) + ": only integral keys compare as their words");
       }
       for (AggCall call : a.calls()) {
         if (call.argument() >= types.size()) {
