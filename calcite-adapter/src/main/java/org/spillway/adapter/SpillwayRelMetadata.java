@@ -34,6 +34,7 @@ public final class SpillwayRelMetadata {
       ReflectiveRelMetadataProvider.reflectiveSource(new ColumnOriginHandler(),
           BuiltInMetadata.ColumnOrigin.Handler.class),
       ReflectiveRelMetadataProvider.reflectiveSource(new RowCountHandler(), BuiltInMetadata.RowCount.Handler.class),
+      SpillwayColumnUniqueness.SOURCE,
       DefaultRelMetadataProvider.INSTANCE));
 
   private SpillwayRelMetadata() {}
