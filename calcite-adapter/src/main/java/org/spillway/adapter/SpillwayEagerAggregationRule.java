@@ -73,6 +73,20 @@ final class SpillwayEagerAggregationRule extends RelRule<SpillwayRuleConfig> {
               .anyInputs()),
       SpillwayEagerAggregationRule::new).toRule();
 
+  /**
+   * The rule for an aggregate over a projection of a left-deep pair of joins {@code Join(Join(S, B), C)} whose
+   * upper condition does not read S: it regroups them as {@code Join(S, Join(B, C))} (the same row), so that S
+   * is one side (TPC-H Q10 when the join order puts customer and nation first, then orders, then lineitem).
+   */
+  static final SpillwayEagerAggregationRule OVER_PROJECT_LEFT_DEEP = (SpillwayEagerAggregationRule)
+      SpillwayRuleConfig.of("SpillwayEagerAggregationRule:project-left-deep",
+          b -> b.operand(LogicalAggregate.class).predicate(SpillwayEagerAggregationRule::grouped)
+              .oneInput(p -> p.operand(LogicalProject.class).oneInput(j -> j.operand(LogicalJoin.class)
+                  .predicate(SpillwayEagerAggregationRule::innerEquiJoin)
+                  .inputs(l -> l.operand(LogicalJoin.class).predicate(SpillwayEagerAggregationRule::innerEquiJoin)
+                      .anyInputs()))),
+          SpillwayEagerAggregationRule::new).toRule();
+
   private SpillwayEagerAggregationRule(SpillwayRuleConfig config) {
     super(config);
   }
@@ -92,8 +106,14 @@ final class SpillwayEagerAggregationRule extends RelRule<SpillwayRuleConfig> {
 
   @Override public void onMatch(RelOptRuleCall call) {
     Aggregate aggregate = call.rel(0);
-    @Nullable Project project = call.rels.length == 3 ? call.rel(1) : null;
-    Join join = call.rel(call.rels.length - 1);
+    @Nullable Project project = call.rel(1) instanceof Project p ? p : null;
+    Join join = call.rel(project != null ? 2 : 1);
+    if (call.rels.length > (project != null ? 3 : 2)) {
+      join = regrouped(join, call.rel(call.rels.length - 1));
+      if (join == null) {
+        return;
+      }
+    }
     List<RexNode> fields = project != null ? project.getProjects()
         : join.getCluster().getRexBuilder().identityProjects(join.getRowType());
     for (RexNode field : fields) {
@@ -259,6 +279,21 @@ final class SpillwayEagerAggregationRule extends RelRule<SpillwayRuleConfig> {
     }
     return builder.push(joined).project(top, aggregate.getRowType().getFieldNames(), true)
         .convert(aggregate.getRowType(), false).build();
+  }
+
+  /**
+   * {@code Join(S, Join(B, C))} for {@code upper = Join(lower, C)} with {@code lower = Join(S, B)}, or null when
+   * the upper condition reads S. The fields keep their order (S, B, C), so the lower condition stays as it is
+   * and the upper one moves left by S's fields.
+   */
+  private static @Nullable Join regrouped(Join upper, Join lower) {
+    int sFields = lower.getLeft().getRowType().getFieldCount();
+    if (RelOptUtil.InputFinder.bits(upper.getCondition()).asList().stream().anyMatch(f -> f < sFields)) {
+      return null;
+    }
+    Join inner = upper.copy(upper.getTraitSet(), RexUtil.shift(upper.getCondition(), -sFields), lower.getRight(),
+        upper.getRight(), JoinRelType.INNER, false);
+    return lower.copy(lower.getTraitSet(), lower.getCondition(), lower.getLeft(), inner, JoinRelType.INNER, false);
   }
 
   private static boolean isRef(RexNode node, int field) {

@@ -143,7 +143,8 @@ public final class SpillwayPrograms {
         volcanoRules.add(SpillwayMergeUnionRule.INSTANCE);  // no LIMIT pushed below a distinct UNION
       }
       // Among the ordered joins: an aggregate over a join on a unique key may run below it (cost decides).
-      volcanoRules.addAll(List.of(SpillwayEagerAggregationRule.OVER_PROJECT, SpillwayEagerAggregationRule.OVER_JOIN));
+      volcanoRules.addAll(List.of(SpillwayEagerAggregationRule.OVER_PROJECT, SpillwayEagerAggregationRule.OVER_JOIN,
+          SpillwayEagerAggregationRule.OVER_PROJECT_LEFT_DEEP));
       if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
         // No Hep phase here installs the metadata (as the MultiJoin phase does below): a single join's eager
         // aggregation would see neither column statistics nor keys.
