@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiles every .cu file under SRC_DIR into OUT_DIR/<folder>/<name>.fatbin (sm_80 and sm_90 machine
-# code plus compute_90 PTX for newer GPUs). Folders mirror the Java packages: join/nopa_hash_join.cu is
-# the kernel module "join/nopa_hash_join" of org.spillway.gpu.join. SRC_DIR is on the include path for
+# code plus compute_90 PTX for newer GPUs). Folders mirror the Java packages: join/nopa/nopa_hash_join.cu is
+# the kernel module "join/nopa/nopa_hash_join" of org.spillway.gpu.join.nopa. SRC_DIR is on the include path for
 # the header all modules share (block_primitives.cuh). Without nvcc it warns and succeeds, so CPU-only
 # builds still work; with nvcc any compile error fails the build. NVCC overrides the compiler path;
 # NVCC=none builds without kernels (as on a machine without CUDA).

@@ -10,9 +10,9 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.util.ImmutableBitSet;
-import org.spillway.gpu.exec.AggCall;
+import org.spillway.gpu.expr.AggCall;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.List;

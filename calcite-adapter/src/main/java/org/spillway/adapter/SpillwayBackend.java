@@ -8,8 +8,8 @@ import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.FilterVariant;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

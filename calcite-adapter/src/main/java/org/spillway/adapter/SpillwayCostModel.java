@@ -6,7 +6,7 @@ import java.util.Locale;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -9,7 +9,7 @@ import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rex.RexNode;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import static java.util.Objects.requireNonNull;
 

@@ -3,7 +3,7 @@ package org.spillway.adapter;
 import java.util.HashMap;
 import java.util.Map;
 import org.spillway.gpu.device.CudaDevice;
-import org.spillway.gpu.exec.GpuColumnCache;
+import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
 
 /**
  * The process-wide GPU column cache of each device, shared by every connection that sets {@code gpuCache}.

@@ -2,19 +2,13 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.join.GpuEquiJoin;
-import org.spillway.gpu.join.HashTablePlacement;
-import org.spillway.gpu.join.NopaHashJoin;
-import org.spillway.gpu.join.NopaOptions;
-import org.spillway.gpu.join.TritonJoin;
-import org.spillway.gpu.join.TritonOptions;
-import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.plan.GpuJoins;
 
-import java.util.Locale;
 import java.util.Optional;
 
 /**
- * The GPU joins of this build: {@link NopaHashJoin} with the table placement the cost model chose, and
- * {@link TritonJoin} with its radix bits and cache share. Tests may install a factory of their own.
+ * The GPU joins of this build ({@link GpuJoins}): NopaHashJoin with the table placement the cost model chose, and
+ * TritonJoin with its radix bits and cache share. Tests may install a factory of their own.
  */
 public final class SpillwayGpuJoins implements SpillwayGpuJoinFactory {
   private static volatile SpillwayGpuJoinFactory factory = new SpillwayGpuJoins();
@@ -40,34 +34,9 @@ public final class SpillwayGpuJoins implements SpillwayGpuJoinFactory {
 
   @Override public GpuEquiJoin create(SpillwayJoinAlgorithm algorithm, CudaDevice device, Options options) {
     return switch (algorithm) {
-      case NOPA -> new NopaHashJoin(device, nopaOptions(options));
-      case TRITON -> new TritonJoin(device, tritonOptions(options));
+      case NOPA -> GpuJoins.nopa(device, options.placement(), options.transfer());
+      case TRITON -> GpuJoins.triton(device, options.radixBits1(), options.radixBits2(), options.cacheShare());
       default -> throw new UnsupportedOperationException(unavailableReason(algorithm).orElseThrow());
     };
-  }
-
-  private static NopaOptions nopaOptions(Options options) {
-    NopaOptions nopa = NopaOptions.DEFAULT;
-    if (options.transfer() != null) {
-      nopa = nopa.withMethod(TransferMethod.parse(options.transfer()));
-    }
-    if (options.placement() != null) {
-      nopa = nopa.withPlacement(HashTablePlacement.valueOf(options.placement().toUpperCase(Locale.ROOT)));
-    }
-    return nopa;
-  }
-
-  /** The cost model's bits and cache share where TritonJoin accepts them; what it cannot take, it sizes itself. */
-  private static TritonOptions tritonOptions(Options options) {
-    TritonOptions triton = TritonOptions.DEFAULT;
-    boolean bitsFit = options.radixBits1() > 0 && options.radixBits1() <= TritonOptions.MAX_BITS1
-        && options.radixBits2() >= 0 && options.radixBits2() <= TritonOptions.MAX_BITS2;
-    if (bitsFit) {
-      triton = triton.withBits(options.radixBits1(), options.radixBits2());
-    }
-    if (options.cacheShare() > 0 && options.cacheShare() <= 1) {
-      triton = triton.withCacheShare(options.cacheShare());
-    }
-    return triton;
   }
 }

@@ -6,7 +6,7 @@ import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.GpuColumnCache;
+import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

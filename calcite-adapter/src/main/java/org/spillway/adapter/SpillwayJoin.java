@@ -1,7 +1,9 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.JoinChoice;
 import org.spillway.gpu.plan.MarkJoinNode;
+import org.spillway.gpu.plan.MaterializedJoinNode;
 import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.ProbePipelineNode;
 
@@ -20,10 +22,11 @@ import org.spillway.adapter.SpillwayJoinCost.Candidate;
 import org.spillway.adapter.SpillwayJoinCost.Estimate;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
-import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.JoinProbe;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -142,8 +145,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       Implementor left = implementor.child(getLeft());
       Implementor right = implementor.child(getRight());
       SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
-      implementor.source(new SpillwayJoinNode(left.node(), right.node(), keys, joinType, chosen,
-          table.deviceUsage(), label), left, right);
+      implementor.source(new MaterializedJoinNode(left.node(), right.node(), keys.runtimeKeys(),
+          materializedJoinType(label), materializedJoinChoice(chosen), table.deviceUsage(), label), left, right);
     }
     if (keys.residual() != null && joinType == JoinRelType.INNER) {
       implementor.addStage(new PipelineStage.Filter(residual(keys)));
@@ -166,6 +169,40 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   private boolean preservesBuild(Candidate candidate) {
     return joinType == JoinRelType.FULL || joinType == JoinRelType.LEFT && candidate.buildLeft()
         || joinType == JoinRelType.RIGHT && !candidate.buildLeft();
+  }
+
+  /** The engine's join type of a {@link MaterializedJoinNode}, which preserves its probe side. */
+  private JoinType materializedJoinType(String label) {
+    return switch (joinType) {
+      case INNER -> JoinType.INNER;
+      case LEFT, RIGHT -> JoinType.LEFT_OUTER;  // the preserved side is the probe side
+      case SEMI -> JoinType.SEMI;
+      case ANTI -> JoinType.ANTI;
+      default -> throw new IllegalStateException(joinType + " join passed planning: " + label);
+    };
+  }
+
+  /**
+   * The cost model's candidate as a {@link MaterializedJoinNode} runs it; a GPU join comes from the installed
+   * {@link SpillwayGpuJoins#factory() factory} when the node runs, configured as the candidate says.
+   */
+  private static JoinChoice materializedJoinChoice(Candidate chosen) {
+    SpillwayJoinAlgorithm algorithm = chosen.algorithm();
+    if (algorithm.gpu()) {
+      SpillwayGpuJoinFactory.Options options = gpuOptions(chosen);
+      return new JoinChoice(JoinChoice.Algorithm.GPU, chosen.buildLeft(),
+          device -> SpillwayGpuJoins.factory().create(algorithm, device, options));
+    }
+    return new JoinChoice(algorithm == SpillwayJoinAlgorithm.CPU_RADIX ? JoinChoice.Algorithm.CPU_RADIX
+        : JoinChoice.Algorithm.CPU_NOPA, chosen.buildLeft(), null);
+  }
+
+  /** The GPU join's configuration from the cost model's candidate. */
+  private static SpillwayGpuJoinFactory.Options gpuOptions(Candidate chosen) {
+    SpillwayJoinCost.RadixBits bits = chosen.radixBits();
+    return new SpillwayGpuJoinFactory.Options(chosen.placement(), bits == null ? 0 : bits.first(),
+        bits == null ? 0 : bits.second(),
+        chosen.cacheShare() == null ? 0 : chosen.cacheShare(), chosen.transfer());
   }
 
   /** What the probe makes of a probe row and, for an outer join, which side it preserves. */

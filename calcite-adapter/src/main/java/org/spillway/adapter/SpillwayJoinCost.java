@@ -1,7 +1,7 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.calibrate.MachineProfile;
-import org.spillway.gpu.join.CpuRadixJoin;
+import org.spillway.gpu.join.radix.CpuRadixJoin;
 
 import java.util.ArrayList;
 import java.util.List;

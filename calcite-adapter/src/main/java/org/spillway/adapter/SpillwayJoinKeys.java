@@ -5,6 +5,7 @@ import org.apache.calcite.rel.core.JoinInfo;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
+import org.spillway.gpu.plan.EquiJoinKeys;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.join.keys.JoinKeyEncoder;
 
@@ -59,6 +60,12 @@ record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, List<SpillwayField> lef
       throw new SpillwayUnsupportedException(e.getMessage());
     }
     return new SpillwayJoinKeys(leftKeys, rightKeys, leftFields, rightFields, residual);
+  }
+
+  /** The keys as the engine's join node takes them: columns, types and the dictionaries of text keys. */
+  EquiJoinKeys runtimeKeys() {
+    return new EquiJoinKeys(leftKeys, rightKeys, types(leftFields), types(rightFields),
+        SpillwayField.dictionaries(leftFields), SpillwayField.dictionaries(rightFields));
   }
 
   /** The left key columns, as a list. */

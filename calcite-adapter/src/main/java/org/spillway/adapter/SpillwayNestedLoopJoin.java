@@ -14,7 +14,7 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlExplainLevel;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.Expr;
 
 import java.util.List;
 import java.util.Set;

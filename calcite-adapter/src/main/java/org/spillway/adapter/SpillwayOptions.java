@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.spillway.gpu.device.DeviceAllocator;
-import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

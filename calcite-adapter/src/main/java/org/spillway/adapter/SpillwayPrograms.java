@@ -163,7 +163,7 @@ public final class SpillwayPrograms {
       // Exhaustive reordering rules out; the MultiJoin is ordered from row counts instead.
       volcanoRules.removeAll(List.of(CoreRules.JOIN_COMMUTE, CoreRules.JOIN_ASSOCIATE, JoinPushThroughJoinRule.LEFT,
           JoinPushThroughJoinRule.RIGHT));
-      volcanoRules.add(CoreRules.MULTI_JOIN_OPTIMIZE);
+      volcanoRules.add(SpillwayJoinOrderRule.INSTANCE);
       return Programs.sequence(Programs.of(toMultiJoin, false, metadata), Programs.ofRules(volcanoRules))
           .run(planner, rel, traits, materializations, lattices);
     };

@@ -10,8 +10,8 @@ import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexNode;
-import org.spillway.gpu.exec.Expr;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.List;

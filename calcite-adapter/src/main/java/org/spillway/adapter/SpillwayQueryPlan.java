@@ -8,7 +8,7 @@ import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
 import org.spillway.gpu.device.SpillwayResourceException;
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 
 import java.math.BigDecimal;

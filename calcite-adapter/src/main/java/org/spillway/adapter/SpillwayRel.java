@@ -12,17 +12,20 @@ import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
 import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.JoinProbe;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Set;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.List;
 
@@ -74,27 +77,55 @@ public interface SpillwayRel extends RelNode {
      * not one shared object) is implemented once and runs once per query.
      */
     private final Map<String, Implementor> subtrees;
+    /**
+     * The texts of the aggregations the plan holds more than once (Q15's view, read by the query and by its
+     * scalar subquery): each runs once, as a node of its own, also where a pipeline would have read it in place.
+     */
+    private final Set<String> repeatedAggregates;
     /** Uses of this implementor's subtree as a node of its own (0 for the root of a plan). */
     private int uses;
 
-    private Implementor(Map<String, Implementor> subtrees) {
+    private Implementor(Map<String, Implementor> subtrees, Set<String> repeatedAggregates) {
       this.subtrees = subtrees;
+      this.repeatedAggregates = repeatedAggregates;
     }
 
     /** An implementor that has visited {@code input}, the root of a plan. */
     static Implementor of(RelNode input) {
-      Implementor implementor = new Implementor(new HashMap<>());
+      Map<String, Integer> aggregates = new HashMap<>();
+      countAggregates(input, aggregates);
+      Set<String> repeated = new HashSet<>();
+      aggregates.forEach((text, count) -> {
+        if (count > 1) {
+          repeated.add(text);
+        }
+      });
+      Implementor implementor = new Implementor(new HashMap<>(), repeated);
       implementor.visitChild(input);
       return implementor;
     }
 
+    private static void countAggregates(RelNode rel, Map<String, Integer> counts) {
+      if (rel instanceof Aggregate) {
+        counts.merge(text(rel), 1, Integer::sum);
+      }
+      for (RelNode input : rel.getInputs()) {
+        countAggregates(input, counts);
+      }
+    }
+
+    private static String text(RelNode rel) {
+      return RelOptUtil.toString(rel, SqlExplainLevel.DIGEST_ATTRIBUTES);
+    }
+
     /** The implementor of {@code input} as a runtime node of its own (a join's input), shared where used twice. */
     Implementor child(RelNode input) {
-      String subtree = RelOptUtil.toString(input, SqlExplainLevel.DIGEST_ATTRIBUTES);
+      String subtree = text(input);
       Implementor known = subtrees.get(subtree);
       if (known == null) {
-        known = new Implementor(subtrees);
-        known.visitChild(input);
+        known = new Implementor(subtrees, repeatedAggregates);
+        known.top = input;
+        ((SpillwayRel) input).implement(known);
         subtrees.put(subtree, known);
       }
       known.uses++;
@@ -106,15 +137,20 @@ public interface SpillwayRel extends RelNode {
      * own (a mark join's probe) must not be the one other uses of the same subtree run.
      */
     Implementor unshared(RelNode input) {
-      Implementor own = new Implementor(subtrees);
+      Implementor own = new Implementor(subtrees, repeatedAggregates);
       own.visitChild(input);
       return own;
     }
 
-    /** Visits a child node so that it contributes its part first. */
+    /** Visits a child node so that it contributes its part first; a repeated aggregation is read as a source. */
     public void visitChild(RelNode input) {
       if (top == null) {
         top = input;
+      }
+      if (input instanceof Aggregate && repeatedAggregates.contains(text(input))) {
+        Implementor shared = child(input);
+        source(shared.node(), shared);
+        return;
       }
       ((SpillwayRel) input).implement(this);
     }

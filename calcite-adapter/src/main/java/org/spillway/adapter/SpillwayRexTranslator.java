@@ -11,7 +11,7 @@ import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
 
 import java.math.BigDecimal;

@@ -9,7 +9,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.NlsString;
 import org.apache.calcite.util.Sarg;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
 
 import java.math.BigDecimal;

@@ -12,6 +12,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.util.DateString;
 import org.apache.calcite.util.Sarg;
+import org.checkerframework.checker.nullness.qual.Nullable;
 import org.spillway.storage.ColumnStatistics;
 import org.spillway.storage.StoredTable;
 
@@ -19,7 +20,8 @@ import org.spillway.storage.StoredTable;
  * Estimates the share of rows one filter conjunct keeps. A comparison or range search of a plain scanned column
  * with literals is estimated from the column's statistics (min, max, distinct values, nulls), assuming values
  * spread evenly over [min, max]: a range holds {@code width * (distinct - 1) + closed ends - 1} distinct values,
- * exact for evenly spaced values such as TPC-H's discounts and quantities. Anything else asks Calcite's
+ * exact for evenly spaced values such as TPC-H's discounts and quantities. A LIKE of a plain text column is
+ * measured on a sample of the column ({@link SpillwayLikeSample}). Anything else asks Calcite's
  * {@link org.apache.calcite.rel.metadata.RelMetadataQuery#getSelectivity}.
  */
 final class SpillwaySelectivity {
@@ -30,15 +32,29 @@ final class SpillwaySelectivity {
    * scan column {@code plain[i]} (or -1 when it is computed).
    */
   static double of(RexNode conjunct, Filter filter, int[] plain, SpillwayTableScan scan) {
-    Double fromStatistics = fromStatistics(conjunct, plain, scan);
-    if (fromStatistics != null) {
-      return fromStatistics;
+    int[] columns = new int[plain.length];
+    for (int i = 0; i < plain.length; i++) {
+      columns[i] = plain[i] < 0 ? -1 : scan.fields()[plain[i]];
+    }
+    Double known = ofColumns(conjunct, scan.spillwayTable().stored(), columns);
+    if (known != null) {
+      return known;
     }
     Double calcite = filter.getCluster().getMetadataQuery().getSelectivity(filter.getInput(), conjunct);
     return calcite != null ? calcite : RelMdUtil.guessSelectivity(conjunct);
   }
 
-  private static Double fromStatistics(RexNode conjunct, int[] plain, SpillwayTableScan scan) {
+  /**
+   * The selectivity of {@code conjunct} over rows whose field {@code i} is column {@code columns[i]} of
+   * {@code table} (-1: computed) from the column statistics, or for LIKE from a sample of the column; null when
+   * neither applies.
+   */
+  static @Nullable Double ofColumns(RexNode conjunct, StoredTable table, int[] columns) {
+    Double fromStatistics = fromStatistics(conjunct, table, columns);
+    return fromStatistics != null ? fromStatistics : SpillwayLikeSample.selectivity(conjunct, table, columns);
+  }
+
+  private static Double fromStatistics(RexNode conjunct, StoredTable table, int[] columns) {
     if (!(conjunct instanceof RexCall call) || call.getOperands().size() != 2) {
       return null;
     }
@@ -52,10 +68,13 @@ final class SpillwaySelectivity {
       kind = kind.reverse();
     }
     if (!(left instanceof RexInputRef ref) || !(right instanceof RexLiteral literal)
-        || ref.getIndex() >= plain.length || plain[ref.getIndex()] < 0) {
+        || ref.getIndex() >= columns.length || columns[ref.getIndex()] < 0) {
       return null;
     }
-    Stats stats = Stats.of(scan, plain[ref.getIndex()]);
+    if (table.rowCount() > 0 && table.schema().column(columns[ref.getIndex()]).type().kind().isText()) {
+      return textEquality(kind, literal, table.statistics().column(columns[ref.getIndex()]), table.rowCount());
+    }
+    Stats stats = Stats.of(table, columns[ref.getIndex()]);
     if (stats == null) {
       return null;
     }
@@ -90,6 +109,29 @@ final class SpillwaySelectivity {
     return range.equals(Range.all()) ? null : stats.notNull * stats.share(range);
   }
 
+  /**
+   * The selectivity of a text column's (in)equality with literals or IN list, each value assumed as frequent as
+   * any other of the column's distinct values; null for other comparisons (their share of strings is unknown).
+   */
+  private static @Nullable Double textEquality(SqlKind kind, RexLiteral literal, ColumnStatistics column, long rows) {
+    double distinct = Math.max(1, column.distinctCount());
+    double notNull = 1 - column.nullCount() / (double) rows;
+    return switch (kind) {
+      case EQUALS -> notNull / distinct;
+      case NOT_EQUALS -> notNull * (1 - 1 / distinct);
+      case SEARCH -> {
+        Sarg<?> sarg = literal.getValueAs(Sarg.class);
+        if (sarg.isPoints()) {
+          yield notNull * Math.min(1, sarg.rangeSet.asRanges().size() / distinct);
+        } else if (sarg.isComplementedPoints()) {
+          yield notNull * Math.max(0, 1 - sarg.rangeSet.complement().asRanges().size() / distinct);
+        }
+        yield null;
+      }
+      default -> null;
+    };
+  }
+
   /** A literal's value as the statistics hold it: numbers as numbers, dates as days since 1970-01-01. */
   private static Object literalValue(RexLiteral literal) {
     return switch (literal.getTypeName()) {
@@ -115,12 +157,11 @@ final class SpillwaySelectivity {
 
   /** The statistics of one scanned column, as numbers. */
   private record Stats(double min, double max, double distinct, double notNull) {
-    static Stats of(SpillwayTableScan scan, int position) {
-      StoredTable table = scan.spillwayTable().stored();
+    static Stats of(StoredTable table, int tableColumn) {
       if (table.rowCount() == 0) {
         return null;
       }
-      ColumnStatistics column = table.statistics().column(scan.fields()[position]);
+      ColumnStatistics column = table.statistics().column(tableColumn);
       Double min = number(column.min());
       Double max = number(column.max());
       if (min == null || max == null || column.distinctCount() < 1) {

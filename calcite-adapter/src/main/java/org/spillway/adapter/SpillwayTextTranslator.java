@@ -6,9 +6,9 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlLikeOperator;
 import org.apache.calcite.sql.type.SqlTypeName;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.SqlLikePatterns;
+import org.spillway.gpu.expr.SqlLikePatterns;
 
 import java.util.List;
 import java.util.regex.Pattern;

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.GpuColumnCache;
+import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -100,7 +100,7 @@ class SpillwayAdapterTest {
         .query("select name, id from items where id > 1")
         .returns("name=nut; id=2\nname=null; id=3\n")
         .explainContains("PLAN=SpillwayToEnumerableConverter\n"
-            + "  SpillwayProject(name=[$1], id=[$0], device=[cpu], variant=[vectorized], transfer=[none], linkBytes=[42])\n"
+            + "  SpillwayProject(name=[$1], id=[$0], device=[cpu], variant=[vectorized], transfer=[none], linkBytes=[56])\n"
             + "    SpillwayFilter(condition=[>($0, 1)], device=[cpu], variant=[predication], transfer=[none], "
             + "linkBytes=[84])\n"
             + "      SpillwayTableScan(table=[[spillway, items]], fields=[[0, 1]], device=[cpu], "

@@ -74,6 +74,11 @@ final class SpillwayAssert {
       return this;
     }
 
+    /** The EXPLAIN PLAN text. */
+    String plan() throws SQLException {
+      return run("explain plan for " + sql).replaceFirst("^PLAN=", "");
+    }
+
     /** Asserts that EXPLAIN PLAN does not contain the text. */
     Query explainLacks(String unexpected) throws SQLException {
       String plan = run("explain plan for " + sql);

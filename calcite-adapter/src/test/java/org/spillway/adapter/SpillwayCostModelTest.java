@@ -8,7 +8,7 @@ import com.google.common.collect.Range;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /** The cost model's choices on the H100 profile: device, transfer method and filter variant. */

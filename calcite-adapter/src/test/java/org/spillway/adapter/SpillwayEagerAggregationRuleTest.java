@@ -127,7 +127,7 @@ class SpillwayEagerAggregationRuleTest {
 
   @Test void noRowsGiveNoGroups() throws SQLException {
     assertSameRows("select c.ck, c.cname, sum(o.price) from ord o join cust c on o.ck = c.ck "
-        + "where o.price < 0 group by c.ck, c.cname", true);
+        + "where o.ok * 2 = 1 group by c.ck, c.cname", true);
   }
 
   /** The join keeps a fifth of the orders: aggregating all of them first would grow the aggregate (Q3). */
@@ -171,7 +171,8 @@ class SpillwayEagerAggregationRuleTest {
         expected.sort(java.util.Comparator.comparing(Object::toString));
       }
       assertNull(CalciteReference.difference(actual, expected), () -> sql + "\nplan:\n" + plan);
-      assertEquals(sql.contains("price < 0"), expected.isEmpty(), "only the query that selects no order has no rows");
+      assertEquals(sql.contains("o.ok * 2 = 1"), expected.isEmpty(),
+          "only the query that selects no order has no rows");
     }
   }
 }

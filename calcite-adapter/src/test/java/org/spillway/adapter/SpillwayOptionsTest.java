@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.exec.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;

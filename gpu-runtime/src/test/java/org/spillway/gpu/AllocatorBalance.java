@@ -5,7 +5,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 
 /**
  * JUnit extension: a GPU test must leave device and pinned allocator accounting where it found it. What GPU

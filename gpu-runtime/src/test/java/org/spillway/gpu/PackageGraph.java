@@ -96,6 +96,11 @@ final class PackageGraph {
     return index < 0 ? n : index;
   }
 
+  /** The packages that have source files. */
+  Set<String> packages() {
+    return edges.keySet();
+  }
+
   /** The packages {@code from} depends on. */
   Set<String> dependencies(String from) {
     return edges.getOrDefault(from, Map.of()).keySet();

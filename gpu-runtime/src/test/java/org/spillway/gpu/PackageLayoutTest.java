@@ -14,13 +14,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The engine's packages form layers (docs/architecture.md): no package cycle in gpu-runtime, and the
- * device layer (CUDA driver wrappers and memory) depends on no other engine package.
+ * The engine's packages form layers (docs/architecture.md): no package cycle in gpu-runtime, the device layer
+ * (CUDA driver wrappers and memory) depends on no other engine package, and every package uses only the layers
+ * below it.
  */
 class PackageLayoutTest {
   /** Maven runs tests in the module's directory. */
   private static final Path MAIN_SOURCES = Path.of("src/main/java");
   private static final String ENGINE = "org.spillway.gpu";
+
+  /**
+   * The engine's packages, lowest layer first (relative to {@link #ENGINE}; "" is the engine's root package): a
+   * package may use only packages listed before it. A new package gets its place here.
+   */
+  private static final List<String> LAYERS = List.of("", "device", "transfer", "vector", "expr",
+      "pipeline.scheduler", "join", "join.keys", "join.nopa", "join.radix", "join.triton", "join.hash", "pipeline",
+      "aggregate", "pipeline.cpu", "pipeline.gpu", "pipeline.sort", "index", "plan", "ops", "bench", "calibrate");
 
   @Test
   void engineHasNoPackageCycle() {
@@ -36,6 +45,22 @@ class PackageLayoutTest {
     Set<String> deps = graph.dependencies(ENGINE + ".device");
     assertTrue(deps.isEmpty(), () -> "org.spillway.gpu.device must sit below every other engine package, but uses "
         + deps.stream().map(d -> d + " " + graph.files(ENGINE + ".device", d)).toList());
+  }
+
+  @Test
+  void everyPackageUsesOnlyTheLayersBelowIt() {
+    PackageGraph graph = PackageGraph.read(MAIN_SOURCES, ENGINE);
+    List<String> layers = LAYERS.stream().map(p -> p.isEmpty() ? ENGINE : ENGINE + "." + p).toList();
+    for (String from : graph.packages()) {
+      if (!from.startsWith(ENGINE + ".") && !from.equals(ENGINE)) {
+        continue;  // org.spillway.runtime and the like sit beside the engine
+      }
+      assertTrue(layers.contains(from), () -> from + " has no place in PackageLayoutTest.LAYERS");
+      for (String to : graph.dependencies(from)) {
+        assertTrue(layers.indexOf(to) >= 0 && layers.indexOf(to) < layers.indexOf(from),
+            () -> from + " uses " + to + ", which is not a layer below it, in " + graph.files(from, to));
+      }
+    }
   }
 
   @Test

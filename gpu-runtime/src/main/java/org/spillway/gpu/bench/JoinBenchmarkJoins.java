@@ -9,19 +9,19 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.spillway.gpu.device.CudaDevice;
-import org.spillway.gpu.join.CpuNopaHashJoin;
-import org.spillway.gpu.join.CpuRadixJoin;
+import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
+import org.spillway.gpu.join.radix.CpuRadixJoin;
 import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.GpuEquiJoin;
 import org.spillway.gpu.join.GpuJoinStats;
-import org.spillway.gpu.join.HashTablePlacement;
+import org.spillway.gpu.join.nopa.HashTablePlacement;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
-import org.spillway.gpu.join.NopaHashJoin;
-import org.spillway.gpu.join.NopaOptions;
-import org.spillway.gpu.join.TritonJoin;
-import org.spillway.gpu.join.TritonOptions;
+import org.spillway.gpu.join.nopa.NopaHashJoin;
+import org.spillway.gpu.join.nopa.NopaOptions;
+import org.spillway.gpu.join.triton.TritonJoin;
+import org.spillway.gpu.join.triton.TritonOptions;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -2,14 +2,14 @@ package org.spillway.gpu.bench;
 
 import java.util.List;
 import org.spillway.gpu.device.CudaDevice;
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
-import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.FilterVariant;
-import org.spillway.gpu.exec.GpuColumnCache;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.PipelineStage;
-import org.spillway.gpu.exec.SourceBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+import org.spillway.gpu.pipeline.gpu.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

@@ -13,11 +13,11 @@ import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.types.DateUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.spillway.gpu.exec.AggCall;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.PipelineStage;
-import org.spillway.gpu.exec.SourceBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
 
 /**
  * Random lineitem-like columns in Arrow batches (NOT NULL, as TPC-H declares them) and TPC-H's Q6 and Q1 as

@@ -15,8 +15,8 @@ import org.spillway.gpu.join.HostJoinInput;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
-import org.spillway.gpu.join.TritonJoin;
-import org.spillway.gpu.join.TritonOptions;
+import org.spillway.gpu.join.triton.TritonJoin;
+import org.spillway.gpu.join.triton.TritonOptions;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.HostColumn;
 

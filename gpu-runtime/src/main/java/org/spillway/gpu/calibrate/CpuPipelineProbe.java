@@ -11,12 +11,12 @@ import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.bench.MethodTimer;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.AggCall;
-import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.PipelineStage;
-import org.spillway.gpu.exec.SourceBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
 
 /**
  * Measures the CPU backend's own rate on a TPC-H Q6-shaped pipeline (a three-way range filter, a product and a

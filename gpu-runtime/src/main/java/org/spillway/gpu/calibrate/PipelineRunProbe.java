@@ -8,12 +8,12 @@ import org.spillway.gpu.bench.MethodTimer;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.exec.AggCall;
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.PipelineStage;
-import org.spillway.gpu.exec.SourceBatch;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**

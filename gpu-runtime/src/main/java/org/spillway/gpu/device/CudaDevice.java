@@ -105,7 +105,10 @@ public final class CudaDevice {
     return attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) != 0;
   }
 
-  /** The kernel module {@code name} (src/main/cuda/{name}.cu, e.g. "join/nopa_hash_join"), loaded once per device. */
+  /**
+   * The kernel module {@code name} (src/main/cuda/{name}.cu, e.g. "join/nopa/nopa_hash_join"), loaded once per
+   * device.
+   */
   public CudaModule module(String name) {
     makeCurrent();
     return modules.computeIfAbsent(name, n -> new CudaModule(this, n));

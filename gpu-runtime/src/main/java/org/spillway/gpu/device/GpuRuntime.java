@@ -21,8 +21,9 @@ public final class GpuRuntime {
    * package of the operator); all are built by nvcc.
    */
   public static final String[] KERNEL_MODULES = {"ops/column_sum", "calibrate/link_probe",
-      "exec/columnar_pipeline", "exec/columnar_pipeline_rows", "exec/selection_aggregate", "join/nopa_hash_join",
-      "join/hierarchical_partitioner", "join/shared_partitioner", "join/triton_join"};
+      "pipeline/gpu/columnar_pipeline", "pipeline/gpu/columnar_pipeline_rows", "pipeline/gpu/selection_aggregate",
+      "join/nopa/nopa_hash_join", "join/triton/hierarchical_partitioner", "join/triton/shared_partitioner",
+      "join/triton/triton_join"};
 
   private static final Probe PROBE = probe();
 

@@ -1,7 +1,7 @@
 package org.spillway.gpu.join;
 
 /** A hash table built over the join's build side, probed one key at a time. */
-interface BuildTable {
+public interface BuildTable {
   /**
    * Looks {@code key} up and returns how many build rows match. Unless {@code existenceOnly} (then it stops at
    * the first match and emits nothing), every match goes to {@code sink} as a pair with {@code probeValue}.

@@ -124,12 +124,12 @@ public final class JoinInput {
    * The value a join carries for {@code row}: the row index when materializing, the payload when
    * aggregating (so the aggregate never goes back to the base column at random).
    */
-  long value(int row, JoinOutput output) {
+  public long value(int row, JoinOutput output) {
     return output == JoinOutput.MATERIALIZED ? row : payloads[row];
   }
 
   /** Checks that this input can feed a join producing {@code output}; {@code side} names it in the error. */
-  void checkUsableFor(JoinOutput output, String side) {
+  public void checkUsableFor(JoinOutput output, String side) {
     if (output == JoinOutput.AGGREGATED && payloads == null) {
       throw new IllegalArgumentException(side + " side has no payload column, which an AGGREGATED join sums");
     }

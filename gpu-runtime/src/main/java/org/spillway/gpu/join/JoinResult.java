@@ -27,11 +27,11 @@ public final class JoinResult {
     this.probeRows = probeRows;
   }
 
-  static JoinResult materialized(String algorithm, RowIdColumn buildRows, RowIdColumn probeRows) {
+  public static JoinResult materialized(String algorithm, RowIdColumn buildRows, RowIdColumn probeRows) {
     return new JoinResult(JoinOutput.MATERIALIZED, algorithm, probeRows.size(), 0, 0, buildRows, probeRows);
   }
 
-  static JoinResult aggregated(String algorithm, long rowCount, long buildPayloadSum, long probePayloadSum) {
+  public static JoinResult aggregated(String algorithm, long rowCount, long buildPayloadSum, long probePayloadSum) {
     return new JoinResult(JoinOutput.AGGREGATED, algorithm, rowCount, buildPayloadSum, probePayloadSum, null,
         null);
   }

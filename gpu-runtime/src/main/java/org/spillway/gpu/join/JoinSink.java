@@ -7,14 +7,14 @@ import java.util.List;
  * Where one worker thread puts the output of its probes; values are row indices when materializing and
  * payloads when aggregating (see {@link JoinInput#value}). Each worker owns one sink, so no locking.
  */
-abstract class JoinSink {
+public abstract class JoinSink {
   /** A matching (build, probe) pair. */
-  abstract void pair(long buildValue, long probeValue);
+  public abstract void pair(long buildValue, long probeValue);
 
   /** An output row that carries only its probe side (SEMI, ANTI, unmatched LEFT_OUTER rows). */
   abstract void probeOnly(long probeValue);
 
-  static JoinSink[] create(JoinOutput output, int workers) {
+  public static JoinSink[] create(JoinOutput output, int workers) {
     JoinSink[] sinks = new JoinSink[workers];
     for (int w = 0; w < workers; w++) {
       sinks[w] = output == JoinOutput.MATERIALIZED ? new PairSink() : new AggregateSink();
@@ -23,7 +23,7 @@ abstract class JoinSink {
   }
 
   /** Combines the workers' sinks into the join's result. */
-  static JoinResult merge(JoinOutput output, JoinSink[] sinks, String algorithm) {
+  public static JoinResult merge(JoinOutput output, JoinSink[] sinks, String algorithm) {
     if (output == JoinOutput.AGGREGATED) {
       long count = 0;
       long buildSum = 0;
@@ -51,7 +51,7 @@ abstract class JoinSink {
     final RowIdColumn probeRows = new RowIdColumn();
 
     @Override
-    void pair(long buildValue, long probeValue) {
+    public void pair(long buildValue, long probeValue) {
       buildRows.add((int) buildValue);
       probeRows.add((int) probeValue);
     }
@@ -70,7 +70,7 @@ abstract class JoinSink {
     long probeSum;
 
     @Override
-    void pair(long buildValue, long probeValue) {
+    public void pair(long buildValue, long probeValue) {
       count++;
       buildSum += buildValue;
       probeSum += probeValue;

@@ -10,12 +10,12 @@ package org.spillway.gpu.join;
 public enum JoinType {
   INNER(false) {
     @Override
-    void finishProbeRow(int matches, long probeValue, JoinSink sink) {
+    public void finishProbeRow(int matches, long probeValue, JoinSink sink) {
     }
   },
   LEFT_OUTER(false) {
     @Override
-    void finishProbeRow(int matches, long probeValue, JoinSink sink) {
+    public void finishProbeRow(int matches, long probeValue, JoinSink sink) {
       if (matches == 0) {
         sink.probeOnly(probeValue);
       }
@@ -23,7 +23,7 @@ public enum JoinType {
   },
   SEMI(true) {
     @Override
-    void finishProbeRow(int matches, long probeValue, JoinSink sink) {
+    public void finishProbeRow(int matches, long probeValue, JoinSink sink) {
       if (matches > 0) {
         sink.probeOnly(probeValue);
       }
@@ -31,7 +31,7 @@ public enum JoinType {
   },
   ANTI(true) {
     @Override
-    void finishProbeRow(int matches, long probeValue, JoinSink sink) {
+    public void finishProbeRow(int matches, long probeValue, JoinSink sink) {
       if (matches == 0) {
         sink.probeOnly(probeValue);
       }
@@ -45,10 +45,10 @@ public enum JoinType {
   }
 
   /** True when only whether a probe row matches counts, so a probe may stop at its first match. */
-  boolean existenceOnly() {
+  public boolean existenceOnly() {
     return existenceOnly;
   }
 
   /** Emits what this join type produces for a probe row after its {@code matches} pairs were handled. */
-  abstract void finishProbeRow(int matches, long probeValue, JoinSink sink);
+  public abstract void finishProbeRow(int matches, long probeValue, JoinSink sink);
 }

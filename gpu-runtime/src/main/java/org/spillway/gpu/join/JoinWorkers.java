@@ -12,16 +12,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A fixed set of worker threads that pull morsels (small work units) from a shared counter, so a slow
  * morsel, e.g. a skewed partition, does not hold the others up. With one thread the caller runs everything.
  */
-final class JoinWorkers implements AutoCloseable {
+public final class JoinWorkers implements AutoCloseable {
   /** One unit of work; {@code worker} indexes per-thread state such as sinks. */
-  interface MorselTask {
+  public interface MorselTask {
     void run(int worker, int morsel);
   }
 
   private final int threads;
   private final ExecutorService pool;
 
-  JoinWorkers(int threads, String name) {
+  public JoinWorkers(int threads, String name) {
     if (threads < 1) {
       throw new IllegalArgumentException(name + " needs at least one thread, got " + threads);
     }
@@ -34,12 +34,12 @@ final class JoinWorkers implements AutoCloseable {
     });
   }
 
-  int threads() {
+  public int threads() {
     return threads;
   }
 
   /** Runs {@code task} on morsels {@code 0 .. morsels-1}, each exactly once, and waits for all of them. */
-  void forEachMorsel(int morsels, MorselTask task) {
+  public void forEachMorsel(int morsels, MorselTask task) {
     if (pool == null || morsels <= 1) {
       for (int m = 0; m < morsels; m++) {
         task.run(0, m);
@@ -78,7 +78,7 @@ final class JoinWorkers implements AutoCloseable {
   }
 
   /** Splits {@code rows} into morsels of {@code morselRows} and returns their count. */
-  static int morselCount(long rows, int morselRows) {
+  public static int morselCount(long rows, int morselRows) {
     return (int) ((rows + morselRows - 1) / morselRows);
   }
 

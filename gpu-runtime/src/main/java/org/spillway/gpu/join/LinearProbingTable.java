@@ -12,9 +12,9 @@ import java.util.Arrays;
  * <p>The empty slot is marked by the key -1, as on the GPU; build rows whose key really is -1 go to a side
  * list instead, so -1 still joins like any other key here.
  */
-final class LinearProbingTable implements BuildTable {
+public final class LinearProbingTable implements BuildTable {
   /** Golden-ratio multiplier of multiply-shift hashing. */
-  static final long MULTIPLIER = 0x9E3779B97F4A7C15L;
+  public static final long MULTIPLIER = 0x9E3779B97F4A7C15L;
   static final long EMPTY = -1L;
   private static final VarHandle ENTRY = MethodHandles.arrayElementVarHandle(long[].class);
   private static final int MAX_LOG_SLOTS = 29;
@@ -30,12 +30,12 @@ final class LinearProbingTable implements BuildTable {
    * A table whose slot comes from the hash bits below the top {@code ignoredHashBits}, which radix
    * partitioning already used (all keys of one partition share them).
    */
-  LinearProbingTable(int ignoredHashBits) {
+  public LinearProbingTable(int ignoredHashBits) {
     this.ignoredHashBits = ignoredHashBits;
   }
 
   /** Empties the table and sizes it for {@code buildRows} rows: 2 x next power of two slots. */
-  void reset(long buildRows) {
+  public void reset(long buildRows) {
     int log = buildRows <= 1 ? 0 : 64 - Long.numberOfLeadingZeros(buildRows - 1);
     if (log + 1 > MAX_LOG_SLOTS) {
       throw new IllegalArgumentException("build side of " + buildRows + " rows exceeds the linear probing "
@@ -56,7 +56,7 @@ final class LinearProbingTable implements BuildTable {
   }
 
   /** Inserts from one thread. */
-  void insert(long key, long value) {
+  public void insert(long key, long value) {
     if (key == EMPTY) {
       addEmptyKeyValue(value);
       return;
@@ -73,7 +73,7 @@ final class LinearProbingTable implements BuildTable {
    * Inserts while other threads insert too: a CAS claims the key word, then a plain store writes the value
    * (no reader runs before the build barrier).
    */
-  void insertConcurrent(long key, long value) {
+  public void insertConcurrent(long key, long value) {
     if (key == EMPTY) {
       synchronized (this) {
         addEmptyKeyValue(value);

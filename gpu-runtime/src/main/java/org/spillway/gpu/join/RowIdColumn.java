@@ -19,7 +19,7 @@ public final class RowIdColumn {
   private int fill;
 
   /** Appends one row index. */
-  void add(int row) {
+  public void add(int row) {
     if (current == null || fill == current.length) {
       seal();
       // A join's output grows chunk by chunk inside the join: check each chunk, before the heap runs out.
@@ -30,7 +30,7 @@ public final class RowIdColumn {
   }
 
   /** Appends the first {@code count} row indices of {@code rows}, which the column takes over (no copy). */
-  void addAll(int[] rows, int count) {
+  public void addAll(int[] rows, int count) {
     seal();
     current = rows;
     fill = count;
@@ -49,7 +49,7 @@ public final class RowIdColumn {
   }
 
   /** Concatenates columns (each written by one thread) into one; the inputs must not be used afterwards. */
-  static RowIdColumn concat(List<RowIdColumn> parts) {
+  public static RowIdColumn concat(List<RowIdColumn> parts) {
     RowIdColumn out = new RowIdColumn();
     for (RowIdColumn part : parts) {
       part.seal();

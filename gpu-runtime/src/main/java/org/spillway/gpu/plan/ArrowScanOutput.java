@@ -2,7 +2,7 @@ package org.spillway.gpu.plan;
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.spillway.gpu.exec.ArrowColumnGather;
+import org.spillway.gpu.pipeline.ArrowColumnGather;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

@@ -1,8 +1,8 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.JoinProbe;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

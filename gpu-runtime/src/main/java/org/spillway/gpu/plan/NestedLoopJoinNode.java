@@ -1,10 +1,10 @@
 package org.spillway.gpu.plan;
 
 import org.spillway.gpu.vector.ColumnVector;
-import org.spillway.gpu.exec.ColumnarPipeline;
-import org.spillway.gpu.exec.Expr;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.VectorEvaluator;
+import org.spillway.gpu.expr.VectorEvaluator;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -67,7 +67,7 @@ public final class NestedLoopJoinNode implements PlanNode {
         bigColumns[own] = big.column(own);
       }
     }
-    int morselRows = ColumnarPipeline.MORSEL_ROWS;
+    int morselRows = MorselScheduler.MORSEL_ROWS;
     int morsels = (big.rows() + morselRows - 1) / morselRows;
     int[][][] pairs = new int[morsels][][];
     IntStream.range(0, morsels).parallel().forEach(m -> {

@@ -1,7 +1,7 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.IndexedColumns;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.vector.IndexedColumns;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

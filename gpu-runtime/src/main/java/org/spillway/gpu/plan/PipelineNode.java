@@ -1,7 +1,7 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;

@@ -1,11 +1,11 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
-import org.spillway.gpu.exec.ColumnarPipeline;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.JoinHashTable;
-import org.spillway.gpu.exec.JoinProbe;
-import org.spillway.gpu.exec.PipelineStage;
+import org.spillway.gpu.join.hash.JoinHashTable;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.BitSet;

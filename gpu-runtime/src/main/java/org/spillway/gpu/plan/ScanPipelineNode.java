@@ -3,10 +3,10 @@ package org.spillway.gpu.plan;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.exec.GpuColumnarPipeline;
-import org.spillway.gpu.exec.SourceBatch;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.ArrayList;

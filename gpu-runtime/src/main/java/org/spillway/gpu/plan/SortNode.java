@@ -1,6 +1,6 @@
 package org.spillway.gpu.plan;
 
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.pipeline.sort.ColumnSort;

@@ -9,7 +9,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.join.CpuNopaHashJoin;
+import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
 import org.spillway.gpu.join.JoinInput;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;

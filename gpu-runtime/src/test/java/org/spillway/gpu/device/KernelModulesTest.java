@@ -15,8 +15,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs without a GPU: the kernel sources mirror the Java packages (src/main/cuda/join/x.cu is loaded by
- * org.spillway.gpu.join), and GpuRuntime's list of modules names exactly the .cu files nvcc builds.
+ * Runs without a GPU: the kernel sources mirror the Java packages (src/main/cuda/join/nopa/x.cu is loaded by
+ * org.spillway.gpu.join.nopa), and GpuRuntime's list of modules names exactly the .cu files nvcc builds.
  */
 class KernelModulesTest {
   /** Maven runs tests in the module's directory. */

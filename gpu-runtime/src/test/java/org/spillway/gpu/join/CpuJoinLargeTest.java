@@ -7,6 +7,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.spillway.gpu.join.CpuJoinTest.Relation;
+import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
+import org.spillway.gpu.join.radix.CpuRadixJoin;
 
 /**
  * Both joins at a size where NOPA's table leaves the caches and the radix join chooses its bits itself

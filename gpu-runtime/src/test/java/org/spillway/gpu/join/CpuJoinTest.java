@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
+import org.spillway.gpu.join.radix.CpuRadixJoin;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.LongSupplier;

@@ -11,7 +11,7 @@ import java.util.Map;
  * per probe row. Pairs are encoded as {@code buildRow << 32 | probeRow} so a result compares as a sorted
  * array (a multiset).
  */
-final class ReferenceJoin {
+public final class ReferenceJoin {
   private ReferenceJoin() {
   }
 
@@ -70,7 +70,7 @@ final class ReferenceJoin {
   }
 
   /** The pairs of a materialized result, sorted. */
-  static long[] pairsOf(JoinResult result) {
+  public static long[] pairsOf(JoinResult result) {
     int[] build = result.buildRows().toArray();
     int[] probe = result.probeRows().toArray();
     long[] out = new long[build.length];

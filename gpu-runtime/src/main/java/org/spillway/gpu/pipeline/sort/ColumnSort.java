@@ -1,6 +1,6 @@
 package org.spillway.gpu.pipeline.sort;
 
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

@@ -1,7 +1,7 @@
 package org.spillway.gpu.pipeline.sort;
 
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.exec.ColumnBatch;
+import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 

@@ -1,0 +1,243 @@
+// Kernels of GpuColumnarPipeline (org.spillway.gpu.pipeline.gpu): a fused filter -> project -> aggregate pipeline,
+// one launch per streamed chunk or per table of GPU-resident chunks. Each thread interprets the pipeline's
+// register program (GpuProgram, pipeline_program.cuh) for its rows with SQL's three-valued logic: every
+// register has a NULL flag (one bit of a 64-bit mask), NULL rows hold 0, filters keep only TRUE rows and
+// aggregates skip NULLs. Under PREDICATION a row runs the whole program and its contribution is masked.
+// Errors (overflow, division by zero) set one device error word that the host turns into the CPU
+// backend's exception. Only aggregate state lives in device memory.
+#include "pipeline_program.cuh"
+
+using namespace spillway;
+
+namespace {
+
+constexpr int kMaxCalls = 16;
+constexpr int kBlock = 256;
+constexpr int kLocalSlots = 64;       // per-block pre-aggregation table of the grouped kernel
+constexpr int kLocalProbes = 4;
+constexpr unsigned long long kEmptyKey = ~0ull;
+
+// Aggregate kinds; AggCall.Kind order.
+enum Agg : int { AGG_SUM = 0, AGG_SUM0 = 1, AGG_COUNT = 2, AGG_MIN = 3, AGG_MAX = 4 };
+
+__device__ __forceinline__ unsigned long long hash64(unsigned long long k) {
+  k ^= k >> 33; k *= 0xff51afd7ed558ccdull; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ull; k ^= k >> 33;
+  return k;
+}
+
+__device__ __forceinline__ unsigned long long identity_of(int kind) {
+  return kind == AGG_MIN ? 0x7fffffffffffffffull : kind == AGG_MAX ? 0x8000000000000000ull : 0ull;
+}
+
+// MIN or MAX, chosen per aggregate call: one block_reduce (one shared array) serves both.
+struct MinOrMax {
+  bool min_of;
+  __device__ long long operator()(long long a, long long b) const { return min_of ? min(a, b) : max(a, b); }
+};
+
+// Block-wide MIN or MAX of a signed value (thread 0 holds it); every thread must call it.
+__device__ __forceinline__ long long block_extreme(long long v, bool min_of) {
+  return block_reduce(v, MinOrMax{min_of}, static_cast<long long>(identity_of(min_of ? AGG_MIN : AGG_MAX)));
+}
+
+// Adds one selected row's arguments into accumulators laid out like the state: lo, hi and non-NULL count per
+// call at stride `stride` words (1 for a slot of a table).
+__device__ __forceinline__ void accumulate_atomic(const ProgramArg& p, const Row& w, unsigned long long* acc,
+                                                  unsigned long long stride) {
+  for (int c = 0; c < p.call_count; c++) {
+    const int kind = p.calls[2 * c];
+    const int reg = p.calls[2 * c + 1];
+    if (kind == AGG_COUNT && reg < 0) continue;
+    if (w.is_null(reg)) continue;
+    const long long v = w.r[reg];
+    unsigned long long* lo = acc + 3 * c * stride;
+    if (kind == AGG_SUM || kind == AGG_SUM0) atomic_add128(lo, lo + stride, static_cast<unsigned long long>(v), v < 0 ? -1 : 0);
+    else if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(lo), v);
+    else if (kind == AGG_MAX) atomicMax(reinterpret_cast<long long*>(lo), v);
+    if ((p.tracked_calls >> c) & 1) atomicAdd(lo + 2 * stride, 1ull);
+  }
+}
+
+// Finds or inserts key in an open-addressing table of `capacity` slots (a power of two) with linear probing,
+// trying at most `probes` slots; returns the slot or -1. `inserted` counts the keys this call claimed.
+__device__ __forceinline__ long long find_or_insert(unsigned long long* table, unsigned long long capacity,
+                                                    unsigned long long key, unsigned long long probes,
+                                                    unsigned long long* inserted) {
+  unsigned long long slot = hash64(key) & (capacity - 1);
+  for (unsigned long long i = 0; i < probes; i++) {
+    const unsigned long long seen = table[slot];
+    if (seen == key) return static_cast<long long>(slot);
+    if (seen == kEmptyKey) {
+      const unsigned long long old = atomicCAS(table + slot, kEmptyKey, key);
+      if (old == kEmptyKey) { if (inserted) atomicAdd(inserted, 1ull); return static_cast<long long>(slot); }
+      if (old == key) return static_cast<long long>(slot);
+    }
+    slot = (slot + 1) & (capacity - 1);
+  }
+  return -1;
+}
+
+// The global table's slot of a key (the key equal to the empty marker has the slot at index capacity); -1
+// and the error word set when the table is full.
+__device__ __forceinline__ long long global_slot(unsigned long long* state, unsigned long long capacity,
+                                                 unsigned long long key) {
+  unsigned long long* table = state + 2;
+  if (key == kEmptyKey) {
+    if (atomicCAS(table + capacity, kEmptyKey, 0ull) == kEmptyKey) atomicAdd(state + 1, 1ull);
+    return static_cast<long long>(capacity);
+  }
+  const long long slot = find_or_insert(table, capacity, key, capacity, state + 1);
+  if (slot < 0) fail(state, ERR_TABLE_FULL, 0);
+  return slot;
+}
+
+}  // namespace
+
+// Sets every slot of the aggregate state to its identity: keys empty, counts and sums zero, MIN/MAX at the
+// extreme values. Layout (words): error, groups, keys[slots], counts[slots], then per call lo[slots],
+// hi[slots] (a 128-bit sum for SUM; the value for MIN and MAX) and nonnull[slots].
+extern "C" __global__ void columnar_pipeline_init(unsigned long long* state, unsigned long long slots,
+                                                  const int* __restrict__ calls, int call_count) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long s = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; s < slots;
+       s += stride) {
+    if (s == 0) { state[0] = 0; state[1] = 0; }
+    state[2 + s] = kEmptyKey;
+    state[2 + slots + s] = 0;
+    for (int c = 0; c < call_count; c++) {
+      unsigned long long* lo = state + 2 + (2 + 3 * c) * slots;
+      lo[s] = identity_of(calls[2 * c]);
+      lo[slots + s] = 0;
+      lo[2 * slots + s] = 0;
+    }
+  }
+}
+
+// Global aggregate (no GROUP BY): per-thread accumulators in registers, one block reduction per call and
+// one atomic per block and call.
+extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_global(
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ ProgramArg p, unsigned long long* state) {
+  Row w;
+  unsigned long long count = 0;
+  unsigned long long lo[kMaxCalls];
+  long long hi[kMaxCalls];
+  unsigned long long nonnull[kMaxCalls];
+  for (int c = 0; c < p.call_count; c++) {
+    lo[c] = identity_of(p.calls[2 * c]);
+    hi[c] = 0;
+    nonnull[c] = 0;
+  }
+  for_each_tile<kBlock>(chunk, table, table_count, table_tiles, [&](const ChunkArg& ch, unsigned long long first) {
+    const unsigned long long row = first + threadIdx.x;
+    if (row >= ch.rows) return;
+    const bool keep = run_program(ch, p, row, w, state);
+    count += keep;
+    for (int c = 0; c < p.call_count; c++) {
+      const int kind = p.calls[2 * c];
+      const int reg = p.calls[2 * c + 1];
+      if (reg < 0) continue;
+      const bool take = keep && !w.is_null(reg);  // predication: no branch, the contribution is masked
+      const long long v = take ? w.r[reg] : 0;
+      if (kind == AGG_SUM || kind == AGG_SUM0) add128(lo[c], hi[c], v);
+      else if (kind == AGG_MIN) lo[c] = take ? static_cast<unsigned long long>(min(static_cast<long long>(lo[c]), v)) : lo[c];
+      else if (kind == AGG_MAX) lo[c] = take ? static_cast<unsigned long long>(max(static_cast<long long>(lo[c]), v)) : lo[c];
+      nonnull[c] += take;
+    }
+  });
+  const unsigned long long slots = 1;
+  long long zero = 0;
+  block_sum128<kBlock>(count, zero);
+  if (threadIdx.x == 0 && count) atomicAdd(state + 2 + slots, count);
+  for (int c = 0; c < p.call_count; c++) {
+    const int kind = p.calls[2 * c];
+    unsigned long long* acc = state + 2 + (2 + 3 * c) * slots;
+    if (kind == AGG_MIN || kind == AGG_MAX) {
+      const long long v = block_extreme(static_cast<long long>(lo[c]), kind == AGG_MIN);
+      if (threadIdx.x == 0) {
+        if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(acc), v);
+        else atomicMax(reinterpret_cast<long long*>(acc), v);
+      }
+    } else if (kind != AGG_COUNT) {
+      block_sum128<kBlock>(lo[c], hi[c]);
+      if (threadIdx.x == 0) atomic_add128(acc, acc + slots, lo[c], hi[c]);
+    }
+    long long h = 0;
+    block_sum128<kBlock>(nonnull[c], h);
+    if (threadIdx.x == 0 && nonnull[c]) atomicAdd(acc + 2 * slots, nonnull[c]);
+  }
+}
+
+// GROUP BY: the key registers are packed into one 64-bit key (32 or 64 bits each, NULL keys as 0 plus a
+// flag bit), looked up in an open-addressing table of `capacity` slots with linear probing (atomicCAS
+// claims an empty slot); the key that equals the empty marker has its own slot at index capacity. Each
+// block first aggregates into a small table in shared memory (few groups, as in Q1, would otherwise make
+// every row's atomics contend on a few words) and flushes it at the end; rows whose key finds no room
+// there go to the global table directly.
+extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
+    const __grid_constant__ ProgramArg p, unsigned long long* state) {
+  __shared__ unsigned long long local[(2 + 3 * kMaxCalls) * kLocalSlots];
+  unsigned long long* local_keys = local;
+  unsigned long long* local_counts = local + kLocalSlots;
+  unsigned long long* local_acc = local + 2 * kLocalSlots;
+  for (int s = threadIdx.x; s < kLocalSlots; s += blockDim.x) {
+    local_keys[s] = kEmptyKey;
+    local_counts[s] = 0;
+    for (int c = 0; c < p.call_count; c++) {
+      local_acc[3 * c * kLocalSlots + s] = identity_of(p.calls[2 * c]);
+      local_acc[(3 * c + 1) * kLocalSlots + s] = 0;
+      local_acc[(3 * c + 2) * kLocalSlots + s] = 0;
+    }
+  }
+  __syncthreads();
+  Row w;
+  const unsigned long long capacity = static_cast<unsigned long long>(p.capacity);
+  const unsigned long long slots = capacity + 1;
+  for_each_tile<kBlock>(chunk, table, table_count, table_tiles, [&](const ChunkArg& ch, unsigned long long first) {
+    const unsigned long long row = first + threadIdx.x;
+    if (row >= ch.rows) return;
+    if (!run_program(ch, p, row, w, state)) return;
+    unsigned long long key = 0;
+    bool in_range = true;
+    for (int k = 0, shift = 0; k < p.key_count; k++) {
+      const int reg = p.keys[3 * k];
+      const long long v = w.r[reg];
+      if (p.keys[3 * k + 1] == 64) {
+        key |= static_cast<unsigned long long>(v);
+      } else {
+        in_range &= v == static_cast<int>(v);
+        key |= static_cast<unsigned long long>(static_cast<unsigned>(static_cast<int>(v))) << shift;
+        shift += 32;
+      }
+      if (w.is_null(reg) && p.keys[3 * k + 2] >= 0) key |= 1ull << p.keys[3 * k + 2];
+    }
+    if (!in_range) { fail(state, ERR_KEY_RANGE, 0); return; }
+    const long long mine = key == kEmptyKey ? -1 : find_or_insert(local_keys, kLocalSlots, key, kLocalProbes, nullptr);
+    if (mine >= 0) {
+      atomicAdd(local_counts + mine, 1ull);
+      accumulate_atomic(p, w, local_acc + mine, kLocalSlots);
+      return;
+    }
+    const long long slot = global_slot(state, capacity, key);
+    if (slot < 0) return;
+    atomicAdd(state + 2 + slots + slot, 1ull);
+    accumulate_atomic(p, w, state + 2 + 2 * slots + slot, slots);
+  });
+  __syncthreads();
+  for (int s = threadIdx.x; s < kLocalSlots; s += blockDim.x) {
+    if (local_keys[s] == kEmptyKey) continue;
+    const long long slot = global_slot(state, capacity, local_keys[s]);
+    if (slot < 0) continue;
+    atomicAdd(state + 2 + slots + slot, local_counts[s]);
+    for (int c = 0; c < p.call_count; c++) {
+      const int kind = p.calls[2 * c];
+      const unsigned long long* mine = local_acc + 3 * c * kLocalSlots + s;
+      unsigned long long* acc = state + 2 + (2 + 3 * c) * slots + slot;
+      if (kind == AGG_SUM || kind == AGG_SUM0) atomic_add128(acc, acc + slots, mine[0], static_cast<long long>(mine[kLocalSlots]));
+      else if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(acc), static_cast<long long>(mine[0]));
+      else if (kind == AGG_MAX) atomicMax(reinterpret_cast<long long*>(acc), static_cast<long long>(mine[0]));
+      if (mine[2 * kLocalSlots]) atomicAdd(acc + 2 * slots, mine[2 * kLocalSlots]);
+    }
+  }
+}

@@ -1,7 +1,0 @@
-package org.spillway.gpu.exec;
-
-import org.spillway.gpu.vector.ColumnVector;
-
-/** Rows of a pipeline's result: one vector per output column, all of {@code rows} rows. */
-public record ColumnBatch(ColumnVector[] columns, int rows) {
-}

@@ -1,0 +1,452 @@
+package org.spillway.gpu.join.hash;
+
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
+import org.spillway.gpu.device.MemoryGuard;
+import org.spillway.gpu.join.keys.JoinKeyColumn;
+import org.spillway.gpu.join.keys.JoinKeyEncoder;
+import org.spillway.gpu.join.keys.JoinKeys;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.expr.VectorEvaluator;
+import org.spillway.gpu.vector.IndexedColumns;
+
+/**
+ * The probe of a pipelined hash join: a streaming operator of the probe side's pipeline that looks each morsel's
+ * keys up in the {@link JoinHashTable} built from the other side (a pipeline breaker run before) and turns the
+ * morsel into the joined rows, gathering from the build side only the columns read later (late materialization).
+ *
+ * <p>The probe side is the preserved side of an outer join and the returned side of a semi- or anti-join. A
+ * condition beyond key equality (the residual) is evaluated on each candidate pair before the kind decides: an
+ * inner join keeps the pairs that pass, a left join also each probe row without any (with NULL build columns), a
+ * semi-join each probe row with one, an anti-join each probe row without one. NULL keys match nothing.
+ *
+ * <p>A semi- or anti-join may also build on its returned side and stream the other side through the table (DuckDB's
+ * RIGHT_SEMI and RIGHT_ANTI, the mark join of Neumann and Kemper): the probe then only marks each build row that a
+ * probe row matches ({@link Kind#MARK_BUILD}) and passes no row on; once every morsel was probed, the marked build
+ * rows are the semi-join's output and the unmarked ones the anti-join's ({@link #markedBuildRows}).
+ *
+ * <p>An outer join may also build on its preserved side and stream the other side through the table (DuckDB's
+ * RIGHT OUTER join on the build side): a {@link Kind#RIGHT} probe passes on the matching pairs, as an inner join,
+ * and marks the build rows they hold; once every morsel was probed, the pipeline pushes the unmarked build rows,
+ * with NULL probe columns, through the stages after the probe ({@link #unmatchedBuildColumns}). A {@link Kind#FULL}
+ * probe is a LEFT probe that marks likewise, so both sides are preserved.
+ *
+ * <p>A plan holds the probe unbound (what to probe with, the build side's types); each run binds it to that run's
+ * table and build rows ({@link #bind}).
+ */
+public final class JoinProbe {
+  /** Probe rows whose first matches are looked up together ({@link JoinHashTable#firsts}). */
+  private static final int PROBE_GROUP = 64;
+  /**
+   * What a probe row becomes; LEFT is the outer join that preserves the probe side, RIGHT the one that preserves the
+   * build side, FULL both. MARK_BUILD marks the build rows the probe row matches and outputs nothing: it ends its
+   * pipeline.
+   */
+  public enum Kind {
+    INNER, LEFT, SEMI, ANTI, MARK_BUILD, RIGHT, FULL;
+
+    /** Whether the build side's columns are part of the output. */
+    public boolean projectsBuild() {
+      return this == INNER || this == LEFT || this == RIGHT || this == FULL;
+    }
+
+    /** Whether the build rows that no probe row matched are output too, after the last probe morsel. */
+    public boolean preservesBuild() {
+      return this == RIGHT || this == FULL;
+    }
+
+    /** What the probe makes of each probe row: a RIGHT probe pairs as an inner join, a FULL one as a left join. */
+    Kind perProbeRow() {
+      return this == RIGHT ? INNER : this == FULL ? LEFT : this;
+    }
+  }
+
+  private final Kind kind;
+  private final int[] probeKeys;
+  private final List<ExprType> probeKeyTypes;
+  private final int[] buildKeys;
+  private final List<ExprType> buildTypes;
+  private final boolean buildFirst;
+  private final Expr residual;
+  private final JoinHashTable table;
+  private final IndexedColumns build;
+  private final JoinKeyEncoder encoder;
+  private final List<List<String>> probeDictionaries;
+  /**
+   * Per build row of a bound MARK_BUILD, RIGHT or FULL probe: whether a probe row matched it. Workers only ever write true, so
+   * their racing plain writes agree; the scheduler's join of the workers makes every mark visible to the reader.
+   */
+  private final boolean[] marks;
+
+  /**
+   * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
+   * {@code buildKeys} of a build side of {@code buildTypes}. The joined row is the build side's columns then the
+   * probe side's when {@code buildFirst}, else the other way round; the output is the joined row, or (semi, anti)
+   * the probe side's columns (a MARK_BUILD probe outputs none). {@code residual} (null: none) reads the joined row.
+   * Key types that cannot compare fail here, with {@link JoinKeyEncoder}'s reason.
+   */
+  public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
+    this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, null, null, null, null);
+    JoinKeyEncoder.of(buildKeyTypes(), this.probeKeyTypes);
+  }
+
+  private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, boolean buildFirst, Expr residual, JoinHashTable table, IndexedColumns build,
+      JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
+    if (buildFirst && !kind.projectsBuild() && kind != Kind.MARK_BUILD) {
+      throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
+    }
+    if (probeKeys.length != buildKeys.length || probeKeys.length != probeKeyTypes.size() || probeKeys.length == 0) {
+      throw new IllegalArgumentException("probe keys " + Arrays.toString(probeKeys) + " of " + probeKeyTypes
+          + " do not pair with build keys " + Arrays.toString(buildKeys));
+    }
+    this.kind = kind;
+    this.probeKeys = probeKeys.clone();
+    this.probeKeyTypes = List.copyOf(probeKeyTypes);
+    this.buildKeys = buildKeys.clone();
+    this.buildTypes = List.copyOf(buildTypes);
+    this.buildFirst = buildFirst;
+    this.residual = residual;
+    this.table = table;
+    this.build = build;
+    this.encoder = encoder;
+    this.probeDictionaries = probeDictionaries;
+    boolean marking = kind == Kind.MARK_BUILD || kind.preservesBuild();
+    this.marks = marking && build != null ? new boolean[build.rows()] : null;
+  }
+
+  private List<ExprType> buildKeyTypes() {
+    return Arrays.stream(buildKeys).mapToObj(buildTypes::get).toList();
+  }
+
+  /**
+   * This probe against one run's build side: encodes the build side's keys (text key columns with their
+   * dictionaries, null for other columns; the probe side's likewise) and builds the table over them on all cores.
+   */
+  public JoinProbe bind(IndexedColumns build, List<List<String>> buildDictionaries,
+      List<List<String>> probeDictionaries, int threads, BooleanSupplier cancelled) {
+    if (!build.types().equals(buildTypes)) {
+      throw new IllegalArgumentException("build side of " + build.types() + " for a probe planned against " + buildTypes);
+    }
+    JoinKeyEncoder encoder = JoinKeyEncoder.of(buildKeyTypes(), probeKeyTypes);
+    List<JoinKeyColumn> columns = new ArrayList<>();
+    for (int k = 0; k < buildKeys.length; k++) {
+      columns.add(new JoinKeyColumn(build.column(buildKeys[k]), buildDictionaries.get(k)));
+    }
+    JoinKeys keys = encoder.encodeBuild(columns);
+    JoinHashTable table = JoinHashTable.build(keys.keys(), keys.validity(), build.rows(), threads, cancelled);
+    return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, table, build,
+        encoder, new ArrayList<>(probeDictionaries));
+  }
+
+  /** The table of a bound probe (null before {@link #bind}). */
+  public JoinHashTable table() {
+    return table;
+  }
+
+  public int[] buildKeys() {
+    return buildKeys.clone();
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  public int[] probeKeys() {
+    return probeKeys.clone();
+  }
+
+  public List<ExprType> buildTypes() {
+    return buildTypes;
+  }
+
+  public boolean buildFirst() {
+    return buildFirst;
+  }
+
+  public Expr residual() {
+    return residual;
+  }
+
+  /** The output types over a probe side of {@code probeTypes}. */
+  public List<ExprType> outputTypes(List<ExprType> probeTypes) {
+    if (kind == Kind.MARK_BUILD) {
+      return List.of();
+    }
+    return kind.projectsBuild() ? joinedTypes(probeTypes) : probeTypes;
+  }
+
+  /**
+   * The build rows, ascending, that a probe row matched ({@code matched}: the output of a semi-join that built on its
+   * returned side) or that none did (the anti-join's; a NULL key matches nothing, as NOT EXISTS wants). Read once
+   * the pipeline that ends in this MARK_BUILD probe finished.
+   */
+  public int[] markedBuildRows(boolean matched) {
+    if (marks == null) {
+      throw new IllegalStateException(kind == Kind.MARK_BUILD || kind.preservesBuild()
+          ? "marks read before the build side was bound" : "a " + kind + " join probe marks no build rows");
+    }
+    int count = 0;
+    for (boolean m : marks) {
+      count += m == matched ? 1 : 0;
+    }
+    int[] rows = new int[count];
+    int n = 0;
+    for (int r = 0; r < marks.length; r++) {
+      if (marks[r] == matched) {
+        rows[n++] = r;
+      }
+    }
+    return rows;
+  }
+
+  /** The joined row's types (what the residual reads). */
+  List<ExprType> joinedTypes(List<ExprType> probeTypes) {
+    List<ExprType> out = new ArrayList<>(buildFirst ? buildTypes : probeTypes);
+    out.addAll(buildFirst ? probeTypes : buildTypes);
+    return out;
+  }
+
+  /** Position in the joined row of probe column {@code p}. */
+  public int joinedProbe(int p) {
+    return buildFirst ? buildTypes.size() + p : p;
+  }
+
+  /** Position in the joined row of build column {@code b}, given the probe side's column count. */
+  public int joinedBuild(int b, int probeColumns) {
+    return buildFirst ? b : probeColumns + b;
+  }
+
+  public IndexedColumns build() {
+    if (build == null) {
+      throw new IllegalStateException("join probe run before its build side was bound");
+    }
+    return build;
+  }
+
+  /** Pairs of a run of probe rows: probe positions and build rows (-1: none), in probe order. */
+  public record Matches(int[] probeRows, int[] buildRows, int count) {
+  }
+
+  /**
+   * The matches of a morsel of {@code rows} rows, whose columns {@code probeColumn} gives (loading them as needed),
+   * of {@code probeColumns} columns in all; {@link Cursor#next} hands them out in runs of bounded size, so that a
+   * key with many matches never makes one huge batch.
+   */
+  public Cursor cursor(IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+    if (table == null) {
+      throw new IllegalStateException("join probe run before its build side was bound");
+    }
+    List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
+    for (int k = 0; k < probeKeys.length; k++) {
+      keyColumns.add(new JoinKeyColumn(probeColumn.apply(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
+    }
+    return new Cursor(encoder.encodeProbe(keyColumns), probeColumn, rows, probeColumns);
+  }
+
+  /** Walks a morsel's probe rows in order. */
+  public final class Cursor {
+    private final JoinKeys keys;
+    private final IntFunction<ColumnVector> probeColumn;
+    private final int rows;
+    private final int probeColumns;
+    private int row;
+    /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
+    private final int[] firsts = new int[PROBE_GROUP];
+    private int firstsFrom = -PROBE_GROUP;
+
+    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+      this.keys = keys;
+      this.probeColumn = probeColumn;
+      this.rows = rows;
+      this.probeColumns = probeColumns;
+    }
+
+    /**
+     * The pairs of the next probe rows, stopping after the row whose candidates reach {@code maxPairs}; null once
+     * every row was probed.
+     */
+    public Matches next(int maxPairs) {
+      if (row >= rows) {
+        return null;
+      }
+      if (kind == Kind.MARK_BUILD && residual == null) {
+        markMatches();
+        return new Matches(new int[0], new int[0], 0);
+      }
+      int from = row;
+      Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
+      boolean candidatesOnly = residual != null;
+      Kind kind = JoinProbe.this.kind.perProbeRow();
+      for (; row < rows && pairs.count < maxPairs; row++) {
+        int p = first(row);
+        if (kind == Kind.MARK_BUILD) {
+          for (; p >= 0; p = table.next(p)) {
+            int b = table.row(p);
+            if (!marks[b]) {  // a build row marked already needs no further residual test
+              pairs.add(row, b);
+            }
+          }
+        } else if (candidatesOnly || kind == Kind.INNER || kind == Kind.LEFT && p >= 0) {
+          for (; p >= 0; p = table.next(p)) {
+            pairs.add(row, table.row(p));
+          }
+        } else if (kind == Kind.LEFT || (kind == Kind.SEMI) == (p >= 0)) {
+          pairs.add(row, -1);
+        }
+      }
+      Matches out = candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+      if (JoinProbe.this.kind.preservesBuild()) {
+        markPaired(out);
+      }
+      return out;
+    }
+
+    /**
+     * The table position of the first build row matching probe row {@code r} (-1: none or a NULL key); rows are asked
+     * in order.
+     */
+    private int first(int r) {
+      if (r >= firstsFrom + PROBE_GROUP) {
+        firstsFrom = r;
+        table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts);
+      }
+      return firsts[r - firstsFrom];
+    }
+
+    /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
+    private void markMatches() {
+      for (; row < rows; row++) {
+        for (int p = first(row); p >= 0; p = table.next(p)) {
+          marks[table.row(p)] = true;
+        }
+      }
+    }
+  }
+
+  /** Marks the build rows of the pairs (a RIGHT or FULL probe: they are output already, joined). */
+  private void markPaired(Matches m) {
+    int[] buildRows = m.buildRows();
+    for (int i = 0; i < m.count(); i++) {
+      if (buildRows[i] >= 0) {
+        marks[buildRows[i]] = true;
+      }
+    }
+  }
+
+  /**
+   * The joined columns of build rows {@code rows[from .. from+count-1]} (unmatched ones, {@link #markedBuildRows})
+   * with NULL probe columns, over a probe side of {@code probeTypes}: a RIGHT or FULL probe's output for the build
+   * rows no probe row matched. Only the columns in {@code live} (of the joined row) are made; the others are null.
+   */
+  public ColumnVector[] unmatchedBuildColumns(List<ExprType> probeTypes, BitSet live, int[] rows, int from, int count) {
+    int probeColumns = probeTypes.size();
+    ColumnVector[] out = new ColumnVector[probeColumns + buildTypes.size()];
+    for (int c = 0; c < probeColumns; c++) {
+      if (live.get(joinedProbe(c))) {
+        out[joinedProbe(c)] = ColumnVector.constant(probeTypes.get(c), null, count);
+      }
+    }
+    int[] ids = Arrays.copyOfRange(rows, from, from + count);
+    for (int b = 0; b < buildTypes.size(); b++) {
+      if (live.get(joinedBuild(b, probeColumns))) {
+        out[joinedBuild(b, probeColumns)] = build().gather(b, ids, count);
+      }
+    }
+    return out;
+  }
+
+  /** The candidates that pass the residual, turned into the kind's output pairs. */
+  private Matches applyResidual(Pairs candidates, IntFunction<ColumnVector> probeColumn, int from, int to,
+      int probeColumns) {
+    Kind kind = this.kind.perProbeRow();
+    int n = candidates.count;
+    int[] probeRows = candidates.probe;
+    int[] buildRows = candidates.build;
+    int[] passing = new int[n + 1];
+    int passed = 0;
+    if (n > 0) {
+      ColumnVector result = VectorEvaluator.evaluate(residual, c -> joinedColumn(c, probeColumn, probeColumns,
+          probeRows, buildRows, n), n);
+      passed = VectorEvaluator.selectTrue(result, passing);
+    }
+    if (kind == Kind.MARK_BUILD) {
+      for (int i = 0; i < passed; i++) {
+        marks[buildRows[passing[i]]] = true;
+      }
+      return new Matches(new int[0], new int[0], 0);
+    }
+    Pairs out = new Pairs(kind == Kind.INNER ? passed : to - from);
+    if (kind == Kind.INNER) {
+      for (int i = 0; i < passed; i++) {
+        out.add(probeRows[passing[i]], buildRows[passing[i]]);
+      }
+      return out.matches();
+    }
+    // Candidates come in probe order, so one walk over the probe rows pairs each with its passing candidates.
+    int p = 0;
+    for (int r = from; r < to; r++) {
+      boolean any = false;
+      while (p < passed && probeRows[passing[p]] == r) {
+        any = true;
+        if (kind == Kind.LEFT) {
+          out.add(r, buildRows[passing[p]]);
+        }
+        p++;
+      }
+      if (kind == Kind.LEFT && !any || (kind == Kind.SEMI) == any && kind != Kind.LEFT) {
+        out.add(r, -1);
+      }
+    }
+    return out.matches();
+  }
+
+  private ColumnVector joinedColumn(int c, IntFunction<ColumnVector> probeColumn, int probeColumns, int[] probeRows,
+      int[] buildRows, int n) {
+    int b = buildFirst ? c : c - probeColumns;
+    if (b >= 0 && b < buildTypes.size()) {
+      return build().gather(b, buildRows, n);
+    }
+    return probeColumn.apply(buildFirst ? c - buildTypes.size() : c).gather(probeRows, n);
+  }
+
+  @Override public String toString() {
+    return "JoinProbe(" + kind + ", keys " + Arrays.toString(probeKeys) + " = " + Arrays.toString(buildKeys) + ", build " + buildTypes
+        + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual) + ")";
+  }
+
+  /** Pairs appended row by row, growing as needed. */
+  private static final class Pairs {
+    int[] probe;
+    int[] build;
+    int count;
+
+    Pairs(int capacity) {
+      probe = new int[Math.max(16, capacity)];
+      build = new int[probe.length];
+    }
+
+    void add(int probeRow, int buildRow) {
+      if (count == probe.length) {
+        MemoryGuard.require("the matches of one morsel of a join probe (" + count + " pairs so far)",
+            (long) count * 2 * 2 * Integer.BYTES);
+        probe = Arrays.copyOf(probe, count * 2);
+        build = Arrays.copyOf(build, count * 2);
+      }
+      probe[count] = probeRow;
+      build[count] = buildRow;
+      count++;
+    }
+
+    Matches matches() {
+      return new Matches(probe, build, count);
+    }
+  }
+}

@@ -1,0 +1,418 @@
+package org.spillway.gpu.pipeline.cpu;
+
+import static org.spillway.gpu.pipeline.scheduler.MorselScheduler.MORSEL_ROWS;
+
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import org.apache.arrow.vector.FieldVector;
+import org.spillway.gpu.device.MemoryGuard;
+import org.spillway.gpu.aggregate.HashAggregator;
+import org.spillway.gpu.aggregate.PartitionedAggregation;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.expr.ExprColumns;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.Morsel;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
+
+/**
+ * The CPU backend of a fused columnar pipeline: filter, project and aggregate stages run per morsel of
+ * rows, morsels are spread over worker threads, and aggregation is partial per worker, merged at the end.
+ * Stages after the first aggregation (HAVING, projections of aggregates) run once on its result.
+ */
+public final class ColumnarPipeline {
+  /** What a value of an output column takes: its 8-byte lane (or reference) and a null flag. */
+  private static final long ROW_BYTES_PER_COLUMN = Long.BYTES + 1;
+
+  private final List<ExprType> inputTypes;
+  private final List<PipelineStage> stages;
+  /** Input types of each stage, then the output types. */
+  private final List<List<ExprType>> stageTypes = new ArrayList<>();
+  /** Per stage up to the first aggregation: the columns of its output that later stages or the output read. */
+  private final BitSet[] liveAfter;
+  /** The input columns read ({@link #inputColumnsRead}). */
+  private final BitSet liveInput;
+
+  public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    this(inputTypes, stages, null);
+  }
+
+  /**
+   * A pipeline whose consumer reads only the output columns in {@code outputRead} (null: all): a join probe then
+   * gathers no build column that nobody reads, and the output's other columns may be null.
+   */
+  public ColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages, BitSet outputRead) {
+    this.inputTypes = List.copyOf(inputTypes);
+    this.stages = List.copyOf(stages);
+    List<ExprType> types = this.inputTypes;
+    boolean aggregated = false;
+    for (int s = 0; s < this.stages.size(); s++) {
+      PipelineStage stage = this.stages.get(s);
+      stageTypes.add(types);
+      checkStage(stage, types);
+      if (stage instanceof PipelineStage.HashJoinProbe h && h.probe().kind() == JoinProbe.Kind.MARK_BUILD
+          && s != this.stages.size() - 1) {
+        throw new IllegalArgumentException("a join probe that marks build rows outputs nothing, so it must end its "
+            + "pipeline; stages follow it: " + this.stages.subList(s + 1, this.stages.size()));
+      }
+      if (aggregated && stage instanceof PipelineStage.HashJoinProbe) {
+        throw new IllegalArgumentException("a join probe after an aggregation: the aggregation's output is the "
+            + "source of a pipeline of its own");
+      }
+      aggregated |= stage instanceof PipelineStage.Aggregate;
+      types = stage.outputTypes(types);
+    }
+    stageTypes.add(types);
+    this.liveAfter = new BitSet[this.stages.size()];
+    this.liveInput = liveness(outputRead);
+  }
+
+  /** The types of the pipeline's output columns. */
+  public List<ExprType> outputTypes() {
+    return stageTypes.get(stageTypes.size() - 1);
+  }
+
+  public List<PipelineStage> stages() {
+    return stages;
+  }
+
+  /**
+   * Runs the pipeline over the batches with up to {@code threads} workers; result batches keep the order
+   * of the input rows unless an aggregation reorders them. Fails fast if {@code cancelled} turns true.
+   */
+  public List<ColumnBatch> run(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
+    List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
+    for (int b = 0; b < batches.size(); b++) {
+      SourceBatch batch = batches.get(b);
+      if (batch.columns().size() != inputTypes.size()) {
+        throw new IllegalArgumentException("batch " + b + " has " + batch.columns().size()
+            + " columns; the pipeline reads " + inputTypes.size());
+      }
+      addMorsels(morsels, b, batch.rows());
+    }
+    return run(morsels.size(), m -> {
+      int[] slice = morsels.get(m);
+      SourceBatch batch = batches.get(slice[0]);
+      return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
+    }, threads, cancelled);
+  }
+
+  /**
+   * The input columns the pipeline reads: those its stages read up to the first aggregation and, without one,
+   * those it passes to its output. {@link #runColumns} needs no others (a COUNT(*) over a join reads none).
+   */
+  public BitSet inputColumnsRead() {
+    return (BitSet) liveInput.clone();
+  }
+
+  /**
+   * Walks the stages backwards from the output (or the first aggregation) and records what each stage's output
+   * must hold; returns what the input must.
+   */
+  private BitSet liveness(BitSet outputRead) {
+    int breaker = firstAggregate();
+    BitSet needed = new BitSet();
+    if (breaker < 0) {
+      if (outputRead == null) {
+        needed.set(0, outputTypes().size());
+      } else {
+        needed.or(outputRead);
+      }
+    }
+    for (int s = (breaker < 0 ? stages.size() : breaker + 1) - 1; s >= 0; s--) {
+      PipelineStage stage = stages.get(s);
+      liveAfter[s] = (BitSet) needed.clone();
+      if (stage instanceof PipelineStage.Aggregate a) {
+        needed = new BitSet();
+        for (int key : a.groupKeys()) {
+          needed.set(key);
+        }
+        for (AggCall call : a.calls()) {
+          if (call.argument() >= 0) {
+            needed.set(call.argument());
+          }
+        }
+      } else if (stage instanceof PipelineStage.Project p) {
+        // A bare column reference stays lazy unless read later; any other expression is evaluated.
+        BitSet in = new BitSet();
+        for (int i = 0; i < p.expressions().size(); i++) {
+          Expr e = p.expressions().get(i);
+          if (!(e instanceof Expr.Column) || needed.get(i)) {
+            ExprColumns.collect(e, in);
+          }
+        }
+        needed = in;
+      } else if (stage instanceof PipelineStage.Filter f) {
+        ExprColumns.collect(f.condition(), needed);
+      } else if (stage instanceof PipelineStage.HashJoinProbe h) {
+        needed = probeInputRead(h.probe(), needed, stageTypes.get(s).size());
+      }
+    }
+    return needed;
+  }
+
+  /** The probe side's columns a join probe needs, given what is read of its output. */
+  private static BitSet probeInputRead(JoinProbe probe, BitSet outputRead, int probeColumns) {
+    BitSet joinedRead = (BitSet) outputRead.clone();
+    if (!probe.kind().projectsBuild()) {
+      joinedRead = new BitSet();
+      for (int c = outputRead.nextSetBit(0); c >= 0; c = outputRead.nextSetBit(c + 1)) {
+        joinedRead.set(probe.joinedProbe(c));
+      }
+    }
+    if (probe.residual() != null) {
+      ExprColumns.collect(probe.residual(), joinedRead);
+    }
+    BitSet in = new BitSet();
+    for (int c = 0; c < probeColumns; c++) {
+      if (joinedRead.get(probe.joinedProbe(c))) {
+        in.set(c);
+      }
+    }
+    for (int key : probe.probeKeys()) {
+      in.set(key);
+    }
+    return in;
+  }
+
+  /**
+   * The build side's columns that the join probe of stage {@code stage} gathers: those read after it and those
+   * its residual reads (its keys are read by the table's build, not here).
+   */
+  public BitSet buildColumnsRead(int stage) {
+    JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(stage)).probe();
+    int probeColumns = stageTypes.get(stage).size();
+    BitSet joinedRead = new BitSet();
+    if (probe.kind().projectsBuild()) {
+      joinedRead.or(liveAfter[stage]);
+    }
+    if (probe.residual() != null) {
+      ExprColumns.collect(probe.residual(), joinedRead);
+    }
+    BitSet out = new BitSet();
+    for (int b = 0; b < probe.buildTypes().size(); b++) {
+      if (joinedRead.get(probe.joinedBuild(b, probeColumns))) {
+        out.set(b);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs the pipeline over columns already held in vectors (the output of a join or of another pipeline),
+   * morsel by morsel as {@link #run(List, int, BooleanSupplier)} does over Arrow batches. A column the pipeline
+   * does not read ({@link #inputColumnsRead}) may be null.
+   */
+  public List<ColumnBatch> runColumns(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled) {
+    List<int[]> morsels = new ArrayList<>();
+    BitSet read = inputColumnsRead();
+    for (int b = 0; b < batches.size(); b++) {
+      ColumnBatch batch = batches.get(b);
+      for (int c = 0; c < Math.max(batch.columns().length, inputTypes.size()); c++) {
+        ColumnVector column = c < batch.columns().length ? batch.columns()[c] : null;
+        if (column == null && c < inputTypes.size() && c < batch.columns().length && !read.get(c)) {
+          continue;
+        }
+        if (column == null || c >= inputTypes.size() || !column.type.equals(inputTypes.get(c))
+            || column.size < batch.rows()) {
+          throw new IllegalArgumentException("batch " + b + " of " + batch.rows() + " rows does not fit the "
+              + "pipeline's input " + inputTypes + " at column " + c + ": "
+              + (column == null ? "missing" : column.type + " of " + column.size + " rows"));
+        }
+      }
+      addMorsels(morsels, b, batch.rows());
+    }
+    return run(morsels.size(), m -> {
+      int[] slice = morsels.get(m);
+      ColumnBatch batch = batches.get(slice[0]);
+      ColumnVector[] columns = new ColumnVector[batch.columns().length];
+      for (int c = 0; c < columns.length; c++) {
+        ColumnVector column = batch.columns()[c];
+        columns[c] = column == null ? null : column.slice(slice[1], slice[2]);
+      }
+      return Morsel.ofColumns(columns, slice[2]);
+    }, threads, cancelled);
+  }
+
+  private static void addMorsels(List<int[]> morsels, int batch, int rows) {
+    for (int offset = 0; offset < rows; offset += MORSEL_ROWS) {
+      morsels.add(new int[] {batch, offset, Math.min(MORSEL_ROWS, rows - offset)});
+    }
+  }
+
+  /**
+   * Runs the stages over {@code count} morsels made on the worker threads by {@code morsel}; then, for each probe
+   * that preserves its build side (in stage order, as the rows of one pass through the later probes and may mark
+   * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
+   */
+  private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
+    int breaker = firstAggregate();
+    int end = breaker < 0 ? stages.size() : breaker;
+    List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
+    PartitionedAggregation[] partials = new PartitionedAggregation[MorselScheduler.workers(count, threads)];
+    AtomicLong collected = new AtomicLong();
+    Sink sink = (worker, rows, out) -> {
+      if (breaker >= 0) {
+        if (partials[worker] == null) {
+          partials[worker] = newPartitionedAggregation(breaker);
+        }
+        partials[worker].add(rows);
+      } else if (rows.rows() > 0) {
+        ColumnBatch batch = new ColumnBatch(rows.materialize(), rows.rows());
+        long total = collected.addAndGet(batch.rows());
+        MemoryGuard.require("the output of a pipeline (" + total + " rows so far)",
+            total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length));
+        out.add(batch);
+      }
+    };
+    MorselScheduler.forEach(count, threads, cancelled, (worker, m) -> {
+      List<ColumnBatch> out = new ArrayList<>(1);
+      push(morsel.apply(m), 0, end, rows -> sink.accept(worker, rows, out));
+      outputs.set(m, out);
+    });
+    for (int s = 0; s < end; s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe h && h.probe().kind().preservesBuild()) {
+        outputs.addAll(pushUnmatchedBuild(s, h.probe(), end, partials.length, cancelled, sink));
+      }
+    }
+    for (int w = 0; w < partials.length; w++) {
+      if (breaker >= 0 && partials[w] == null) {
+        partials[w] = newPartitionedAggregation(breaker);  // a worker that got no morsel
+      }
+    }
+    if (breaker < 0) {
+      List<ColumnBatch> result = new ArrayList<>();
+      outputs.forEach(result::addAll);
+      return result;
+    }
+    return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1);
+  }
+
+  /** Where a worker hands the rows that left the last per-morsel stage: its partial aggregate or its output. */
+  private interface Sink {
+    void accept(int worker, Morsel rows, List<ColumnBatch> out);
+  }
+
+  /**
+   * The final source of a probe that preserves its build side (a RIGHT or FULL join built on its preserved side):
+   * once every probe morsel was probed, the build rows no probe row matched, joined to NULL probe columns, run
+   * through stages {@code (stage, end)} on up to {@code workers} workers (the partial aggregates' count).
+   */
+  private List<List<ColumnBatch>> pushUnmatchedBuild(int stage, JoinProbe probe, int end, int workers,
+      BooleanSupplier cancelled, Sink sink) {
+    int[] unmatched = probe.markedBuildRows(false);
+    int count = (unmatched.length + MORSEL_ROWS - 1) / MORSEL_ROWS;
+    List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
+    List<ExprType> probeTypes = stageTypes.get(stage);
+    MorselScheduler.forEach(count, workers, cancelled, (worker, m) -> {
+      int from = m * MORSEL_ROWS;
+      int rows = Math.min(MORSEL_ROWS, unmatched.length - from);
+      ColumnVector[] columns = probe.unmatchedBuildColumns(probeTypes, liveAfter[stage], unmatched, from, rows);
+      List<ColumnBatch> out = new ArrayList<>(1);
+      push(Morsel.ofColumns(columns, rows), stage + 1, end, joined -> sink.accept(worker, joined, out));
+      outputs.set(m, out);
+    });
+    return outputs;
+  }
+
+  /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */
+  public List<ColumnBatch> finish(ColumnVector[] columns, int first) {
+    int rows = columns.length == 0 ? 0 : columns[0].size;
+    Morsel morsel = Morsel.ofColumns(columns, rows);
+    for (int s = first; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.Aggregate) {
+        HashAggregator again = newAggregator(s);
+        again.add(morsel);
+        ColumnVector[] out = again.result();
+        morsel = Morsel.ofColumns(out, out.length == 0 ? 0 : out[0].size);
+      } else {
+        push(morsel, s, s + 1, done -> { });
+      }
+    }
+    return morsel.rows() == 0 ? List.of() : List.of(new ColumnBatch(morsel.materialize(), morsel.rows()));
+  }
+
+  /**
+   * Runs stages [from, to) over the morsel and hands the result to {@code sink}: once, or (after a join probe that
+   * multiplies rows) once per bounded part. A morsel left empty still passes through every projection: the stages
+   * after it (an aggregation, the output) read the projection's columns, not its input's.
+   */
+  private void push(Morsel morsel, int from, int to, Consumer<Morsel> sink) {
+    for (int s = from; s < to; s++) {
+      PipelineStage stage = stages.get(s);
+      if (stage instanceof PipelineStage.Filter f) {
+        if (morsel.rows() > 0) {
+          morsel.filter(f.condition());
+        }
+      } else if (stage instanceof PipelineStage.Project p) {
+        morsel.project(p.expressions());
+      } else if (stage instanceof PipelineStage.HashJoinProbe h) {
+        int next = s + 1;
+        morsel.probe(h.probe(), liveAfter[s], MORSEL_ROWS, joined -> push(joined, next, to, sink));
+        return;
+      } else {
+        throw new IllegalStateException("stage " + s + " (" + stage + ") cannot run per morsel");
+      }
+    }
+    sink.accept(morsel);
+  }
+
+  /** Types of the input of stage {@code stage} (of the output when it equals the stage count). */
+  public List<ExprType> stageInputTypes(int stage) {
+    return stageTypes.get(stage);
+  }
+
+  private HashAggregator newAggregator(int stage) {
+    return new HashAggregator(stageTypes.get(stage), (PipelineStage.Aggregate) stages.get(stage));
+  }
+
+  private PartitionedAggregation newPartitionedAggregation(int stage) {
+    return new PartitionedAggregation(groups -> new HashAggregator(stageTypes.get(stage),
+        (PipelineStage.Aggregate) stages.get(stage), groups), PartitionedAggregation.FLUSH_GROUPS);
+  }
+
+  /** Index of the first aggregation stage (the pipeline breaker), or -1. */
+  public int firstAggregate() {
+    for (int s = 0; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.Aggregate) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  private static void checkStage(PipelineStage stage, List<ExprType> types) {
+    if (stage instanceof PipelineStage.HashJoinProbe h) {
+      for (int key : h.probe().probeKeys()) {
+        if (key < 0 || key >= types.size()) {
+          throw new IllegalArgumentException("join key $" + key + " is not a column of " + types);
+        }
+      }
+    }
+    if (stage instanceof PipelineStage.Aggregate a) {
+      for (int key : a.groupKeys()) {
+        if (key < 0 || key >= types.size() || types.get(key).kind() == ExprType.Kind.BIG_DECIMAL) {
+          throw new IllegalArgumentException("group key $" + key + " is not a groupable column of " + types);
+        }
+      }
+      for (AggCall call : a.calls()) {
+        if (call.argument() >= types.size()) {
+          throw new IllegalArgumentException(call + " reads a column outside " + types);
+        }
+        if (call.argument() >= 0) {
+          call.checkArgument(types.get(call.argument()));
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,166 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+
+import java.math.BigDecimal;
+import java.util.List;
+import jcuda.Pointer;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.aggregate.HashAggregator;
+import org.spillway.gpu.aggregate.WideSums;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.pipeline.PipelineStage;
+
+/**
+ * The aggregate state of one GPU pipeline run in device memory, and its reading back into result columns.
+ * Layout in 64-bit words (as columnar_pipeline.cu expects): error word, group count, then per slot a packed
+ * key and a row count, then per call three words per slot: low and high word (a 128-bit sum for SUM, the
+ * value for MIN and MAX) and the count of non-NULL arguments (kept only for calls whose argument may be
+ * NULL; the others take the row count). A wide sum's two words become its exact BigDecimal, any other sum's
+ * must fit 64 bits. A global aggregate has one slot; a grouped one {@code capacity}
+ * hashed slots plus one for the key that equals the empty marker. The buffer may be larger than the state
+ * (it comes from {@link GpuScratch}).
+ */
+final class GpuAggregateState {
+  /** Error codes of the kernel (high word of the error word). */
+  static final int ERR_ARITH = 1;
+  static final int ERR_DIVIDE_BY_ZERO = 2;
+  static final int ERR_INT32 = 3;
+  static final int ERR_CAST = 4;
+  static final int ERR_KEY_RANGE = 5;
+  static final int ERR_TABLE_FULL = 6;
+
+  private final DeviceBuffer buffer;
+  private final long capacity;
+  private final long slots;
+  private final int callCount;
+
+  /** {@code capacity} 0 means a global aggregate (one slot, no hash table); {@code buffer} holds {@link #bytes}. */
+  GpuAggregateState(DeviceBuffer buffer, long capacity, int callCount) {
+    this.capacity = capacity;
+    this.slots = capacity == 0 ? 1 : capacity + 1;
+    this.callCount = callCount;
+    this.buffer = buffer;
+    if (buffer.bytes() < bytes(capacity, callCount)) {
+      throw new IllegalArgumentException("aggregate state of " + slots + " slots needs " + bytes(capacity, callCount)
+          + " bytes; the buffer has " + buffer.bytes());
+    }
+  }
+
+  /** Bytes of the state of a table of {@code capacity} slots (0: global) and {@code callCount} calls. */
+  static long bytes(long capacity, int callCount) {
+    long slots = capacity == 0 ? 1 : capacity + 1;
+    return 8 * Math.addExact(2, Math.multiplyExact(slots, 2L + 3L * callCount));
+  }
+
+  long capacity() {
+    return capacity;
+  }
+
+  DeviceBuffer buffer() {
+    return buffer;
+  }
+
+  /** Sets every slot to the identity of its calls (kernel columnar_pipeline_init) and waits for it. */
+  void initialize(GpuKernels kernels, DevicePointer calls, CudaStream stream) {
+    int blocks = (int) Math.max(1, Math.min(1024, (slots + 255) / 256));
+    kernels.init.launch(blocks, 256, stream, buffer.pointer(), slots, calls, callCount);
+    stream.synchronize();
+  }
+
+  /** The first two words: the error word (code in the high 32 bits, failing instruction in the low 32; 0
+   * when none) and the number of groups inserted into the hash table. */
+  long[] header() {
+    long[] words = {0, 0};
+    CudaException.check(cuMemcpyDtoH(Pointer.to(words), buffer.pointer(), 16), "cuMemcpyDtoH(state header)");
+    return words;
+  }
+
+  /**
+   * The aggregate's output columns (group keys, then one per call), as the CPU backend's HashAggregator
+   * gives them: a global aggregate has one row, also over no input. {@code keyNullBits[k]} is the flag bit
+   * of key k's NULL (-1 when it cannot be NULL); bit c of {@code trackedCalls} says that call c counted its
+   * non-NULL arguments.
+   */
+  ColumnVector[] result(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits,
+      int[] keyNullBits, long trackedCalls) {
+    long[] words = new long[(int) (bytes(capacity, callCount) / 8)];
+    CudaException.check(cuMemcpyDtoH(Pointer.to(words), buffer.pointer(), words.length * 8L), "cuMemcpyDtoH(state)");
+    int[] groupKeys = aggregate.groupKeys();
+    int rows = 0;
+    int[] slotOf = new int[(int) slots];
+    for (int s = 0; s < slots; s++) {
+      if (capacity == 0 || words[(int) (2 + slots + s)] > 0) {
+        slotOf[rows++] = s;
+      }
+    }
+    ColumnVector[] out = new ColumnVector[groupKeys.length + aggregate.calls().size()];
+    for (int k = 0, shift = 0; k < groupKeys.length; k++) {
+      long[] values = new long[rows];
+      boolean[] nulls = null;
+      for (int g = 0; g < rows; g++) {
+        int s = slotOf[g];
+        long key = s == capacity ? -1L : words[2 + s];
+        if (keyNullBits[k] >= 0 && (key >>> keyNullBits[k] & 1) != 0) {
+          nulls = nulls == null ? new boolean[rows] : nulls;
+          nulls[g] = true;
+          continue;
+        }
+        values[g] = keyBits[k] == 64 ? key : (int) (key >>> shift);
+      }
+      shift += keyBits[k] == 64 ? 0 : 32;
+      out[k] = ColumnVector.ofLongs(inputTypes.get(groupKeys[k]), values, nulls, rows);
+    }
+    for (int c = 0; c < aggregate.calls().size(); c++) {
+      boolean tracked = (trackedCalls >>> c & 1) != 0;
+      out[groupKeys.length + c] = callResult(aggregate.calls().get(c), c, tracked, words, slotOf, rows, inputTypes);
+    }
+    return out;
+  }
+
+  private ColumnVector callResult(AggCall call, int c, boolean tracked, long[] words, int[] slotOf, int rows,
+      List<ExprType> types) {
+    long[] values = new long[rows];
+    // a wide sum's 128 bits become its exact value; any other sum must fit its 64 bits
+    Object[] wide = call.isWideSum() ? new Object[rows] : null;
+    int scale = call.argument() < 0 ? 0 : types.get(call.argument()).scale();
+    boolean[] nulls = null;
+    int lo = (int) (2 + (2 + 3L * c) * slots);
+    for (int g = 0; g < rows; g++) {
+      int s = slotOf[g];
+      long rowCount = words[(int) (2 + slots + s)];
+      long count = call.argument() < 0 || !tracked ? rowCount : words[(int) (lo + 2 * slots + s)];
+      if (call.kind() == AggCall.Kind.COUNT) {
+        values[g] = count;
+        continue;
+      }
+      if (count == 0) {  // no non-NULL value: SUM, MIN and MAX are NULL, SUM0 is 0
+        if (call.kind() != AggCall.Kind.SUM0) {
+          nulls = nulls == null ? new boolean[rows] : nulls;
+          nulls[g] = true;
+        } else if (wide != null) {
+          wide[g] = BigDecimal.valueOf(0, scale);
+        }
+        continue;
+      }
+      values[g] = words[lo + s];
+      long high = words[(int) (lo + slots + s)];
+      boolean sum = call.kind() == AggCall.Kind.SUM || call.kind() == AggCall.Kind.SUM0;
+      if (wide != null) {
+        wide[g] = WideSums.ofTwosComplement(values[g], high, scale);
+      } else if (sum && high != values[g] >> 63) {
+        throw HashAggregator.sumOverflow(call, types.get(call.argument()));
+      }
+    }
+    if (wide != null) {
+      return ColumnVector.ofObjects(ExprType.BIG_DECIMAL, wide, nulls, rows);
+    }
+    HashAggregator.checkResultRange(call, values);
+    return ColumnVector.ofLongs(call.resultType(), values, nulls, rows);
+  }
+}

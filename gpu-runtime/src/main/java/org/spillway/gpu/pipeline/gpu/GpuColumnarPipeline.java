@@ -1,0 +1,389 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.vector.ExprType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.FieldVector;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.transfer.ColumnType;
+import org.spillway.gpu.transfer.HostColumn;
+import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.transfer.TransferOptions;
+import org.spillway.gpu.transfer.TransferPipelinePool;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.SourceBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+
+/**
+ * The GPU backend of a fused columnar pipeline (same inputs and outputs as {@link ColumnarPipeline}): the
+ * filter and project stages before the aggregation are flattened once into a {@link GpuProgram}; column
+ * chunks (and the validity bitmaps of columns with NULLs) stream through pooled transfer pipelines
+ * ({@link GpuBatchStreamer}) and one kernel launch per chunk filters, projects and aggregates them with
+ * SQL's NULL semantics, writing nothing but aggregate state. A pipeline without an aggregation runs the
+ * same program in the columnar_pipeline_rows kernel, which writes only the selected rows' output columns
+ * back to pinned host memory ({@link GpuRowsPass}); they come back as the CPU backend returns them, in input
+ * order. Pipelines of Q6's shape
+ * ({@link SelectionAggregate}) over batches without NULLs run the specialized selection_aggregate kernels,
+ * the rest the columnar_pipeline interpreter; both apply the {@link FilterVariant}. With a
+ * {@link GpuColumnCache}, resident columns are read in place (a run whose columns are all resident makes
+ * one launch over all batches and transfers nothing) and misses fill the cache. Stages after the
+ * aggregation run on the CPU over its (small) result. What the kernels cannot do exactly is reported by
+ * {@link #unsupportedReason()} so that the planner keeps the CPU backend.
+ */
+public final class GpuColumnarPipeline {
+  /** Hash table slots of the first try of a grouped run; it grows 16-fold when half full. */
+  static final long INITIAL_CAPACITY = 1 << 12;
+  /** Largest hash table; more groups than half of it run on the CPU backend. */
+  static final long MAX_CAPACITY = 1 << 20;
+  /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
+  static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
+      TransferOptions.DEFAULT.stagingThreads());
+  private static final int BLOCK_THREADS = 256;
+  static final int BLOCKS_PER_SM = 8;
+  static final int SELECTION_BLOCKS_PER_SM = 3;  // __launch_bounds__(256, 3) of selection_aggregate.cu
+
+  private final ColumnarPipeline cpu;
+  /** Index of the aggregation stage, or -1 for a pipeline that returns its rows. */
+  private final int aggregateStage;
+  private final GpuProgram program;
+  private final SelectionAggregate selection;
+  private boolean selectionKernel = true;
+  private final String unsupported;
+  private volatile String lastFallback;
+  private volatile RunStats lastRun;
+  private TransferOptions transferOptions = DEFAULT_OPTIONS;
+  private FilterVariant filterVariant = FilterVariant.BRANCHING;
+  private GpuColumnCache cache;
+  private int streamWorkers = GpuBatchStreamer.WORKERS;
+  private int rowsStreamWorkers = GpuBatchStreamer.ROWS_WORKERS;
+
+  /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
+  public GpuColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    this.cpu = new ColumnarPipeline(inputTypes, stages);
+    this.aggregateStage = cpu.firstAggregate();
+    GpuProgram compiled = null;
+    String reason = null;
+    try {
+      compiled = aggregateStage < 0 ? GpuProgram.compileRows(inputTypes, stages)
+          : GpuProgram.compile(inputTypes, stages.subList(0, aggregateStage),
+              (PipelineStage.Aggregate) stages.get(aggregateStage));
+    } catch (GpuProgram.Unsupported e) {
+      reason = e.getMessage();
+    }
+    if (compiled != null && compiled.columns.length == 0) {
+      compiled = null;  // e.g. count(*): nothing to stream, row counts alone answer it
+      reason = aggregateStage < 0 ? "it reads no column (its rows are constants the CPU makes without a transfer)"
+          : "it reads no column (row counts alone answer it, and the CPU has them)";
+    }
+    this.program = compiled;
+    this.unsupported = reason;
+    this.selection = compiled == null || aggregateStage < 0 ? null : SelectionAggregate.match(inputTypes,
+        stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
+  }
+
+  /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
+  public GpuColumnarPipeline withTransferOptions(TransferOptions options) {
+    this.transferOptions = options;
+    return this;
+  }
+
+  /** This pipeline filtering with {@code variant} on the GPU; returns this. */
+  public GpuColumnarPipeline withFilterVariant(FilterVariant variant) {
+    this.filterVariant = variant;
+    return this;
+  }
+
+  public FilterVariant filterVariant() {
+    return filterVariant;
+  }
+
+  /** This pipeline reading its columns through {@code cache} (null: stream every run); returns this. */
+  public GpuColumnarPipeline withCache(GpuColumnCache cache) {
+    this.cache = cache;
+    return this;
+  }
+
+  /** This pipeline streaming with {@code workers} threads, each with its own transfer pipeline; returns this. */
+  public GpuColumnarPipeline withStreamWorkers(int workers) {
+    if (workers < 1) {
+      throw new IllegalArgumentException("stream workers must be at least 1, got " + workers);
+    }
+    this.streamWorkers = workers;
+    this.rowsStreamWorkers = workers;
+    return this;
+  }
+
+  /**
+   * Whether Q6-shaped runs may use the selection_aggregate kernels (default true); false keeps the
+   * interpreter, for comparisons. Returns this.
+   */
+  public GpuColumnarPipeline withSelectionKernel(boolean enabled) {
+    this.selectionKernel = enabled;
+    return this;
+  }
+
+  /** Why the GPU cannot run this pipeline, or empty when it can. */
+  public Optional<String> unsupportedReason() {
+    return Optional.ofNullable(unsupported);
+  }
+
+  /**
+   * The kernel a run over batches without NULLs launches: selection_aggregate_branching or _predication for
+   * Q6's shape, else columnar_pipeline_global or _grouped (the interpreter), or columnar_pipeline_rows for a
+   * pipeline without an aggregation; empty when unsupported.
+   */
+  public Optional<String> kernelName() {
+    if (program == null) {
+      return Optional.empty();
+    }
+    if (aggregateStage < 0) {
+      return Optional.of("columnar_pipeline_rows");
+    }
+    if (selection != null && selectionKernel) {
+      return Optional.of("selection_aggregate_" + filterVariant.label());
+    }
+    return Optional.of(program.keys.length == 0 ? "columnar_pipeline_global" : "columnar_pipeline_grouped");
+  }
+
+  /** The CPU backend of the same pipeline. */
+  public ColumnarPipeline cpuPipeline() {
+    return cpu;
+  }
+
+  public List<ExprType> outputTypes() {
+    return cpu.outputTypes();
+  }
+
+  /** Why the last {@link #run} went to the CPU backend after all (too many groups, say), or null. */
+  public String lastFallback() {
+    return lastFallback;
+  }
+
+  /**
+   * The last run on the GPU: {@code nanos} and {@code bytes} of its (last) pass over the data (bytes that
+   * crossed the link to the GPU, cache fills included), {@code cachedBytes} read from the column cache instead,
+   * the {@code kernel} launched, {@code wallNanos} of the whole run (setup and result included),
+   * {@code kernelNanos}, the kernel alone by CUDA events when one launch read every batch from the cache
+   * (-1 when streamed: kernels then overlap the transfers), and {@code returnedBytes} that came back over the
+   * link: the selected rows' output columns (and per-tile counts) of a pipeline without an aggregation, the
+   * aggregate state read of an aggregating one.
+   */
+  public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos,
+      long returnedBytes) {
+    public RunStats(long nanos, long bytes) {
+      this(nanos, bytes, 0, "", nanos, -1, 0);
+    }
+
+    public RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
+      this(nanos, bytes, cachedBytes, kernel, wallNanos, kernelNanos, 0);
+    }
+
+    /** Gigabytes (10^9 bytes) per second over the link to the GPU. */
+    public double gigabytesPerSecond() {
+      return nanos == 0 ? 0 : bytes / (double) nanos;
+    }
+
+    /** Gigabytes per second that came back over the link during the pass. */
+    public double returnedGigabytesPerSecond() {
+      return nanos == 0 ? 0 : returnedBytes / (double) nanos;
+    }
+  }
+
+  /** Statistics of the last run's (last) pass over the data on the GPU, or null if none ran. */
+  public RunStats lastRun() {
+    return lastRun;
+  }
+
+  /**
+   * The transfer method for columns in the memory at {@code address}: zero-copy for pinned memory, UM
+   * prefetch for managed memory, otherwise pageable copy. Zero-copy, not pinned copy, for pinned memory:
+   * on the H200 (docs/bench/pipeline) Q6 and Q1 pipelines pulled 0.91-0.93 of the link's 55 GB/s by
+   * zero-copy but 0.82-0.84 by pinned copy, whose one DMA per 0.5-1 MiB column buffer of a 128 Ki-row
+   * batch costs time of its own (raw copies of the same buffers reach 0.86); and under BRANCHING a
+   * selective filter spares zero-copy the columns of rejected rows (Q6 ran 2x faster than the link).
+   */
+  public static TransferMethod defaultMethod(CudaDevice device, long address) {
+    HostMemoryKind kind = HostMemoryKind.of(device, address);
+    return switch (kind) {
+      case PINNED -> TransferMethod.ZERO_COPY;
+      case MANAGED -> TransferMethod.UM_PREFETCH;
+      default -> TransferMethod.PAGEABLE_COPY;
+    };
+  }
+
+  /**
+   * Frees what GPU pipelines keep between runs on {@code device} (idle transfer pipelines with their chunk
+   * buffers, scratch buffers): for tests that check allocator counts, and when memory is short.
+   */
+  public static void releaseIdleResources(CudaDevice device) {
+    TransferPipelinePool.of(device).trim();
+    GpuScratch.trim(device);
+  }
+
+  /**
+   * Runs the pipeline on {@code device}, streaming the columns with {@code method}; CPU threads
+   * ({@code cpuThreads}) serve when the data needs more than the GPU offers (see {@link #lastFallback()}).
+   * Fails fast if {@code cancelled} turns true between batches.
+   */
+  public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches, int cpuThreads,
+      BooleanSupplier cancelled) {
+    if (program == null) {
+      throw new UnsupportedOperationException("pipeline is not supported on the GPU: " + unsupported);
+    }
+    long started = System.nanoTime();
+    lastFallback = null;
+    boolean[][] nulls = nullsOf(batches);
+    long nullable = nullableColumns(nulls);
+    if (aggregateStage < 0) {
+      return runRows(device, method, batches, nulls, nullable, cancelled, started);
+    }
+    int[] keyNullBits = program.keyNullBits(nullable);
+    if (keyNullBits == null) {
+      lastFallback = "the NULL flags of the group keys do not fit beside their values in the GPU's 64-bit keys";
+      return cpu.run(batches, cpuThreads, cancelled);
+    }
+    long tracked = 0;
+    for (int c = 0; c < program.callNullDeps.length; c++) {
+      tracked |= GpuProgram.mayBeNull(program.callNullDeps[c], nullable) ? 1L << c : 0;
+    }
+    GpuPass pass = new GpuPass(device, new GpuKernels(device), program, nullable == 0 && selectionKernel ? selection : null,
+        filterVariant, new GpuProgramImage(program, keyNullBits), tracked);
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
+    PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
+    long capacity = aggregate.groupKeys().length == 0 ? 0 : INITIAL_CAPACITY;
+    device.makeCurrent();
+    try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers);
+      while (true) {
+        GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
+            chunkRows(batches), cancelled, (state, header) -> {
+              GpuPipelineErrors.throwIfFailed(header[0], pass.origins());
+              return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
+                  pass.trackedCalls());
+            });
+        long state = GpuAggregateState.bytes(capacity, aggregate.calls().size());
+        long returned = 16 + (outcome.result() == null ? 0 : state);  // the header, then the state if it fit
+        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
+            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), returned);
+        if (outcome.result() != null) {
+          return cpu.finish(outcome.result(), aggregateStage + 1);
+        }
+        if (capacity >= MAX_CAPACITY) {
+          lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
+          return cpu.run(batches, cpuThreads, cancelled);
+        }
+        capacity = Math.min(MAX_CAPACITY, capacity * 16);
+      }
+    }
+  }
+
+  /**
+   * Runs a pipeline without an aggregation: chunks of whole tiles (so that tiles never straddle a morsel of the
+   * CPU backend's result), one launch per chunk, the selected rows back in input order.
+   */
+  private List<ColumnBatch> runRows(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      boolean[][] nulls, long nullable, BooleanSupplier cancelled, long started) {
+    boolean[] nullableOutputs = new boolean[program.outputs.length];
+    for (int k = 0; k < nullableOutputs.length; k++) {
+      nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
+    }
+    long tileRows = GpuRowsLayout.TILE_ROWS;
+    long chunkRows = Math.max(tileRows, chunkRows(batches) / tileRows * tileRows);
+    GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
+        new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots());
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
+    device.makeCurrent();
+    try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
+          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers), cancelled);
+      lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(),
+          System.nanoTime() - started, -1, outcome.returnedBytes());
+      return outcome.result();
+    }
+  }
+
+  /** Bit c set when column slot c holds NULLs in some batch. */
+  private static long nullableColumns(boolean[][] nulls) {
+    long nullable = 0;
+    for (boolean[] batch : nulls) {
+      for (int c = 0; c < batch.length; c++) {
+        nullable |= batch[c] ? 1L << c : 0;
+      }
+    }
+    return nullable;
+  }
+
+  /** Chunks no larger than the largest batch (a multiple of 32 rows): each slot holds a chunk per column. */
+  private long chunkRows(List<SourceBatch> batches) {
+    long largest = 32;
+    for (SourceBatch b : batches) {
+      largest = Math.max(largest, (b.rows() + 31L) / 32 * 32);
+    }
+    return Math.min(transferOptions.chunkRows(ColumnType.MAX_WIDTH), largest);
+  }
+
+  private int[] keyBits() {
+    int[] bits = new int[program.keys.length / 2];
+    for (int k = 0; k < bits.length; k++) {
+      bits[k] = program.keys[2 * k + 1];
+    }
+    return bits;
+  }
+
+  /**
+   * Per batch and column slot: whether the column holds NULLs. A column whose field is declared NOT NULL is
+   * taken at its word (its validity bitmap is neither scanned nor streamed); others are counted.
+   */
+  private boolean[][] nullsOf(List<SourceBatch> batches) {
+    boolean[][] out = new boolean[batches.size()][program.columns.length];
+    for (int b = 0; b < batches.size(); b++) {
+      for (int c = 0; c < program.columns.length; c++) {
+        FieldVector v = batches.get(b).columns().get(program.columns[c]);
+        out[b][c] = v.getField().isNullable() && batches.get(b).rows() > 0 && v.getNullCount() > 0;
+      }
+    }
+    return out;
+  }
+
+  /** The buffers each batch streams: the data buffers of the columns the program reads, and their validity bitmaps. */
+  private List<GpuBatchStreamer.BatchBuffers> buffersOf(List<SourceBatch> batches, boolean[][] nulls) {
+    List<GpuBatchStreamer.BatchBuffers> out = new ArrayList<>();
+    int slots = program.columns.length;
+    for (int b = 0; b < batches.size(); b++) {
+      SourceBatch batch = batches.get(b);
+      GpuBatchStreamer.Buffer[] buffers = new GpuBatchStreamer.Buffer[2 * slots];
+      for (int c = 0; c < slots && batch.rows() > 0; c++) {
+        FieldVector vector = batch.columns().get(program.columns[c]);
+        int width = program.wide[c] ? 8 : 4;
+        if (!(vector instanceof BaseFixedWidthVector fixed) || fixed.getTypeWidth() != width) {
+          throw new IllegalArgumentException("column " + vector.getField() + " is not a " + width
+              + "-byte fixed-width vector, as input column $" + program.columns[c] + " of the GPU pipeline must be");
+        }
+        buffers[c] = new GpuBatchStreamer.Buffer(HostColumn.of(vector.getName(),
+            width == 8 ? ColumnType.INT64 : ColumnType.INT32, vector.getDataBuffer(), batch.rows()),
+            vector.getDataBuffer());
+        if (nulls[b][c]) {
+          buffers[slots + c] = new GpuBatchStreamer.Buffer(HostColumn.validity(vector, batch.rows()),
+              vector.getValidityBuffer());
+        }
+      }
+      out.add(new GpuBatchStreamer.BatchBuffers(batch.rows(), buffers));
+    }
+    return out;
+  }
+
+  static int blockThreads() {
+    return BLOCK_THREADS;
+  }
+
+  @Override public String toString() {
+    return "GpuColumnarPipeline" + cpu.stages();
+  }
+}

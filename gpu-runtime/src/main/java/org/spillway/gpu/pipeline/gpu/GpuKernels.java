@@ -1,0 +1,31 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaModule;
+
+/** The kernels of columnar_pipeline.cu, columnar_pipeline_rows.cu and selection_aggregate.cu on one device. */
+final class GpuKernels {
+  /** The kernel modules' names (their fatbins, listed in GpuRuntime.KERNEL_MODULES). */
+  static final String MODULE = "pipeline/gpu/columnar_pipeline";
+  static final String SELECTION_MODULE = "pipeline/gpu/selection_aggregate";
+  static final String ROWS_MODULE = "pipeline/gpu/columnar_pipeline_rows";
+
+  final CudaKernel init;
+  final CudaKernel global;
+  final CudaKernel grouped;
+  final CudaKernel rows;
+  final CudaKernel selectionBranching;
+  final CudaKernel selectionPredication;
+
+  GpuKernels(CudaDevice device) {
+    CudaModule module = device.module(MODULE);
+    this.init = module.kernel("columnar_pipeline_init");
+    this.global = module.kernel("columnar_pipeline_global");
+    this.grouped = module.kernel("columnar_pipeline_grouped");
+    this.rows = device.module(ROWS_MODULE).kernel("columnar_pipeline_rows");
+    CudaModule selection = device.module(SELECTION_MODULE);
+    this.selectionBranching = selection.kernel("selection_aggregate_branching");
+    this.selectionPredication = selection.kernel("selection_aggregate_predication");
+  }
+}

@@ -1,0 +1,223 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.vector.ColumnVector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import jcuda.Pointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.expr.Expr;
+
+/**
+ * One pass of a {@link GpuColumnarPipeline} run over all batches with a given hash table capacity: uploads
+ * the program image, initializes the aggregate state, then either streams the batches (one launch per
+ * chunk) or, when every buffer is resident in the column cache, makes one launch over a table of all
+ * batches; finally reads the state's header and, unless the hash table overflowed, the result. Device
+ * buffers and the control stream are borrowed from {@link GpuScratch} and given back.
+ */
+final class GpuPass {
+  /**
+   * The result (null when the hash table was too small), the pass's time, its bytes by origin and the time of
+   * the one kernel over resident batches (-1 when streamed).
+   */
+  record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos) {}
+
+  /** Checks the header and reads the result of a pass whose table did not overflow. */
+  @FunctionalInterface
+  interface Finisher {
+    ColumnVector[] finish(GpuAggregateState state, long[] header);
+  }
+
+  private final CudaDevice device;
+  private final GpuKernels kernels;
+  private final GpuProgram program;
+  private final SelectionAggregate selection;
+  private final FilterVariant variant;
+  private final GpuProgramImage image;
+  private final long trackedCalls;
+  private final int multiprocessors;
+
+  /** {@code selection}: the specialized shape to run, or null for the interpreter. */
+  GpuPass(CudaDevice device, GpuKernels kernels, GpuProgram program, SelectionAggregate selection,
+      FilterVariant variant, GpuProgramImage image, long trackedCalls) {
+    this.device = device;
+    this.kernels = kernels;
+    this.program = program;
+    this.selection = selection;
+    this.variant = variant;
+    this.image = image;
+    this.trackedCalls = trackedCalls;
+    this.multiprocessors = device.multiprocessors();
+  }
+
+  long trackedCalls() {
+    return trackedCalls;
+  }
+
+  /** The expressions that error words point at: per instruction, or per sum of the selection kernel. */
+  Expr[] origins() {
+    return selection == null ? program.origins
+        : selection.sums.stream().map(SelectionAggregate.Sum::product).toArray(Expr[]::new);
+  }
+
+  private CudaKernel kernel(long capacity) {
+    if (selection != null) {
+      return variant == FilterVariant.BRANCHING ? kernels.selectionBranching : kernels.selectionPredication;
+    }
+    return capacity == 0 ? kernels.global : kernels.grouped;
+  }
+
+  String kernelName(long capacity) {
+    String name = kernel(capacity).name();
+    return selection == null ? name + " (" + variant.label() + ")" : name;
+  }
+
+  /** Per batch and buffer: the cache entry serving it, or null (no cache, not cached, no such buffer). */
+  static GpuColumnCache.Entry[][] resolve(GpuColumnCache.Session session, List<GpuBatchStreamer.BatchBuffers> batches) {
+    GpuColumnCache.Entry[][] out = new GpuColumnCache.Entry[batches.size()][];
+    for (int b = 0; b < batches.size(); b++) {
+      GpuBatchStreamer.Buffer[] buffers = batches.get(b).buffers();
+      out[b] = new GpuColumnCache.Entry[buffers.length];
+      for (int i = 0; session != null && i < buffers.length; i++) {
+        if (buffers[i] != null) {
+          out[b][i] = session.acquire(buffers[i].owner(), buffers[i].column().address(),
+              buffers[i].column().byteLength());
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Runs the pass; see the class comment. */
+  Outcome run(long capacity, int callCount, List<GpuBatchStreamer.BatchBuffers> batches,
+      GpuColumnCache.Entry[][] resident, GpuColumnCache.Session session, GpuBatchStreamer streamer, long chunkRows,
+      BooleanSupplier cancelled, Finisher finisher) {
+    List<DeviceBuffer> borrowed = new ArrayList<>();
+    CudaStream control = GpuScratch.stream(device);
+    try {
+      DeviceBuffer code = borrow(borrowed, image.bytes());
+      image.upload(code);
+      GpuAggregateState state = new GpuAggregateState(borrow(borrowed, GpuAggregateState.bytes(capacity, callCount)),
+          capacity, callCount);
+      state.initialize(kernels, code.pointer(image.callsOffset()), control);
+      long[] argument = selection != null ? selection.argument(program.wideMask())
+          : image.argument(code.address(), variant == FilterVariant.BRANCHING, trackedCalls, capacity);
+      CudaKernel kernel = kernel(capacity);
+      long tileRows = selection != null ? SelectionAggregate.TILE_ROWS : GpuColumnarPipeline.blockThreads();
+      long[] traffic = traffic(batches, resident, session);
+      long start = System.nanoTime();
+      long kernelNanos = -1;
+      if (allResident(batches, resident, session)) {
+        kernelNanos = launchOverTable(batches, resident, session, kernel, tileRows, argument, state, control, borrowed);
+      } else {
+        DevicePointer statePointer = state.buffer().pointer();
+        streamer.stream(batches, resident, session, chunkRows, (words, stream) -> kernel.launch(
+            blocks((words[0] + tileRows - 1) / tileRows), GpuColumnarPipeline.blockThreads(), stream, words, 0L, 0L,
+            0L, argument, statePointer), cancelled);
+      }
+      long nanos = System.nanoTime() - start;
+      long[] header = state.header();
+      boolean full = capacity > 0 && ((header[0] >>> 32) == GpuAggregateState.ERR_TABLE_FULL || header[1] * 2 > capacity);
+      return new Outcome(full ? null : finisher.finish(state, header), nanos, traffic[0], traffic[1], kernelNanos);
+    } finally {
+      try {
+        control.synchronize();  // nothing may still run on borrowed memory when it is given back
+        GpuScratch.release(device, control);
+      } finally {
+        borrowed.forEach(b -> GpuScratch.release(device, b));
+      }
+    }
+  }
+
+  private DeviceBuffer borrow(List<DeviceBuffer> borrowed, long bytes) {
+    DeviceBuffer b = GpuScratch.acquire(device, bytes);
+    borrowed.add(b);
+    return b;
+  }
+
+  private int blocks(long tiles) {
+    int perSm = selection != null ? GpuColumnarPipeline.SELECTION_BLOCKS_PER_SM : GpuColumnarPipeline.BLOCKS_PER_SM;
+    return blocks(multiprocessors, perSm, tiles);
+  }
+
+  /** Blocks of a launch over {@code tiles} tiles: at most {@code perSm} per multiprocessor, each looping over tiles. */
+  static int blocks(int multiprocessors, int perSm, long tiles) {
+    return (int) Math.max(1, Math.min((long) multiprocessors * perSm, tiles));
+  }
+
+  /** Bytes that cross the link in this pass (streamed, or copied into the cache) and bytes read from the cache. */
+  static long[] traffic(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session) {
+    long[] out = new long[2];
+    for (int b = 0; b < batches.size(); b++) {
+      GpuBatchStreamer.Buffer[] buffers = batches.get(b).buffers();
+      for (int i = 0; i < buffers.length; i++) {
+        if (buffers[i] != null) {
+          boolean hit = resident[b][i] != null && !session.mustFill(resident[b][i]);
+          out[hit ? 1 : 0] += buffers[i].column().byteLength();
+        }
+      }
+    }
+    return out;
+  }
+
+  private static boolean allResident(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session) {
+    if (session == null) {
+      return false;
+    }
+    for (int b = 0; b < batches.size(); b++) {
+      GpuBatchStreamer.Buffer[] buffers = batches.get(b).buffers();
+      for (int i = 0; i < buffers.length; i++) {
+        if (buffers[i] != null && (resident[b][i] == null || session.mustFill(resident[b][i]))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * One launch over a table of every (resident) batch: no transfer, one kernel, one synchronization; returns
+   * the kernel's time by CUDA events.
+   */
+  private long launchOverTable(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session, CudaKernel kernel, long tileRows, long[] argument, GpuAggregateState state,
+      CudaStream control, List<DeviceBuffer> borrowed) {
+    List<long[]> chunks = new ArrayList<>();
+    for (int b = 0; b < batches.size(); b++) {
+      GpuBatchStreamer.BatchBuffers batch = batches.get(b);
+      if (batch.rows() == 0) {
+        continue;
+      }
+      long[] words = GpuChunkTable.chunk(batch.rows());
+      for (int i = 0; i < batch.buffers().length; i++) {
+        GpuColumnCache.Entry entry = resident[b][i];
+        if (entry != null) {
+          session.await(entry, control);
+          words[batch.word(i)] = entry.address();
+        }
+      }
+      chunks.add(words);
+    }
+    if (chunks.isEmpty()) {
+      return 0;
+    }
+    long[] table = GpuChunkTable.table(chunks, tileRows);
+    DeviceBuffer tableBuffer = borrow(borrowed, table.length * 8L);
+    GpuScratch.upload(tableBuffer, 0, Pointer.to(table), table.length * 8L, "GPU chunk table");
+    long tiles = GpuChunkTable.tiles(table, tileRows);
+    try (CudaEvent start = device.newEvent(true); CudaEvent end = device.newEvent(true)) {
+      start.record(control);
+      kernel.launch(blocks(tiles), GpuColumnarPipeline.blockThreads(), control, GpuChunkTable.chunk(0),
+          tableBuffer.pointer(), (long) chunks.size(), tiles, argument, state.buffer().pointer());
+      end.record(control);
+      return Math.round(end.elapsedMillisSince(start) * 1e6);
+    }
+  }
+}

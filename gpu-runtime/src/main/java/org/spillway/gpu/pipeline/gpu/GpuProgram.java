@@ -1,0 +1,230 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.vector.ExprType;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The register program that the columnar_pipeline kernel interprets per row: the filter and project stages
+ * before a pipeline's aggregation, flattened once into instructions {op, dst, a, b} over int64 registers,
+ * each with a NULL flag, plus the aggregation's key and argument registers. Registers 0..MAX_COLUMNS-1 hold
+ * the input columns the program reads, loaded by a LOAD at each use (a no-op once loaded), so that under
+ * BRANCHING a row the filters reject never loads the columns only later stages read. A filter's top-level
+ * conjuncts become one FILTER each (the CPU backend drops a row at the first conjunct that is not TRUE);
+ * AND, OR and CASE jump past what they do not need, so a row evaluates exactly the operands the CPU backend
+ * evaluates for it (a guarded division never divides by zero on either device). AND and OR follow Kleene's
+ * logic: a NULL operand does not decide, a later FALSE (AND) or TRUE (OR) still does. A pipeline without an
+ * aggregation compiles to the same program plus the registers of its output columns, which the
+ * columnar_pipeline_rows kernel writes back for the selected rows.
+ */
+final class GpuProgram {
+  /** Registers per thread in the kernel (kMaxRegisters in columnar_pipeline.cu): one bit each in a NULL mask. */
+  static final int MAX_REGISTERS = 64;
+  /** Input columns a launch can take (kMaxColumns in pipeline_chunks.cuh). */
+  static final int MAX_COLUMNS = 12;
+  /** Aggregate calls a launch can take (kMaxCalls). */
+  static final int MAX_CALLS = 16;
+  /** Bit of a NULL-dependency mask meaning "NULL whatever the columns hold" (a NULL literal). */
+  static final long ALWAYS_NULLABLE = 1L << 63;
+
+  // Opcodes, as in columnar_pipeline.cu.
+  static final int LOAD = 0;
+  static final int CONST = 1;
+  static final int CONST_NULL = 2;
+  static final int MOV = 3;
+  static final int CMP_EQ = 4;
+  static final int IN_RANGES = 10;
+  static final int NOT = 11;
+  static final int IS_NULL = 12;
+  static final int JUMP_IF_FALSE = 13;
+  static final int JUMP_IF_TRUE = 14;
+  static final int JUMP_IF_NOT_TRUE = 15;
+  static final int JUMP = 16;
+  static final int MERGE_NULL = 17;
+  static final int ADD = 18;
+  static final int CHECK_INT32 = 22;
+  static final int SCALE = 23;
+  static final int YEAR = 24;
+  static final int FILTER = 25;
+
+  /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
+  static final class Unsupported extends RuntimeException {
+    Unsupported(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
+  /** Instructions, four ints each. */
+  final int[] code;
+  final long[] constants;
+  /** Pipeline input column read into register i, for i below the count of used columns. */
+  final int[] columns;
+  /** Whether input column {@code columns[i]} is 8 bytes wide (else 4). */
+  final boolean[] wide;
+  /** Per aggregate call: kind ordinal and argument register (-1 for COUNT(*)). */
+  final int[] calls;
+  /** Per aggregate call: the columns (bits of register numbers) whose NULLs can make its argument NULL. */
+  final long[] callNullDeps;
+  /** Per group key: register and packed width in bits (32 or 64). */
+  final int[] keys;
+  /** Per group key: the columns whose NULLs can make it NULL, as for calls. */
+  final long[] keyNullDeps;
+  /** The expression each instruction belongs to, for error messages. */
+  final Expr[] origins;
+  /** Per output column of a pipeline without an aggregation: its register (empty for an aggregating one). */
+  final int[] outputs;
+  /** Per output column: the columns whose NULLs can make it NULL, as for calls. */
+  final long[] outputNullDeps;
+
+  private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps) {
+    this(b, calls, callNullDeps, keys, keyNullDeps, new int[0], new long[0]);
+  }
+
+  private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps,
+      int[] outputs, long[] outputNullDeps) {
+    this.code = b.code.stream().mapToInt(Integer::intValue).toArray();
+    this.constants = b.constants.stream().mapToLong(Long::longValue).toArray();
+    this.columns = b.columns.stream().mapToInt(Integer::intValue).toArray();
+    this.wide = new boolean[columns.length];
+    for (int i = 0; i < columns.length; i++) {
+      wide[i] = b.inputTypes.get(columns[i]).width() == 8;
+    }
+    this.calls = calls;
+    this.callNullDeps = callNullDeps;
+    this.keys = keys;
+    this.keyNullDeps = keyNullDeps;
+    this.origins = b.origins.toArray(new Expr[0]);
+    this.outputs = outputs;
+    this.outputNullDeps = outputNullDeps;
+  }
+
+  int length() {
+    return code.length / 4;
+  }
+
+  /** Bit c set when column slot c is 8 bytes wide. */
+  int wideMask() {
+    int mask = 0;
+    for (int c = 0; c < wide.length; c++) {
+      mask |= wide[c] ? 1 << c : 0;
+    }
+    return mask;
+  }
+
+  /** Whether a value with these NULL dependencies can be NULL when the columns of {@code nullableColumns} hold NULLs. */
+  static boolean mayBeNull(long deps, long nullableColumns) {
+    return (deps & (nullableColumns | ALWAYS_NULLABLE)) != 0;
+  }
+
+  /**
+   * Compiles the stages before {@code aggregate} (Filter and Project) and the aggregate itself; throws
+   * {@link Unsupported} with the reason when the kernel cannot run them exactly.
+   */
+  static GpuProgram compile(List<ExprType> inputTypes, List<PipelineStage> before, PipelineStage.Aggregate aggregate) {
+    GpuProgramBuilder b = new GpuProgramBuilder(inputTypes);
+    List<Integer> current = b.stages(before);
+    List<ExprType> types = typesAfter(inputTypes, before);
+    if (aggregate.calls().size() > MAX_CALLS) {
+      throw new Unsupported(aggregate.calls().size() + " aggregate calls; the kernel takes " + MAX_CALLS);
+    }
+    int[] calls = new int[2 * aggregate.calls().size()];
+    long[] callNullDeps = new long[aggregate.calls().size()];
+    for (int c = 0; c < aggregate.calls().size(); c++) {
+      AggCall call = aggregate.calls().get(c);
+      if (call.argument() >= 0 && !types.get(call.argument()).isLong()) {
+        throw new Unsupported(call.kind() + " of " + types.get(call.argument()) + " (only exact and long-lane values)");
+      }
+      calls[2 * c] = call.kind().ordinal();
+      calls[2 * c + 1] = call.argument() < 0 ? -1 : b.use(current, call.argument());
+      callNullDeps[c] = call.argument() < 0 ? 0 : b.deps(calls[2 * c + 1]);
+    }
+    int[] keys = new int[2 * aggregate.groupKeys().length];
+    long[] keyNullDeps = new long[aggregate.groupKeys().length];
+    int bits = 0;
+    for (int k = 0; k < aggregate.groupKeys().length; k++) {
+      int key = aggregate.groupKeys()[k];
+      int width = keyBits(types.get(key));
+      bits += width;
+      keys[2 * k] = b.use(current, key);
+      keys[2 * k + 1] = width;
+      keyNullDeps[k] = b.deps(keys[2 * k]);
+    }
+    if (bits > 64) {
+      throw new Unsupported("group keys " + keyTypes(aggregate.groupKeys(), types) + " need " + bits
+          + " bits; the GPU hash table packs keys into 64");
+    }
+    return new GpuProgram(b, calls, callNullDeps, keys, keyNullDeps);
+  }
+
+  /**
+   * Compiles a pipeline without an aggregation (Filter and Project stages) whose output columns the
+   * columnar_pipeline_rows kernel writes back for the selected rows; throws {@link Unsupported} with the
+   * reason when it cannot produce them exactly: TEXT and FLOAT64 columns, and literals of 1- and 4-byte
+   * output types outside their width (the kernel narrows those values; a valid plan has none).
+   */
+  static GpuProgram compileRows(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    GpuProgramBuilder b = new GpuProgramBuilder(inputTypes);
+    b.narrowLiterals = true;
+    List<Integer> current = b.stages(stages);
+    List<ExprType> types = typesAfter(inputTypes, stages);
+    int[] outputs = new int[types.size()];
+    long[] outputNullDeps = new long[types.size()];
+    for (int i = 0; i < outputs.length; i++) {
+      ExprType type = types.get(i);
+      if (type.kind() == ExprType.Kind.TEXT) {
+        throw new Unsupported("a TEXT output column ($" + i + "): the GPU produces no strings");
+      }
+      if (!type.isLong()) {
+        throw new Unsupported("a " + type + " output column ($" + i + "): the interpreter computes no " + type);
+      }
+      outputs[i] = b.use(current, i);
+      outputNullDeps[i] = b.deps(outputs[i]);
+    }
+    return new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], outputs, outputNullDeps);
+  }
+
+  private static List<ExprType> typesAfter(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    List<ExprType> types = inputTypes;
+    for (PipelineStage stage : stages) {
+      types = stage.outputTypes(types);
+    }
+    return types;
+  }
+
+  /**
+   * The NULL flag bit of each group key in the packed 64-bit key when the columns of {@code nullableColumns}
+   * hold NULLs: -1 for a key that cannot be NULL, else a bit above the packed values. Null when the flags do
+   * not fit beside the values.
+   */
+  int[] keyNullBits(long nullableColumns) {
+    int[] out = new int[keys.length / 2];
+    int next = 0;
+    for (int k = 0; k < out.length; k++) {
+      next += keys[2 * k + 1];
+    }
+    for (int k = 0; k < out.length; k++) {
+      out[k] = mayBeNull(keyNullDeps[k], nullableColumns) ? next++ : -1;
+    }
+    return next > 64 ? null : out;
+  }
+
+  /** Bits of a key in the packed 64-bit group key: 32 for values that always fit an int, else 64. */
+  private static int keyBits(ExprType type) {
+    return switch (type.kind()) {
+      case INT32, DATE, STRING, BOOLEAN -> 32;
+      case INT64, DECIMAL -> 64;
+      default -> throw new Unsupported("group key of type " + type);
+    };
+  }
+
+  private static List<ExprType> keyTypes(int[] keys, List<ExprType> types) {
+    List<ExprType> out = new ArrayList<>();
+    for (int k : keys) {
+      out.add(types.get(k));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,316 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.expr.VectorArithmetic;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.vector.ExprType;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.ADD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.ALWAYS_NULLABLE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.CHECK_INT32;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.CMP_EQ;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.CONST;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.CONST_NULL;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.FILTER;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.IN_RANGES;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.IS_NULL;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_FALSE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_NOT_TRUE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_TRUE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_COLUMNS;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_REGISTERS;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MERGE_NULL;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MOV;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.NOT;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.SCALE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.YEAR;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Accumulates the instructions of a {@link GpuProgram} from Filter and Project stages and expressions; one
+ * fresh register per expression node (programs are small).
+ */
+final class GpuProgramBuilder {
+  final List<ExprType> inputTypes;
+  final List<Integer> code = new ArrayList<>();
+  final List<Long> constants = new ArrayList<>();
+  final List<Integer> columns = new ArrayList<>();
+  final List<Expr> origins = new ArrayList<>();
+  /** Per register: the column slots (bits) whose NULLs can make it NULL; ALWAYS_NULLABLE for NULL literals. */
+  final long[] nullDeps = new long[MAX_REGISTERS];
+  /** Registers 0..MAX_COLUMNS-1 are reserved for input columns. */
+  int nextRegister = MAX_COLUMNS;
+  /** Refuse literals that do not fit the width of their type (their values may reach a narrow output). */
+  boolean narrowLiterals;
+
+  GpuProgramBuilder(List<ExprType> inputTypes) {
+    this.inputTypes = inputTypes;
+  }
+
+  int pc() {
+    return code.size() / 4;
+  }
+
+  /** Compiles Filter and Project stages; returns the registers of their output columns (negative: not loaded). */
+  List<Integer> stages(List<PipelineStage> stages) {
+    List<Integer> current = new ArrayList<>();
+    for (int i = 0; i < inputTypes.size(); i++) {
+      current.add(-1 - i);  // input column i, register assigned on first use
+    }
+    for (PipelineStage stage : stages) {
+      if (stage instanceof PipelineStage.Filter f) {
+        filter(f.condition(), current);
+      } else if (stage instanceof PipelineStage.Project p) {
+        List<Integer> next = new ArrayList<>();
+        for (Expr e : p.expressions()) {
+          // a bare column stays unloaded (and unassigned) until something reads it
+          next.add(e instanceof Expr.Column c ? current.get(c.index()) : compile(e, current));
+        }
+        current = next;
+      } else if (stage instanceof PipelineStage.HashJoinProbe) {
+        throw new GpuProgram.Unsupported("a hash-join probe (GPU pipelines do not probe joins yet)");
+      } else {
+        throw new IllegalArgumentException("stage " + stage + " cannot precede the aggregation");
+      }
+    }
+    return current;
+  }
+
+  void emit(int op, int dst, int a, int b, Expr origin) {
+    code.add(op);
+    code.add(dst);
+    code.add(a);
+    code.add(b);
+    origins.add(origin);
+  }
+
+  void patchTarget(int at, int target) {
+    code.set(at * 4 + 3, target);
+  }
+
+  int fresh(long deps) {
+    if (nextRegister == MAX_REGISTERS) {
+      throw new GpuProgram.Unsupported("expression program needs more than " + MAX_REGISTERS + " registers");
+    }
+    nullDeps[nextRegister] = deps;
+    return nextRegister++;
+  }
+
+  long deps(int register) {
+    return register < 0 ? 0 : nullDeps[register];
+  }
+
+  int constant(long value) {
+    constants.add(value);
+    return constants.size() - 1;
+  }
+
+  /**
+   * The register of column {@code index} of the current stage input, loaded here: an input column gets a
+   * register on first use and a LOAD at every use (the kernel loads it at the first one it executes).
+   */
+  int use(List<Integer> current, int index) {
+    int reg = current.get(index);
+    if (reg >= 0) {
+      if (reg < MAX_COLUMNS) {
+        emit(LOAD, 0, reg, 0, null);
+      }
+      return reg;
+    }
+    int input = -1 - reg;
+    ExprType type = inputTypes.get(input);
+    if (!type.isLong() || type.kind() == ExprType.Kind.BOOLEAN) {
+      throw new GpuProgram.Unsupported("input column $" + input + " of type " + type + " (the kernel reads 4- and 8-byte"
+          + " integer columns)");
+    }
+    int at = columns.indexOf(input);
+    if (at < 0) {
+      if (columns.size() == MAX_COLUMNS) {
+        throw new GpuProgram.Unsupported("more than " + MAX_COLUMNS + " input columns");
+      }
+      columns.add(input);
+      at = columns.size() - 1;
+      nullDeps[at] = 1L << at;
+    }
+    for (int i = 0; i < current.size(); i++) {  // every stage column naming this input now names the register
+      if (current.get(i) == reg) {
+        current.set(i, at);
+      }
+    }
+    emit(LOAD, 0, at, 0, null);
+    return at;
+  }
+
+  /** FILTER per top-level conjunct, as the CPU backend applies them one after the other. */
+  void filter(Expr condition, List<Integer> current) {
+    if (condition instanceof Expr.Logical l && l.and()) {
+      for (Expr conjunct : l.operands()) {
+        filter(conjunct, current);
+      }
+      return;
+    }
+    emit(FILTER, 0, compile(condition, current), 0, condition);
+  }
+
+  /** Emits code leaving the value of {@code e} in the returned register. */
+  int compile(Expr e, List<Integer> current) {
+    if (e instanceof Expr.BigDecimalArith) {
+      throw new GpuProgram.Unsupported("BigDecimal arithmetic " + e + " (decimal quotients and wide sums are"
+          + " computed by the CPU backend)");
+    }
+    if (e instanceof Expr.Like) {
+      throw new GpuProgram.Unsupported(e + " over plain text (the GPU reads no strings)");
+    }
+    if (!e.type().isLong()) {
+      throw new GpuProgram.Unsupported(e.type() + " values (" + e + ")");
+    }
+    if (e instanceof Expr.Column c) {
+      return use(current, c.index());
+    } else if (e instanceof Expr.Literal l) {
+      if (l.value() == null) {
+        int dst = fresh(ALWAYS_NULLABLE);
+        emit(CONST_NULL, dst, 0, 0, e);
+        return dst;
+      }
+      long value = ((Number) l.value()).longValue();
+      if (narrowLiterals && !fitsItsWidth(l.type(), value)) {
+        throw new GpuProgram.Unsupported("literal " + value + " of type " + l.type()
+            + " (outside what its output column holds)");
+      }
+      int dst = fresh(0);
+      emit(CONST, dst, 0, constant(value), e);
+      return dst;
+    } else if (e instanceof Expr.Compare c) {
+      int a = compile(c.left(), current);
+      int b = compile(c.right(), current);
+      int dst = fresh(deps(a) | deps(b));
+      emit(CMP_EQ + c.op().ordinal(), dst, a, b, e);
+      return dst;
+    } else if (e instanceof Expr.InRanges r) {
+      int a = compile(r.operand(), current);
+      int first = constant(r.lows().length);
+      constant(r.nullAs() == null ? -1 : r.nullAs() ? 1 : 0);
+      for (int k = 0; k < r.lows().length; k++) {
+        constant(r.lows()[k]);
+        constant(r.highs()[k]);
+      }
+      int dst = fresh(r.nullAs() == null ? deps(a) : 0);
+      emit(IN_RANGES, dst, a, first, e);
+      return dst;
+    } else if (e instanceof Expr.Logical l) {
+      return logical(l, current);
+    } else if (e instanceof Expr.Not n) {
+      int a = compile(n.operand(), current);
+      int dst = fresh(deps(a));
+      emit(NOT, dst, a, 0, e);
+      return dst;
+    } else if (e instanceof Expr.IsNull n) {
+      int a = compile(n.operand(), current);
+      int dst = fresh(0);
+      emit(IS_NULL, dst, a, n.negated() ? 1 : 0, e);
+      return dst;
+    } else if (e instanceof Expr.Arith a) {
+      int x = compile(a.left(), current);
+      int y = compile(a.right(), current);
+      int dst = fresh(deps(x) | deps(y));
+      emit(ADD + a.op().ordinal(), dst, x, y, e);
+      if (a.type().kind() == ExprType.Kind.INT32) {
+        emit(CHECK_INT32, 0, dst, 0, e);
+      }
+      return dst;
+    } else if (e instanceof Expr.Cast c) {
+      return cast(c, compile(c.operand(), current));
+    } else if (e instanceof Expr.Case c) {
+      return caseWhen(c, current);
+    } else if (e instanceof Expr.ExtractYear y) {
+      int a = compile(y.operand(), current);
+      int dst = fresh(deps(a));
+      emit(YEAR, dst, a, 0, e);
+      return dst;
+    }
+    throw new GpuProgram.Unsupported("expression " + e);
+  }
+
+  private int cast(Expr.Cast c, int operand) {
+    ExprType from = c.operand().type();
+    ExprType to = c.type();
+    if (c.precision() > 0 || to.scale() < from.scale()) {
+      throw new GpuProgram.Unsupported(c + " (the kernel neither rounds decimals nor checks their precision)");
+    }
+    if (to.kind() == ExprType.Kind.DECIMAL && to.scale() > from.scale()) {
+      int dst = fresh(deps(operand));
+      emit(SCALE, dst, operand, constant(VectorArithmetic.powerOfTen(to.scale() - from.scale())), c);
+      return dst;
+    }
+    if (to.kind() == ExprType.Kind.INT32 && !from.equals(to)) {
+      emit(CHECK_INT32, 0, operand, 0, c);
+    }
+    return operand;  // same lane, same value
+  }
+
+  /**
+   * AND/OR with Kleene's logic and Calcite's short circuit: operands in order, jumping to the end as soon
+   * as one is decisive (FALSE for AND, TRUE for OR); a NULL operand makes the result NULL unless a later
+   * one decides.
+   */
+  private int logical(Expr.Logical l, List<Integer> current) {
+    long deps = 0;
+    int dst = fresh(0);
+    emit(CONST, dst, 0, constant(l.and() ? 1 : 0), l);
+    List<Integer> decided = new ArrayList<>();
+    for (Expr operand : l.operands()) {
+      int x = compile(operand, current);
+      deps |= deps(x);
+      decided.add(pc());
+      emit(l.and() ? JUMP_IF_FALSE : JUMP_IF_TRUE, 0, x, -1, l);
+      emit(MERGE_NULL, dst, x, 0, l);
+    }
+    int end = pc();
+    emit(JUMP, 0, 0, -1, l);
+    for (int at : decided) {
+      patchTarget(at, pc());
+    }
+    emit(CONST, dst, 0, constant(l.and() ? 0 : 1), l);
+    patchTarget(end, pc());
+    nullDeps[dst] = deps;
+    return dst;
+  }
+
+  /** CASE: each WHEN only for rows no earlier WHEN took (a NULL WHEN is not taken); each THEN only for its rows. */
+  private int caseWhen(Expr.Case c, List<Integer> current) {
+    int dst = fresh(0);
+    long deps = 0;
+    List<Integer> ends = new ArrayList<>();
+    for (int b = 0; b < c.conditions().size(); b++) {
+      int cond = compile(c.conditions().get(b), current);
+      int next = pc();
+      emit(JUMP_IF_NOT_TRUE, 0, cond, -1, c);
+      int value = compile(c.values().get(b), current);
+      deps |= deps(value);
+      emit(MOV, dst, value, 0, c);
+      ends.add(pc());
+      emit(JUMP, 0, 0, -1, c);
+      patchTarget(next, pc());
+    }
+    int otherwise = compile(c.otherwise(), current);
+    deps |= deps(otherwise);
+    emit(MOV, dst, otherwise, 0, c);
+    for (int at : ends) {
+      patchTarget(at, pc());
+    }
+    nullDeps[dst] = deps;
+    return dst;
+  }
+
+  /** Whether a literal of {@code type} fits the 1- or 4-byte output column of its type (BOOLEAN: 0 or 1). */
+  private static boolean fitsItsWidth(ExprType type, long value) {
+    return switch (type.kind()) {
+      case BOOLEAN -> value == 0 || value == 1;
+      case INT32, DATE, STRING -> value == (int) value;
+      default -> true;
+    };
+  }
+}

@@ -1,0 +1,156 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.vector.ColumnVector;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.spillway.gpu.device.HostCopy;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
+
+/**
+ * Turns the chunk outputs of the columnar_pipeline_rows kernel ({@link GpuRowsLayout}) into the result the
+ * CPU backend ({@link ColumnarPipeline}) returns for the same pipeline: one {@link ColumnBatch} per morsel of
+ * {@link MorselScheduler#MORSEL_ROWS} input rows of a batch that kept a row, in input order, with the
+ * pipeline's output types, 0 in NULL rows and NULL flags only for columns that hold a NULL. Chunks start at
+ * multiples of {@link GpuRowsLayout#TILE_ROWS} rows, so every tile lies in one morsel. The chunks of one batch
+ * must be added in row order, by one thread; different batches may be added by different threads.
+ */
+final class GpuRowsAssembler {
+  private final GpuRowsLayout layout;
+  /** Per batch: its finished morsels' rows, then the one being filled (or null). */
+  private final List<List<ColumnBatch>> done = new ArrayList<>();
+  private final MorselRows[] open;
+  /** Per batch: how many rows its last finished morsel kept, the next one's first guess of its size. */
+  private final int[] lastMorselRows;
+
+  GpuRowsAssembler(GpuRowsLayout layout, int batches) {
+    this.layout = layout;
+    this.open = new MorselRows[batches];
+    this.lastMorselRows = new int[batches];
+    for (int b = 0; b < batches; b++) {
+      done.add(new ArrayList<>());
+    }
+  }
+
+  /**
+   * Reads the output of rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch} from the chunk buffer at
+   * {@code address}; returns how many rows the chunk selected.
+   */
+  long add(int batch, long firstRow, long rows, long address) {
+    if (firstRow % GpuRowsLayout.TILE_ROWS != 0 || rows > layout.capacityRows()) {
+      throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
+          + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
+    }
+    long selected = 0;
+    for (long t = 0; t < GpuRowsLayout.tiles(rows); t++) {
+      long tileFirst = t * GpuRowsLayout.TILE_ROWS;
+      long count = MemoryUtil.getInt(address + layout.countsAt() + 4 * t) & 0xffffffffL;
+      if (count > Math.min(GpuRowsLayout.TILE_ROWS, rows - tileFirst)) {
+        throw new IllegalStateException("GPU rows kernel reported " + count + " selected rows for a tile of "
+            + Math.min(GpuRowsLayout.TILE_ROWS, rows - tileFirst) + " rows (batch " + batch + ", row "
+            + (firstRow + tileFirst) + ")");
+      }
+      if (count > 0) {
+        rowsOf(batch, (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS).append(address, tileFirst, (int) count);
+        selected += count;
+      }
+    }
+    return selected;
+  }
+
+  /** The morsel {@code index} of the batch, finishing the one before it. */
+  private MorselRows rowsOf(int batch, long index) {
+    MorselRows current = open[batch];
+    if (current != null && current.index == index) {
+      return current;
+    }
+    if (current != null) {
+      if (current.index > index) {
+        throw new IllegalStateException("chunks of batch " + batch + " added out of order");
+      }
+      done.get(batch).add(current.finish());
+      lastMorselRows[batch] = current.rows;
+    }
+    // sized like the morsel before it (filters keep similar fractions of neighbouring morsels): few or no regrowths
+    int guess = Math.min(MorselScheduler.MORSEL_ROWS, Math.max(GpuRowsLayout.TILE_ROWS, lastMorselRows[batch] + 1024));
+    open[batch] = new MorselRows(index, guess);
+    return open[batch];
+  }
+
+  /** The result, once every chunk was added. */
+  List<ColumnBatch> result() {
+    List<ColumnBatch> out = new ArrayList<>();
+    for (int b = 0; b < open.length; b++) {
+      out.addAll(done.get(b));
+      if (open[b] != null) {
+        out.add(open[b].finish());
+      }
+    }
+    return out;
+  }
+
+  /** The selected rows of one morsel so far: values and NULL flags per output column, grown as tiles come. */
+  private final class MorselRows {
+    final long index;
+    final long[][] values;
+    final boolean[][] nulls;
+    int rows;
+
+    MorselRows(long index, int capacity) {
+      this.index = index;
+      this.values = new long[layout.columnCount()][];
+      this.nulls = new boolean[layout.columnCount()][];
+      for (int k = 0; k < values.length; k++) {
+        values[k] = new long[capacity];
+      }
+    }
+
+    /** Appends {@code count} rows from position {@code first} of the chunk buffer at {@code address}. */
+    void append(long address, long first, int count) {
+      int size = rows + count;
+      for (int k = 0; k < values.length; k++) {
+        if (values[k].length < size) {
+          values[k] = Arrays.copyOf(values[k], Math.max(size, 2 * values[k].length));
+        }
+        long[] v = values[k];
+        long from = address + layout.valuesAt(k);
+        switch (layout.width(k)) {
+          case 8 -> HostCopy.get(from + 8 * first, v, rows, count);
+          case 4 -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getInt(from + 4 * (first + i)); }
+          default -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getByte(from + first + i); }
+        }
+        if (layout.flagsAt(k) >= 0) {
+          appendNulls(k, address + layout.flagsAt(k) + first, count, v.length);
+        }
+      }
+      rows = size;
+    }
+
+    /** Flags rows from {@code rows} on; the flag array exists only once a NULL was seen. */
+    private void appendNulls(int k, long flags, int count, int capacity) {
+      for (int i = 0; i < count; i++) {
+        if (MemoryUtil.getByte(flags + i) != 0) {
+          if (nulls[k] == null) {
+            nulls[k] = new boolean[capacity];
+          } else if (nulls[k].length < capacity) {
+            nulls[k] = Arrays.copyOf(nulls[k], capacity);
+          }
+          nulls[k][rows + i] = true;
+        }
+      }
+    }
+
+    ColumnBatch finish() {
+      ColumnVector[] columns = new ColumnVector[values.length];
+      for (int k = 0; k < columns.length; k++) {
+        long[] v = values[k].length == rows ? values[k] : Arrays.copyOf(values[k], rows);
+        boolean[] n = nulls[k] == null || nulls[k].length == rows ? nulls[k] : Arrays.copyOf(nulls[k], rows);
+        columns[k] = ColumnVector.ofLongs(layout.types().get(k), v, n, rows);
+      }
+      return new ColumnBatch(columns, rows);
+    }
+  }
+}

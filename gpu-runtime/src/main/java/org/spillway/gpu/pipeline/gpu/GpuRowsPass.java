@@ -1,0 +1,172 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import jcuda.Pointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaEvent;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaKernel;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
+import org.spillway.gpu.device.HostBuffer;
+import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.pipeline.ColumnBatch;
+
+/**
+ * One run of a pipeline without an aggregation on the GPU ({@link GpuColumnarPipeline}): uploads the program
+ * image and a zeroed error word, streams the batches through {@link GpuBatchStreamer} (cached buffers read in
+ * place) with one columnar_pipeline_rows launch per chunk, and gives each stream worker a ring of pooled pinned
+ * output buffers laid out by {@link GpuRowsLayout}, one per chunk in flight. When the ring is full, the oldest
+ * chunk's kernel is awaited, its rows go to the {@link GpuRowsAssembler} and its buffer serves the next chunk:
+ * reading rows back overlaps the streaming and kernels of later chunks. Once every chunk is done, the error
+ * word is read and turned into the CPU backend's exception.
+ */
+final class GpuRowsPass {
+  /** The result, the pass's time, its bytes by origin and the bytes the kernels wrote back over the link. */
+  record Outcome(List<ColumnBatch> result, long nanos, long streamedBytes, long cachedBytes, long returnedBytes) {}
+
+  private final CudaDevice device;
+  private final CudaKernel kernel;
+  private final GpuProgram program;
+  private final FilterVariant variant;
+  private final GpuProgramImage image;
+  private final GpuRowsLayout layout;
+  private final int depth;
+  private final int multiprocessors;
+
+  /** {@code depth}: output buffers per worker, the chunks it may have in flight (its pipeline's slots). */
+  GpuRowsPass(CudaDevice device, GpuKernels kernels, GpuProgram program, FilterVariant variant, GpuRowsLayout layout,
+      int depth) {
+    this.device = device;
+    this.kernel = kernels.rows;
+    this.program = program;
+    this.variant = variant;
+    this.layout = layout;
+    this.image = new GpuProgramImage(program, new int[0], layout.words(program.outputs));
+    this.depth = Math.max(1, depth);
+    this.multiprocessors = device.multiprocessors();
+  }
+
+  String kernelName() {
+    return kernel.name() + " (" + variant.label() + ")";
+  }
+
+  /** Runs the pass over every batch in chunks of the layout's capacity; see the class comment. */
+  Outcome run(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session, GpuBatchStreamer streamer, BooleanSupplier cancelled) {
+    DeviceBuffer code = GpuScratch.acquire(device, image.bytes() + 8L);
+    try {
+      image.upload(code);
+      GpuScratch.upload(code, image.bytes(), Pointer.to(new long[1]), 8, "GPU rows error word");
+      DevicePointer error = code.pointer(image.bytes());
+      long[] argument = image.argument(code.address(), variant == FilterVariant.BRANCHING, 0, 0);
+      long columns = code.address() + image.outputsOffset();
+      GpuRowsAssembler assembler = new GpuRowsAssembler(layout, batches.size());
+      AtomicLong returned = new AtomicLong();
+      long[] traffic = GpuPass.traffic(batches, resident, session);
+      long start = System.nanoTime();
+      streamer.stream(batches, resident, session, layout.capacityRows(),
+          () -> new Outputs(assembler, returned, argument, columns, error), cancelled);
+      long nanos = System.nanoTime() - start;
+      long[] word = {0};
+      CudaException.check(cuMemcpyDtoH(Pointer.to(word), error, 8), "cuMemcpyDtoH(GPU rows error word)");
+      GpuPipelineErrors.throwIfFailed(word[0], program.origins);
+      return new Outcome(assembler.result(), nanos, traffic[0], traffic[1], returned.get());
+    } finally {
+      GpuScratch.release(device, code);  // every kernel is done: the streamer returns after its workers' streams
+    }
+  }
+
+  /** A pooled pinned output buffer, the address kernels write it at, and the event that marks its chunk done. */
+  private record OutputBuffer(HostBuffer host, long deviceAddress, CudaEvent done) {}
+
+  /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
+  private record InFlight(int batch, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
+
+  /** One worker's ring of output buffers in flight (oldest first) and its spare ones. */
+  private final class Outputs implements GpuBatchStreamer.WorkerSink {
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<OutputBuffer> spare = new ArrayDeque<>();
+    private final GpuRowsAssembler assembler;
+    private final AtomicLong returned;
+    private final long[] argument;
+    private final long columns;
+    private final DevicePointer error;
+
+    Outputs(GpuRowsAssembler assembler, AtomicLong returned, long[] argument, long columns, DevicePointer error) {
+      this.assembler = assembler;
+      this.returned = returned;
+      this.argument = argument;
+      this.columns = columns;
+      this.error = error;
+    }
+
+    @Override public void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream) {
+      if (inFlight.size() >= depth) {
+        collect(inFlight.poll());
+      }
+      OutputBuffer out = spare.isEmpty() ? acquire() : spare.pop();
+      inFlight.add(new InFlight(batch, firstRow, rows, out, stream));  // before the launch: a failure finds it
+      long[] rowsArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
+      kernel.launch(GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, GpuRowsLayout.tiles(rows)),
+          GpuColumnarPipeline.blockThreads(), stream, chunk, argument, rowsArg, error);
+      out.done().record(stream);
+    }
+
+    private OutputBuffer acquire() {
+      HostBuffer host = GpuScratch.acquireHost(device, layout.bytes());
+      try {
+        return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()),
+            GpuScratch.event(device));
+      } catch (RuntimeException e) {
+        GpuScratch.release(device, host);
+        throw e;
+      }
+    }
+
+    /** Waits for the chunk's kernel, adds its rows to the result and keeps its buffer for a later chunk. */
+    private void collect(InFlight chunk) {
+      try {
+        chunk.out().done().synchronize();
+        long selected = assembler.add(chunk.batch(), chunk.firstRow(), chunk.rows(), chunk.out().host().address());
+        returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
+      } finally {
+        spare.push(chunk.out());
+      }
+    }
+
+    @Override public void finish(boolean completed) {
+      RuntimeException failure = null;
+      try {
+        while (completed && !inFlight.isEmpty()) {
+          collect(inFlight.poll());
+        }
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+      for (InFlight chunk : inFlight) {  // after a failure: nothing may still write a buffer given back
+        try {
+          chunk.stream().synchronize();
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+        spare.push(chunk.out());
+      }
+      inFlight.clear();
+      for (OutputBuffer out : spare) {
+        GpuScratch.release(device, out.host());
+        GpuScratch.release(device, out.done());
+      }
+      spare.clear();
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+}

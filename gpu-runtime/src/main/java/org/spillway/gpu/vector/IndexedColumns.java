@@ -1,0 +1,21 @@
+package org.spillway.gpu.vector;
+
+import java.util.List;
+
+/**
+ * Materialized rows whose columns are read whole or at row ids: a pipeline breaker's output (a join's build side,
+ * say) read by the pipelines after it. Reading is thread-safe: every worker of a probing pipeline gathers from it.
+ */
+public interface IndexedColumns {
+  /** Number of rows. */
+  int rows();
+
+  /** Types of the columns. */
+  List<ExprType> types();
+
+  /** Every row of column {@code c}. */
+  ColumnVector column(int c);
+
+  /** Column {@code c} at rows {@code ids[0 .. count-1]}, in that order; id -1 gives NULL. */
+  ColumnVector gather(int c, int[] ids, int count);
+}

@@ -1,0 +1,98 @@
+package org.spillway.gpu.aggregate;
+
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link GroupTable} against a HashMap that numbers keys in the order first seen, on random keys: one integer
+ * column with NULLs (the single-key fast path, and the dense path for narrow ranges), two columns with a double,
+ * across many growths; and lookups of single key words, which must hash as the batched paths do.
+ */
+class GroupTableTest {
+  @Test void groupsNumberKeysInFirstSeenOrder() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (int trial = 0; trial < 6; trial++) {
+      boolean twoColumns = trial % 3 == 2;
+      long range = trial % 3 == 0 ? 1L << 40 : trial % 3 == 1 ? 300 : 50_000;
+      GroupTable table = new GroupTable(twoColumns ? 2 : 1);
+      Map<List<Object>, Integer> reference = new HashMap<>();
+      for (int morsel = 0; morsel < 5; morsel++) {
+        int n = random.nextInt(12_000);
+        long[] ids = new long[n];
+        boolean[] nulls = new boolean[n];
+        double[] doubles = new double[n];
+        for (int i = 0; i < n; i++) {
+          ids[i] = random.nextLong(range) - range / 2;
+          nulls[i] = random.nextInt(50) == 0;
+          doubles[i] = random.nextInt(5) == 0 ? -0.0 : random.nextInt(3) * 0.5;
+        }
+        ColumnVector[] keys = twoColumns
+            ? new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n), ColumnVector.ofDoubles(doubles,
+                null, n)}
+            : new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n)};
+        int[] groups = new int[n];
+        table.findOrInsert(keys, n, groups);
+        String where = "seed " + seed + ", trial " + trial + ", morsel " + morsel;
+        for (int i = 0; i < n; i++) {
+          List<Object> key = twoColumns ? Arrays.asList(nulls[i] ? null : ids[i], doubles[i] + 0.0)
+              : Arrays.asList(nulls[i] ? null : ids[i]);
+          Integer expected = reference.putIfAbsent(key, reference.size());
+          assertEquals(expected == null ? reference.size() - 1 : expected, groups[i], where + ", key " + key);
+        }
+        assertEquals(reference.size(), table.size(), where);
+      }
+      reference.forEach((key, group) -> {
+        long[] word = new long[key.size() + 1];
+        for (int k = 0; k < key.size(); k++) {
+          Object v = key.get(k);
+          word[k] = v == null ? 0 : v instanceof Long l ? l : Double.doubleToLongBits((Double) v);
+          word[key.size()] |= v == null ? 1L << k : 0;
+          assertEquals(word[k], table.keyWord(group, k), "seed " + seed + ", key " + key);
+        }
+        assertEquals(word[key.size()], table.keyWord(group, key.size()), "seed " + seed + ", null flags of " + key);
+        assertEquals(GroupTable.hash(word), table.hash(group), "seed " + seed + ", hash of " + key);
+        assertEquals(group, table.findOrInsert(word), "seed " + seed + ", lookup of " + key);
+      });
+      assertEquals(reference.size(), table.size(), "seed " + seed + ": lookups inserted nothing");
+    }
+  }
+
+  /** NULL and 0 share the key word 0 (the null flags tell them apart), on the single-key and the general path. */
+  @Test void nullAndZeroAreDifferentGroups() {
+    long[] ids = {0, 0, 1L << 50, 0, 0};
+    boolean[] nulls = {false, true, false, true, false};
+    GroupTable single = new GroupTable(1);
+    int[] groups = new int[ids.length];
+    single.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, ids.length)}, ids.length,
+        groups);
+    assertEquals(List.of(0, 1, 2, 1, 0), Arrays.stream(groups).boxed().toList());
+    assertEquals(1, single.findOrInsert(new long[] {0, 1}));
+    assertEquals(0, single.findOrInsert(new long[] {0, 0}));
+    GroupTable pairs = new GroupTable(2);
+    assertEquals(0, pairs.findOrInsert(new long[] {0, 5, 0}));
+    assertEquals(1, pairs.findOrInsert(new long[] {0, 5, 1}));
+    assertEquals(2, pairs.findOrInsert(new long[] {0, 6, 0}));
+    assertEquals(1, pairs.findOrInsert(new long[] {0, 5, 1}));
+    assertEquals(3, pairs.size());
+  }
+
+  @Test void aTableSizedUpFrontHoldsItsGroups() {
+    GroupTable table = new GroupTable(1, 1000);
+    for (long k = 0; k < 1000; k++) {
+      assertEquals((int) k, table.findOrInsert(new long[] {k * 7919, 0}));
+    }
+    for (long k = 0; k < 1000; k++) {
+      assertEquals((int) k, table.findOrInsert(new long[] {k * 7919, 0}));
+    }
+    assertEquals(1000, table.size());
+  }
+}

@@ -1,0 +1,126 @@
+package org.spillway.gpu.aggregate;
+
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.pipeline.Morsel;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Morsel-driven aggregation with flushed radix-partitioned runs against a HashMap reference on random rows: many
+ * groups over several workers, flush limits small enough that every worker flushes many times, NULL keys, one
+ * integer key, several keys with text and doubles, and a global aggregate; checked SUM, wide SUM, COUNT, MIN, MAX.
+ */
+class PartitionedAggregationTest {
+  /** Input: id (INT64, NULLs), tag (TEXT, NULLs), ratio (FLOAT64), value (INT64, NULLs), amount (DECIMAL(2)). */
+  private static final List<ExprType> TYPES = List.of(ExprType.INT64, ExprType.TEXT, ExprType.FLOAT64,
+      ExprType.INT64, ExprType.decimal(2));
+  private static final List<AggCall> CALLS = List.of(new AggCall(AggCall.Kind.SUM, 3, ExprType.INT64),
+      new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, 3, ExprType.INT64),
+      new AggCall(AggCall.Kind.MIN, 3, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 2, ExprType.FLOAT64),
+      AggCall.wideSum(AggCall.Kind.SUM, 4));
+
+  @Test void flushedRunsMergeAsOneTableWould() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int[][] keySets = {{0}, {0, 1}, {2, 1, 0}, {}};
+    for (int trial = 0; trial < keySets.length * 2; trial++) {
+      int[] keys = keySets[trial % keySets.length];
+      int flushGroups = trial < keySets.length ? 64 + random.nextInt(500) : PartitionedAggregation.FLUSH_GROUPS;
+      int workers = 1 + random.nextInt(3);
+      int distinct = 1 + random.nextInt(40_000);
+      PipelineStage.Aggregate stage = new PipelineStage.Aggregate(keys, CALLS);
+      PartitionedAggregation[] locals = new PartitionedAggregation[workers];
+      for (int w = 0; w < workers; w++) {
+        locals[w] = new PartitionedAggregation(groups -> new HashAggregator(TYPES, stage, groups), flushGroups);
+      }
+      Map<List<Object>, Object[]> expected = new HashMap<>();
+      for (int morsel = 0; morsel < 12; morsel++) {
+        ColumnVector[] columns = randomMorsel(random, random.nextInt(5000), distinct, keys, expected);
+        locals[random.nextInt(workers)].add(Morsel.ofColumns(columns, columns[0].size));
+      }
+      if (keys.length == 0 && expected.isEmpty()) {
+        expected.put(List.of(), new Object[] {null, 0L, 0L, null, null, null});
+      }
+      ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
+      String where = "seed " + seed + ", trial " + trial + ", keys " + Arrays.toString(keys) + ", flush at "
+          + flushGroups + ", " + workers + " workers";
+      int rows = out[0].size;
+      assertEquals(expected.size(), rows, where + ": one row per group");
+      for (int r = 0; r < rows; r++) {
+        List<Object> key = new ArrayList<>();
+        for (int k = 0; k < keys.length; k++) {
+          key.add(value(out[k], r));
+        }
+        Object[] acc = expected.get(key);
+        assertTrue(acc != null, where + ": unexpected group " + key);
+        for (int c = 0; c < CALLS.size(); c++) {
+          assertEquals(acc[c], value(out[keys.length + c], r), where + ", group " + key + ", " + CALLS.get(c));
+        }
+      }
+    }
+  }
+
+  /** A morsel of random rows over about {@code distinct} keys, folded into the reference as it is made. */
+  private static ColumnVector[] randomMorsel(Random random, int n, int distinct, int[] keys,
+      Map<List<Object>, Object[]> expected) {
+    long[] ids = new long[n];
+    boolean[] idNulls = new boolean[n];
+    Object[] tags = new Object[n];
+    boolean[] tagNulls = new boolean[n];
+    double[] ratios = new double[n];
+    long[] values = new long[n];
+    boolean[] valueNulls = new boolean[n];
+    long[] amounts = new long[n];
+    for (int i = 0; i < n; i++) {
+      long id = random.nextInt(distinct);
+      idNulls[i] = random.nextInt(200) == 0;
+      ids[i] = id * 1_000_003L;  // a range too wide for the dense path
+      tagNulls[i] = random.nextInt(100) == 0;
+      tags[i] = tagNulls[i] ? null : "t" + id % 7;
+      ratios[i] = (id % 5) * 0.25;
+      valueNulls[i] = random.nextInt(10) == 0;
+      values[i] = random.nextInt(2_000_000) - 1_000_000;
+      amounts[i] = (random.nextBoolean() ? Long.MAX_VALUE : -Long.MAX_VALUE) / (1 + random.nextInt(3));
+      Object[] row = {idNulls[i] ? null : ids[i], tags[i], ratios[i] + 0.0};
+      List<Object> key = new ArrayList<>();
+      for (int k : keys) {
+        key.add(row[k]);
+      }
+      Object[] acc = expected.computeIfAbsent(key, k -> new Object[] {null, 0L, 0L, null, null, null});
+      if (!valueNulls[i]) {
+        acc[0] = acc[0] == null ? values[i] : (Long) acc[0] + values[i];
+        acc[2] = (Long) acc[2] + 1;
+        acc[3] = acc[3] == null ? values[i] : Math.min((Long) acc[3], values[i]);
+      }
+      acc[1] = (Long) acc[1] + 1;
+      acc[4] = acc[4] == null ? ratios[i] : Math.max((Double) acc[4], ratios[i]);
+      BigDecimal amount = new BigDecimal(BigInteger.valueOf(amounts[i]), 2);
+      acc[5] = acc[5] == null ? amount : ((BigDecimal) acc[5]).add(amount);
+    }
+    return new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, idNulls, n),
+        ColumnVector.ofObjects(ExprType.TEXT, tags, tagNulls, n), ColumnVector.ofDoubles(ratios, null, n),
+        ColumnVector.ofLongs(ExprType.INT64, values, valueNulls, n),
+        ColumnVector.ofLongs(ExprType.decimal(2), amounts, null, n)};
+  }
+
+  private static Object value(ColumnVector column, int row) {
+    if (column.isNull(row)) {
+      return null;
+    }
+    return column.longs != null ? (Object) column.longs[row] : column.doubles != null ? (Object) column.doubles[row]
+        : column.objects[row];
+  }
+}

@@ -1,0 +1,58 @@
+package org.spillway.gpu.expr;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.Test;
+
+/** {@link ByteSearch} against a naive search, on random bytes of a small alphabet (many partial matches). */
+class ByteSearchTest {
+  @Test void findsTheFirstOccurrenceInsideTheRange() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(128)) {
+      long base = buf.memoryAddress();
+      for (int round = 0; round < 20000; round++) {
+        byte[] haystack = randomBytes(random, random.nextInt(100));
+        byte[] needle = randomBytes(random, 1 + random.nextInt(random.nextBoolean() ? 3 : 12));
+        buf.setBytes(0, haystack);
+        int from = haystack.length == 0 ? 0 : random.nextInt(haystack.length + 1);
+        int to = from + random.nextInt(haystack.length - from + 1);
+        ByteSearch search = new ByteSearch(needle);
+        long found = search.indexOf(base + from, base + to);
+        int expected = naive(haystack, needle, from, to);
+        String where = "seed " + seed + ", round " + round;
+        assertEquals(expected, found < 0 ? -1 : (int) (found - base), where);
+        int at = random.nextInt(haystack.length + 1);
+        boolean fits = at + needle.length <= haystack.length;
+        if (fits) {
+          assertEquals(naive(haystack, needle, at, at + needle.length) == at, search.at(base + at), where);
+        }
+      }
+    }
+  }
+
+  private static int naive(byte[] haystack, byte[] needle, int from, int to) {
+    outer:
+    for (int p = from; p + needle.length <= to; p++) {
+      for (int i = 0; i < needle.length; i++) {
+        if (haystack[p + i] != needle[i]) {
+          continue outer;
+        }
+      }
+      return p;
+    }
+    return -1;
+  }
+
+  private static byte[] randomBytes(Random random, int n) {
+    byte[] out = new byte[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = (byte) (random.nextInt(4) == 0 ? 0x80 + random.nextInt(3) : 'a' + random.nextInt(3));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,268 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.spillway.gpu.GpuTest;
+import org.spillway.gpu.RandomColumns;
+import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.transfer.TransferOptions;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.expr.RandomExprs;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.RandomBatches;
+import org.spillway.gpu.pipeline.SourceBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+
+/**
+ * The GPU backend against the CPU backend on fresh random data with and without NULLs: random expression
+ * programs in random filter/project/aggregate pipelines (global and grouped, ragged sizes, one row, empty
+ * input) under both filter variants and both pinned copy and zero-copy, NULL group keys and all-NULL
+ * aggregates, hash tables that must grow, the empty-marker key, and errors; results must be equal, value
+ * for value.
+ */
+@GpuTest
+class GpuColumnarPipelineTest {
+  /** 4 KiB chunks: 512 rows of 8 bytes, so that small batches still span many chunks and ragged ends. */
+  private static final TransferOptions SMALL_CHUNKS = TransferOptions.DEFAULT.withChunkBytes(4096);
+  private static final ExprType DEC2 = ExprType.decimal(2);
+  private static final int[][] KEY_CHOICES = {{}, {2}, {2, 3}, {0}, {1}, {2, 4}, {4}};
+  private static final int[] SIZES = {0, 1, 31, 513, 1000, 4099};
+
+  private BufferAllocator allocator;
+  private RandomBatches data;
+  private final List<FieldVector> vectors = new ArrayList<>();
+
+  @BeforeEach void open() {
+    allocator = RandomColumns.allocatorFor(TransferMethod.PINNED_COPY);
+    data = new RandomBatches(allocator);
+  }
+
+  @AfterEach void close() {
+    vectors.forEach(FieldVector::close);
+    data.close();
+    allocator.close();
+  }
+
+  static Stream<Arguments> variants() {
+    return Stream.of(Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.BRANCHING, true),
+        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.PREDICATION, true),
+        Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.PREDICATION, false),
+        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.BRANCHING, false));
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
+  void randomPipelinesMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    int supported = 0;
+    for (int attempt = 0; attempt < 600 && supported < 30; attempt++) {
+      Expr condition = gen.bool(2);
+      List<Expr> exprs = List.of(gen.int64(1), gen.decimal(2), new Expr.Column(6, ExprType.STRING),
+          new Expr.Column(4, ExprType.DATE), new Expr.Column(0, ExprType.INT32));
+      int[] keys = KEY_CHOICES[random.nextInt(KEY_CHOICES.length)];
+      List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 1, DEC2),
+          new AggCall(AggCall.Kind.SUM0, 0, ExprType.INT64),
+          new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64),
+          new AggCall(AggCall.Kind.MIN, 3, ExprType.DATE), new AggCall(AggCall.Kind.MAX, 1, DEC2),
+          new AggCall(AggCall.Kind.MIN, 0, ExprType.INT64), new AggCall(AggCall.Kind.SUM, 4, ExprType.INT64));
+      List<PipelineStage> stages = List.of(new PipelineStage.Filter(condition), new PipelineStage.Project(exprs),
+          new PipelineStage.Aggregate(keys, calls));
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant);
+      if (gpu.unsupportedReason().isPresent()) {
+        continue;
+      }
+      supported++;
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = random.nextInt(3); b >= 0; b--) {
+        batches.add(data.batch(gen, SIZES[random.nextInt(SIZES.length)], nulls));
+      }
+      String where = "seed " + seed + ", attempt " + attempt + ", " + method + ", " + variant + ", nulls " + nulls
+          + ", keys " + Arrays.toString(keys) + ", filter " + condition + ", project " + exprs;
+      // keys that fill 64 bits leave no bit for a NULL flag (NULL data or a NULL literal): that alone may go
+      // to the CPU
+      RandomBatches.assertSameResult(gpu, method, batches, where, "NULL flags");
+    }
+    assertTrue(supported >= 30, "only " + supported + " random pipelines compiled for the GPU (seed " + seed + ")");
+  }
+
+  /** NULL group keys form their own group; SUM/MIN/MAX of only NULLs are NULL, COUNT(x) counts non-NULLs. */
+  @Test void nullKeysAndAggregatesOfOnlyNulls() {
+    int rows = 3000;
+    IntVector key = new IntVector("k", allocator);
+    BigIntVector value = new BigIntVector("v", allocator);
+    vectors.add(key);
+    vectors.add(value);
+    key.allocateNew(rows);
+    value.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      if (r % 7 == 0) {
+        key.setNull(r);
+      } else {
+        key.set(r, r % 5);
+      }
+      if (r % 5 == 1 || r % 11 == 0) {
+        value.setNull(r);  // key 1 sees only NULL values
+      } else {
+        value.set(r, r * 1000L - 7);
+      }
+    }
+    key.setValueCount(rows);
+    value.setValueCount(rows);
+    List<SourceBatch> batches = List.of(new SourceBatch(List.of(key, value), rows));
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.INT64);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
+        new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64),
+        new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.MIN, 1, ExprType.INT64),
+        new AggCall(AggCall.Kind.MAX, 1, ExprType.INT64));
+    for (FilterVariant variant : FilterVariant.values()) {
+      for (int[] keys : new int[][] {{0}, {}}) {
+        GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, List.of(new PipelineStage.Aggregate(keys, calls)))
+            .withFilterVariant(variant).withTransferOptions(SMALL_CHUNKS);
+        List<Object[]> got = RandomBatches.assertSameResult(gpu, TransferMethod.PINNED_COPY, batches,
+            variant + " keys " + Arrays.toString(keys), null);
+        assertEquals(keys.length == 0 ? 1 : 6, got.size(), "five keys and NULL");
+        if (keys.length == 1) {
+          Object[] onlyNulls = got.stream().filter(row -> Long.valueOf(1).equals(row[0])).findFirst().orElseThrow();
+          assertEquals(Arrays.asList(1L, null, 0L, 0L), Arrays.asList(onlyNulls).subList(0, 4));
+        }
+      }
+    }
+  }
+
+  /** COUNT(DISTINCT x) GROUP BY k as Calcite plans it: GROUP BY k, x on the GPU, then COUNT per k on the CPU. */
+  @Test void countDistinctRunsAsTwoAggregations() {
+    RandomExprs gen = new RandomExprs(new Random(System.nanoTime()));
+    List<SourceBatch> batches = List.of(randomBatch(gen, 4099), randomBatch(gen, 1000));
+    List<PipelineStage> stages = List.of(new PipelineStage.Aggregate(new int[] {6, 4}, List.of()),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64))));
+    for (FilterVariant variant : FilterVariant.values()) {
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, stages).withFilterVariant(variant);
+      List<Object[]> rows = RandomBatches.assertSameResult(gpu, TransferMethod.PINNED_COPY, batches, variant
+          + " COUNT(DISTINCT)", null);
+      assertTrue(rows.size() > 5, rows.size() + " groups");
+    }
+  }
+
+  @Test void growsTheHashTableForManyGroupsAndKeepsTheEmptyMarkerKey() {
+    int rows = 150_000;
+    BigIntVector key = new BigIntVector("k", allocator);
+    IntVector small = new IntVector("s", allocator);
+    vectors.add(key);
+    vectors.add(small);
+    key.allocateNew(rows);
+    small.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      key.set(r, (r * 7919L) % 90_000 - 45_000);  // 90 000 groups, -1 among them
+      small.set(r, r % 3 - 1);
+    }
+    key.setValueCount(rows);
+    small.setValueCount(rows);
+    SourceBatch batch = new SourceBatch(List.of(key, small), rows);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+        new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 0, ExprType.INT64));
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.INT32);
+    for (int[] keys : new int[][] {{0}, {1, 1}, {0, 1}}) {
+      // {1, 1}: two INT32 keys of -1 pack into the all-ones word that marks empty slots
+      boolean fits = keys.length == 1 || keys[0] == 1;
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, List.of(new PipelineStage.Aggregate(keys, calls)));
+      assertEquals(fits, gpu.unsupportedReason().isEmpty(), gpu.unsupportedReason().orElse("supported"));
+      if (fits) {
+        assertSameResult(gpu, TransferMethod.PINNED_COPY, List.of(batch), "keys " + Arrays.toString(keys));
+      }
+    }
+  }
+
+  @Test void globalAggregateOverNoRowsAndStagesAfterTheAggregate() {
+    SourceBatch empty = randomBatch(new RandomExprs(new Random(1)), 0);
+    SourceBatch some = randomBatch(new RandomExprs(new Random(2)), 700);
+    Expr never = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT32),
+        new Expr.Literal(-1000L, ExprType.INT32));
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
+        new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+        new AggCall(AggCall.Kind.MIN, 2, DEC2));
+    PipelineStage aggregate = new PipelineStage.Aggregate(new int[0], calls);
+    // AVG as Calcite reduces it with Spillway's DOUBLE type: CAST(SUM AS DOUBLE) / COUNT in a projection above the
+    // aggregation (on the CPU)
+    Expr count = new Expr.Column(2, ExprType.INT64);
+    Expr nonEmpty = new Expr.Compare(Expr.CompareOp.NE, count, new Expr.Literal(0L, ExprType.INT64));
+    Expr quotient = new Expr.Arith(Expr.ArithOp.DIVIDE, new Expr.Cast(new Expr.Column(1, ExprType.INT64),
+        ExprType.FLOAT64), new Expr.Cast(count, ExprType.FLOAT64), ExprType.FLOAT64);
+    PipelineStage average = new PipelineStage.Project(List.of(new Expr.Case(List.of(nonEmpty), List.of(quotient),
+        new Expr.Literal(-1.0, ExprType.FLOAT64)), new Expr.Column(3, DEC2)));
+    for (List<SourceBatch> batches : List.of(List.<SourceBatch>of(), List.of(empty), List.of(some, empty))) {
+      assertSameResult(new GpuColumnarPipeline(RandomExprs.SCHEMA, List.of(aggregate, average)),
+          TransferMethod.PINNED_COPY, batches, "AVG over " + batches.size() + " batches");
+      GpuColumnarPipeline filtered = new GpuColumnarPipeline(RandomExprs.SCHEMA,
+          List.of(new PipelineStage.Filter(never), aggregate));
+      List<Object[]> rows = assertSameResult(filtered, TransferMethod.ZERO_COPY, batches, "no row passes");
+      assertEquals(1, rows.size());
+      assertNull(rows.get(0)[0]);
+      assertEquals(List.of(0L, 0L), Arrays.asList(rows.get(0)).subList(1, 3));
+    }
+  }
+
+  @Test void sumOverflowAndArithmeticErrorsFailAsOnTheCpu() {
+    BigIntVector big = new BigIntVector("big", allocator);
+    vectors.add(big);
+    big.allocateNew(3000);
+    for (int i = 0; i < 3000; i++) {
+      big.set(i, Long.MAX_VALUE / 2000);
+    }
+    big.setValueCount(3000);
+    List<SourceBatch> batches = List.of(new SourceBatch(List.of(big), 3000));
+    List<ExprType> types = List.of(ExprType.INT64);
+    for (int[] keys : new int[][] {{}, {0}}) {
+      List<PipelineStage> sum = List.of(new PipelineStage.Aggregate(keys,
+          List.of(new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64))));
+      ArithmeticException cpu = assertThrows(ArithmeticException.class,
+          () -> new ColumnarPipeline(types, sum).run(batches, 2, () -> false));
+      ArithmeticException gpu = assertThrows(ArithmeticException.class, () -> run(new GpuColumnarPipeline(types, sum),
+          TransferMethod.PINNED_COPY, batches));
+      assertEquals(cpu.getMessage(), gpu.getMessage());
+    }
+    Expr times = new Expr.Arith(Expr.ArithOp.TIMES, new Expr.Column(0, ExprType.INT64),
+        new Expr.Literal(4000L, ExprType.INT64), ExprType.INT64);
+    List<PipelineStage> overflowing = List.of(new PipelineStage.Project(List.of(times)),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))));
+    ArithmeticException e = assertThrows(ArithmeticException.class,
+        () -> run(new GpuColumnarPipeline(types, overflowing), TransferMethod.PINNED_COPY, batches));
+    assertTrue(e.getMessage().startsWith("INT64 overflow or division by zero in TIMES($0, 4000)"), e.getMessage());
+  }
+
+  private static List<ColumnBatch> run(GpuColumnarPipeline pipeline, TransferMethod method, List<SourceBatch> batches) {
+    return RandomBatches.run(pipeline, method, batches);
+  }
+
+  private static List<Object[]> assertSameResult(GpuColumnarPipeline gpu, TransferMethod method,
+      List<SourceBatch> batches, String where) {
+    return RandomBatches.assertSameResult(gpu, method, batches, where, null);
+  }
+
+  private SourceBatch randomBatch(RandomExprs gen, int rows) {
+    return data.batch(gen, rows, false);
+  }
+}

@@ -1,0 +1,160 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What the GPU backend accepts and why it refuses the rest (no GPU needed: this is the planner's view). */
+class GpuProgramTest {
+  private static final List<ExprType> TYPES = List.of(ExprType.INT64, ExprType.decimal(2), ExprType.FLOAT64,
+      ExprType.STRING, ExprType.BOOLEAN, ExprType.TEXT, ExprType.DATE);
+  private static final AggCall COUNT = new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64);
+
+  @Test void q6LikePipelineCompilesToOneProgram() {
+    Expr shipped = new Expr.InRanges(new Expr.Column(6, ExprType.DATE), new long[] {8766}, new long[] {9130}, null);
+    Expr cheap = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(1, ExprType.decimal(2)),
+        new Expr.Literal(24L, ExprType.decimal(2)));
+    Expr revenue = new Expr.Arith(Expr.ArithOp.TIMES, new Expr.Column(1, ExprType.decimal(2)),
+        new Expr.Column(1, ExprType.decimal(2)), ExprType.decimal(4));
+    List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Logical(true, List.of(shipped, cheap))),
+        new PipelineStage.Project(List.of(revenue)),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.SUM, 0, ExprType.decimal(4)))));
+    GpuColumnarPipeline pipeline = new GpuColumnarPipeline(TYPES, stages);
+    assertEquals("supported", pipeline.unsupportedReason().orElse("supported"));
+    GpuProgram program = GpuProgram.compile(TYPES, stages.subList(0, 2), (PipelineStage.Aggregate) stages.get(2));
+    assertEquals(List.of(6, 1), Arrays.stream(program.columns).boxed().toList(), "columns in first-use order");
+    assertEquals(List.of(false, true), List.of(program.wide[0], program.wide[1]));
+    assertEquals(program.code.length, program.length() * 4);
+    assertEquals(program.origins.length, program.length());
+  }
+
+  @Test void refusesWhatTheKernelCannotDoExactly() {
+    assertReason("FLOAT64 values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
+        new Expr.Column(2, ExprType.FLOAT64), new Expr.Literal(1.0, ExprType.FLOAT64))), aggregate(new int[0])));
+    assertReason("input column $4 of type BOOLEAN", List.of(new PipelineStage.Filter(
+        new Expr.Column(4, ExprType.BOOLEAN)), aggregate(new int[0])));
+    assertReason("need 128 bits", List.of(aggregate(new int[] {0, 1})));
+    assertReason("MIN of FLOAT64", List.of(new PipelineStage.Aggregate(new int[0],
+        List.of(new AggCall(AggCall.Kind.MIN, 2, ExprType.FLOAT64)))));
+    assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(aggregate(new int[] {3, 6})))
+        .unsupportedReason().orElse("supported"), "two 32-bit keys pack into 64 bits");
+  }
+
+  /** Decimal quotients, rounding casts and precision checks stay on the CPU backend, in pipelines of both kinds. */
+  @Test void refusesDecimalDivisionAndRoundingOrCheckedCasts() {
+    Expr price = new Expr.Column(1, ExprType.decimal(2));
+    Expr quotient = new Expr.BigDecimalArith(Expr.ArithOp.DIVIDE, price, new Expr.Column(0, ExprType.INT64));
+    Expr avg = new Expr.Cast(quotient, ExprType.decimal(2), 15);
+    Expr rounded = new Expr.Cast(price, ExprType.decimal(1));
+    Expr checked = new Expr.Cast(price, ExprType.decimal(2), 4);
+    AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.decimal(2));
+    for (Expr e : List.of(avg, rounded, checked)) {
+      String expected = e == avg ? "BigDecimal arithmetic" : "neither rounds decimals nor checks their precision";
+      assertReason(expected, List.of(new PipelineStage.Project(List.of(e)),
+          new PipelineStage.Aggregate(new int[0], List.of(e == rounded ? new AggCall(AggCall.Kind.SUM, 0,
+              ExprType.decimal(1)) : sum))));
+      assertReason(expected, List.of(new PipelineStage.Project(List.of(e))));
+    }
+    assertReason("BigDecimal arithmetic", List.of(new PipelineStage.Project(List.of(quotient))));
+  }
+
+  /** Plain text stays on the CPU backend: LIKE over it, SUBSTRING of it. */
+  @Test void refusesFunctionsOfPlainText() {
+    Expr text = new Expr.Column(5, ExprType.TEXT);
+    assertReason("over plain text", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a_b%", null)),
+        aggregate(new int[0])));
+    assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
+        new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+  }
+
+  /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
+  @Test void nullableKeysGetFlagBitsWhereTheyFit() {
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);
+    Expr sum = new Expr.Arith(Expr.ArithOp.PLUS, new Expr.Column(0, ExprType.INT32), new Expr.Column(0, ExprType.INT32),
+        ExprType.INT32);
+    PipelineStage.Aggregate byTwo = new PipelineStage.Aggregate(new int[] {0, 1}, List.of(COUNT));
+    GpuProgram plain = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(sum,
+        new Expr.Column(1, ExprType.DATE), new Expr.IsNull(new Expr.Column(2, ExprType.INT64), false)))), byTwo);
+    // slots: $0 -> 0, $1 -> 1, $2 -> 2
+    assertEquals(List.of(-1, -1), box(plain.keyNullBits(0)), "no column holds NULLs");
+    assertEquals(null, plain.keyNullBits(0b01), "two 32-bit keys fill all 64 bits: no room for a NULL flag");
+    GpuProgram one = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(sum,
+        new Expr.IsNull(new Expr.Column(2, ExprType.INT64), true)))),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.BOOLEAN))));
+    assertEquals(List.of(32), box(one.keyNullBits(0b001)), "the flag of the one 32-bit key is bit 32");
+    assertEquals(List.of(-1), box(one.keyNullBits(0b100)), "IS NOT NULL is never NULL");
+    assertTrue(GpuProgram.mayBeNull(one.callNullDeps[0], 0) == false);
+    GpuProgram literal = GpuProgram.compile(types, List.of(new PipelineStage.Project(List.of(new Expr.Case(
+        List.of(new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(2, ExprType.INT64), new Expr.Literal(0L,
+            ExprType.INT64))), List.of(new Expr.Literal(null, ExprType.INT64)), new Expr.Column(2, ExprType.INT64))))),
+        new PipelineStage.Aggregate(new int[0], List.of(new AggCall(AggCall.Kind.MIN, 0, ExprType.INT64))));
+    assertTrue(GpuProgram.mayBeNull(literal.callNullDeps[0], 0), "a NULL THEN makes the CASE nullable");
+  }
+
+  /**
+   * Pipelines without an aggregation run on the GPU when every output column is an integer kind the kernel
+   * writes (1, 4 or 8 bytes): TEXT and FLOAT64 outputs, BOOLEAN input columns and literals wider than their
+   * type stay on the CPU, with the reason.
+   */
+  @Test void rowsPipelinesCompileUnlessAnOutputCannotComeFromTheGpu() {
+    Expr isOne = new Expr.Compare(Expr.CompareOp.EQ, new Expr.Column(3, ExprType.STRING),
+        new Expr.Literal(1L, ExprType.STRING));
+    PipelineStage filter = new PipelineStage.Filter(isOne);
+    assertReason("a FLOAT64 output column ($2)", List.of(filter));
+    assertReason("a TEXT output column ($0): the GPU produces no strings", List.of(filter,
+        new PipelineStage.Project(List.of(new Expr.Column(5, ExprType.TEXT), new Expr.Column(0, ExprType.INT64)))));
+    assertReason("FLOAT64 values", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64),
+        new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64)))));
+    assertReason("input column $4 of type BOOLEAN", List.of(filter, new PipelineStage.Project(List.of(
+        new Expr.Column(4, ExprType.BOOLEAN)))));
+    assertReason("literal 4294967296 of type INT32", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64), new Expr.Literal(1L << 32, ExprType.INT32)))));
+    assertReason("literal 2 of type BOOLEAN", List.of(new PipelineStage.Project(List.of(
+        new Expr.Column(0, ExprType.INT64), new Expr.Literal(2L, ExprType.BOOLEAN)))));
+    assertReason("reads no column", List.of(new PipelineStage.Project(List.of(new Expr.Literal(7L, ExprType.INT64)))));
+    List<PipelineStage> stages = List.of(filter, new PipelineStage.Project(List.of(new Expr.Column(6, ExprType.DATE),
+        new Expr.Column(1, ExprType.decimal(2)), isOne, new Expr.Literal(null, ExprType.INT32),
+        new Expr.Column(3, ExprType.STRING))));
+    GpuColumnarPipeline rows = new GpuColumnarPipeline(TYPES, stages);
+    assertEquals("supported", rows.unsupportedReason().orElse("supported"));
+    assertEquals("columnar_pipeline_rows", rows.kernelName().orElseThrow());
+    GpuProgram program = GpuProgram.compileRows(TYPES, stages);
+    assertEquals(5, program.outputs.length);
+    assertEquals(List.of(3, 6, 1), Arrays.stream(program.columns).boxed().toList(), "filter column first");
+    assertEquals(0, program.calls.length);
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[3], 0), "a NULL literal is always nullable");
+    assertTrue(!GpuProgram.mayBeNull(program.outputNullDeps[0], 0b001), "$6 is slot 1, not slot 0");
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[0], 0b010));
+    assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[2], 0b001), "the comparison of a nullable column");
+  }
+
+  private static List<Integer> box(int[] values) {
+    return Arrays.stream(values).boxed().toList();
+  }
+
+  /** count(*) reads no column: there is nothing to stream, so it stays on the CPU (it failed on the GPU). */
+  @Test void refusesAPipelineThatReadsNoColumn() {
+    for (List<ExprType> inputs : List.of(List.<ExprType>of(), TYPES)) {
+      String reason = new GpuColumnarPipeline(inputs, List.of(aggregate(new int[0])))
+          .unsupportedReason().orElse("supported");
+      assertTrue(reason.contains("reads no column"), reason);
+    }
+  }
+
+  private static PipelineStage.Aggregate aggregate(int[] keys) {
+    return new PipelineStage.Aggregate(keys, List.of(COUNT));
+  }
+
+  private static void assertReason(String expected, List<PipelineStage> stages) {
+    String reason = new GpuColumnarPipeline(TYPES, stages).unsupportedReason().orElse("supported");
+    assertTrue(reason.contains(expected), "expected '" + expected + "' in: " + reason);
+  }
+}
