@@ -28,6 +28,7 @@ public final class StoredTable {
   private final Path directory;
   private final TableMetadata metadata;
   private final BufferAllocator parentAllocator;
+  private final KeyColumns keys = new KeyColumns(this);
   private volatile Loaded loaded;
   private boolean closed;
 
@@ -65,6 +66,14 @@ public final class StoredTable {
   /** Whether this text column is stored as Int32 codes into a sorted dictionary. */
   public boolean isDictionaryEncoded(int column) {
     return metadata.dictionaryEncoded().get(column);
+  }
+
+  /**
+   * Whether a column is a key: no NULL and no value twice, checked exactly over its values once (the table
+   * loads if it has not); only integral columns qualify.
+   */
+  public boolean isKey(int column) {
+    return keys.isKey(column);
   }
 
   /** The loaded Arrow batches, in file order; for read-only use (the table owns the buffers). */

@@ -125,7 +125,9 @@ public final class SpillwayPrograms {
 
   /**
    * {@link Programs#heuristicJoinOrder} (non-bushy) with the given metadata: Calcite's own plans the MultiJoin
-   * phase with its default metadata, whose join row counts ignore column statistics.
+   * phase with its default metadata, whose join row counts ignore column statistics. Eager aggregation
+   * ({@link SpillwayEagerAggregationRule}) runs here too: it needs the joins in their final order (an aggregate
+   * sits over the MultiJoin before), and the planner then costs the aggregate below and above the join.
    */
   static Program heuristicJoinOrder(Iterable<? extends RelOptRule> rules, RelMetadataProvider metadata) {
     return (planner, rel, traits, materializations, lattices) -> {
@@ -140,8 +142,14 @@ public final class SpillwayPrograms {
       if (volcanoRules.remove(EnumerableRules.ENUMERABLE_MERGE_UNION_RULE)) {
         volcanoRules.add(SpillwayMergeUnionRule.INSTANCE);  // no LIMIT pushed below a distinct UNION
       }
+      // Among the ordered joins: an aggregate over a join on a unique key may run below it (cost decides).
+      volcanoRules.addAll(List.of(SpillwayEagerAggregationRule.OVER_PROJECT, SpillwayEagerAggregationRule.OVER_JOIN,
+          SpillwayEagerAggregationRule.OVER_PROJECT_LEFT_DEEP));
       if (RelOptUtil.countJoins(rel) < HEURISTIC_JOIN_MIN) {
-        return Programs.ofRules(volcanoRules).run(planner, rel, traits, materializations, lattices);
+        // No Hep phase here installs the metadata (as the MultiJoin phase does below): a single join's eager
+        // aggregation would see neither column statistics nor keys.
+        return Programs.sequence(estimateWith(metadata), Programs.ofRules(volcanoRules))
+            .run(planner, rel, traits, materializations, lattices);
       }
       // A disjunction over several tables (Q7's nation pairs, Q19's part/lineitem branches) first yields each
       // table's own disjunction, which FILTER_INTO_JOIN pushes onto that table: its join order then sees it.

@@ -41,6 +41,7 @@ public final class SpillwayRelMetadata {
       ReflectiveRelMetadataProvider.reflectiveSource(new RowCountHandler(), BuiltInMetadata.RowCount.Handler.class),
       ReflectiveRelMetadataProvider.reflectiveSource(new SelectivityHandler(),
           BuiltInMetadata.Selectivity.Handler.class),
+      SpillwayColumnUniqueness.SOURCE,
       DefaultRelMetadataProvider.INSTANCE));
 
   private SpillwayRelMetadata() {}

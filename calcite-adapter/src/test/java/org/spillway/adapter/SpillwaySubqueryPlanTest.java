@@ -79,7 +79,7 @@ class SpillwaySubqueryPlanTest {
     assertPlanContains(17, "SpillwayAggregate(group=[{0}], agg#0=[$SUM0($1)], agg#1=[COUNT()])\n"
         + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n"
         + "    SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 4]])\n"
-        + "    SpillwayAggregate(group=[{0}])\n"
+        + "    SpillwayProject(p_partkey=[$0])\n"
         + "      SpillwayFilter(condition=[AND(=($1, 'Brand#23'), =($2, 'MED BOX'))])\n"
         + "        SpillwayTableScan(table=[[spillway, part]], fields=[[0, 3, 6]])\n");
   }
@@ -87,7 +87,7 @@ class SpillwaySubqueryPlanTest {
   @Test void q2TakesTheMinimumCostOfTheKeptPartsOnly() throws SQLException {
     assertPlanContains(2, "SpillwayAggregate(group=[{0}], EXPR$0=[MIN($1)])\n"
         + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n");
-    assertPlanContains(2, "SpillwayAggregate(group=[{0}])\n"
+    assertPlanContains(2, "SpillwayProject(p_partkey=[$0])\n"
         + "  SpillwayFilter(condition=[AND(=($2, 15), LIKE($1, '%BRASS'))])\n"
         + "    SpillwayTableScan(table=[[spillway, part]], fields=[[0, 4, 5]])\n");
   }
@@ -98,7 +98,7 @@ class SpillwaySubqueryPlanTest {
         + "    SpillwayProject(l_partkey=[$0], l_suppkey=[$1], l_quantity=[$2])\n"
         + "      SpillwayFilter(condition=[SEARCH($3, Sarg[[1994-01-01..1995-01-01)])])\n"
         + "        SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 2, 4, 10]])\n"
-        + "    SpillwayAggregate(group=[{0}])\n"
+        + "    SpillwayProject(p_partkey=[$0])\n"
         + "      SpillwayFilter(condition=[LIKE($1, 'forest%')])\n");
   }
 

@@ -128,7 +128,8 @@ class SpillwayWideSumTest {
         assertEquals(narrow, SpillwayAssert.rows(tpchUrl(), sql), "Q" + q);
       }
     }
-    assertTrue(wide.containsAll(Set.of(1, 5, 9, 10)), () -> "queries with wide sums: " + wide);
+    // Q5's and Q10's joins are on keys the catalog checked (at most one row each): their sums stay narrow
+    assertTrue(wide.containsAll(Set.of(1, 9)), () -> "queries with wide sums: " + wide);
   }
 
   /** On the GPU the kernels' 128-bit sums come back as the CPU backend's exact values (Q1 at an assumed SF 100). */

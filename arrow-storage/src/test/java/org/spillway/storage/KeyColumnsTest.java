@@ -1,0 +1,120 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link StoredTable#isKey}: exact, against a set of the values, on random columns near and at uniqueness. */
+class KeyColumnsTest {
+  private static final TableSchema SCHEMA = TableSchema.of(
+      ColumnDef.of("ascending", "INTEGER NOT NULL"),
+      ColumnDef.of("shuffled", "BIGINT NOT NULL"),
+      ColumnDef.of("sparse", "BIGINT NOT NULL"),
+      ColumnDef.of("one_repeat", "INTEGER NOT NULL"),
+      ColumnDef.of("sparse_repeat", "BIGINT NOT NULL"),
+      ColumnDef.of("with_null", "INTEGER"),
+      ColumnDef.of("day", "DATE NOT NULL"),
+      ColumnDef.of("text", "VARCHAR(12) NOT NULL"));
+
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void allocatorBackToZero() {
+    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+  }
+
+  @Test
+  void keysAreExactlyTheColumnsWithoutNullsOrRepeats() {
+    Random random = new Random(42);
+    try (Catalog catalog = Catalog.open(dir)) {
+      for (int round = 0; round < 6; round++) {
+        int rows = 1 + random.nextInt(5_000);
+        StoredTable table = write(catalog, "t" + round, rows, random);
+        for (int col = 0; col < SCHEMA.size(); col++) {
+          boolean expected = !SCHEMA.column(col).type().kind().isText() && reference(table, col);
+          assertEquals(expected, table.isKey(col), "round " + round + ", " + rows + " rows, column "
+              + SCHEMA.column(col).name());
+        }
+      }
+    }
+  }
+
+  @Test
+  void anEmptyTablesColumnsAreKeys() {
+    try (Catalog catalog = Catalog.open(dir)) {
+      try (TableWriter writer = catalog.createTable("empty", SCHEMA)) {
+        writer.commit();
+      }
+      StoredTable table = catalog.table("empty").orElseThrow();
+      assertTrue(table.isKey(0));
+      assertFalse(table.isKey(SCHEMA.indexOf("text")));
+    }
+  }
+
+  /** No NULL and no value twice, from the rows. */
+  private static boolean reference(StoredTable table, int column) {
+    Set<Object> seen = new HashSet<>();
+    for (List<Object> row : TestTables.rows(table)) {
+      if (row.get(column) == null || !seen.add(row.get(column))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static StoredTable write(Catalog catalog, String name, int rows, Random random) {
+    List<Long> shuffled = new ArrayList<>();
+    for (long v = 0; v < rows; v++) {
+      shuffled.add(v * 3 + 7);
+    }
+    Collections.shuffle(shuffled, random);
+    long[] sparse = random.longs(rows, -1L << 60, 1L << 60).toArray();
+    long[] sparseRepeat = sparse.clone();
+    int[] oneRepeat = new int[rows];
+    for (int r = 0; r < rows; r++) {
+      oneRepeat[r] = rows - r;
+    }
+    if (rows > 1 && random.nextInt(4) > 0) {  // most rounds repeat one value somewhere, some keep all distinct
+      oneRepeat[random.nextInt(rows)] = oneRepeat[random.nextInt(rows)];
+      sparseRepeat[random.nextInt(rows)] = sparseRepeat[random.nextInt(rows)];
+    }
+    int nullRow = random.nextInt(rows + 1);  // rows: no NULL
+    try (TableWriter writer = catalog.createTable(name, SCHEMA)) {
+      int r = 0;
+      while (r < rows) {
+        int size = Math.min(rows - r, 1 + random.nextInt(2_000));
+        BatchBuilder batch = writer.newBatch(size);
+        for (int row = 0; row < size; row++, r++) {
+          batch.setInt(0, row, r);
+          batch.setLong(1, row, shuffled.get(r));
+          batch.setLong(2, row, sparse[r]);
+          batch.setInt(3, row, oneRepeat[r]);
+          batch.setLong(4, row, sparseRepeat[r]);
+          if (r == nullRow) {
+            batch.setNull(5, row);
+          } else {
+            batch.setInt(5, row, -r);
+          }
+          batch.setDate(6, row, 20_000 - r);
+          batch.setString(7, row, "k" + r);
+        }
+        batch.setRowCount(size);
+        writer.append(batch);
+      }
+      writer.commit();
+    }
+    return catalog.table(name).orElseThrow();
+  }
+}
