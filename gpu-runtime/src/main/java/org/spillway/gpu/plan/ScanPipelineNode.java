@@ -45,8 +45,9 @@ public final class ScanPipelineNode implements PlanNode {
     } else {
       out = pipeline.cpuPipeline().run(sources, context.threads(), context.cancelled());
       table.deviceRuns().record(false);
-      RunContext.trace("cpu pipeline over %s (%d threads): %.1f ms", table, context.threads(),
-          (System.nanoTime() - start) / 1e6);
+      String aggregation = pipeline.cpuPipeline().lastAggregation();
+      RunContext.trace("cpu pipeline over %s (%d threads): %.1f ms%s", table, context.threads(),
+          (System.nanoTime() - start) / 1e6, aggregation == null ? "" : ", aggregated by " + aggregation);
     }
     return new BatchOutput(out, pipeline.outputTypes());
   }
