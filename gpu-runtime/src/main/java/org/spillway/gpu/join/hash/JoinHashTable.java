@@ -2,6 +2,7 @@ package org.spillway.gpu.join.hash;
 
 import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import java.lang.invoke.MethodHandles;
+import org.spillway.gpu.join.KeyRange;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.function.BooleanSupplier;
@@ -72,32 +73,13 @@ public final class JoinHashTable {
    */
   public static JoinHashTable build(long[] keys, long[] validity, int rows, int threads, BooleanSupplier cancelled) {
     int tasks = (rows + BUILD_TASK_ROWS - 1) / BUILD_TASK_ROWS;
-    long[] mins = new long[Math.max(1, tasks)];
-    long[] maxs = new long[mins.length];
-    int[] counts = new int[mins.length];
-    MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
-      long lo = Long.MAX_VALUE;
-      long hi = Long.MIN_VALUE;
-      int n = 0;
-      for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
-        if (valid(validity, r)) {
-          lo = Math.min(lo, keys[r]);
-          hi = Math.max(hi, keys[r]);
-          n++;
-        }
-      }
-      mins[t] = lo;
-      maxs[t] = hi;
-      counts[t] = n;
-    });
-    long lo = Long.MAX_VALUE;
-    long hi = Long.MIN_VALUE;
-    long count = 0;
-    for (int t = 0; t < tasks; t++) {
-      lo = Math.min(lo, mins[t]);
-      hi = Math.max(hi, maxs[t]);
-      count += counts[t];
-    }
+    KeyRange[] parts = new KeyRange[tasks];
+    MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> parts[t] = KeyRange.ofRows(t * BUILD_TASK_ROWS,
+        Math.min(rows, (t + 1) * BUILD_TASK_ROWS), r -> valid(validity, r), r -> keys[r]));
+    KeyRange range = KeyRange.combine(parts);
+    long lo = range.min();
+    long hi = range.max();
+    long count = range.rows();
     if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, denseRangeLimit(count)) && hi - lo < Integer.MAX_VALUE - 8) {
       int[] direct = buildDirect(keys, validity, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
       if (direct != null) {

@@ -3,6 +3,7 @@ package org.spillway.gpu.join.nopa;
 import org.spillway.gpu.join.BuildTable;
 import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.JoinInput;
+import org.spillway.gpu.join.KeyRange;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinSink;
@@ -43,13 +44,13 @@ public final class CpuNopaHashJoin implements EquiJoin {
   public JoinResult join(JoinInput build, JoinInput probe, JoinType type, JoinOutput output) {
     build.checkUsableFor(output, "build");
     probe.checkUsableFor(output, "probe");
-    KeyRange range = KeyRange.of(build, workers);
+    KeyRange range = keyRange(build, workers);
     String algorithm = "nopa/perfect-hash";
-    BuildTable table = PerfectHashTable.fits(range.min, range.max, range.rows)
+    BuildTable table = PerfectHashTable.fits(range.min(), range.max(), range.rows())
         ? buildPerfect(build, output, range) : null;
     if (table == null) {
       algorithm = "nopa/linear-probing";
-      table = buildLinearProbing(build, output, range.rows);
+      table = buildLinearProbing(build, output, range.rows());
     }
     JoinSink[] sinks = JoinSink.create(output, workers.threads());
     BuildTable built = table;
@@ -60,7 +61,7 @@ public final class CpuNopaHashJoin implements EquiJoin {
 
   /** Builds the array table, or returns null as soon as a duplicate key shows the keys are not unique. */
   private PerfectHashTable buildPerfect(JoinInput build, JoinOutput output, KeyRange range) {
-    PerfectHashTable table = new PerfectHashTable(range.min, (int) (range.max - range.min + 1));
+    PerfectHashTable table = new PerfectHashTable(range.min(), (int) (range.max() - range.min() + 1));
     AtomicBoolean duplicate = new AtomicBoolean();
     workers.forEachMorsel(JoinWorkers.morselCount(build.rows(), MORSEL_ROWS), (w, m) -> {
       int end = Math.min(build.rows(), (m + 1) * MORSEL_ROWS);
@@ -115,38 +116,11 @@ public final class CpuNopaHashJoin implements EquiJoin {
   }
 
   /** Minimum, maximum and count of the non-NULL build keys, which decide between the two tables. */
-  private record KeyRange(long min, long max, long rows) {
-    static KeyRange of(JoinInput build, JoinWorkers workers) {
-      int morsels = JoinWorkers.morselCount(build.rows(), MORSEL_ROWS);
-      long[] mins = new long[morsels];
-      long[] maxs = new long[morsels];
-      long[] counts = new long[morsels];
-      workers.forEachMorsel(morsels, (w, m) -> {
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        long n = 0;
-        int end = Math.min(build.rows(), (m + 1) * MORSEL_ROWS);
-        for (int r = m * MORSEL_ROWS; r < end; r++) {
-          if (!build.isNull(r)) {
-            long k = build.key(r);
-            lo = Math.min(lo, k);
-            hi = Math.max(hi, k);
-            n++;
-          }
-        }
-        mins[m] = lo;
-        maxs[m] = hi;
-        counts[m] = n;
-      });
-      long lo = Long.MAX_VALUE;
-      long hi = Long.MIN_VALUE;
-      long n = 0;
-      for (int m = 0; m < morsels; m++) {
-        lo = Math.min(lo, mins[m]);
-        hi = Math.max(hi, maxs[m]);
-        n += counts[m];
-      }
-      return new KeyRange(lo, hi, n);
-    }
+  private static KeyRange keyRange(JoinInput build, JoinWorkers workers) {
+    int morsels = JoinWorkers.morselCount(build.rows(), MORSEL_ROWS);
+    KeyRange[] parts = new KeyRange[morsels];
+    workers.forEachMorsel(morsels, (w, m) -> parts[m] = KeyRange.ofRows(m * MORSEL_ROWS,
+        Math.min(build.rows(), (m + 1) * MORSEL_ROWS), r -> !build.isNull(r), build::key));
+    return KeyRange.combine(parts);
   }
 }
