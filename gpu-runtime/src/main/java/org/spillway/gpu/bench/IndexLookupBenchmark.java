@@ -20,12 +20,14 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * CPU lookups of the four indexes of the windowed index join (issue #15): per key shape and column size
  * ({@code 2^k} sorted unique 8-byte keys off-heap), per index kind, the build on all threads (time and bytes of
  * the structure) and the lookups of uniformly drawn probe keys, a fraction of them hits, on one thread and on all,
- * a vector of probe keys per call as the index join will hand them over. Dense keys are the paper's data set; in
+ * a vector of probe keys per call as the index join will hand them over (interleaved lookups), or, with
+ * {@code --calls single}, one call per key. Dense keys are the paper's data set; in
  * the sparse shape every key has a random place in its own stretch of 1024 values. Every kind's answers are
  * checked against binary search's (count of hits and sum of rows). One warm-up run, then the median of the runs.
  *
  * <p>Usage: {@code IndexLookupBenchmark [--out DIR] [--sizes 20,23,26] [--lookups N] [--threads N] [--runs N]
- * [--hits FRACTION] [--shapes dense,sparse] [--kinds BINARY_SEARCH,BTREE,HARMONIA,RADIXSPLINE]}; writes
+ * [--hits FRACTION] [--shapes dense,sparse] [--kinds BINARY_SEARCH,BTREE,HARMONIA,RADIXSPLINE]
+ * [--calls vector,single]}; writes
  * {@code index-lookup.csv} into DIR.
  */
 public final class IndexLookupBenchmark {
@@ -41,10 +43,11 @@ public final class IndexLookupBenchmark {
   private final double hits;
   private final List<String> shapes;
   private final List<IndexKind> kinds;
+  private final List<String> calls;
   private final BenchReport report;
 
   private IndexLookupBenchmark(List<Integer> sizes, int lookups, int threads, int runs, double hits,
-      List<String> shapes, List<IndexKind> kinds) {
+      List<String> shapes, List<IndexKind> kinds, List<String> calls) {
     this.sizes = sizes;
     this.lookups = lookups;
     this.threads = threads;
@@ -52,9 +55,10 @@ public final class IndexLookupBenchmark {
     this.hits = hits;
     this.shapes = shapes;
     this.kinds = kinds;
+    this.calls = calls;
     this.report = new BenchReport("Index lookups on the CPU, " + lookups + " probe keys, " + Math.round(hits * 100)
         + "% hits (median of " + runs + ")", List.of("keys", "index", "rows", "column MiB", "index KiB",
-        "index % of column", "build ms", "threads", "lookup ms", "M lookups/s", "hits"));
+        "index % of column", "build ms", "call", "threads", "lookup ms", "M lookups/s", "hits"));
   }
 
   /** One column's probe keys in vectors, the rows they found, and binary search's answer to check against. */
@@ -122,34 +126,48 @@ public final class IndexLookupBenchmark {
     long expectedSum = -1;
     for (IndexKind kind : kinds) {
       try (SortedKeyIndex index = kind.build(column, allocator, threads)) {
-        for (int lookupThreads : threads == 1 ? new int[] {1} : new int[] {1, threads}) {
-          double[] millis = new double[runs];
-          for (int run = -1; run < runs; run++) {
-            long start = System.nanoTime();
-            MorselScheduler.forEach(probes.keys().length, lookupThreads, () -> false, (worker, v) ->
-                index.lookup(probes.keys()[v], probes.keys()[v].length, probes.rows()[v]));
-            if (run >= 0) {
-              millis[run] = (System.nanoTime() - start) / 1e6;
+        for (String call : calls) {
+          for (int lookupThreads : threads == 1 ? new int[] {1} : new int[] {1, threads}) {
+            double[] millis = new double[runs];
+            for (int run = -1; run < runs; run++) {
+              long start = System.nanoTime();
+              MorselScheduler.forEach(probes.keys().length, lookupThreads, () -> false,
+                  (worker, v) -> lookup(index, call, probes.keys()[v], probes.rows()[v]));
+              if (run >= 0) {
+                millis[run] = (System.nanoTime() - start) / 1e6;
+              }
             }
+            long found = probes.hits();
+            long sum = probes.rowSum();
+            if (expectedHits < 0) {
+              expectedHits = found;
+              expectedSum = sum;
+            } else if (found != expectedHits || sum != expectedSum) {
+              throw new IllegalStateException(kind + " (" + call + ") found " + found + " keys (row sum " + sum
+                  + "), the first kind " + expectedHits + " (row sum " + expectedSum + ") on " + shape + " keys, "
+                  + column.rows() + " rows");
+            }
+            Arrays.sort(millis);
+            double median = millis[runs / 2];
+            report.row(shape, kind.name(), column.rows(), column.rows() * column.width() / 1048576.0,
+                index.sizeBytes() / 1024.0, 100.0 * index.sizeBytes() / (column.rows() * column.width()),
+                index.buildNanos() / 1e6, call, lookupThreads, median, lookups / median / 1e3, found);
+            System.out.printf("%-6s %-13s 2^%d rows, %-6s %d threads: build %.1f ms, %.1f KiB, %.2f M lookups/s%n",
+                shape, kind, 63 - Long.numberOfLeadingZeros(column.rows()), call, lookupThreads,
+                index.buildNanos() / 1e6, index.sizeBytes() / 1024.0, lookups / median / 1e3);
           }
-          long found = probes.hits();
-          long sum = probes.rowSum();
-          if (expectedHits < 0) {
-            expectedHits = found;
-            expectedSum = sum;
-          } else if (found != expectedHits || sum != expectedSum) {
-            throw new IllegalStateException(kind + " found " + found + " keys (row sum " + sum + "), the first kind "
-                + expectedHits + " (row sum " + expectedSum + ") on " + shape + " keys, " + column.rows() + " rows");
-          }
-          Arrays.sort(millis);
-          double median = millis[runs / 2];
-          report.row(shape, kind.name(), column.rows(), column.rows() * column.width() / 1048576.0,
-              index.sizeBytes() / 1024.0, 100.0 * index.sizeBytes() / (column.rows() * column.width()),
-              index.buildNanos() / 1e6, lookupThreads, median, lookups / median / 1e3, found);
-          System.out.printf("%-6s %-13s 2^%d rows, %d threads: build %.1f ms, %.1f KiB, %.2f M lookups/s%n", shape,
-              kind, 63 - Long.numberOfLeadingZeros(column.rows()), lookupThreads, index.buildNanos() / 1e6,
-              index.sizeBytes() / 1024.0, lookups / median / 1e3);
         }
+      }
+    }
+  }
+
+  /** A vector of keys in one call (interleaved lookups), or one call per key. */
+  private static void lookup(SortedKeyIndex index, String call, long[] keys, long[] rows) {
+    if (call.equals("vector")) {
+      index.lookup(keys, keys.length, rows);
+    } else {
+      for (int i = 0; i < keys.length; i++) {
+        rows[i] = index.lookup(keys[i]);
       }
     }
   }
@@ -163,6 +181,7 @@ public final class IndexLookupBenchmark {
     double hits = 1.0;
     List<String> shapes = List.of("dense", "sparse");
     List<IndexKind> kinds = List.of(IndexKind.values());
+    List<String> calls = List.of("vector");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
@@ -173,21 +192,25 @@ public final class IndexLookupBenchmark {
         case "--hits" -> hits = Double.parseDouble(args[++i]);
         case "--shapes" -> shapes = List.of(args[++i].split(","));
         case "--kinds" -> kinds = Arrays.stream(args[++i].split(",")).map(IndexKind::valueOf).toList();
+        case "--calls" -> calls = List.of(args[++i].split(","));
         default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; usage: "
             + "IndexLookupBenchmark [--out DIR] [--sizes 20,23,26] [--lookups N] [--threads N] [--runs N] "
-            + "[--hits FRACTION] [--shapes dense,sparse] [--kinds BINARY_SEARCH,BTREE,HARMONIA,RADIXSPLINE]");
+            + "[--hits FRACTION] [--shapes dense,sparse] [--kinds BINARY_SEARCH,BTREE,HARMONIA,RADIXSPLINE] "
+            + "[--calls vector,single]");
       }
     }
     List<String> unknown = new ArrayList<>(shapes);
     unknown.removeAll(List.of("dense", "sparse"));
+    List<String> unknownCalls = new ArrayList<>(calls);
+    unknownCalls.removeAll(List.of("vector", "single"));
     if (sizes.stream().anyMatch(s -> s < 0 || s > 34) || lookups < 1 || threads < 1 || runs < 1 || !(hits >= 0)
-        || hits > 1 || !unknown.isEmpty()) {
+        || hits > 1 || !unknown.isEmpty() || !unknownCalls.isEmpty()) {
       throw new IllegalArgumentException("--sizes are 0..34 (log2 of the rows), --lookups, --threads and --runs at"
-          + " least 1, --hits 0..1 and --shapes dense or sparse; got " + sizes + ", " + lookups + ", " + threads
-          + ", " + runs + ", " + hits + ", " + shapes);
+          + " least 1, --hits 0..1, --shapes dense or sparse and --calls vector or single; got " + sizes + ", "
+          + lookups + ", " + threads + ", " + runs + ", " + hits + ", " + shapes + ", " + calls);
     }
     System.out.printf("Index lookups: sizes 2^%s rows, %d lookups, %d threads, %d runs, Java %s%n", sizes, lookups,
         threads, runs, Runtime.version());
-    new IndexLookupBenchmark(sizes, lookups, threads, runs, hits, shapes, kinds).run(out);
+    new IndexLookupBenchmark(sizes, lookups, threads, runs, hits, shapes, kinds, calls).run(out);
   }
 }

@@ -23,7 +23,8 @@ public final class GpuRuntime {
   public static final String[] KERNEL_MODULES = {"ops/column_sum", "calibrate/link_probe",
       "pipeline/gpu/columnar_pipeline", "pipeline/gpu/columnar_pipeline_rows", "pipeline/gpu/selection_aggregate",
       "join/nopa/nopa_hash_join", "join/triton/hierarchical_partitioner", "join/triton/shared_partitioner",
-      "join/triton/triton_join"};
+      "join/triton/triton_join", "index/binary_search_index", "index/b_plus_tree", "index/harmonia",
+      "index/radix_spline"};
 
   private static final Probe PROBE = probe();
 

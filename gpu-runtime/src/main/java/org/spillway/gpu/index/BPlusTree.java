@@ -113,6 +113,53 @@ public final class BPlusTree implements SortedKeyIndex {
     }
   }
 
+  @Override
+  public void lookup(long[] keys, int count, long[] rows) {
+    LookupGroup group = new LookupGroup();
+    long base = nodes.memoryAddress();
+    long nodeLongs = nodeBytes / Long.BYTES;
+    long[] node = new long[LookupGroup.SIZE];
+    for (int first = 0; first < count; first += LookupGroup.SIZE) {
+      int n = Math.min(LookupGroup.SIZE, count - first);
+      for (int g = 0; g < n; g++) {
+        long key = keys[first + g];
+        // a key outside the column's range gets empty ranges: no read, no row
+        node[g] = column.rows() == 0 || key < min || key > max ? -1 : 0;
+      }
+      for (int level = 0; level < levels.depth(); level++) {
+        for (int g = 0; g < n; g++) {
+          group.from[g] = node[g] < 0 ? 0 : node[g] * nodeLongs + 1;
+          group.to[g] = node[g] < 0 ? 0 : group.from[g] + MemoryUtil.getLong(base + node[g] * nodeBytes);
+        }
+        group.lowerBounds(base, 3, keys, first, n);
+        for (int g = 0; g < n; g++) {
+          if (node[g] >= 0) {
+            node[g] = MemoryUtil.getLong(base + node[g] * nodeBytes + children
+                + (group.position[g] - group.from[g]) * Long.BYTES);
+          }
+        }
+      }
+      for (int g = 0; g < n; g++) {
+        group.from[g] = Math.max(0, node[g]);
+        group.to[g] = node[g] < 0 ? 0 : Math.min(node[g] + levels.unitRows(), column.rows());
+      }
+      group.findInColumn(column, keys, first, n, rows);
+    }
+  }
+
+  /**
+   * The arguments of the GPU lookup (b_plus_tree_lookup, after the column's): the nodes at {@code nodesAddress}
+   * (where the GPU sees the buffer), slots a node, fanout, inner levels, rows a page, smallest and greatest key.
+   */
+  Object[] kernelArguments(long nodesAddress) {
+    return new Object[] {nodesAddress, (long) nodeBytes / Long.BYTES, fanout(nodeBytes), levels.depth(),
+        levels.unitRows(), min, max};
+  }
+
+  long structureAddress() {
+    return nodes.memoryAddress();
+  }
+
   /** Inner levels, the root's included. */
   public int height() {
     return levels.depth();

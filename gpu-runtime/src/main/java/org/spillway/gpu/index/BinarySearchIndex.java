@@ -26,6 +26,19 @@ public final class BinarySearchIndex implements SortedKeyIndex {
   }
 
   @Override
+  public void lookup(long[] keys, int count, long[] rows) {
+    LookupGroup group = new LookupGroup();
+    for (int first = 0; first < count; first += LookupGroup.SIZE) {
+      int n = Math.min(LookupGroup.SIZE, count - first);
+      for (int g = 0; g < n; g++) {
+        group.from[g] = 0;
+        group.to[g] = column.rows();
+      }
+      group.findInColumn(column, keys, first, n, rows);
+    }
+  }
+
+  @Override
   public IndexKind kind() {
     return IndexKind.BINARY_SEARCH;
   }

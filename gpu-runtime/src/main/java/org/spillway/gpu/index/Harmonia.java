@@ -92,6 +92,52 @@ public final class Harmonia implements SortedKeyIndex {
     return column.find(first, Math.min(first + FANOUT, column.rows()), key);
   }
 
+  @Override
+  public void lookup(long[] keys, int count, long[] rows) {
+    LookupGroup group = new LookupGroup();
+    long keyRegion = regions.memoryAddress();
+    long children = keyRegion + childRegion;
+    long[] node = new long[LookupGroup.SIZE];
+    for (int first = 0; first < count; first += LookupGroup.SIZE) {
+      int n = Math.min(LookupGroup.SIZE, count - first);
+      for (int g = 0; g < n; g++) {
+        long key = keys[first + g];
+        // a key outside the column's range gets empty ranges: no read, no row
+        node[g] = column.rows() == 0 || key < min || key > max ? -1 : 0;
+      }
+      for (int level = 0; level < levels.depth(); level++) {
+        for (int g = 0; g < n; g++) {
+          group.from[g] = node[g] < 0 ? 0 : node[g] * FANOUT;
+          group.to[g] = node[g] < 0 ? 0 : group.from[g] + FANOUT;
+        }
+        group.lowerBounds(keyRegion, 3, keys, first, n);
+        for (int g = 0; g < n; g++) {
+          if (node[g] >= 0) {
+            node[g] = MemoryUtil.getLong(children + node[g] * Long.BYTES) + group.position[g] - group.from[g];
+          }
+        }
+      }
+      for (int g = 0; g < n; g++) {
+        long row = (node[g] - levels.nodes()) * FANOUT;
+        group.from[g] = node[g] < 0 ? 0 : row;
+        group.to[g] = node[g] < 0 ? 0 : Math.min(row + FANOUT, column.rows());
+      }
+      group.findInColumn(column, keys, first, n, rows);
+    }
+  }
+
+  /**
+   * The arguments of the GPU lookup (harmonia_lookup, after the column's): key region and child region where the
+   * GPU sees the buffer at {@code regionsAddress}, inner levels, inner nodes, smallest and greatest key.
+   */
+  Object[] kernelArguments(long regionsAddress) {
+    return new Object[] {regionsAddress, regionsAddress + childRegion, levels.depth(), levels.nodes(), min, max};
+  }
+
+  long structureAddress() {
+    return regions.memoryAddress();
+  }
+
   /** Inner levels, the root's included. */
   public int height() {
     return levels.depth();

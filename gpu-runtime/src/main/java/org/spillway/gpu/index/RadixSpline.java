@@ -196,36 +196,131 @@ public final class RadixSpline implements SortedKeyIndex {
     if (column.rows() == 0 || key < min || key > max) {
       return -1;
     }
-    long table = regions.memoryAddress();
-    long keys = table + keyRegion;
     long slot = (key - min) >>> shift;
-    long first = MemoryUtil.getLong(table + slot * Long.BYTES);
-    long end = Math.min(MemoryUtil.getLong(table + (slot + 1) * Long.BYTES) + 1, points);
-    // The slot's points all have smaller keys than the next slot's first point, whose key is above this one's:
-    // the first point at or above the key is among them or is that point.
-    long up = OffHeapSearch.lowerBound(keys, 3, first, end, key);
-    long upKey = MemoryUtil.getLong(keys + up * Long.BYTES);
-    long upRow = MemoryUtil.getLong(table + rowRegion + up * Long.BYTES);
-    if (upKey == key) {
+    long up = OffHeapSearch.lowerBound(keyRegion(), 3, firstPoint(slot), endPoint(slot), key);
+    long upRow = pointRow(up);
+    if (pointKey(up) == key) {
       return upRow;
     }
-    long downKey = MemoryUtil.getLong(keys + (up - 1) * Long.BYTES);
-    long downRow = MemoryUtil.getLong(table + rowRegion + (up - 1) * Long.BYTES);
-    double estimate = downRow + unsigned(key - downKey) * (upRow - downRow) / unsigned(upKey - downKey);
-    // The key lies strictly between the two points' rows; the error bound narrows that to a window around the
-    // estimate. Should rounding of the interpolation put the key outside the window, the search goes on beside
-    // it, so a lookup never depends on the arithmetic for its answer, only for its speed.
-    long lo = downRow + 1;
-    long guess = (long) estimate;
-    long from = Math.max(lo, Math.min(upRow, guess - maxError));
-    long to = Math.max(lo, Math.min(upRow, guess + maxError + 2));
-    long row = column.lowerBound(from, to, key);
-    if (row == from && from > lo && (from == upRow || column.key(from) > key)) {
-      row = column.lowerBound(lo, from, key);
-    } else if (row == to && to < upRow) {
-      row = column.lowerBound(to, upRow, key);
+    long lo = pointRow(up - 1) + 1;
+    long guess = estimate(up, key);
+    long from = windowFrom(guess, lo, upRow);
+    long to = windowTo(guess, lo, upRow);
+    return settle(column.lowerBound(from, to, key), from, to, lo, upRow, key);
+  }
+
+  @Override
+  public void lookup(long[] keys, int count, long[] rows) {
+    LookupGroup group = new LookupGroup();
+    long[] lo = new long[LookupGroup.SIZE];
+    long[] hi = new long[LookupGroup.SIZE];
+    for (int first = 0; first < count; first += LookupGroup.SIZE) {
+      int n = Math.min(LookupGroup.SIZE, count - first);
+      for (int g = 0; g < n; g++) {
+        long key = keys[first + g];
+        boolean outside = column.rows() == 0 || key < min || key > max;
+        long slot = outside ? 0 : (key - min) >>> shift;
+        group.from[g] = outside ? 0 : firstPoint(slot);
+        group.to[g] = outside ? 0 : endPoint(slot);
+        rows[first + g] = outside ? -1 : Long.MIN_VALUE;  // MIN_VALUE: still looking
+      }
+      group.lowerBounds(keyRegion(), 3, keys, first, n);
+      for (int g = 0; g < n; g++) {
+        long key = keys[first + g];
+        long up = group.position[g];
+        if (rows[first + g] == Long.MIN_VALUE && pointKey(up) == key) {
+          rows[first + g] = pointRow(up);
+        }
+        if (rows[first + g] != Long.MIN_VALUE) {
+          group.from[g] = 0;
+          group.to[g] = 0;
+          continue;
+        }
+        lo[g] = pointRow(up - 1) + 1;
+        hi[g] = pointRow(up);
+        long guess = estimate(up, key);
+        group.from[g] = windowFrom(guess, lo[g], hi[g]);
+        group.to[g] = windowTo(guess, lo[g], hi[g]);
+      }
+      group.lowerBounds(column.address(), Long.numberOfTrailingZeros(column.width()), keys, first, n);
+      for (int g = 0; g < n; g++) {
+        if (rows[first + g] == Long.MIN_VALUE) {
+          rows[first + g] = settle(group.position[g], group.from[g], group.to[g], lo[g], hi[g], keys[first + g]);
+        }
+      }
     }
-    return row < upRow && column.key(row) == key ? row : -1;
+  }
+
+  private long keyRegion() {
+    return regions.memoryAddress() + keyRegion;
+  }
+
+  private long pointKey(long point) {
+    return MemoryUtil.getLong(keyRegion() + point * Long.BYTES);
+  }
+
+  private long pointRow(long point) {
+    return MemoryUtil.getLong(regions.memoryAddress() + rowRegion + point * Long.BYTES);
+  }
+
+  /** The first spline point of radix slot {@code slot}. */
+  private long firstPoint(long slot) {
+    return MemoryUtil.getLong(regions.memoryAddress() + slot * Long.BYTES);
+  }
+
+  /**
+   * The end of the spline points to search for a key of {@code slot}: the slot's points all have smaller keys
+   * than the next slot's first point, whose key is above any of the slot's, so the first point at or above the
+   * key is among them or is that point.
+   */
+  private long endPoint(long slot) {
+    return Math.min(MemoryUtil.getLong(regions.memoryAddress() + (slot + 1) * Long.BYTES) + 1, points);
+  }
+
+  /** The row the spline segment ending at point {@code up} interpolates for {@code key}. */
+  private long estimate(long up, long key) {
+    long downKey = pointKey(up - 1);
+    long downRow = pointRow(up - 1);
+    return (long) (downRow + unsigned(key - downKey) * (pointRow(up) - downRow) / unsigned(pointKey(up) - downKey));
+  }
+
+  /**
+   * The window's first row: the key lies strictly between its segment's points' rows ({@code lo .. hi-1}), and
+   * within the error bound of the estimate.
+   */
+  private long windowFrom(long guess, long lo, long hi) {
+    return Math.max(lo, Math.min(hi, guess - maxError));
+  }
+
+  private long windowTo(long guess, long lo, long hi) {
+    return Math.max(lo, Math.min(hi, guess + maxError + 2));
+  }
+
+  /**
+   * The key's row from the lower bound {@code row} found in the window {@code from .. to-1} of
+   * {@code lo .. hi-1}, or -1. Should rounding of the interpolation put the key outside the window, the search
+   * goes on beside it, so a lookup never depends on the arithmetic for its answer, only for its speed.
+   */
+  private long settle(long row, long from, long to, long lo, long hi, long key) {
+    if (row == from && from > lo && (from == hi || column.key(from) > key)) {
+      row = column.lowerBound(lo, from, key);
+    } else if (row == to && to < hi) {
+      row = column.lowerBound(to, hi, key);
+    }
+    return row < hi && column.key(row) == key ? row : -1;
+  }
+
+  /**
+   * The arguments of the GPU lookup (radix_spline_lookup, after the column's): radix table, spline keys and rows
+   * where the GPU sees the buffer at {@code regionsAddress}, points, shift, error bound, smallest and greatest key.
+   */
+  Object[] kernelArguments(long regionsAddress) {
+    return new Object[] {regionsAddress, regionsAddress + keyRegion, regionsAddress + rowRegion, points, shift,
+        maxError, min, max};
+  }
+
+  long structureAddress() {
+    return regions.memoryAddress();
   }
 
   /** Spline points. */

@@ -59,9 +59,15 @@ class RadixSplineTest {
               try (RadixSpline index = RadixSpline.build(SortedKeyColumns.column(buf, keys.length, false),
                   allocator, 2, bits, maxError)) {
                 assertTrue(index.radixBits() <= bits && index.radixBits() <= 16, "at most 2 slots a row");
-                for (long probe : probes) {
-                  assertEquals(SortedKeyColumns.reference(keys, probe), index.lookup(probe),
+                long[] batch = new long[probes.length];
+                index.lookup(probes, probes.length, batch);
+                for (int i = 0; i < probes.length; i++) {
+                  long probe = probes[i];
+                  long expected = SortedKeyColumns.reference(keys, probe);
+                  assertEquals(expected, index.lookup(probe),
                       () -> shape + " bits=" + bits + " error=" + maxError + " key " + probe + " seed=" + seed);
+                  assertEquals(expected, batch[i], () -> shape + " bits=" + bits + " error=" + maxError
+                      + " key " + probe + " in a batch, seed=" + seed);
                 }
               }
             }

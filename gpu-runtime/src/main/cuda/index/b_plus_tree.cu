@@ -1,0 +1,27 @@
+// The clustered B+-tree (org.spillway.gpu.index.BPlusTree): one thread per probe key walks the inner nodes (a
+// count, then the keys, then the children of each node, node_longs 8-byte slots a node), a binary search per
+// node, and ends in the column page the lowest level points to.
+#include "index/sorted_key_column.cuh"
+
+extern "C" __global__ void b_plus_tree_lookup(const void* keys, long long rows, int wide, const long long* nodes,
+                                              long long node_longs, int fanout, int depth, long long page_rows,
+                                              long long min_key, long long max_key, const long long* probes,
+                                              unsigned long long count, long long* out) {
+  KeyColumn column{keys, rows, wide};
+  for (unsigned long long i = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x; i < count;
+       i += (unsigned long long) gridDim.x * blockDim.x) {
+    long long key = probes[i];
+    long long row = -1;
+    if (!outside(column, min_key, max_key, key)) {
+      long long node = 0;
+      for (int level = 0; level < depth; level++) {
+        const long long* at = nodes + node * node_longs;
+        long long entry = lower_bound(0, at[0], key, [&](long long e) { return at[1 + e]; });
+        node = at[1 + fanout + entry];
+      }
+      long long end = node + page_rows < rows ? node + page_rows : rows;
+      row = find_in_column(column, node, end, key);
+    }
+    out[i] = row;
+  }
+}
