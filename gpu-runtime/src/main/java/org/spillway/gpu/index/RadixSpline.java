@@ -59,7 +59,7 @@ public final class RadixSpline implements SortedKeyIndex {
 
   /**
    * Builds over {@code column} on {@code threads} threads with at most {@code radixBits} radix bits (fewer when
-   * the keys span fewer bits, or when the table would have more slots than twice the rows) and an error bound of
+   * the keys span fewer bits, or when the table would have more than four slots a row) and an error bound of
    * {@code maxError} rows.
    */
   public static RadixSpline build(SortedKeyColumn column, BufferAllocator allocator, int threads, int radixBits,

@@ -58,7 +58,7 @@ class RadixSplineTest {
             for (int maxError : new int[] {0, 3, 32, 1000}) {
               try (RadixSpline index = RadixSpline.build(SortedKeyColumns.column(buf, keys.length, false),
                   allocator, 2, bits, maxError)) {
-                assertTrue(index.radixBits() <= bits && index.radixBits() <= 16, "at most 2 slots a row");
+                assertTrue(index.radixBits() <= bits && index.radixBits() <= 16, "at most 4 slots a row");
                 long[] batch = new long[probes.length];
                 index.lookup(probes, probes.length, batch);
                 for (int i = 0; i < probes.length; i++) {
