@@ -190,11 +190,12 @@ public final class Morsel {
    * columns read after this stage) holds them, else left out. A MARK_BUILD probe only marks and hands nothing on.
    */
   public void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
-    JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length);
     boolean marks = probe.kind() == JoinProbe.Kind.MARK_BUILD;
-    for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
-      if (!marks) {
-        out.accept(joined(probe, live, m));
+    try (JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length)) {
+      for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
+        if (!marks) {
+          out.accept(joined(probe, live, m));
+        }
       }
     }
   }

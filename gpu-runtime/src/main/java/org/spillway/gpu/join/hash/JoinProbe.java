@@ -231,8 +231,13 @@ public final class JoinProbe {
     return build;
   }
 
-  /** Pairs of a run of probe rows: probe positions and build rows (-1: none), in probe order. */
+  /**
+   * Pairs of a run of probe rows: probe positions and build rows (-1: none), in probe order, in the first
+   * {@code count} places of the arrays (which may be longer). The arrays are the cursor's buffers: they hold until
+   * the cursor's next {@link Cursor#next} or {@link Cursor#close}, so a reader copies what it keeps.
+   */
   public record Matches(int[] probeRows, int[] buildRows, int count) {
+    private static final Matches NONE = new Matches(new int[0], new int[0], 0);
   }
 
   /**
@@ -251,8 +256,11 @@ public final class JoinProbe {
     return new Cursor(encoder.encodeProbe(keyColumns), probeColumn, rows, probeColumns);
   }
 
-  /** Walks a morsel's probe rows in order. */
-  public final class Cursor {
+  /**
+   * Walks a morsel's probe rows in order. Its pair buffers come from the thread's {@link PairBuffers} and go back on
+   * {@link #close}.
+   */
+  public final class Cursor implements AutoCloseable {
     private final JoinKeys keys;
     private final IntFunction<ColumnVector> probeColumn;
     private final int rows;
@@ -261,6 +269,7 @@ public final class JoinProbe {
     /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
     private final int[] firsts = new int[PROBE_GROUP];
     private int firstsFrom = -PROBE_GROUP;
+    private PairBuffers buffers = PairBuffers.take();
 
     private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
       this.keys = keys;
@@ -279,10 +288,13 @@ public final class JoinProbe {
       }
       if (kind == Kind.MARK_BUILD && residual == null) {
         markMatches();
-        return new Matches(new int[0], new int[0], 0);
+        return Matches.NONE;
+      }
+      if (buffers == null) {
+        throw new IllegalStateException("join probe cursor read after close");
       }
       int from = row;
-      Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
+      Pairs pairs = buffers.candidates.cleared(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
       Kind kind = JoinProbe.this.kind.perProbeRow();
       for (; row < rows && pairs.count < maxPairs; row++) {
@@ -302,7 +314,8 @@ public final class JoinProbe {
           pairs.add(row, -1);
         }
       }
-      Matches out = candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+      Matches out = candidatesOnly ? applyResidual(pairs, buffers, probeColumn, from, row, probeColumns)
+          : pairs.matches();
       if (JoinProbe.this.kind.preservesBuild()) {
         markPaired(out);
       }
@@ -319,6 +332,14 @@ public final class JoinProbe {
         table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts);
       }
       return firsts[r - firstsFrom];
+    }
+
+    /** Hands the pair buffers back; the last {@link Matches} are not read after this. */
+    @Override public void close() {
+      if (buffers != null) {
+        buffers.release();
+        buffers = null;
+      }
     }
 
     /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
@@ -364,13 +385,13 @@ public final class JoinProbe {
   }
 
   /** The candidates that pass the residual, turned into the kind's output pairs. */
-  private Matches applyResidual(Pairs candidates, IntFunction<ColumnVector> probeColumn, int from, int to,
-      int probeColumns) {
+  private Matches applyResidual(Pairs candidates, PairBuffers buffers, IntFunction<ColumnVector> probeColumn,
+      int from, int to, int probeColumns) {
     Kind kind = this.kind.perProbeRow();
     int n = candidates.count;
     int[] probeRows = candidates.probe;
     int[] buildRows = candidates.build;
-    int[] passing = new int[n + 1];
+    int[] passing = buffers.passing(n + 1);
     int passed = 0;
     if (n > 0) {
       ColumnVector result = VectorEvaluator.evaluate(residual, c -> joinedColumn(c, probeColumn, probeColumns,
@@ -381,9 +402,9 @@ public final class JoinProbe {
       for (int i = 0; i < passed; i++) {
         marks[buildRows[passing[i]]] = true;
       }
-      return new Matches(new int[0], new int[0], 0);
+      return Matches.NONE;
     }
-    Pairs out = new Pairs(kind == Kind.INNER ? passed : to - from);
+    Pairs out = buffers.output.cleared(kind == Kind.INNER ? passed : to - from);
     if (kind == Kind.INNER) {
       for (int i = 0; i < passed; i++) {
         out.add(probeRows[passing[i]], buildRows[passing[i]]);
@@ -422,15 +443,20 @@ public final class JoinProbe {
         + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual) + ")";
   }
 
-  /** Pairs appended row by row, growing as needed. */
-  private static final class Pairs {
-    int[] probe;
-    int[] build;
+  /** Pairs appended row by row, growing as needed; a cursor reuses them from one run of probe rows to the next. */
+  static final class Pairs {
+    int[] probe = new int[16];
+    int[] build = new int[16];
     int count;
 
-    Pairs(int capacity) {
-      probe = new int[Math.max(16, capacity)];
-      build = new int[probe.length];
+    /** Empties the pairs, making room for {@code capacity} of them. */
+    Pairs cleared(int capacity) {
+      if (probe.length < capacity) {
+        probe = new int[capacity];
+        build = new int[capacity];
+      }
+      count = 0;
+      return this;
     }
 
     void add(int probeRow, int buildRow) {
@@ -447,6 +473,11 @@ public final class JoinProbe {
 
     Matches matches() {
       return new Matches(probe, build, count);
+    }
+
+    /** The larger of the two arrays' lengths, for deciding whether a pool keeps them. */
+    int capacity() {
+      return probe.length;
     }
   }
 }
