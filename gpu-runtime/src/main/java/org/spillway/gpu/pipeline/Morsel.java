@@ -191,7 +191,7 @@ public final class Morsel {
    */
   public void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
     boolean marks = probe.kind() == JoinProbe.Kind.MARK_BUILD;
-    try (JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length)) {
+    try (JoinProbe.Cursor cursor = probe.cursor(probeInput, rows, columns.length)) {
       for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
         if (!marks) {
           out.accept(joined(probe, live, m));
@@ -199,6 +199,25 @@ public final class Morsel {
       }
     }
   }
+
+  /** The morsel's columns as a probe reads them: keys still in the source are read without being kept. */
+  private final JoinProbe.ProbeInput probeInput = new JoinProbe.ProbeInput() {
+    @Override public ColumnVector column(int c) {
+      return Morsel.this.column(c);
+    }
+
+    @Override public boolean inSource(int c) {
+      return columns[c] == null && sourceOf[c] >= 0 && sourceTypes.get(sourceOf[c]).isLong();
+    }
+
+    @Override public boolean readLongs(int c, long[] values, boolean[] nulls) {
+      FieldVector vector = sources[sourceOf[c]];
+      boolean anyNull = ArrowColumnLoader.readNulls(vector, offset, selection, rows, nulls);
+      ArrowColumnLoader.readLongs(vector, sourceTypes.get(sourceOf[c]), offset, selection, rows, values,
+          anyNull ? nulls : null);
+      return anyNull;
+    }
+  };
 
   private Morsel joined(JoinProbe probe, BitSet live, JoinProbe.Matches m) {
     int probeColumns = columns.length;

@@ -240,20 +240,51 @@ public final class JoinProbe {
     private static final Matches NONE = new Matches(new int[0], new int[0], 0);
   }
 
+  /** What a probe cursor reads of a morsel. */
+  public interface ProbeInput {
+    /** Column {@code c} for the morsel's rows, loaded (and kept by the morsel) if it was not yet. */
+    ColumnVector column(int c);
+
+    /** Whether column {@code c} is still in its source, so {@link #readLongs} can read it. */
+    boolean inSource(int c);
+
+    /**
+     * Reads the long lane of column {@code c} (still in its source) for the morsel's rows into {@code values}, and
+     * its NULL flags into {@code nulls}, without the morsel keeping a copy; returns whether any row is NULL.
+     */
+    boolean readLongs(int c, long[] values, boolean[] nulls);
+  }
+
   /**
-   * The matches of a morsel of {@code rows} rows, whose columns {@code probeColumn} gives (loading them as needed),
-   * of {@code probeColumns} columns in all; {@link Cursor#next} hands them out in runs of bounded size, so that a
-   * key with many matches never makes one huge batch.
+   * The matches of a morsel of {@code rows} rows, whose columns {@code input} gives (loading them as needed), of
+   * {@code probeColumns} columns in all; {@link Cursor#next} hands them out in runs of bounded size, so that a key
+   * with many matches never makes one huge batch. A key column the probe reads as it is and the morsel has not
+   * loaded is read into the cursor's buffers instead: the morsel would only keep a copy nobody reads again.
    */
-  public Cursor cursor(IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+  public Cursor cursor(ProbeInput input, int rows, int probeColumns) {
     if (table == null) {
       throw new IllegalStateException("join probe run before its build side was bound");
     }
-    List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
-    for (int k = 0; k < probeKeys.length; k++) {
-      keyColumns.add(new JoinKeyColumn(probeColumn.apply(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
+    PairBuffers buffers = PairBuffers.take();
+    try {
+      JoinKeys keys;
+      if (encoder.keysAsIs() && input.inSource(probeKeys[0])) {
+        long[] values = buffers.keys(rows);
+        boolean[] nulls = buffers.keyNulls(rows);
+        boolean anyNull = input.readLongs(probeKeys[0], values, nulls);
+        keys = new JoinKeys(values, anyNull ? JoinKeys.validity(nulls, rows) : null);
+      } else {
+        List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
+        for (int k = 0; k < probeKeys.length; k++) {
+          keyColumns.add(new JoinKeyColumn(input.column(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
+        }
+        keys = encoder.encodeProbe(keyColumns);
+      }
+      return new Cursor(keys, input::column, rows, probeColumns, buffers);
+    } catch (RuntimeException | Error e) {
+      buffers.release();
+      throw e;
     }
-    return new Cursor(encoder.encodeProbe(keyColumns), probeColumn, rows, probeColumns);
   }
 
   /**
@@ -269,9 +300,11 @@ public final class JoinProbe {
     /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
     private final int[] firsts = new int[PROBE_GROUP];
     private int firstsFrom = -PROBE_GROUP;
-    private PairBuffers buffers = PairBuffers.take();
+    private PairBuffers buffers;
 
-    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns,
+        PairBuffers buffers) {
+      this.buffers = buffers;
       this.keys = keys;
       this.probeColumn = probeColumn;
       this.rows = rows;
