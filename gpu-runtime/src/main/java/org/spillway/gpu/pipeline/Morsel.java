@@ -152,11 +152,15 @@ public final class Morsel {
       }
     }
     if (sources.length > 0) {
-      int[] next = new int[count];
-      for (int i = 0; i < count; i++) {
-        next[i] = selection == null ? positions[i] : selection[positions[i]];
+      if (selection == null) {
+        selection = Arrays.copyOf(positions, count);
+      } else {
+        // In place: positions ascend, so position i is at least i and is read before any write reaches it. The
+        // selection is the morsel's own (made here or by the probe that cut the morsel).
+        for (int i = 0; i < count; i++) {
+          selection[i] = selection[positions[i]];
+        }
       }
-      selection = next;
     }
     rows = count;
   }
