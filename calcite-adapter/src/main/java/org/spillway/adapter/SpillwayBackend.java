@@ -8,15 +8,18 @@ import org.apache.calcite.rel.RelNode;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
-import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.plan.GpuPipelineChoice;
+import org.spillway.gpu.plan.ScanPipelineNode;
 import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.vector.ExprType;
 
 /**
  * Which backend runs a Spillway subtree's pipeline, and why. CPU when the connection says so; otherwise, where a
- * CUDA device is present and {@link GpuColumnarPipeline} supports the pipeline, {@link SpillwayCostModel} predicts
- * the GPU with each transfer method the table's memory allows (or the forced one) and the CPU backend, and
- * {@code device=auto} takes the cheaper; the transfer method and filter variant are the cheapest GPU run's unless
+ * CUDA device is present and the GPU supports the pipeline ({@link ScanPipelineNode#gpuUnsupportedReason}),
+ * {@link SpillwayCostModel} predicts the GPU with each transfer method the table's memory allows (or the forced
+ * one) and the CPU backend, and {@code device=auto} takes the cheaper; the transfer method and filter variant are the cheapest GPU run's unless
  * the connection forces them. The converter decides once per subtree and records the choice in the subtree's
  * scan node, so that every node of the subtree shows the same device, variant, transfer and costs in EXPLAIN.
  * Pipelines over a join's output and the nodes above a join run on the CPU (see SpillwayJoin for joins).
@@ -45,11 +48,23 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return gpu ? method.label() : "none";
   }
 
-  /** Decides for the pipeline from {@code scan} up to {@code top} and records it in the scan, for EXPLAIN. */
-  static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
-    SpillwayBackend backend = decide(top, scan, pipeline);
+  /**
+   * Decides for the pipeline of {@code stages} over the columns (of {@code types}) that {@code scan} reads, up to
+   * {@code top}, and records it in the scan, for EXPLAIN.
+   */
+  static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, List<ExprType> types,
+      List<PipelineStage> stages) {
+    SpillwayBackend backend = decide(top, scan, types, stages);
     scan.backend(backend);
     return backend;
+  }
+
+  /**
+   * The GPU run of the pipeline as its node takes it (the cache asked for with the connection's size), or null
+   * where the CPU backend runs it.
+   */
+  GpuPipelineChoice gpuChoice(SpillwayOptions options) {
+    return gpu ? new GpuPipelineChoice(method, variant, cacheBytes > 0 ? options.gpuCacheBytes() : 0) : null;
   }
 
   /** The choice recorded in {@code scan}; the CPU backend for none or before the implementor decided. */
@@ -57,7 +72,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return scan == null ? CPU : scan.backend();
   }
 
-  private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, GpuColumnarPipeline pipeline) {
+  private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, List<ExprType> types,
+      List<PipelineStage> stages) {
     SpillwayOptions options = scan.spillwayTable().options();
     if (options.device() == SpillwayDevice.CPU) {
       return CPU;
@@ -68,7 +84,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
       return options.device() == SpillwayDevice.GPU
           ? cpu("no usable CUDA device: " + GpuRuntime.unavailableReason()) : CPU;
     }
-    Optional<String> unsupported = pipeline.unsupportedReason();
+    Optional<String> unsupported = ScanPipelineNode.gpuUnsupportedReason(types, stages);
     if (unsupported.isPresent()) {
       return cpu("not supported on the GPU: " + unsupported.get());
     }
@@ -93,10 +109,6 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     if (options.device() == SpillwayDevice.AUTO && !estimate.gpuIsFaster()) {
       return new SpillwayBackend(false, null, null, "the cost model predicts the CPU backend faster", estimate,
           shape.selectivity(), 0);
-    }
-    pipeline.withFilterVariant(run.variant());
-    if (cacheBytes > 0) {
-      pipeline.withCache(site.get().cache(options.gpuCacheBytes()));
     }
     return new SpillwayBackend(true, run.method(), run.variant(), null, estimate, shape.selectivity(), cacheBytes);
   }

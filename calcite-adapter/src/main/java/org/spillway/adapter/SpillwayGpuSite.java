@@ -3,16 +3,15 @@ package org.spillway.adapter;
 import java.util.Optional;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
-import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
+import org.spillway.gpu.plan.CurrentDevice;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
  * What the planner asks of the GPU side of this process: the machine profile, what kind of memory a table
- * lives in, which transfer methods the device offers, and the process-wide GPU column cache. Absent without a
- * usable CUDA device; plan tests substitute a site that answers without one ({@link #assume}).
+ * lives in, which transfer methods the device offers, and the capacity of the process-wide GPU column cache.
+ * Absent without a usable CUDA device; plan tests substitute a site that answers without one ({@link #assume}).
  */
 interface SpillwayGpuSite {
   /** The profile the cost model reads. */
@@ -27,16 +26,13 @@ interface SpillwayGpuSite {
   /** The capacity a cache asked to hold {@code requestedBytes} has (the first request sizes it, within budget). */
   long cacheCapacity(long requestedBytes);
 
-  /** The process-wide cache, created on first use, or null where none can exist (a planning-only site). */
-  GpuColumnCache cache(long requestedBytes);
-
   /** The site of this process: the CUDA device's, or the one a test assumed; empty without a device. */
   static Optional<SpillwayGpuSite> current() {
     SpillwayGpuSite assumed = Holder.assumed;
     if (assumed != null) {
       return Optional.of(assumed);
     }
-    return GpuRuntime.device().map(CudaSite::new);
+    return GpuRuntime.device().isPresent() ? Optional.of(new CudaSite()) : Optional.empty();
   }
 
   /** Plans as if {@code site} were this process's GPU until the returned handle is closed (tests only). */
@@ -52,26 +48,22 @@ interface SpillwayGpuSite {
     private Holder() {}
   }
 
-  /** The site of a real CUDA device. */
-  record CudaSite(CudaDevice device) implements SpillwayGpuSite {
+  /** The site of this process's CUDA device. */
+  final class CudaSite implements SpillwayGpuSite {
     @Override public MachineProfile profile() {
       return MachineProfiles.current();
     }
 
     @Override public HostMemoryKind memoryKind(long address) {
-      return HostMemoryKind.of(device, address);
+      return CurrentDevice.memoryKind(address);
     }
 
     @Override public boolean supports(TransferMethod method) {
-      return method.support(device).supported();
+      return CurrentDevice.supports(method);
     }
 
     @Override public long cacheCapacity(long requestedBytes) {
-      return SpillwayGpuCaches.capacity(device, requestedBytes);
-    }
-
-    @Override public GpuColumnCache cache(long requestedBytes) {
-      return SpillwayGpuCaches.of(device, requestedBytes);
+      return CurrentDevice.cacheCapacity(requestedBytes);
     }
   }
 }

@@ -1,7 +1,11 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.GpuJoinSpec;
+import org.spillway.gpu.plan.GpuJoins;
 import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinChoice;
+import org.spillway.gpu.plan.JoinKind;
+import org.spillway.gpu.plan.JoinProbeSpec;
 import org.spillway.gpu.plan.MarkJoinNode;
 import org.spillway.gpu.plan.MaterializedJoinNode;
 import org.spillway.gpu.plan.PlanNode;
@@ -23,8 +27,6 @@ import org.spillway.adapter.SpillwayJoinCost.Estimate;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.expr.Expr;
-import org.spillway.gpu.join.JoinType;
-import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.pipeline.PipelineStage;
 
@@ -110,7 +112,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * side; the other algorithms run as a join node of their own. Either way, an inner join's condition beyond key
    * equality is a filter after it. A semi- or anti-join that builds on its left (returned) side is a mark join
    * ({@link MarkJoinNode}), a pipeline breaker whose output is the source of the pipeline above. An outer
-   * join that builds on its preserved side probes with a {@link JoinProbe.Kind#RIGHT} probe, whose pipeline pushes
+   * join that builds on its preserved side probes with a {@link JoinKind#RIGHT} probe, whose pipeline pushes
    * the unmatched build rows through the stages above it after the last probe morsel.
    */
   @Override public void implement(Implementor implementor) {
@@ -120,7 +122,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     if (marksBuild(chosen)) {
       Implementor build = implementor.child(getLeft());
       Implementor probeSide = implementor.unshared(getRight());
-      JoinProbe probe = new JoinProbe(JoinProbe.Kind.MARK_BUILD, keys.rightKeys(),
+      JoinProbeSpec probe = new JoinProbeSpec(JoinKind.MARK_BUILD, keys.rightKeys(),
           keys.rightFields().stream().map(SpillwayField::type).toList(), keys.leftKeys(), build.node().types(), true,
           keys.residual() == null ? null : residual(keys));
       JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(keys.leftFields()),
@@ -136,7 +138,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       Expr residual = joinType == JoinRelType.INNER || keys.residual() == null ? null : residual(keys);
       List<SpillwayField> probeKeyFields = buildLeft ? keys.rightFields() : keys.leftFields();
       List<SpillwayField> buildKeyFields = buildLeft ? keys.leftFields() : keys.rightFields();
-      JoinProbe probe = new JoinProbe(probeKind(chosen), buildLeft ? keys.rightKeys() : keys.leftKeys(),
+      JoinProbeSpec probe = new JoinProbeSpec(probeKind(chosen), buildLeft ? keys.rightKeys() : keys.leftKeys(),
           probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
       implementor.addProbe(probe, new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
@@ -146,7 +148,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       Implementor right = implementor.child(getRight());
       SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
       implementor.source(new MaterializedJoinNode(left.node(), right.node(), keys.runtimeKeys(),
-          materializedJoinType(label), materializedJoinChoice(chosen), table.deviceUsage(), label), left, right);
+          materializedJoinKind(label), materializedJoinChoice(chosen), table.deviceUsage(), label), left, right);
     }
     if (keys.residual() != null && joinType == JoinRelType.INNER) {
       implementor.addStage(new PipelineStage.Filter(residual(keys)));
@@ -184,48 +186,54 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         || joinType == JoinRelType.RIGHT && !candidate.buildLeft();
   }
 
-  /** The engine's join type of a {@link MaterializedJoinNode}, which preserves its probe side. */
-  private JoinType materializedJoinType(String label) {
+  /** The join kind of a {@link MaterializedJoinNode}, which preserves its probe side. */
+  private JoinKind materializedJoinKind(String label) {
     return switch (joinType) {
-      case INNER -> JoinType.INNER;
-      case LEFT, RIGHT -> JoinType.LEFT_OUTER;  // the preserved side is the probe side
-      case SEMI -> JoinType.SEMI;
-      case ANTI -> JoinType.ANTI;
+      case INNER -> JoinKind.INNER;
+      case LEFT, RIGHT -> JoinKind.LEFT;  // the preserved side is the probe side
+      case SEMI -> JoinKind.SEMI;
+      case ANTI -> JoinKind.ANTI;
       default -> throw new IllegalStateException(joinType + " join passed planning: " + label);
     };
   }
 
   /**
-   * The cost model's candidate as a {@link MaterializedJoinNode} runs it; a GPU join comes from the installed
-   * {@link SpillwayGpuJoins#factory() factory} when the node runs, configured as the candidate says.
+   * The cost model's candidate as a {@link MaterializedJoinNode} runs it; a GPU join is created when the node runs,
+   * configured as the candidate says.
    */
   private static JoinChoice materializedJoinChoice(Candidate chosen) {
     SpillwayJoinAlgorithm algorithm = chosen.algorithm();
     if (algorithm.gpu()) {
-      SpillwayGpuJoinFactory.Options options = gpuOptions(chosen);
-      return new JoinChoice(JoinChoice.Algorithm.GPU, chosen.buildLeft(),
-          device -> SpillwayGpuJoins.factory().create(algorithm, device, options));
+      return JoinChoice.gpu(chosen.buildLeft(), gpuSpec(chosen));
     }
-    return new JoinChoice(algorithm == SpillwayJoinAlgorithm.CPU_RADIX ? JoinChoice.Algorithm.CPU_RADIX
-        : JoinChoice.Algorithm.CPU_NOPA, chosen.buildLeft(), null);
+    return JoinChoice.cpu(algorithm == SpillwayJoinAlgorithm.CPU_RADIX ? JoinChoice.Algorithm.CPU_RADIX
+        : JoinChoice.Algorithm.CPU_NOPA, chosen.buildLeft());
   }
 
   /** The GPU join's configuration from the cost model's candidate. */
-  private static SpillwayGpuJoinFactory.Options gpuOptions(Candidate chosen) {
+  private static GpuJoinSpec gpuSpec(Candidate chosen) {
     SpillwayJoinCost.RadixBits bits = chosen.radixBits();
-    return new SpillwayGpuJoinFactory.Options(chosen.placement(), bits == null ? 0 : bits.first(),
-        bits == null ? 0 : bits.second(),
-        chosen.cacheShare() == null ? 0 : chosen.cacheShare(), chosen.transfer());
+    return new GpuJoinSpec(gpuAlgorithm(chosen.algorithm()), chosen.placement(), bits == null ? 0 : bits.first(),
+        bits == null ? 0 : bits.second(), chosen.cacheShare() == null ? 0 : chosen.cacheShare(), chosen.transfer());
+  }
+
+  /** The engine's name of a GPU algorithm. */
+  private static GpuJoinSpec.Algorithm gpuAlgorithm(SpillwayJoinAlgorithm algorithm) {
+    return switch (algorithm) {
+      case NOPA -> GpuJoinSpec.Algorithm.NOPA;
+      case TRITON -> GpuJoinSpec.Algorithm.TRITON;
+      default -> throw new IllegalArgumentException(algorithm + " is not a GPU join");
+    };
   }
 
   /** What the probe makes of a probe row and, for an outer join, which side it preserves. */
-  private JoinProbe.Kind probeKind(Candidate chosen) {
+  private JoinKind probeKind(Candidate chosen) {
     return switch (joinType) {
-      case INNER -> JoinProbe.Kind.INNER;
-      case LEFT, RIGHT -> preservesBuild(chosen) ? JoinProbe.Kind.RIGHT : JoinProbe.Kind.LEFT;
-      case FULL -> JoinProbe.Kind.FULL;
-      case SEMI -> JoinProbe.Kind.SEMI;
-      case ANTI -> JoinProbe.Kind.ANTI;
+      case INNER -> JoinKind.INNER;
+      case LEFT, RIGHT -> preservesBuild(chosen) ? JoinKind.RIGHT : JoinKind.LEFT;
+      case FULL -> JoinKind.FULL;
+      case SEMI -> JoinKind.SEMI;
+      case ANTI -> JoinKind.ANTI;
       default -> throw new IllegalStateException(joinType + " join passed planning: " + this);
     };
   }
@@ -307,6 +315,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     if (GpuRuntime.device().isEmpty()) {
       return Optional.of("no usable CUDA device: " + GpuRuntime.unavailableReason());
     }
-    return SpillwayGpuJoins.factory().unavailableReason(algorithm);
+    if (!algorithm.gpu()) {
+      return Optional.of(algorithm + " is not a GPU join");
+    }
+    return GpuJoins.factory().unavailableReason(gpuAlgorithm(algorithm));
   }
 }

@@ -1,7 +1,7 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.calibrate.MachineProfile;
-import org.spillway.gpu.join.radix.CpuRadixJoin;
+import org.spillway.gpu.plan.JoinChoice;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +129,7 @@ final class SpillwayJoinCost {
         : cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, CPU_NOPA_PROBING_PER_THREAD);
     double radixRate = cpuRate(MachineProfile.CPU_JOIN_RADIX, CPU_RADIX_SPARSE_PER_THREAD)
         * (dense ? CPU_RADIX_DENSE_PER_THREAD / CPU_RADIX_SPARSE_PER_THREAD : 1);
-    int bits = CpuRadixJoin.radixBits((long) Math.ceil(e.buildRows()), CPU_RADIX_L2_BYTES);
+    int bits = JoinChoice.cpuRadixBits((long) Math.ceil(e.buildRows()), CPU_RADIX_L2_BYTES);
     int bits1 = bits <= CPU_RADIX_SINGLE_PASS_BITS ? bits : (bits + 1) / 2;
     return List.of(
         new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, dense ? "perfect-hash" : "linear-probing", null, null, null,

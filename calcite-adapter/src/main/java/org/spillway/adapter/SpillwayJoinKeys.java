@@ -7,7 +7,6 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
 import org.spillway.gpu.plan.EquiJoinKeys;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.join.keys.JoinKeyEncoder;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,8 +14,8 @@ import java.util.List;
 
 /**
  * The equi-join keys of a join: pairs of a left and a right column of any types that compare (exact numbers of
- * any width and scale, text with text, dates, booleans, FLOAT64), which {@link JoinKeyEncoder} turns into the
- * single 64-bit key per row the Spillway joins take. What else the join needs (join type, residual condition: an
+ * any width and scale, text with text, dates, booleans, FLOAT64), which the Spillway joins encode as a single
+ * 64-bit key per row ({@link EquiJoinKeys#checkComparable}). What else the join needs (join type, residual condition: an
  * inner join filters its output, the others evaluate it on each candidate pair in the CPU probe) is checked here too, so that the rule and the field derivation agree; what cannot run throws
  * {@link SpillwayUnsupportedException} with the reason EXPLAIN shows.
  */
@@ -55,7 +54,7 @@ record SpillwayJoinKeys(int[] leftKeys, int[] rightKeys, List<SpillwayField> lef
       rightFields.add(keyField(right.get(rightKeys[k]), k));
     }
     try {
-      JoinKeyEncoder.of(types(rightFields), types(leftFields));
+      EquiJoinKeys.checkComparable(types(leftFields), types(rightFields));
     } catch (IllegalArgumentException e) {
       throw new SpillwayUnsupportedException(e.getMessage());
     }

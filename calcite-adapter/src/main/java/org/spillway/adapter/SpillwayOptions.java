@@ -3,8 +3,8 @@ package org.spillway.adapter;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
+import org.spillway.gpu.plan.GpuColumnCaches;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
@@ -97,7 +97,7 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
       return 0;
     }
     try {
-      return DeviceAllocator.parseBytes("gpuCache", value);
+      return GpuColumnCaches.parseBytes(value);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("Property 'gpuCache' must be off or a byte count such as 40g, 512m or "
           + "1048576, not '" + value + "'");

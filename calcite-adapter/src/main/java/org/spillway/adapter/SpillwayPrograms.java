@@ -74,7 +74,7 @@ public final class SpillwayPrograms {
     Program existsJoins = Programs.hep(List.of(SpillwayExistsJoinRule.INSTANCE), true, metadata);
     return Programs.sequence(SpillwayCheckedArithmetic.program(), existsJoins, Programs.subQuery(metadata),
         Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
-        reduceSubqueries(metadata), volcano, Programs.calc(metadata), estimateWith(metadata));
+        reduceSubqueries(metadata), Programs.trim(), volcano, Programs.calc(metadata), estimateWith(metadata));
   }
 
   /**
@@ -93,6 +93,7 @@ public final class SpillwayPrograms {
         .addRuleCollection(List.of(SpillwayOuterJoinSimplifyRule.INSTANCE, CoreRules.FILTER_INTO_JOIN,
             CoreRules.JOIN_CONDITION_PUSH))
         .addRuleInstance(SpillwayMagicSetRule.INSTANCE)
+        .addRuleCollection(List.of(CoreRules.SEMI_JOIN_PROJECT_TRANSPOSE, CoreRules.SEMI_JOIN_JOIN_TRANSPOSE))
         .build(), true, metadata);
     return (planner, rel, traits, materializations, lattices) -> {
       RelNode pushed = pushJoinConditions.run(planner, rel, traits, materializations, lattices);

@@ -1,17 +1,14 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.QueryResult;
 import org.spillway.gpu.plan.RunContext;
 
 import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
-import org.spillway.gpu.device.SpillwayResourceException;
-import org.spillway.gpu.pipeline.ColumnBatch;
-import org.spillway.gpu.vector.ColumnVector;
 
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -42,21 +39,15 @@ public final class SpillwayQueryPlan {
     AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(dataContext);
     BooleanSupplier cancelled = () -> cancel != null && cancel.get();
     return new AbstractEnumerable<>() {
-      private List<ColumnBatch> batches;
+      private QueryResult result;
       private List<List<String>> dictionaries;
 
       @Override public synchronized Enumerator<Object> enumerator() {
-        if (batches == null) {
-          RunContext context = new RunContext(Runtime.getRuntime().availableProcessors(), cancelled);
-          try {
-            batches = root.run(context).batches();
-          } catch (OutOfMemoryError e) {
-            // The last resort behind MemoryGuard: this query fails, the shell or server that ran it goes on.
-            throw SpillwayResourceException.of(e, "the query");
-          }
+        if (result == null) {
+          result = QueryResult.run(root, new RunContext(Runtime.getRuntime().availableProcessors(), cancelled));
           dictionaries = dictionaries();
         }
-        return new RowEnumerator(batches, dictionaries, scalar, cancelled);
+        return new RowEnumerator(result.cursor(dictionaries), scalar, cancelled);
       }
     };
   }
@@ -69,37 +60,16 @@ public final class SpillwayQueryPlan {
     return out;
   }
 
-  /** The Calcite value of one row of an output vector. */
-  static Object value(ColumnVector v, int row, List<String> dictionary) {
-    if (v.isNull(row)) {
-      return null;
-    }
-    return switch (v.type.kind()) {
-      case INT32, DATE -> (int) v.longs[row];
-      case INT64 -> v.longs[row];
-      case DECIMAL -> BigDecimal.valueOf(v.longs[row], v.type.scale());
-      case FLOAT64 -> v.doubles[row];
-      case BOOLEAN -> v.longs[row] != 0;
-      case STRING -> dictionary.get((int) v.longs[row]);
-      case TEXT, BIG_DECIMAL -> v.objects[row];
-    };
-  }
-
-  /** Walks the result batches row by row, converting values only for the row asked for. */
+  /** Walks the result row by row, converting values only for the row asked for. */
   private static final class RowEnumerator implements Enumerator<Object> {
-    private final List<ColumnBatch> batches;
-    private final List<List<String>> dictionaries;
+    private final QueryResult.Cursor rows;
     private final boolean scalar;
     private final BooleanSupplier cancelled;
-    private int batch;
-    private int row = -1;
     private Object current;
 
-    RowEnumerator(List<ColumnBatch> batches, List<List<String>> dictionaries, boolean scalar,
-        BooleanSupplier cancelled) {
-      this.batches = batches;
+    RowEnumerator(QueryResult.Cursor rows, boolean scalar, BooleanSupplier cancelled) {
+      this.rows = rows;
       this.cancelled = cancelled;
-      this.dictionaries = dictionaries;
       this.scalar = scalar;
     }
 
@@ -113,21 +83,15 @@ public final class SpillwayQueryPlan {
       if (cancelled.getAsBoolean()) {
         throw new CancellationException("query cancelled while reading the rows of a Spillway plan");
       }
-      row++;
-      while (batch < batches.size() && row >= batches.get(batch).rows()) {
-        batch++;
-        row = 0;
-      }
-      if (batch >= batches.size()) {
+      if (!rows.next()) {
         return false;
       }
-      ColumnVector[] columns = batches.get(batch).columns();
       if (scalar) {
-        current = value(columns[0], row, dictionaries.get(0));
+        current = rows.value(0);
       } else {
-        Object[] values = new Object[columns.length];
-        for (int c = 0; c < columns.length; c++) {
-          values[c] = value(columns[c], row, dictionaries.get(c));
+        Object[] values = new Object[rows.columns()];
+        for (int c = 0; c < values.length; c++) {
+          values[c] = rows.value(c);
         }
         current = values;
       }
@@ -135,8 +99,7 @@ public final class SpillwayQueryPlan {
     }
 
     @Override public void reset() {
-      batch = 0;
-      row = -1;
+      rows.reset();
     }
 
     @Override public void close() {

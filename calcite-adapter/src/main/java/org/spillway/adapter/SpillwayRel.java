@@ -1,6 +1,7 @@
 package org.spillway.adapter;
 
 import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.JoinProbeSpec;
 import org.spillway.gpu.plan.PipelineNode;
 import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.ProbePipelineNode;
@@ -16,10 +17,7 @@ import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
-import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
@@ -180,7 +178,7 @@ public interface SpillwayRel extends RelNode {
      * Appends the probe of a hash join whose build side is {@code build}. A pipeline that aggregated already ends
      * there: its output becomes the source of the pipeline that probes.
      */
-    void addProbe(JoinProbe probe, JoinBuild build, Implementor buildSide) {
+    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
         PlanNode aggregated = build();
         scan = null;
@@ -190,7 +188,7 @@ public interface SpillwayRel extends RelNode {
       }
       cpuReasons.addAll(buildSide.cpuReasons);
       table = table != null ? table : buildSide.table;
-      stages.add(new PipelineStage.HashJoinProbe(probe));
+      stages.add(probe.stage());
       builds.add(build);
     }
 
@@ -236,18 +234,17 @@ public interface SpillwayRel extends RelNode {
           cpuReasons.add(new CpuReason("intermediate result", "a pipeline over a join's or a sort's output runs on "
               + "the CPU backend (that output lives in Java arrays, the GPU pipeline streams Arrow columns)"));
         }
-        return new PipelineNode(source, new ColumnarPipeline(source.types(), stages), table.deviceUsage());
+        return new PipelineNode(source, stages, table.deviceUsage());
       }
       List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
       if (stages.isEmpty()) {
         return new ScanNode(table, scan.fields(), types);
       }
-      GpuColumnarPipeline pipeline = new GpuColumnarPipeline(types, stages);
-      SpillwayBackend backend = SpillwayBackend.choose(top, scan, pipeline);
+      SpillwayBackend backend = SpillwayBackend.choose(top, scan, types, stages);
       if (backend.reason() != null) {
         cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
       }
-      return new ScanPipelineNode(table, scan.fields(), pipeline, backend.gpu() ? backend.method() : null);
+      return new ScanPipelineNode(table, scan.fields(), types, stages, backend.gpuChoice(table.options()));
     }
 
     /** A CPU pipeline through join probes, over the scan or the source node. */

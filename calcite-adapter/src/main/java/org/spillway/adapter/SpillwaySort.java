@@ -1,6 +1,5 @@
 package org.spillway.adapter;
 
-import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.SortNode;
 
 import org.apache.calcite.plan.RelOptCluster;
@@ -17,8 +16,6 @@ import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.SqlExplainLevel;
 import org.checkerframework.checker.nullness.qual.Nullable;
-import org.spillway.gpu.vector.ExprType;
-import org.spillway.gpu.pipeline.sort.ColumnSort;
 import org.spillway.gpu.pipeline.sort.SortKey;
 
 import java.util.ArrayList;
@@ -28,7 +25,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Sort in the Spillway convention (ORDER BY, LIMIT, OFFSET): a pipeline breaker that sorts its input's rows by
- * the collation on all cores ({@link ColumnSort}; a top-N when there is a fetch) and becomes the source of the
+ * the collation on all cores ({@link SortNode}; a top-N when there is a fetch) and becomes the source of the
  * pipeline above it, which keeps the rows' order. Unlike the other Spillway nodes it carries its collation.
  */
 public final class SpillwaySort extends Sort implements SpillwayRel {
@@ -64,16 +61,12 @@ public final class SpillwaySort extends Sort implements SpillwayRel {
 
   @Override public void implement(Implementor implementor) {
     Implementor input = implementor.child(getInput());
-    PlanNode source = input.node();
-    implementor.source(new SortNode(source, columnSort(source.types())), input);
-  }
-
-  private ColumnSort columnSort(List<ExprType> types) {
     List<SortKey> keys = new ArrayList<>();
     for (RelFieldCollation c : collation.getFieldCollations()) {
       keys.add(key(c));
     }
-    return new ColumnSort(types, keys, offset == null ? 0 : value(offset), fetch == null ? -1 : value(fetch));
+    implementor.source(new SortNode(input.node(), keys, offset == null ? 0 : value(offset),
+        fetch == null ? -1 : value(fetch)), input);
   }
 
   /** The engine's key of a field collation: NULLs where SQL puts them when the query does not say. */

@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Map;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.pipeline.gpu.GpuColumnCache;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
@@ -42,9 +41,5 @@ record AssumedGpuSite(MachineProfile profile, long budgetBytes) implements Spill
 
   @Override public long cacheCapacity(long requestedBytes) {
     return Math.min(requestedBytes, budgetBytes);
-  }
-
-  @Override public GpuColumnCache cache(long requestedBytes) {
-    return null;  // planning only: there is no device to hold one
   }
 }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.plan.JoinKind;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
@@ -75,8 +75,8 @@ class MaterializedJoinNodeTest {
     }
   }
 
-  /** A join built on the right side, so that the left side is the probe side that LEFT_OUTER preserves. */
-  private static MaterializedJoinNode join(JoinType type, JoinChoice.Algorithm algorithm) {
+  /** A join built on the right side, so that the left side is the probe side that LEFT preserves. */
+  private static MaterializedJoinNode join(JoinKind type, JoinChoice.Algorithm algorithm) {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.INT64);
     return new MaterializedJoinNode(new ScanNode(left, new int[] {0, 1}, types),
         new ScanNode(right, new int[] {0, 1}, types),
@@ -98,21 +98,21 @@ class MaterializedJoinNodeTest {
   @Test void leftJoinKeepsUnmatchedLeftRowsWithNulls() {
     for (JoinChoice.Algorithm algorithm : List.of(JoinChoice.Algorithm.CPU_NOPA, JoinChoice.Algorithm.CPU_RADIX)) {
       assertEquals(List.of("[1, 10, null, null]", "[2, 20, 2, 200]", "[2, 21, 2, 200]", "[3, 30, null, null]",
-          "[4, 40, 4, 400]", "[4, 40, 4, 401]"), rows(join(JoinType.LEFT_OUTER, algorithm), new AtomicBoolean()),
+          "[4, 40, 4, 400]", "[4, 40, 4, 401]"), rows(join(JoinKind.LEFT, algorithm), new AtomicBoolean()),
           algorithm.toString());
-      assertEquals(List.of("[1, 10]", "[3, 30]"), rows(join(JoinType.ANTI, algorithm), new AtomicBoolean()));
+      assertEquals(List.of("[1, 10]", "[3, 30]"), rows(join(JoinKind.ANTI, algorithm), new AtomicBoolean()));
     }
   }
 
   @Test void aCancelledQueryStopsBeforeTheJoin() {
     CancellationException e = assertThrows(CancellationException.class,
-        () -> rows(join(JoinType.INNER, JoinChoice.Algorithm.CPU_NOPA), new AtomicBoolean(true)));
+        () -> rows(join(JoinKind.INNER, JoinChoice.Algorithm.CPU_NOPA), new AtomicBoolean(true)));
     assertTrue(e.getMessage().contains("before join test join"), e.getMessage());
   }
 
   /** A nested-loop join above enumerates its inner input once per outer row: the subtree must run once. */
   @Test void anExecutionRunsItsSubtreeOnceHoweverOftenItIsEnumerated() {
-    PlanNode join = join(JoinType.INNER, JoinChoice.Algorithm.CPU_NOPA);
+    PlanNode join = join(JoinKind.INNER, JoinChoice.Algorithm.CPU_NOPA);
     AtomicInteger runs = new AtomicInteger();
     PlanNode counting = new PlanNode() {
       @Override public List<ExprType> types() {

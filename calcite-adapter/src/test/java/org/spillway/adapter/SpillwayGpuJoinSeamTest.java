@@ -29,6 +29,9 @@ import org.spillway.gpu.join.JoinInput;
 import org.spillway.gpu.join.JoinOutput;
 import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.plan.GpuJoinFactory;
+import org.spillway.gpu.plan.GpuJoinSpec;
+import org.spillway.gpu.plan.GpuJoins;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
@@ -43,8 +46,8 @@ import org.spillway.tpch.TpchQueries;
 @Tag("gpu")
 class SpillwayGpuJoinSeamTest {
   @TempDir static Path dir;
-  private static SpillwayGpuJoinFactory previous;
-  private static final List<SpillwayGpuJoinFactory.Options> OPTIONS = new ArrayList<>();
+  private static GpuJoinFactory previous;
+  private static final List<GpuJoinSpec> OPTIONS = new ArrayList<>();
 
   @BeforeAll static void generate() {
     if (GpuRuntime.device().isEmpty() && Boolean.getBoolean("gpu.required")) {
@@ -52,12 +55,12 @@ class SpillwayGpuJoinSeamTest {
     }
     Assumptions.assumeTrue(GpuRuntime.device().isPresent(), "no CUDA device");
     TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-    previous = SpillwayGpuJoins.install(new HostReadingJoins());
+    previous = GpuJoins.install(new HostReadingJoins());
   }
 
   @AfterAll static void restore() {
     if (previous != null) {
-      SpillwayGpuJoins.install(previous);
+      GpuJoins.install(previous);
     }
     CatalogRegistry.close(dir);
   }
@@ -91,16 +94,16 @@ class SpillwayGpuJoinSeamTest {
   }
 
   /** Offers both GPU algorithms as one stand-in join. */
-  private static final class HostReadingJoins implements SpillwayGpuJoinFactory {
-    @Override public Optional<String> unavailableReason(SpillwayJoinAlgorithm algorithm) {
+  private static final class HostReadingJoins implements GpuJoinFactory {
+    @Override public Optional<String> unavailableReason(GpuJoinSpec.Algorithm algorithm) {
       return Optional.empty();
     }
 
-    @Override public GpuEquiJoin create(SpillwayJoinAlgorithm algorithm, CudaDevice device, Options options) {
+    @Override public GpuEquiJoin create(CudaDevice device, GpuJoinSpec spec) {
       synchronized (OPTIONS) {
-        OPTIONS.add(options);
+        OPTIONS.add(spec);
       }
-      return new HostReadingJoin(algorithm.toString());
+      return new HostReadingJoin(spec.algorithm().name().toLowerCase(java.util.Locale.ROOT));
     }
   }
 

@@ -84,20 +84,24 @@ class SpillwaySubqueryPlanTest {
         + "        SpillwayTableScan(table=[[spillway, part]], fields=[[0, 3, 6]])\n");
   }
 
+  /**
+   * The semi join with the kept parts sits on partsupp itself, below the joins with the European suppliers: it is
+   * the more selective reduction, so the supplier joins see only the kept parts' rows.
+   */
   @Test void q2TakesTheMinimumCostOfTheKeptPartsOnly() throws SQLException {
-    assertPlanContains(2, "SpillwayAggregate(group=[{0}], EXPR$0=[MIN($1)])\n"
-        + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n");
-    assertPlanContains(2, "SpillwayProject(p_partkey=[$0])\n"
-        + "  SpillwayFilter(condition=[AND(=($2, 15), LIKE($1, '%BRASS'))])\n"
-        + "    SpillwayTableScan(table=[[spillway, part]], fields=[[0, 4, 5]])\n");
+    assertPlanContains(2, "SpillwayJoin(condition=[=($0, $3)], joinType=[semi])\n"
+        + "  SpillwayTableScan(table=[[spillway, partsupp]], fields=[[0, 1, 3]])\n"
+        + "  SpillwayProject(p_partkey=[$0])\n"
+        + "    SpillwayFilter(condition=[AND(=($2, 15), LIKE($1, '%BRASS'))])\n"
+        + "      SpillwayTableScan(table=[[spillway, part]], fields=[[0, 4, 5]])\n");
+    assertTrue(plan(2).contains("SpillwayAggregate(group=[{0}], EXPR$0=[MIN("), plan(2));
   }
 
   @Test void q20SumsTheShippedQuantitiesOfForestPartsOnly() throws SQLException {
     assertPlanContains(20, "SpillwayAggregate(group=[{0, 1}], agg#0=[$SUM0($2)])\n"
-        + "  SpillwayJoin(condition=[=($0, $3)], joinType=[semi])\n"
-        + "    SpillwayProject(l_partkey=[$0], l_suppkey=[$1], l_quantity=[$2])\n"
-        + "      SpillwayFilter(condition=[SEARCH($3, Sarg[[1994-01-01..1995-01-01)])])\n"
-        + "        SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 2, 4, 10]])\n"
+        + "  SpillwayJoin(condition=[=($0, $4)], joinType=[semi])\n"
+        + "    SpillwayFilter(condition=[SEARCH($3, Sarg[[1994-01-01..1995-01-01)])])\n"
+        + "      SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 2, 4, 10]])\n"
         + "    SpillwayProject(p_partkey=[$0])\n"
         + "      SpillwayFilter(condition=[LIKE($1, 'forest%')])\n");
   }

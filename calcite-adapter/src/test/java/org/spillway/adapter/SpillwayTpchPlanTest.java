@@ -87,6 +87,18 @@ class SpillwayTpchPlanTest {
             + "device=[cpu], variant=[hash], transfer=[none]");
   }
 
+  /**
+   * Q11's comparison with its scalar subquery is no equi-join: the hash join rule rejects it and the nested-loop
+   * rule converts it, so nothing fell back and EXPLAIN must not say so.
+   */
+  @Test void q11ShowsNoFallbackForTheJoinTheNestedLoopRuleTook() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(11))
+        .explainContains("SpillwayToEnumerableConverter\n  SpillwaySort")
+        .explainContains("SpillwayNestedLoopJoin(condition=[>($1, CAST($2):DECIMAL(19, 2))]")
+        .explainLacks("fallback=");
+  }
+
   @Test void q8AndQ14DivideInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(8))

@@ -26,15 +26,19 @@ final class PackageGraph {
 
   /** Package -> package it depends on -> the files (relative to the root) that make the dependency. */
   private final Map<String, Map<String, Set<String>>> edges = new TreeMap<>();
+  /** File (relative to the root) -> the types below the prefix it references, qualified. */
+  private final Map<String, Set<String>> types = new TreeMap<>();
 
   private PackageGraph() {}
 
   /**
    * Reads every .java file under {@code sourceRoot}; only references to packages below {@code prefix}
-   * count (a reference is a dotted lower-case name starting with the prefix and ending at a type name).
+   * count (a reference is a dotted lower-case name starting with the prefix and ending at a type name, or at
+   * the {@code *} of a wildcard import).
    */
   static PackageGraph read(Path sourceRoot, String prefix) {
-    Pattern reference = Pattern.compile("(?<![\\w.])(" + Pattern.quote(prefix) + "(?:\\.[a-z_]\\w*)*)\\.[A-Z]");
+    Pattern reference = Pattern.compile("(?<![\\w.])(" + Pattern.quote(prefix)
+        + "(?:\\.[a-z_]\\w*)*)\\.([A-Z]\\w*|\\*)");
     PackageGraph graph = new PackageGraph();
     try (Stream<Path> files = Files.walk(sourceRoot)) {
       for (Path file : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java"))::iterator) {
@@ -44,12 +48,15 @@ final class PackageGraph {
           throw new IllegalArgumentException(file + " has no package declaration");
         }
         String from = pkg.group(1);
+        String name = sourceRoot.relativize(file).toString();
         Map<String, Set<String>> out = graph.edges.computeIfAbsent(from, k -> new TreeMap<>());
+        Set<String> referenced = graph.types.computeIfAbsent(name, k -> new TreeSet<>());
         Matcher m = reference.matcher(code);
         while (m.find()) {
           String to = m.group(1);
+          referenced.add(to + "." + m.group(2));
           if (!to.equals(from)) {
-            out.computeIfAbsent(to, k -> new TreeSet<>()).add(sourceRoot.relativize(file).toString());
+            out.computeIfAbsent(to, k -> new TreeSet<>()).add(name);
           }
         }
       }
@@ -94,6 +101,14 @@ final class PackageGraph {
 
   private static int orEnd(int index, int n) {
     return index < 0 ? n : index;
+  }
+
+  /**
+   * Per source file (relative to the root): the qualified types below the prefix it references, by import or by
+   * qualified name ({@code p.a.*} for a wildcard import of {@code p.a}); a nested type counts as its outer type.
+   */
+  Map<String, Set<String>> typesByFile() {
+    return types;
   }
 
   /** The packages that have source files. */

@@ -1,37 +1,26 @@
 package org.spillway.gpu.join;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 /**
- * A fixed set of worker threads that pull morsels (small work units) from a shared counter, so a slow
- * morsel, e.g. a skewed partition, does not hold the others up. With one thread the caller runs everything.
+ * The workers of a materialized CPU join (radix, NOPA, Triton's prefix sums): morsels (small work units) pulled from
+ * a shared counter, so a slow morsel, e.g. a skewed partition, does not hold the others up. They run on the
+ * engine's one pool ({@link MorselScheduler}), at most {@code threads} at a time; with one thread the caller runs
+ * everything.
  */
 public final class JoinWorkers implements AutoCloseable {
-  /** One unit of work; {@code worker} indexes per-thread state such as sinks. */
+  /** One unit of work; {@code worker} indexes per-thread state such as sinks (below {@link #threads()}). */
   public interface MorselTask {
     void run(int worker, int morsel);
   }
 
   private final int threads;
-  private final ExecutorService pool;
 
   public JoinWorkers(int threads, String name) {
     if (threads < 1) {
       throw new IllegalArgumentException(name + " needs at least one thread, got " + threads);
     }
     this.threads = threads;
-    AtomicInteger id = new AtomicInteger();
-    this.pool = threads == 1 ? null : Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, name + "-" + id.getAndIncrement());
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   public int threads() {
@@ -40,41 +29,7 @@ public final class JoinWorkers implements AutoCloseable {
 
   /** Runs {@code task} on morsels {@code 0 .. morsels-1}, each exactly once, and waits for all of them. */
   public void forEachMorsel(int morsels, MorselTask task) {
-    if (pool == null || morsels <= 1) {
-      for (int m = 0; m < morsels; m++) {
-        task.run(0, m);
-      }
-      return;
-    }
-    AtomicInteger next = new AtomicInteger();
-    List<Future<?>> running = new ArrayList<>(threads);
-    for (int w = 0; w < Math.min(threads, morsels); w++) {
-      int worker = w;
-      running.add(pool.submit(() -> {
-        for (int m = next.getAndIncrement(); m < morsels; m = next.getAndIncrement()) {
-          task.run(worker, m);
-        }
-      }));
-    }
-    RuntimeException failure = null;
-    for (Future<?> f : running) {
-      try {
-        f.get();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        failure = new IllegalStateException("interrupted while waiting for join workers", e);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof Error err) {
-          throw err;
-        }
-        if (failure == null) {
-          failure = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    MorselScheduler.forEach(morsels, threads, () -> false, task::run);
   }
 
   /** Splits {@code rows} into morsels of {@code morselRows} and returns their count. */
@@ -82,10 +37,8 @@ public final class JoinWorkers implements AutoCloseable {
     return (int) ((rows + morselRows - 1) / morselRows);
   }
 
+  /** Nothing to release: the threads are the engine's. */
   @Override
   public void close() {
-    if (pool != null) {
-      pool.shutdownNow();
-    }
   }
 }

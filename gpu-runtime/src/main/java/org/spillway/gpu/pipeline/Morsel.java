@@ -152,11 +152,15 @@ public final class Morsel {
       }
     }
     if (sources.length > 0) {
-      int[] next = new int[count];
-      for (int i = 0; i < count; i++) {
-        next[i] = selection == null ? positions[i] : selection[positions[i]];
+      if (selection == null) {
+        selection = Arrays.copyOf(positions, count);
+      } else {
+        // In place: positions ascend, so position i is at least i and is read before any write reaches it. The
+        // selection is the morsel's own (made here or by the probe that cut the morsel).
+        for (int i = 0; i < count; i++) {
+          selection[i] = selection[positions[i]];
+        }
       }
-      selection = next;
     }
     rows = count;
   }
@@ -190,14 +194,34 @@ public final class Morsel {
    * columns read after this stage) holds them, else left out. A MARK_BUILD probe only marks and hands nothing on.
    */
   public void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
-    JoinProbe.Cursor cursor = probe.cursor(this::column, rows, columns.length);
     boolean marks = probe.kind() == JoinProbe.Kind.MARK_BUILD;
-    for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
-      if (!marks) {
-        out.accept(joined(probe, live, m));
+    try (JoinProbe.Cursor cursor = probe.cursor(probeInput, rows, columns.length)) {
+      for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
+        if (!marks) {
+          out.accept(joined(probe, live, m));
+        }
       }
     }
   }
+
+  /** The morsel's columns as a probe reads them: keys still in the source are read without being kept. */
+  private final JoinProbe.ProbeInput probeInput = new JoinProbe.ProbeInput() {
+    @Override public ColumnVector column(int c) {
+      return Morsel.this.column(c);
+    }
+
+    @Override public boolean inSource(int c) {
+      return columns[c] == null && sourceOf[c] >= 0 && sourceTypes.get(sourceOf[c]).isLong();
+    }
+
+    @Override public boolean readLongs(int c, long[] values, boolean[] nulls) {
+      FieldVector vector = sources[sourceOf[c]];
+      boolean anyNull = ArrowColumnLoader.readNulls(vector, offset, selection, rows, nulls);
+      ArrowColumnLoader.readLongs(vector, sourceTypes.get(sourceOf[c]), offset, selection, rows, values,
+          anyNull ? nulls : null);
+      return anyNull;
+    }
+  };
 
   private Morsel joined(JoinProbe probe, BitSet live, JoinProbe.Matches m) {
     int probeColumns = columns.length;

@@ -3,6 +3,7 @@ package org.spillway.gpu.plan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.spillway.gpu.join.keys.JoinKeyEncoder;
 import org.spillway.gpu.vector.ExprType;
 
 /**
@@ -24,5 +25,14 @@ public record EquiJoinKeys(int[] leftKeys, int[] rightKeys, List<ExprType> leftT
     rightTypes = List.copyOf(rightTypes);
     leftDictionaries = new ArrayList<>(leftDictionaries);  // null entries: List.copyOf takes none
     rightDictionaries = new ArrayList<>(rightDictionaries);
+  }
+
+  /**
+   * Whether left key columns of {@code leftTypes} can join right ones of {@code rightTypes}, pairwise: every join
+   * encodes a row's keys as one long ({@link JoinKeyEncoder}), which throws {@link IllegalArgumentException}
+   * saying which pair cannot compare.
+   */
+  public static void checkComparable(List<ExprType> leftTypes, List<ExprType> rightTypes) {
+    JoinKeyEncoder.of(rightTypes, leftTypes);
   }
 }

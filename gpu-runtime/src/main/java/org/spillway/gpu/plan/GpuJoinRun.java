@@ -23,8 +23,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * Runs a GPU equi-join, created by the planner's {@link GpuJoinFactory}, over keys in pinned host memory, which
- * GPU joins read directly: a bare scan's key column in place when it is one pinned Arrow buffer, else a copy
+ * Runs a GPU equi-join, configured as the planner's {@link GpuJoinSpec} says by the installed
+ * {@link GpuJoinFactory}, over keys in pinned host memory, which GPU joins read directly: a bare scan's key column in place when it is one pinned Arrow buffer, else a copy
  * into pooled pinned buffers ({@link PinnedScratch}: pinning fresh memory per join cost as much as the copy),
  * given back when the join returns or throws.
  */
@@ -39,12 +39,12 @@ final class GpuJoinRun implements AutoCloseable {
     this.device = device;
   }
 
-  /** Joins build and probe keys (row ids out) with the GPU join that {@code factory} creates. */
-  static JoinResult join(GpuJoinFactory factory, Side build, Side probe, JoinType type, BooleanSupplier cancelled) {
+  /** Joins build and probe keys (row ids out) with the GPU join {@code spec} describes. */
+  static JoinResult join(GpuJoinSpec spec, Side build, Side probe, JoinType type, BooleanSupplier cancelled) {
     CudaDevice device = GpuRuntime.requireDevice();
     long start = System.nanoTime();
     try (GpuJoinRun run = new GpuJoinRun(device);
-         GpuEquiJoin join = factory.create(device)) {
+         GpuEquiJoin join = GpuJoins.factory().create(device, spec)) {
       long setUp = System.nanoTime();
       HostJoinInput b = run.input(device, "build", build);
       HostJoinInput p = run.input(device, "probe", probe);

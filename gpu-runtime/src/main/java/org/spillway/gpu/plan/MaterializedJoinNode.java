@@ -16,11 +16,12 @@ import java.util.List;
 
 /**
  * An equi-join at run time: runs both inputs, joins their keys with the algorithm the cost model chose
- * (CPU NOPA or radix, or the GPU join of its {@link GpuJoinFactory}) into row-id pairs, and returns the output as
+ * (CPU NOPA or radix, or the GPU join its {@link GpuJoinSpec} configures) into row-id pairs, and returns the output as
  * {@link JoinedOutput}, which gathers payload columns only when they are read.
  *
- * <p>The joins preserve their probe side: a LEFT join probes with the left input, a RIGHT join with the right,
- * SEMI and ANTI joins probe with the left input and return its rows.
+ * <p>The joins preserve only their probe side ({@link JoinKind} INNER, LEFT, SEMI or ANTI): a SQL LEFT join probes
+ * with the left input, a RIGHT join with the right; SEMI and ANTI joins probe with the left input and return its
+ * rows.
  */
 public final class MaterializedJoinNode implements PlanNode {
   private final PlanNode left;
@@ -32,15 +33,15 @@ public final class MaterializedJoinNode implements PlanNode {
   private final String label;
 
   /**
-   * A join of {@code left} and {@code right} of {@code joinType} (LEFT_OUTER preserves the probe side, which
-   * {@code choice} says is the side not built on).
+   * A join of {@code left} and {@code right} of {@code kind} (LEFT preserves the probe side, which {@code choice}
+   * says is the side not built on); a kind that keeps or marks build rows fails here.
    */
-  public MaterializedJoinNode(PlanNode left, PlanNode right, EquiJoinKeys keys, JoinType joinType,
+  public MaterializedJoinNode(PlanNode left, PlanNode right, EquiJoinKeys keys, JoinKind kind,
       JoinChoice choice, DeviceRuns usage, String label) {
     this.left = left;
     this.right = right;
     this.keys = keys;
-    this.joinType = joinType;
+    this.joinType = kind.materializedType();
     this.choice = choice;
     this.usage = usage;
     this.label = label;

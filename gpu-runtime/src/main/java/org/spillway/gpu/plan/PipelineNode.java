@@ -1,6 +1,7 @@
 package org.spillway.gpu.plan;
 
 import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
 
@@ -17,9 +18,10 @@ public final class PipelineNode implements PlanNode {
   private final ColumnarPipeline pipeline;
   private final DeviceRuns usage;
 
-  public PipelineNode(PlanNode input, ColumnarPipeline pipeline, DeviceRuns usage) {
+  /** A pipeline of {@code stages} over the output of {@code input}; its runs are counted in {@code usage}. */
+  public PipelineNode(PlanNode input, List<PipelineStage> stages, DeviceRuns usage) {
     this.input = input;
-    this.pipeline = pipeline;
+    this.pipeline = new ColumnarPipeline(input.types(), stages);
     this.usage = usage;
   }
 

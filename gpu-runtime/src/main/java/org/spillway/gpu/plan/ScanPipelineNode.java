@@ -2,15 +2,18 @@ package org.spillway.gpu.plan;
 
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A fused pipeline (filter, project, aggregate) over a table scan, run on the backend chosen at planning time
@@ -22,12 +25,28 @@ public final class ScanPipelineNode implements PlanNode {
   private final GpuColumnarPipeline pipeline;
   /** The transfer method of a GPU run; null where the CPU backend runs the pipeline. */
   private final TransferMethod method;
+  /** The bytes the GPU run asks the column cache to hold; 0 for none. */
+  private final long cacheRequestBytes;
 
-  public ScanPipelineNode(ScanTable table, int[] fields, GpuColumnarPipeline pipeline, TransferMethod method) {
+  /**
+   * A pipeline of {@code stages} over the columns {@code fields} (of {@code inputTypes}) of {@code table}, on the
+   * GPU as {@code gpu} says, or on the CPU backend where it is null.
+   */
+  public ScanPipelineNode(ScanTable table, int[] fields, List<ExprType> inputTypes, List<PipelineStage> stages,
+      GpuPipelineChoice gpu) {
     this.table = table;
     this.fields = fields.clone();
-    this.pipeline = pipeline;
-    this.method = method;
+    this.pipeline = new GpuColumnarPipeline(inputTypes, stages);
+    this.method = gpu == null ? null : gpu.method();
+    this.cacheRequestBytes = gpu == null ? 0 : gpu.cacheRequestBytes();
+    if (gpu != null) {
+      pipeline.withFilterVariant(gpu.variant());
+    }
+  }
+
+  /** Why the GPU cannot run a pipeline of {@code stages} over columns of {@code inputTypes}, or empty. */
+  public static Optional<String> gpuUnsupportedReason(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    return new GpuColumnarPipeline(inputTypes, stages).unsupportedReason();
   }
 
   @Override public List<ExprType> types() {
@@ -39,7 +58,11 @@ public final class ScanPipelineNode implements PlanNode {
     long start = System.nanoTime();
     List<ColumnBatch> out;
     if (method != null) {
-      out = pipeline.run(GpuRuntime.requireDevice(), method, sources, context.threads(), context.cancelled());
+      CudaDevice device = GpuRuntime.requireDevice();
+      if (cacheRequestBytes > 0) {
+        pipeline.withCache(GpuColumnCaches.of(device, cacheRequestBytes));
+      }
+      out = pipeline.run(device, method, sources, context.threads(), context.cancelled());
       table.deviceRuns().record(pipeline.lastFallback() == null);
       traceGpu(System.nanoTime() - start);
     } else {

@@ -4,6 +4,7 @@ import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.pipeline.sort.ColumnSort;
+import org.spillway.gpu.pipeline.sort.SortKey;
 
 import java.util.List;
 
@@ -12,9 +13,13 @@ public final class SortNode implements PlanNode {
   private final PlanNode input;
   private final ColumnSort sort;
 
-  public SortNode(PlanNode input, ColumnSort sort) {
+  /**
+   * Sorts the rows of {@code input} by {@code keys} (none: they keep their order), skips {@code offset} rows and then
+   * keeps {@code fetch} (negative: all the rest); a fetch makes it a top-N.
+   */
+  public SortNode(PlanNode input, List<SortKey> keys, long offset, long fetch) {
     this.input = input;
-    this.sort = sort;
+    this.sort = new ColumnSort(input.types(), keys, offset, fetch);
   }
 
   @Override public List<ExprType> types() {

@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
-import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
@@ -28,9 +27,9 @@ class MaterializedJoinNodeTest {
       long[][] left = side(random, random.nextInt(300));
       long[][] right = side(random, random.nextInt(300));
       for (JoinChoice.Algorithm algorithm : List.of(JoinChoice.Algorithm.CPU_NOPA, JoinChoice.Algorithm.CPU_RADIX)) {
-        for (JoinType type : JoinType.values()) {
+        for (JoinKind type : List.of(JoinKind.INNER, JoinKind.LEFT, JoinKind.SEMI, JoinKind.ANTI)) {
           // semi- and anti-joins return their left rows, which they probe with (the adapter builds on the right)
-          for (boolean buildLeft : type == JoinType.SEMI || type == JoinType.ANTI ? List.of(false)
+          for (boolean buildLeft : type == JoinKind.SEMI || type == JoinKind.ANTI ? List.of(false)
               : List.of(false, true)) {
             String where = "round " + round + ", " + algorithm + " " + type + (buildLeft ? " built left" : "");
             MaterializedJoinNode node = join(left, right, type, new JoinChoice(algorithm, buildLeft, null));
@@ -44,10 +43,18 @@ class MaterializedJoinNodeTest {
     }
   }
 
-  @Test void aChoiceOfTheGpuNeedsAJoinFactoryAndACpuChoiceNone() {
+  @Test void aChoiceOfTheGpuNeedsAJoinConfigurationAndACpuChoiceNone() {
     assertThrows(IllegalArgumentException.class, () -> new JoinChoice(JoinChoice.Algorithm.GPU, false, null));
-    assertThrows(IllegalArgumentException.class,
-        () -> new JoinChoice(JoinChoice.Algorithm.CPU_NOPA, false, device -> null));
+    assertThrows(IllegalArgumentException.class, () -> new JoinChoice(JoinChoice.Algorithm.CPU_NOPA, false,
+        new GpuJoinSpec(GpuJoinSpec.Algorithm.NOPA, null, 0, 0, 0, null)));
+  }
+
+  /** The materialized joins preserve only their probe side: the kinds that keep or mark build rows fail early. */
+  @Test void kindsThatKeepOrMarkBuildRowsAreNoMaterializedJoin() {
+    for (JoinKind kind : List.of(JoinKind.RIGHT, JoinKind.FULL, JoinKind.MARK_BUILD)) {
+      assertThrows(IllegalArgumentException.class,
+          () -> join(new long[0][], new long[0][], kind, JoinChoice.cpu(JoinChoice.Algorithm.CPU_NOPA, false)));
+    }
   }
 
   /** Rows of a key (NULL where the entry is {@code Long.MIN_VALUE}) and a payload: few distinct keys. */
@@ -59,7 +66,7 @@ class MaterializedJoinNodeTest {
     return out;
   }
 
-  private static MaterializedJoinNode join(long[][] left, long[][] right, JoinType type, JoinChoice choice) {
+  private static MaterializedJoinNode join(long[][] left, long[][] right, JoinKind type, JoinChoice choice) {
     return new MaterializedJoinNode(source(left), source(right), new EquiJoinKeys(new int[] {0}, new int[] {0},
         List.of(ExprType.INT64), List.of(ExprType.INT64), Collections.singletonList(null),
         Collections.singletonList(null)), type, choice, DeviceRuns.NONE, "test join");
@@ -106,18 +113,18 @@ class MaterializedJoinNodeTest {
   }
 
   /**
-   * The join by nested loops: INNER pairs equal non-NULL keys; LEFT_OUTER keeps every row of the probe side (the
+   * The join by nested loops: INNER pairs equal non-NULL keys; LEFT keeps every row of the probe side (the
    * side not built on) with NULLs for the other; SEMI and ANTI return the left rows with and without a match.
    */
-  private static List<String> reference(long[][] left, long[][] right, JoinType type, boolean buildLeft) {
+  private static List<String> reference(long[][] left, long[][] right, JoinKind type, boolean buildLeft) {
     List<String> out = new ArrayList<>();
-    if (type == JoinType.SEMI || type == JoinType.ANTI) {
+    if (type == JoinKind.SEMI || type == JoinKind.ANTI) {
       for (long[] l : left) {
         boolean matched = false;
         for (long[] r : right) {
           matched |= matches(l, r);
         }
-        if (matched == (type == JoinType.SEMI)) {
+        if (matched == (type == JoinKind.SEMI)) {
           out.add(text(l));
         }
       }
@@ -129,7 +136,7 @@ class MaterializedJoinNodeTest {
           }
         }
       }
-      if (type == JoinType.LEFT_OUTER) {
+      if (type == JoinKind.LEFT) {
         for (long[] p : buildLeft ? right : left) {
           boolean matched = false;
           for (long[] b : buildLeft ? left : right) {

@@ -89,6 +89,7 @@ public final class TpchQueryTimer {
     try (DuckDbTpchTables duckDb = configs.containsKey(DUCKDB) ? loadDuckDb(sf, cores) : null) {
       System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one timed run above %.0f ms), %d cores%n", dir,
           queries, warm, runs, slowMillis, cores);
+      System.out.println("JVM heap flags: " + heapFlags());
       System.out.printf("%-6s %-14s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
           "rows", "x first", "result");
       BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
@@ -208,5 +209,16 @@ public final class TpchQueryTimer {
       }
     }
     return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
+  }
+
+  /**
+   * The JVM's heap options, printed with the results: whether the heap was fixed and pre-touched changes Spillway's
+   * times (a heap that grows during the runs pays page faults inside them), so a result says how it was measured.
+   */
+  static String heapFlags() {
+    List<String> flags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("-Xms") || a.startsWith("-Xmx") || a.contains("PreTouch") || a.contains("GC"))
+        .toList();
+    return flags.isEmpty() ? "(JVM defaults)" : String.join(" ", flags);
   }
 }

@@ -231,28 +231,67 @@ public final class JoinProbe {
     return build;
   }
 
-  /** Pairs of a run of probe rows: probe positions and build rows (-1: none), in probe order. */
+  /**
+   * Pairs of a run of probe rows: probe positions and build rows (-1: none), in probe order, in the first
+   * {@code count} places of the arrays (which may be longer). The arrays are the cursor's buffers: they hold until
+   * the cursor's next {@link Cursor#next} or {@link Cursor#close}, so a reader copies what it keeps.
+   */
   public record Matches(int[] probeRows, int[] buildRows, int count) {
+    private static final Matches NONE = new Matches(new int[0], new int[0], 0);
+  }
+
+  /** What a probe cursor reads of a morsel. */
+  public interface ProbeInput {
+    /** Column {@code c} for the morsel's rows, loaded (and kept by the morsel) if it was not yet. */
+    ColumnVector column(int c);
+
+    /** Whether column {@code c} is still in its source, so {@link #readLongs} can read it. */
+    boolean inSource(int c);
+
+    /**
+     * Reads the long lane of column {@code c} (still in its source) for the morsel's rows into {@code values}, and
+     * its NULL flags into {@code nulls}, without the morsel keeping a copy; returns whether any row is NULL.
+     */
+    boolean readLongs(int c, long[] values, boolean[] nulls);
   }
 
   /**
-   * The matches of a morsel of {@code rows} rows, whose columns {@code probeColumn} gives (loading them as needed),
-   * of {@code probeColumns} columns in all; {@link Cursor#next} hands them out in runs of bounded size, so that a
-   * key with many matches never makes one huge batch.
+   * The matches of a morsel of {@code rows} rows, whose columns {@code input} gives (loading them as needed), of
+   * {@code probeColumns} columns in all; {@link Cursor#next} hands them out in runs of bounded size, so that a key
+   * with many matches never makes one huge batch. A key column the probe reads as it is and the morsel has not
+   * loaded is read into the cursor's buffers instead: the morsel would only keep a copy nobody reads again.
    */
-  public Cursor cursor(IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+  public Cursor cursor(ProbeInput input, int rows, int probeColumns) {
     if (table == null) {
       throw new IllegalStateException("join probe run before its build side was bound");
     }
-    List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
-    for (int k = 0; k < probeKeys.length; k++) {
-      keyColumns.add(new JoinKeyColumn(probeColumn.apply(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
+    PairBuffers buffers = PairBuffers.take();
+    try {
+      JoinKeys keys;
+      if (encoder.keysAsIs() && input.inSource(probeKeys[0])) {
+        long[] values = buffers.keys(rows);
+        boolean[] nulls = buffers.keyNulls(rows);
+        boolean anyNull = input.readLongs(probeKeys[0], values, nulls);
+        keys = new JoinKeys(values, anyNull ? JoinKeys.validity(nulls, rows) : null);
+      } else {
+        List<JoinKeyColumn> keyColumns = new ArrayList<>(probeKeys.length);
+        for (int k = 0; k < probeKeys.length; k++) {
+          keyColumns.add(new JoinKeyColumn(input.column(probeKeys[k]).slice(0, rows), probeDictionaries.get(k)));
+        }
+        keys = encoder.encodeProbe(keyColumns);
+      }
+      return new Cursor(keys, input::column, rows, probeColumns, buffers);
+    } catch (RuntimeException | Error e) {
+      buffers.release();
+      throw e;
     }
-    return new Cursor(encoder.encodeProbe(keyColumns), probeColumn, rows, probeColumns);
   }
 
-  /** Walks a morsel's probe rows in order. */
-  public final class Cursor {
+  /**
+   * Walks a morsel's probe rows in order. Its pair buffers come from the thread's {@link PairBuffers} and go back on
+   * {@link #close}.
+   */
+  public final class Cursor implements AutoCloseable {
     private final JoinKeys keys;
     private final IntFunction<ColumnVector> probeColumn;
     private final int rows;
@@ -261,8 +300,11 @@ public final class JoinProbe {
     /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
     private final int[] firsts = new int[PROBE_GROUP];
     private int firstsFrom = -PROBE_GROUP;
+    private PairBuffers buffers;
 
-    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns) {
+    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns,
+        PairBuffers buffers) {
+      this.buffers = buffers;
       this.keys = keys;
       this.probeColumn = probeColumn;
       this.rows = rows;
@@ -279,10 +321,13 @@ public final class JoinProbe {
       }
       if (kind == Kind.MARK_BUILD && residual == null) {
         markMatches();
-        return new Matches(new int[0], new int[0], 0);
+        return Matches.NONE;
+      }
+      if (buffers == null) {
+        throw new IllegalStateException("join probe cursor read after close");
       }
       int from = row;
-      Pairs pairs = new Pairs(Math.min(rows - from, maxPairs));
+      Pairs pairs = buffers.candidates.cleared(Math.min(rows - from, maxPairs));
       boolean candidatesOnly = residual != null;
       Kind kind = JoinProbe.this.kind.perProbeRow();
       for (; row < rows && pairs.count < maxPairs; row++) {
@@ -302,7 +347,8 @@ public final class JoinProbe {
           pairs.add(row, -1);
         }
       }
-      Matches out = candidatesOnly ? applyResidual(pairs, probeColumn, from, row, probeColumns) : pairs.matches();
+      Matches out = candidatesOnly ? applyResidual(pairs, buffers, probeColumn, from, row, probeColumns)
+          : pairs.matches();
       if (JoinProbe.this.kind.preservesBuild()) {
         markPaired(out);
       }
@@ -319,6 +365,14 @@ public final class JoinProbe {
         table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts);
       }
       return firsts[r - firstsFrom];
+    }
+
+    /** Hands the pair buffers back; the last {@link Matches} are not read after this. */
+    @Override public void close() {
+      if (buffers != null) {
+        buffers.release();
+        buffers = null;
+      }
     }
 
     /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
@@ -364,13 +418,13 @@ public final class JoinProbe {
   }
 
   /** The candidates that pass the residual, turned into the kind's output pairs. */
-  private Matches applyResidual(Pairs candidates, IntFunction<ColumnVector> probeColumn, int from, int to,
-      int probeColumns) {
+  private Matches applyResidual(Pairs candidates, PairBuffers buffers, IntFunction<ColumnVector> probeColumn,
+      int from, int to, int probeColumns) {
     Kind kind = this.kind.perProbeRow();
     int n = candidates.count;
     int[] probeRows = candidates.probe;
     int[] buildRows = candidates.build;
-    int[] passing = new int[n + 1];
+    int[] passing = buffers.passing(n + 1);
     int passed = 0;
     if (n > 0) {
       ColumnVector result = VectorEvaluator.evaluate(residual, c -> joinedColumn(c, probeColumn, probeColumns,
@@ -381,9 +435,9 @@ public final class JoinProbe {
       for (int i = 0; i < passed; i++) {
         marks[buildRows[passing[i]]] = true;
       }
-      return new Matches(new int[0], new int[0], 0);
+      return Matches.NONE;
     }
-    Pairs out = new Pairs(kind == Kind.INNER ? passed : to - from);
+    Pairs out = buffers.output.cleared(kind == Kind.INNER ? passed : to - from);
     if (kind == Kind.INNER) {
       for (int i = 0; i < passed; i++) {
         out.add(probeRows[passing[i]], buildRows[passing[i]]);
@@ -422,15 +476,20 @@ public final class JoinProbe {
         + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual) + ")";
   }
 
-  /** Pairs appended row by row, growing as needed. */
-  private static final class Pairs {
-    int[] probe;
-    int[] build;
+  /** Pairs appended row by row, growing as needed; a cursor reuses them from one run of probe rows to the next. */
+  static final class Pairs {
+    int[] probe = new int[16];
+    int[] build = new int[16];
     int count;
 
-    Pairs(int capacity) {
-      probe = new int[Math.max(16, capacity)];
-      build = new int[probe.length];
+    /** Empties the pairs, making room for {@code capacity} of them. */
+    Pairs cleared(int capacity) {
+      if (probe.length < capacity) {
+        probe = new int[capacity];
+        build = new int[capacity];
+      }
+      count = 0;
+      return this;
     }
 
     void add(int probeRow, int buildRow) {
@@ -447,6 +506,11 @@ public final class JoinProbe {
 
     Matches matches() {
       return new Matches(probe, build, count);
+    }
+
+    /** The larger of the two arrays' lengths, for deciding whether a pool keeps them. */
+    int capacity() {
+      return probe.length;
     }
   }
 }

@@ -30,8 +30,8 @@ public record JoinKeys(long[] keys, long[] validity) {
     return validity != null && (validity[r >>> 6] & 1L << r) == 0;
   }
 
-  /** The validity bitmap of per-row NULL flags, or null when there are none. */
-  static long[] validity(boolean[] nulls, int rows) {
+  /** The validity bitmap of the NULL flags of rows {@code 0 .. rows-1}, or null when there are none. */
+  public static long[] validity(boolean[] nulls, int rows) {
     if (nulls == null) {
       return null;
     }

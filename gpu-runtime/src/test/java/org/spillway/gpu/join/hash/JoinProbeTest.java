@@ -376,4 +376,48 @@ class JoinProbeTest {
     assertEquals(600_000L, out.get(0).columns()[0].longs[0]);
     assertEquals(sumOfBuildPayloads * probe.rows(), out.get(0).columns()[1].longs[0]);
   }
+
+  /**
+   * Two probes in one pipeline nest their cursors on each worker, and every cursor reuses its thread's pair buffers
+   * from one run of probe rows and one morsel to the next: the chained pipeline must return what running the
+   * probes one pipeline after the other returns.
+   */
+  @Test void chainedProbesReturnWhatTheyReturnOneAfterTheOther() {
+    Random random = new Random(20261127);
+    Side probe = side(random, 100_000, 300, 0.02, 1);
+    Side first = side(random, 500, 300, 0.02, 10_000);
+    Side second = side(random, 400, 300, 0.02, 20_000);
+    int[] key = {0};
+    JoinProbe firstProbe = bind(new JoinProbe(JoinProbe.Kind.INNER, key, keyTypes(key), key, List.of(INT, INT, BIG),
+        false, oddSum(false)), first, 1, 2);
+    List<ExprType> joinedTypes = List.of(INT, INT, BIG, INT, INT, BIG);
+    int[] onProbeColumn1 = {1};
+    JoinProbe secondProbe = bind(new JoinProbe(JoinProbe.Kind.LEFT, onProbeColumn1, keyTypes(onProbeColumn1), key,
+        List.of(INT, INT, BIG), false, null), second, 1, 2);
+    List<ColumnBatch> chained = new ColumnarPipeline(List.of(INT, INT, BIG),
+        List.of(new PipelineStage.HashJoinProbe(firstProbe), new PipelineStage.HashJoinProbe(secondProbe)))
+        .runColumns(List.of(probe.batch()), 2, () -> false);
+    List<ColumnBatch> firstOnly = new ColumnarPipeline(List.of(INT, INT, BIG),
+        List.of(new PipelineStage.HashJoinProbe(firstProbe))).runColumns(List.of(probe.batch()), 2, () -> false);
+    List<ColumnBatch> stepwise = new ColumnarPipeline(joinedTypes, List.of(new PipelineStage.HashJoinProbe(secondProbe)))
+        .runColumns(firstOnly, 2, () -> false);
+    List<String> expected = rows(stepwise);
+    assertTrue(expected.size() > 10_000, "the probes should match many rows, matched " + expected.size());
+    assertEquals(expected, rows(chained));
+  }
+
+  private static List<String> rows(List<ColumnBatch> batches) {
+    List<String> rows = new ArrayList<>();
+    for (ColumnBatch b : batches) {
+      for (int r = 0; r < b.rows(); r++) {
+        StringBuilder row = new StringBuilder();
+        for (ColumnVector v : b.columns()) {
+          row.append(v.isNull(r) ? "null" : String.valueOf(v.longs[r])).append(',');
+        }
+        rows.add(row.toString());
+      }
+    }
+    rows.sort(null);
+    return rows;
+  }
 }
