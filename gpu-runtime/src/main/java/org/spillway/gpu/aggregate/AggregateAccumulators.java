@@ -261,6 +261,20 @@ final class AggregateAccumulators {
     }
   }
 
+  /** Empties groups {@code 0 .. groups-1}, as if no row had reached them, keeping the arrays for reuse. */
+  void clearAll(int groups) {
+    for (int c = 0; c < calls.size(); c++) {
+      Arrays.fill(longAcc[c], 0, groups, 0);
+      Arrays.fill(seen[c], 0, groups, false);
+      if (wraps[c] != null) {
+        Arrays.fill(wraps[c], 0, groups, 0);
+      }
+      if (doubleAcc[c] != null) {
+        Arrays.fill(doubleAcc[c], 0, groups, 0);
+      }
+    }
+  }
+
   /** The column of call {@code c} over groups {@code 0 .. n-1}: NULL where no value reached a function needing one. */
   ColumnVector result(int c, int n) {
     AggCall call = calls.get(c);

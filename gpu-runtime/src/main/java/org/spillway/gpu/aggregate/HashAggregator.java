@@ -22,6 +22,9 @@ public final class HashAggregator {
   private final TextGroupKeys[] textKeys;
   /** One slot per group of the table. */
   private final AggregateAccumulators accumulators;
+  /** The rows' groups of the morsel being added, kept for the next morsel (an aggregator serves one thread). */
+  private int[] rowGroups = new int[0];
+  private ColumnVector[] keyVectors;
 
   public HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage) {
     this(inputTypes, stage, 16);
@@ -57,17 +60,41 @@ public final class HashAggregator {
   /** Adds the rows of a morsel (whose columns are this stage's input). */
   public void add(Morsel morsel) {
     int n = morsel.rows();
-    int[] groups = new int[n];
+    if (rowGroups.length < n) {
+      rowGroups = new int[Math.max(n, 2 * rowGroups.length)];  // all 0: a global aggregate's one group
+    }
+    int[] groups = rowGroups;
     if (keyColumns.length > 0) {
-      ColumnVector[] keys = new ColumnVector[keyColumns.length];
+      if (keyVectors == null) {
+        keyVectors = new ColumnVector[keyColumns.length];
+      }
+      ColumnVector[] keys = keyVectors;
       for (int k = 0; k < keys.length; k++) {
         keys[k] = morsel.column(keyColumns[k]);
         keys[k] = textKeys[k] == null ? keys[k] : textKeys[k].ids(keys[k]);
       }
       table.findOrInsert(keys, n, groups);
+      Arrays.fill(keys, null);  // let the morsel's vectors go
       accumulators.ensureCapacity(table.size());
     }
     accumulators.accumulate(morsel, groups, n);
+  }
+
+  /**
+   * Empties this aggregator for reuse with its arrays (a flushed worker table whose groups were copied out by
+   * {@link #partitioned}); text keys keep their numbers, which the copy still reads.
+   */
+  void clear() {
+    if (keyColumns.length == 0) {
+      throw new IllegalStateException("a global aggregate is not flushed");
+    }
+    accumulators.clearAll(table.size());
+    table.clear();
+  }
+
+  /** Whether the table addresses its one integer key directly, so that its lookups stay cheap at any size. */
+  boolean directlyAddressed() {
+    return table.directlyAddressed();
   }
 
   /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */

@@ -14,7 +14,8 @@ import java.util.function.IntFunction;
  * DuckDB's radix-partitioned hash table). The worker pre-aggregates its morsels into a {@link HashAggregator} of
  * its own; once that table passes a cache-sized number of groups it is flushed instead of grown: its groups are
  * reordered into radix partitions by the high bits of their key hashes and kept as a run, and the worker goes on
- * with an empty table, so its probes keep hitting cache. {@link #merge} then folds, one task per partition on all
+ * with its table emptied, so its probes keep hitting cache. A table that addresses dense integer keys directly
+ * ({@link KeyDirectory}) is never flushed: its lookups cost one array read at any size. {@link #merge} then folds, one task per partition on all
  * cores, every run's groups of that partition into a table sized for them up front: no table ever rehashes, and
  * equal keys meet only in their own partition.
  */
@@ -48,7 +49,7 @@ public final class PartitionedAggregation {
   public void add(Morsel morsel) {
     rowsSinceFlush += morsel.rows();
     table.add(morsel);
-    if (table.keyed() && table.groupCount() >= flushGroups) {
+    if (table.keyed() && table.groupCount() >= flushGroups && !table.directlyAddressed()) {
       flush();
     }
   }
@@ -64,7 +65,7 @@ public final class PartitionedAggregation {
       flushGroups = Math.min(MAX_FLUSH_GROUPS, flushGroups * 2);
     }
     rowsSinceFlush = 0;
-    table = newTable.apply(flushGroups);
+    table.clear();
   }
 
   /** The number of groups in this worker's runs and table (keys in several of them counted in each). */

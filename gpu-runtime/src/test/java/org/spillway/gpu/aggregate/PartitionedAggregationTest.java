@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Morsel-driven aggregation with flushed radix-partitioned runs against a HashMap reference on random rows: many
- * groups over several workers, flush limits small enough that every worker flushes many times, NULL keys, one
- * integer key, several keys with text and doubles, and a global aggregate; checked SUM, wide SUM, COUNT, MIN, MAX.
+ * groups over several workers, flush limits small enough that every worker flushes (and reuses its table) many
+ * times, NULL keys, one integer key (sparse and hashed, or dense and addressed directly, which never flushes),
+ * several keys with text and doubles, and a global aggregate; checked SUM, wide SUM, COUNT, MIN, MAX.
  */
 class PartitionedAggregationTest {
   /** Input: id (INT64, NULLs), tag (TEXT, NULLs), ratio (FLOAT64), value (INT64, NULLs), amount (DECIMAL(2)). */
@@ -36,9 +37,10 @@ class PartitionedAggregationTest {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     int[][] keySets = {{0}, {0, 1}, {2, 1, 0}, {}};
-    for (int trial = 0; trial < keySets.length * 2; trial++) {
+    for (int trial = 0; trial < keySets.length * 3; trial++) {
       int[] keys = keySets[trial % keySets.length];
-      int flushGroups = trial < keySets.length ? 64 + random.nextInt(500) : PartitionedAggregation.FLUSH_GROUPS;
+      int flushGroups = trial % 2 == 0 ? 64 + random.nextInt(500) : PartitionedAggregation.FLUSH_GROUPS;
+      long spread = trial < keySets.length * 2 ? 1_000_003L : 1;  // ids too wide for direct addressing, or dense
       int workers = 1 + random.nextInt(3);
       int distinct = 1 + random.nextInt(40_000);
       PipelineStage.Aggregate stage = new PipelineStage.Aggregate(keys, CALLS);
@@ -48,7 +50,7 @@ class PartitionedAggregationTest {
       }
       Map<List<Object>, Object[]> expected = new HashMap<>();
       for (int morsel = 0; morsel < 12; morsel++) {
-        ColumnVector[] columns = randomMorsel(random, random.nextInt(5000), distinct, keys, expected);
+        ColumnVector[] columns = randomMorsel(random, random.nextInt(5000), distinct, spread, keys, expected);
         locals[random.nextInt(workers)].add(Morsel.ofColumns(columns, columns[0].size));
       }
       if (keys.length == 0 && expected.isEmpty()) {
@@ -56,7 +58,7 @@ class PartitionedAggregationTest {
       }
       ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
       String where = "seed " + seed + ", trial " + trial + ", keys " + Arrays.toString(keys) + ", flush at "
-          + flushGroups + ", " + workers + " workers";
+          + flushGroups + ", " + workers + " workers, ids spread " + spread;
       int rows = out[0].size;
       assertEquals(expected.size(), rows, where + ": one row per group");
       for (int r = 0; r < rows; r++) {
@@ -74,7 +76,7 @@ class PartitionedAggregationTest {
   }
 
   /** A morsel of random rows over about {@code distinct} keys, folded into the reference as it is made. */
-  private static ColumnVector[] randomMorsel(Random random, int n, int distinct, int[] keys,
+  private static ColumnVector[] randomMorsel(Random random, int n, int distinct, long spread, int[] keys,
       Map<List<Object>, Object[]> expected) {
     long[] ids = new long[n];
     boolean[] idNulls = new boolean[n];
@@ -87,7 +89,7 @@ class PartitionedAggregationTest {
     for (int i = 0; i < n; i++) {
       long id = random.nextInt(distinct);
       idNulls[i] = random.nextInt(200) == 0;
-      ids[i] = id * 1_000_003L;  // a range too wide for the dense path
+      ids[i] = id * spread;
       tagNulls[i] = random.nextInt(100) == 0;
       tags[i] = tagNulls[i] ? null : "t" + id % 7;
       ratios[i] = (id % 5) * 0.25;
