@@ -89,6 +89,28 @@ final class GroupTable {
     return directory != null;
   }
 
+  /**
+   * The range of the keys of a directly addressed table ({@link KeyDirectory#low} .. {@link KeyDirectory#high}, a
+   * superset of its keys), or null when it has none or hashes them.
+   */
+  long[] directRange() {
+    return directory == null || directory.isEmpty() ? null : new long[] {directory.low(), directory.high()};
+  }
+
+  /**
+   * The groups of a directly addressed table whose keys lie in {@code from .. to}, in key order, then the NULL key's
+   * group if {@code withNullKey} and it has one.
+   */
+  int[] directGroups(long from, long to, boolean withNullKey) {
+    int[] groupsOfKeys = directory.isEmpty() ? new int[0] : directory.groups(from, to);
+    if (!withNullKey || nullKeyGroup < 0) {
+      return groupsOfKeys;
+    }
+    int[] out = Arrays.copyOf(groupsOfKeys, groupsOfKeys.length + 1);
+    out[groupsOfKeys.length] = nullKeyGroup;
+    return out;
+  }
+
   /** Empties the table for reuse, keeping its arrays (and its choice between direct addressing and hashing). */
   void clear() {
     if (!lookups) {

@@ -97,6 +97,24 @@ public final class HashAggregator {
     return table.directlyAddressed();
   }
 
+  /**
+   * Whether this aggregator's groups can be merged with others' by ranges of key words: its one key is addressed
+   * directly, and equal keys of different aggregators have equal words (not so for text, numbered per aggregator).
+   */
+  boolean mergesByKeyRange() {
+    return keyColumns.length == 1 && !hasTextKeys() && table.directlyAddressed();
+  }
+
+  /** The range of the key words of an aggregator that {@link #mergesByKeyRange}, or null when it has none. */
+  long[] keyRange() {
+    return table.directRange();
+  }
+
+  /** The groups of keys {@code from .. to} of a directly addressed aggregator, then the NULL key's if asked. */
+  int[] groupsOfKeys(long from, long to, boolean withNullKey) {
+    return table.directGroups(from, to, withNullKey);
+  }
+
   /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */
   public static ArithmeticException sumOverflow(AggCall call, ExprType argumentType) {
     return new ArithmeticException("overflow of " + call.kind() + " of column $" + call.argument() + " ("
@@ -185,11 +203,20 @@ public final class HashAggregator {
    * keep the other table's hashes, so merging rehashes no key.
    */
   void merge(HashAggregator other, int from, int to) {
-    int[] targets = new int[to - from];
+    int[] sources = new int[to - from];
+    for (int i = 0; i < sources.length; i++) {
+      sources[i] = from + i;
+    }
+    merge(other, sources);
+  }
+
+  /** Folds the groups {@code sources} of another partial aggregator of the same stage into this one. */
+  void merge(HashAggregator other, int[] sources) {
+    int[] targets = new int[sources.length];
     long[] word = new long[keyColumns.length + 1];
     boolean text = hasTextKeys();
     for (int i = 0; i < targets.length; i++) {
-      int og = from + i;
+      int og = sources[i];
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }
@@ -206,7 +233,7 @@ public final class HashAggregator {
       }
     }
     accumulators.ensureCapacity(table.size());
-    accumulators.merge(other.accumulators, from, targets);
+    accumulators.merge(other.accumulators, sources, targets, targets.length);
   }
 
   private boolean hasTextKeys() {

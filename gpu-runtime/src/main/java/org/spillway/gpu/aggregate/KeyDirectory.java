@@ -77,6 +77,41 @@ final class KeyDirectory {
     return base;
   }
 
+  /** Whether no key was covered yet. */
+  boolean isEmpty() {
+    return entries.length == 0;
+  }
+
+  /** The smallest covered key (the directory may cover keys that have no group). */
+  long low() {
+    return base;
+  }
+
+  /** The largest covered key. */
+  long high() {
+    return base + entries.length - 1;
+  }
+
+  /** The groups of the keys {@code from .. to} that have one, in key order. */
+  int[] groups(long from, long to) {
+    if (isEmpty() || to < base || from > high()) {
+      return new int[0];
+    }
+    int first = (int) (Math.max(from, base) - base);
+    int last = (int) (Math.min(to, high()) - base);
+    int count = 0;
+    for (int e = first; e <= last; e++) {
+      count += entries[e] != 0 ? 1 : 0;
+    }
+    int[] out = new int[count];
+    for (int e = first, i = 0; e <= last; e++) {
+      if (entries[e] != 0) {
+        out[i++] = entries[e] - 1;
+      }
+    }
+    return out;
+  }
+
   /** Forgets every key's group, keeping the covered range and its memory. */
   void clear() {
     Arrays.fill(entries, 0);

@@ -1,5 +1,6 @@
 package org.spillway.gpu.aggregate;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link KeyDirectory} against a HashMap on random key windows that grow it downward and upward (entries must
- * survive every growth), its refusal of ranges too sparse for the groups, and ranges at the ends of a long.
+ * survive every growth; the groups of a key range come in key order), its refusal of ranges too sparse for the groups, and ranges at the ends of a long.
  */
 class KeyDirectoryTest {
   @Test void groupsSurviveGrowthInBothDirections() {
@@ -35,6 +36,13 @@ class KeyDirectoryTest {
       }
     }
     reference.forEach((key, group) -> assertEquals(group + 1, directory.get(key), "seed " + seed + ", key " + key));
+    for (int slice = 0; slice < 20; slice++) {
+      long from = center - 15_000 + random.nextInt(30_000);
+      long to = from + random.nextInt(5000) - 100;
+      int[] expected = reference.entrySet().stream().filter(e -> e.getKey() >= from && e.getKey() <= to)
+          .sorted(Map.Entry.comparingByKey()).mapToInt(Map.Entry::getValue).toArray();
+      assertArrayEquals(expected, directory.groups(from, to), "seed " + seed + ", groups of " + from + ".." + to);
+    }
     directory.clear();
     reference.keySet().forEach(key -> assertEquals(0, directory.get(key)));
   }

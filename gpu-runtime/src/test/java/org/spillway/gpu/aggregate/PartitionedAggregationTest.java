@@ -75,6 +75,57 @@ class PartitionedAggregationTest {
     }
   }
 
+  /**
+   * Workers whose tables address dense keys directly (and so never flush) merge by key range; workers whose dense
+   * ranges lie too far apart to share a range fall back to the partitioned merge. Each worker covers its own window
+   * of keys, partly shared with the others', and NULL keys.
+   */
+  @Test void directlyAddressedWorkersMergeByKeyRange() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+        new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64));
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
+    PipelineStage.Aggregate stage = new PipelineStage.Aggregate(new int[] {0}, calls);
+    for (long apart : new long[] {0, 1L << 40}) {
+      int workers = 3;
+      PartitionedAggregation[] locals = new PartitionedAggregation[workers];
+      Map<Long, long[]> expected = new HashMap<>();
+      for (int w = 0; w < workers; w++) {
+        locals[w] = new PartitionedAggregation(groups -> new HashAggregator(types, stage, groups), 64);
+        long window = w * apart - 20_000 + random.nextInt(10_000) * (long) w;
+        for (int morsel = 0; morsel < 3; morsel++) {
+          int n = 20_000 + random.nextInt(5000);
+          long[] ids = new long[n];
+          boolean[] nulls = new boolean[n];
+          long[] values = new long[n];
+          for (int i = 0; i < n; i++) {
+            ids[i] = window + random.nextInt(30_000);
+            nulls[i] = random.nextInt(500) == 0;
+            values[i] = random.nextInt(1000);
+            long[] acc = expected.computeIfAbsent(nulls[i] ? null : ids[i], k -> new long[2]);
+            acc[0]++;
+            acc[1] += values[i];
+          }
+          locals[w].add(Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n),
+              ColumnVector.ofLongs(ExprType.INT64, values, null, n)}, n));
+        }
+      }
+      String where = "seed " + seed + ", windows " + apart + " apart";
+      assertTrue(PartitionedAggregation.mergesByKeyRange(locals), where + ": every worker addresses its keys directly");
+      ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
+      assertTrue(expected.size() > PartitionedAggregation.PARTITIONED_MERGE_GROUPS, where + ": a parallel merge");
+      assertEquals(expected.size(), out[0].size, where + ": one row per group");
+      for (int r = 0; r < out[0].size; r++) {
+        Long key = (Long) value(out[0], r);
+        long[] acc = expected.get(key);
+        assertTrue(acc != null, where + ": unexpected group " + key);
+        assertEquals(acc[0], value(out[1], r), where + ", count of " + key);
+        assertEquals(acc[1], value(out[2], r), where + ", sum of " + key);
+      }
+    }
+  }
+
   /** A morsel of random rows over about {@code distinct} keys, folded into the reference as it is made. */
   private static ColumnVector[] randomMorsel(Random random, int n, int distinct, long spread, int[] keys,
       Map<List<Object>, Object[]> expected) {
