@@ -125,7 +125,7 @@ final class GroupTable {
     }
   }
 
-  /** Words of slot array that hold {@code capacity} groups at a load factor of at most 1/4. */
+  /** Words of a slot array that holds {@code capacity} groups at a load factor of at most 1/2. */
   private static int slotWords(int capacity) {
     return 2 * Math.max(64, Integer.highestOneBit(Math.max(1, capacity - 1)) << 2);
   }
@@ -264,7 +264,7 @@ final class GroupTable {
   /** Leaves direct addressing for good (keys came that are too sparse for it): puts every group in hash slots. */
   private void hashKeys() {
     directory = null;
-    slots = new long[slotWords(Math.max(expectedGroups, 2 * groups))];
+    slots = new long[slotWords(Math.max(expectedGroups, groups))];
     int mask = (slots.length >> 1) - 1;
     for (int g = 0; g < groups; g++) {
       if (g == nullKeyGroup) {
