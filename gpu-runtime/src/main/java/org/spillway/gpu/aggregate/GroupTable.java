@@ -111,6 +111,13 @@ final class GroupTable {
     return out;
   }
 
+  /** Covers keys {@code low .. high} in the directory of a table that addresses its keys directly, if they fit it. */
+  void reserveKeyRange(long low, long high) {
+    if (directory != null && low <= high) {
+      directory.cover(low, high, Math.max(groups, expectedGroups));
+    }
+  }
+
   /** Empties the table for reuse, keeping its arrays (and its choice between direct addressing and hashing). */
   void clear() {
     if (!lookups) {

@@ -110,6 +110,14 @@ public final class HashAggregator {
     return table.directRange();
   }
 
+  /**
+   * Readies an empty aggregator with one key for keys {@code low .. high} (a slice of a merge by key range), so that
+   * its directory is made once at its size rather than grown key by key; no effect where they are too sparse.
+   */
+  void reserveKeyRange(long low, long high) {
+    table.reserveKeyRange(low, high);
+  }
+
   /** The groups of keys {@code from .. to} of a directly addressed aggregator, then the NULL key's if asked. */
   int[] groupsOfKeys(long from, long to, boolean withNullKey) {
     return table.directGroups(from, to, withNullKey);

@@ -177,6 +177,7 @@ public final class PartitionedAggregation {
         bound += groups[w].length;
       }
       HashAggregator target = workers[0].newTable.apply(bound);
+      target.reserveKeyRange(first + from, first + to - 1);
       for (int w = 0; w < workers.length; w++) {
         target.merge(workers[w].table, groups[w]);
       }
