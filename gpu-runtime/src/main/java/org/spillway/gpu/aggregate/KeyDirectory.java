@@ -7,11 +7,13 @@ import java.util.Arrays;
  * an array whose entry {@code key - base} holds the key's group + 1 (0 = not seen), so finding a group is one array
  * read, with no hashing, no compare and no probing. The array covers the range of the keys seen so far and grows
  * geometrically to take keys outside it, as long as the keys stay dense: at most {@link #SPAN_PER_GROUP} entries per
- * group, so that it never takes more memory than the hash table slots it replaces, and at most {@link #MAX_SPAN}.
+ * group, so that it takes at most half the memory of the hash table slots it replaces, and at most {@link #MAX_SPAN}.
+ * Keys clustered in input order but split over several workers (each sees every few morsels) are that sparse in
+ * each worker's table early on, so such tables move to hashing while they are small.
  */
 final class KeyDirectory {
   /** Entries (ints) allowed per group: a hash table's slots take at least 32 bytes per group. */
-  static final long SPAN_PER_GROUP = 8;
+  static final long SPAN_PER_GROUP = 4;
   /** The largest directory (32 MiB of ints). */
   static final long MAX_SPAN = 1 << 23;
 

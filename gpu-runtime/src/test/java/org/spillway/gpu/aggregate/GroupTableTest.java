@@ -26,7 +26,7 @@ class GroupTableTest {
       long range = switch (trial % 6) {
         case 0 -> 1L << 40;
         case 1 -> 300;
-        case 3 -> 100_000;  // dense, wider than the dense path's per-morsel cache
+        case 3 -> 80_000;  // dense, wider than the dense path's per-morsel cache
         default -> 50_000;
       };
       boolean drifting = trial % 6 == 4;  // each morsel's dense window lies beside (below or above) the last ones
@@ -36,7 +36,7 @@ class GroupTableTest {
       long drift = 0;
       for (int morsel = 0; morsel < 5; morsel++) {
         // dense trials take morsels big enough that their keys are dense from the first morsel on
-        int n = trial % 6 >= 3 ? 15_000 + random.nextInt(3000) : 100 + random.nextInt(12_000);
+        int n = trial % 6 >= 3 ? 20_000 + random.nextInt(3000) : 100 + random.nextInt(12_000);
         long[] ids = new long[n];
         boolean[] nulls = new boolean[n];
         double[] doubles = new double[n];

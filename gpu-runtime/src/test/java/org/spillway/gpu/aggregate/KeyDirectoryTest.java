@@ -49,23 +49,24 @@ class KeyDirectoryTest {
 
   @Test void sparseOrHugeRangesAreRefused() {
     KeyDirectory directory = new KeyDirectory();
-    assertFalse(directory.cover(0, 8 * 100, 100), "801 keys for 100 groups");
-    assertTrue(directory.cover(0, 8 * 100 - 1, 100));
+    long most = KeyDirectory.SPAN_PER_GROUP * 100;
+    assertFalse(directory.cover(0, most, 100), most + 1 + " keys for 100 groups");
+    assertTrue(directory.cover(0, most - 1, 100));
     assertFalse(directory.cover(0, KeyDirectory.MAX_SPAN, Long.MAX_VALUE / 16), "beyond the largest directory");
     assertFalse(directory.cover(Long.MIN_VALUE, 0, Long.MAX_VALUE / 16), "a span that overflows a long");
     assertFalse(directory.covers(Long.MAX_VALUE));
     assertFalse(directory.covers(Long.MIN_VALUE));
     assertFalse(directory.covers(-1));
-    assertTrue(directory.covers(799));
+    assertTrue(directory.covers(most - 1));
   }
 
   @Test void keysAtTheEndsOfALong() {
     KeyDirectory top = new KeyDirectory();
-    assertTrue(top.cover(Long.MAX_VALUE - 5, Long.MAX_VALUE, 10));
+    assertTrue(top.cover(Long.MAX_VALUE - 5, Long.MAX_VALUE, 20));
     top.put(Long.MAX_VALUE, 7);
-    assertTrue(top.cover(Long.MAX_VALUE - 40, Long.MAX_VALUE - 40, 10), "grown downward, below the top");
+    assertTrue(top.cover(Long.MAX_VALUE - 40, Long.MAX_VALUE - 40, 20), "grown downward, below the top");
     assertEquals(8, top.get(Long.MAX_VALUE));
-    assertFalse(top.cover(Long.MIN_VALUE, Long.MIN_VALUE, 10));
+    assertFalse(top.cover(Long.MIN_VALUE, Long.MIN_VALUE, 20));
     KeyDirectory nearTop = new KeyDirectory();
     assertTrue(nearTop.cover(Long.MAX_VALUE - 10, Long.MAX_VALUE - 5, 100));
     nearTop.put(Long.MAX_VALUE - 10, 0);
@@ -75,9 +76,9 @@ class KeyDirectoryTest {
     assertEquals(1, nearTop.get(Long.MAX_VALUE - 10));
     assertEquals(2, nearTop.get(Long.MAX_VALUE));
     KeyDirectory bottom = new KeyDirectory();
-    assertTrue(bottom.cover(Long.MIN_VALUE, Long.MIN_VALUE + 3, 10));
+    assertTrue(bottom.cover(Long.MIN_VALUE, Long.MIN_VALUE + 3, 20));
     bottom.put(Long.MIN_VALUE, 2);
-    assertTrue(bottom.cover(Long.MIN_VALUE + 50, Long.MIN_VALUE + 50, 10));
+    assertTrue(bottom.cover(Long.MIN_VALUE + 50, Long.MIN_VALUE + 50, 20));
     assertEquals(3, bottom.get(Long.MIN_VALUE));
     assertFalse(bottom.covers(Long.MAX_VALUE));
   }
