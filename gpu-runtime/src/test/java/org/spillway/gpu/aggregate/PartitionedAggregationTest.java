@@ -93,7 +93,7 @@ class PartitionedAggregationTest {
       Map<Long, long[]> expected = new HashMap<>();
       for (int w = 0; w < workers; w++) {
         locals[w] = new PartitionedAggregation(groups -> new HashAggregator(types, stage, groups), 64);
-        long window = w * apart - 20_000 + random.nextInt(10_000) * (long) w;
+        long window = w * apart - 20_000 + (5_000 + random.nextInt(10_000)) * (long) w;  // overlapping, 40 K+ wide
         for (int morsel = 0; morsel < 3; morsel++) {
           int n = 20_000 + random.nextInt(5000);
           long[] ids = new long[n];
