@@ -193,28 +193,36 @@ final class AggregateAccumulators {
    * groups {@code targets[0], targets[1], ...} of these, call by call in tight loops.
    */
   void merge(AggregateAccumulators other, int from, int[] targets) {
+    int[] sources = new int[targets.length];
+    for (int i = 0; i < sources.length; i++) {
+      sources[i] = from + i;
+    }
+    merge(other, sources, targets, targets.length);
+  }
+
+  /** Folds groups {@code sources[i]} of {@code other} into groups {@code targets[i]} of these, i < n. */
+  void merge(AggregateAccumulators other, int[] sources, int[] targets, int n) {
     for (int c = 0; c < calls.size(); c++) {
-      mergeCall(c, other, from, targets);
+      mergeCall(c, other, sources, targets, n);
     }
   }
 
-  private void mergeCall(int c, AggregateAccumulators other, int from, int[] targets) {
+  private void mergeCall(int c, AggregateAccumulators other, int[] sources, int[] targets, int n) {
     AggCall.Kind kind = calls.get(c).kind();
     long[] acc = longAcc[c];
     long[] values = other.longAcc[c];
     boolean[] seenAcc = seen[c];
     boolean[] seenFrom = other.seen[c];
-    int n = targets.length;
     if (kind == AggCall.Kind.COUNT) {
       for (int i = 0; i < n; i++) {
-        acc[targets[i]] += values[from + i];
+        acc[targets[i]] += values[sources[i]];
       }
       return;
     }
     if (kind == AggCall.Kind.SUM || kind == AggCall.Kind.SUM0) {
       long[] wrapAcc = wraps[c];
       for (int i = 0; i < n; i++) {
-        int og = from + i;
+        int og = sources[i];
         int g = targets[i];
         if (seenFrom[og]) {
           if (wrapAcc != null) {
@@ -231,7 +239,7 @@ final class AggregateAccumulators {
     boolean min = kind == AggCall.Kind.MIN;
     double[] d = doubleAcc[c];
     for (int i = 0; i < n; i++) {
-      int og = from + i;
+      int og = sources[i];
       int g = targets[i];
       if (!seenFrom[og]) {
         continue;
@@ -257,6 +265,20 @@ final class AggregateAccumulators {
       }
       if (doubleAcc[c] != null) {
         doubleAcc[c][g] = 0;
+      }
+    }
+  }
+
+  /** Empties groups {@code 0 .. groups-1}, as if no row had reached them, keeping the arrays for reuse. */
+  void clearAll(int groups) {
+    for (int c = 0; c < calls.size(); c++) {
+      Arrays.fill(longAcc[c], 0, groups, 0);
+      Arrays.fill(seen[c], 0, groups, false);
+      if (wraps[c] != null) {
+        Arrays.fill(wraps[c], 0, groups, 0);
+      }
+      if (doubleAcc[c] != null) {
+        Arrays.fill(doubleAcc[c], 0, groups, 0);
       }
     }
   }

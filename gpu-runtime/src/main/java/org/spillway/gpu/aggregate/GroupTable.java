@@ -8,13 +8,18 @@ import java.util.Arrays;
  * number of long words: one per key column (doubles by their bits) plus a word of null flags. Each slot holds
  * the key's 32-bit hash and its first word beside its group, so a probe touches one cache line and reads the
  * group's other key words only when both match (never for one key column), and growing the table never
- * rehashes a key.
+ * rehashes a key. One integer key column is addressed directly ({@link KeyDirectory}) for as long as its keys are
+ * dense; the first keys too sparse for that move the table to hashing for good.
  */
 final class GroupTable {
   /** Largest cross product of key ranges that the dense fast path caches (ints, so 256 KiB). */
   private static final long MAX_DENSE = 1 << 16;
 
   private final int width;
+  /** Whether the table takes lookups (a copy in partition order takes none). */
+  private final boolean lookups;
+  /** Groups the slots are first sized for. */
+  private final int expectedGroups;
   private long[] keys;
   private int[] hashes;
   /**
@@ -22,12 +27,16 @@ final class GroupTable {
    * key's first word.
    */
   private long[] slots;
+  /** With one key column whose keys are dense: its directory, while the slots are still unused (null); else null. */
+  private KeyDirectory directory;
   private int groups;
   /**
    * With one key column: the group of the NULL key (-1 until seen), kept outside the slots so that a slot's first
    * word alone identifies its key (a NULL's word 0 would otherwise equal the value 0's).
    */
   private int nullKeyGroup = -1;
+  /** The dense fast path's cache of groups, kept from morsel to morsel so that it is allocated once. */
+  private int[] denseCache = new int[0];
 
   GroupTable(int keyColumns) {
     this(keyColumns, 16);
@@ -37,13 +46,21 @@ final class GroupTable {
   GroupTable(int keyColumns, int expectedGroups) {
     int capacity = Math.max(16, expectedGroups);
     this.width = keyColumns + 1;
+    this.lookups = true;
+    this.expectedGroups = capacity;
     this.keys = new long[capacity * width];
     this.hashes = new int[capacity];
-    this.slots = new long[2 * Math.max(64, Integer.highestOneBit(capacity - 1) << 2)];
+    if (keyColumns == 1) {
+      this.directory = new KeyDirectory();
+    } else {
+      this.slots = new long[slotWords(capacity)];
+    }
   }
 
   private GroupTable(int width, long[] keys, int[] hashes, int groups) {
     this.width = width;
+    this.lookups = false;
+    this.expectedGroups = groups;
     this.keys = keys;
     this.hashes = hashes;
     this.groups = groups;
@@ -67,6 +84,59 @@ final class GroupTable {
     return groups;
   }
 
+  /** Whether the keys are addressed directly, so that lookups stay one array read however many groups there are. */
+  boolean directlyAddressed() {
+    return directory != null;
+  }
+
+  /**
+   * The range of the keys of a directly addressed table ({@link KeyDirectory#low} .. {@link KeyDirectory#high}, a
+   * superset of its keys), or null when it has none or hashes them.
+   */
+  long[] directRange() {
+    return directory == null || directory.isEmpty() ? null : new long[] {directory.low(), directory.high()};
+  }
+
+  /**
+   * The groups of a directly addressed table whose keys lie in {@code from .. to}, in key order, then the NULL key's
+   * group if {@code withNullKey} and it has one.
+   */
+  int[] directGroups(long from, long to, boolean withNullKey) {
+    int[] groupsOfKeys = directory.isEmpty() ? new int[0] : directory.groups(from, to);
+    if (!withNullKey || nullKeyGroup < 0) {
+      return groupsOfKeys;
+    }
+    int[] out = Arrays.copyOf(groupsOfKeys, groupsOfKeys.length + 1);
+    out[groupsOfKeys.length] = nullKeyGroup;
+    return out;
+  }
+
+  /** Covers keys {@code low .. high} in the directory of a table that addresses its keys directly, if they fit it. */
+  void reserveKeyRange(long low, long high) {
+    if (directory != null && low <= high) {
+      directory.cover(low, high, Math.max(groups, expectedGroups));
+    }
+  }
+
+  /** Empties the table for reuse, keeping its arrays (and its choice between direct addressing and hashing). */
+  void clear() {
+    if (!lookups) {
+      throw new IllegalStateException("a group table copied in partition order is not reused");
+    }
+    groups = 0;
+    nullKeyGroup = -1;
+    if (directory != null) {
+      directory.clear();
+    } else {
+      Arrays.fill(slots, 0);
+    }
+  }
+
+  /** Words of a slot array that holds {@code capacity} groups at a load factor of at most 1/2. */
+  private static int slotWords(int capacity) {
+    return 2 * Math.max(64, Integer.highestOneBit(Math.max(1, capacity - 1)) << 2);
+  }
+
   /** The hash of a group's key (the table's own, so partitioning a table's groups needs no rehashing). */
   int hash(int group) {
     return hashes[group];
@@ -79,8 +149,11 @@ final class GroupTable {
 
   /** The group numbers of the rows of the key vectors, inserting keys not seen before. */
   void findOrInsert(ColumnVector[] keyColumns, int n, int[] groupOut) {
-    if (slots == null) {
+    if (!lookups) {
       throw new IllegalStateException("a group table copied in partition order takes no lookups");
+    }
+    if (directory != null && keyColumns[0].longs != null && findOrInsertDirect(keyColumns[0], n, groupOut)) {
+      return;
     }
     if (findDense(keyColumns, n, groupOut)) {
       return;
@@ -134,8 +207,11 @@ final class GroupTable {
         return false;
       }
     }
-    int[] cache = new int[(int) product];
-    java.util.Arrays.fill(cache, -1);
+    if (denseCache.length < product) {
+      denseCache = new int[(int) product];
+    }
+    int[] cache = denseCache;
+    Arrays.fill(cache, 0, (int) product, -1);
     long[] word = new long[width];
     for (int i = 0; i < n; i++) {
       long index = 0;
@@ -151,6 +227,80 @@ final class GroupTable {
       groupOut[i] = g;
     }
     return true;
+  }
+
+  /**
+   * Direct addressing of one integer key column's groups, when the morsel's keys fit the directory
+   * ({@link KeyDirectory#cover}, bounding the groups by those so far plus the morsel's rows, or by the groups the
+   * table was sized for); when they do not, the table moves to hashing for good and this returns false.
+   */
+  private boolean findOrInsertDirect(ColumnVector column, int n, int[] groupOut) {
+    long[] values = column.longs;
+    boolean[] nulls = column.nulls;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int i = 0; i < n; i++) {
+      if (nulls == null || !nulls[i]) {
+        min = Math.min(min, values[i]);
+        max = Math.max(max, values[i]);
+      }
+    }
+    if (min <= max && !directory.cover(min, max, Math.max((long) groups + n, expectedGroups))) {
+      hashKeys();
+      return false;
+    }
+    int[] entries = directory.entries();
+    long base = directory.base();
+    for (int i = 0; i < n; i++) {
+      if (nulls != null && nulls[i]) {
+        groupOut[i] = nullKeyGroup();
+        continue;
+      }
+      long v = values[i];
+      int e = (int) (v - base);
+      int g = entries[e] - 1;
+      if (g < 0) {
+        g = appendSingle(v, hashSingle(v));
+        entries[e] = g + 1;
+      }
+      groupOut[i] = g;
+    }
+    return true;
+  }
+
+  /** Leaves direct addressing for good (keys came that are too sparse for it): puts every group in hash slots. */
+  private void hashKeys() {
+    directory = null;
+    slots = new long[slotWords(Math.max(expectedGroups, groups))];
+    int mask = (slots.length >> 1) - 1;
+    for (int g = 0; g < groups; g++) {
+      if (g == nullKeyGroup) {
+        continue;
+      }
+      int s = hashes[g] & mask;
+      while (slots[2 * s] != 0) {
+        s = (s + 1) & mask;
+      }
+      slots[2 * s] = (long) hashes[g] << 32 | (g + 1);
+      slots[2 * s + 1] = keys[g * width];
+    }
+  }
+
+  /** The group of the NULL key of a one-column table, made if new. */
+  private int nullKeyGroup() {
+    if (nullKeyGroup < 0) {
+      long[] word = {0, 1};
+      nullKeyGroup = append(word, hash(word));
+    }
+    return nullKeyGroup;
+  }
+
+  /** Stores a new group of a one-column table's non-NULL key. */
+  private int appendSingle(long value, int h) {
+    int g = newGroup(h);
+    keys[2 * g] = value;
+    keys[2 * g + 1] = 0;
+    return g;
   }
 
   /**
@@ -211,10 +361,19 @@ final class GroupTable {
   /** The group of one key whose hash (by this class's function) is known, inserting it if new. */
   int findOrInsert(long[] word, int h) {
     if (width == 2 && word[1] != 0) {
-      if (nullKeyGroup < 0) {
-        nullKeyGroup = append(word, h);
+      return nullKeyGroup();
+    }
+    if (directory != null) {
+      long v = word[0];
+      if (directory.cover(v, v, groups + 1L)) {
+        int g = directory.get(v) - 1;
+        if (g < 0) {
+          g = appendSingle(v, h);
+          directory.put(v, g);
+        }
+        return g;
       }
-      return nullKeyGroup;
+      hashKeys();
     }
     int mask = (slots.length >> 1) - 1;
     long first = word[0];
@@ -251,13 +410,19 @@ final class GroupTable {
 
   /** Stores a new group's key and hash. */
   private int append(long[] word, int h) {
+    int g = newGroup(h);
+    System.arraycopy(word, 0, keys, g * width, width);
+    return g;
+  }
+
+  /** Numbers a new group and stores its hash, making room for its key words. */
+  private int newGroup(int h) {
     int g = groups++;
     if (g == hashes.length) {
       hashes = Arrays.copyOf(hashes, g * 2);
       keys = Arrays.copyOf(keys, g * 2 * width);
     }
     hashes[g] = h;
-    System.arraycopy(word, 0, keys, g * width, width);
     return g;
   }
 

@@ -22,6 +22,9 @@ public final class HashAggregator {
   private final TextGroupKeys[] textKeys;
   /** One slot per group of the table. */
   private final AggregateAccumulators accumulators;
+  /** The rows' groups of the morsel being added, kept for the next morsel (an aggregator serves one thread). */
+  private int[] rowGroups = new int[0];
+  private ColumnVector[] keyVectors;
 
   public HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage) {
     this(inputTypes, stage, 16);
@@ -57,17 +60,67 @@ public final class HashAggregator {
   /** Adds the rows of a morsel (whose columns are this stage's input). */
   public void add(Morsel morsel) {
     int n = morsel.rows();
-    int[] groups = new int[n];
+    if (rowGroups.length < n) {
+      rowGroups = new int[Math.max(n, 2 * rowGroups.length)];  // all 0: a global aggregate's one group
+    }
+    int[] groups = rowGroups;
     if (keyColumns.length > 0) {
-      ColumnVector[] keys = new ColumnVector[keyColumns.length];
+      if (keyVectors == null) {
+        keyVectors = new ColumnVector[keyColumns.length];
+      }
+      ColumnVector[] keys = keyVectors;
       for (int k = 0; k < keys.length; k++) {
         keys[k] = morsel.column(keyColumns[k]);
         keys[k] = textKeys[k] == null ? keys[k] : textKeys[k].ids(keys[k]);
       }
       table.findOrInsert(keys, n, groups);
+      Arrays.fill(keys, null);  // let the morsel's vectors go
       accumulators.ensureCapacity(table.size());
     }
     accumulators.accumulate(morsel, groups, n);
+  }
+
+  /**
+   * Empties this aggregator for reuse with its arrays (a flushed worker table whose groups were copied out by
+   * {@link #partitioned}); text keys keep their numbers, which the copy still reads.
+   */
+  void clear() {
+    if (keyColumns.length == 0) {
+      throw new IllegalStateException("a global aggregate is not flushed");
+    }
+    accumulators.clearAll(table.size());
+    table.clear();
+  }
+
+  /** Whether the table addresses its one integer key directly, so that its lookups stay cheap at any size. */
+  boolean directlyAddressed() {
+    return table.directlyAddressed();
+  }
+
+  /**
+   * Whether this aggregator's groups can be merged with others' by ranges of key words: its one key is addressed
+   * directly, and equal keys of different aggregators have equal words (not so for text, numbered per aggregator).
+   */
+  boolean mergesByKeyRange() {
+    return keyColumns.length == 1 && !hasTextKeys() && table.directlyAddressed();
+  }
+
+  /** The range of the key words of an aggregator that {@link #mergesByKeyRange}, or null when it has none. */
+  long[] keyRange() {
+    return table.directRange();
+  }
+
+  /**
+   * Readies an empty aggregator with one key for keys {@code low .. high} (a slice of a merge by key range), so that
+   * its directory is made once at its size rather than grown key by key; no effect where they are too sparse.
+   */
+  void reserveKeyRange(long low, long high) {
+    table.reserveKeyRange(low, high);
+  }
+
+  /** The groups of keys {@code from .. to} of a directly addressed aggregator, then the NULL key's if asked. */
+  int[] groupsOfKeys(long from, long to, boolean withNullKey) {
+    return table.directGroups(from, to, withNullKey);
   }
 
   /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */
@@ -158,11 +211,20 @@ public final class HashAggregator {
    * keep the other table's hashes, so merging rehashes no key.
    */
   void merge(HashAggregator other, int from, int to) {
-    int[] targets = new int[to - from];
+    int[] sources = new int[to - from];
+    for (int i = 0; i < sources.length; i++) {
+      sources[i] = from + i;
+    }
+    merge(other, sources);
+  }
+
+  /** Folds the groups {@code sources} of another partial aggregator of the same stage into this one. */
+  void merge(HashAggregator other, int[] sources) {
+    int[] targets = new int[sources.length];
     long[] word = new long[keyColumns.length + 1];
     boolean text = hasTextKeys();
     for (int i = 0; i < targets.length; i++) {
-      int og = from + i;
+      int og = sources[i];
       for (int w = 0; w < word.length; w++) {
         word[w] = other.table.keyWord(og, w);
       }
@@ -179,7 +241,7 @@ public final class HashAggregator {
       }
     }
     accumulators.ensureCapacity(table.size());
-    accumulators.merge(other.accumulators, from, targets);
+    accumulators.merge(other.accumulators, sources, targets, targets.length);
   }
 
   private boolean hasTextKeys() {

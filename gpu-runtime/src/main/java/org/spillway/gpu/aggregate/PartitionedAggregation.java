@@ -14,7 +14,8 @@ import java.util.function.IntFunction;
  * DuckDB's radix-partitioned hash table). The worker pre-aggregates its morsels into a {@link HashAggregator} of
  * its own; once that table passes a cache-sized number of groups it is flushed instead of grown: its groups are
  * reordered into radix partitions by the high bits of their key hashes and kept as a run, and the worker goes on
- * with an empty table, so its probes keep hitting cache. {@link #merge} then folds, one task per partition on all
+ * with its table emptied, so its probes keep hitting cache. A table that addresses dense integer keys directly
+ * ({@link KeyDirectory}) is never flushed: its lookups cost one array read at any size. {@link #merge} then folds, one task per partition on all
  * cores, every run's groups of that partition into a table sized for them up front: no table ever rehashes, and
  * equal keys meet only in their own partition.
  */
@@ -48,7 +49,7 @@ public final class PartitionedAggregation {
   public void add(Morsel morsel) {
     rowsSinceFlush += morsel.rows();
     table.add(morsel);
-    if (table.keyed() && table.groupCount() >= flushGroups) {
+    if (table.keyed() && table.groupCount() >= flushGroups && !table.directlyAddressed()) {
       flush();
     }
   }
@@ -64,7 +65,7 @@ public final class PartitionedAggregation {
       flushGroups = Math.min(MAX_FLUSH_GROUPS, flushGroups * 2);
     }
     rowsSinceFlush = 0;
-    table = newTable.apply(flushGroups);
+    table.clear();
   }
 
   /** The number of groups in this worker's runs and table (keys in several of them counted in each). */
@@ -78,7 +79,8 @@ public final class PartitionedAggregation {
 
   /**
    * The aggregate over all workers' rows: folded into the first worker's table on this thread when the groups are
-   * few, else merged by partition on all cores and concatenated.
+   * few, else merged by key range (tables that address their keys directly) or by partition on all cores and
+   * concatenated.
    */
   public static ColumnVector[] merge(PartitionedAggregation[] workers, BooleanSupplier cancelled) {
     long groups = 0;
@@ -94,6 +96,17 @@ public final class PartitionedAggregation {
       }
       return first.result();
     }
+    if (mergesByKeyRange(workers)) {
+      return mergeByKeyRange(workers, cancelled);
+    }
+    return mergeByPartition(workers, cancelled);
+  }
+
+  /**
+   * The merge of radix-partitioned runs: every worker's table joins its runs in partition order, then one task per
+   * partition on all cores folds that partition of every run into a table sized for them up front.
+   */
+  private static ColumnVector[] mergeByPartition(PartitionedAggregation[] workers, BooleanSupplier cancelled) {
     List<HashAggregator.Partitioned> all = new ArrayList<>();
     for (PartitionedAggregation w : workers) {
       all.addAll(w.runs);
@@ -115,6 +128,66 @@ public final class PartitionedAggregation {
       }
       parts[partition] = target.result();
     });
+    return concat(parts);
+  }
+
+  /** Whether the workers' tables can merge by key range: none flushed, all address their keys directly. */
+  static boolean mergesByKeyRange(PartitionedAggregation[] workers) {
+    for (PartitionedAggregation w : workers) {
+      if (!w.runs.isEmpty() || !w.table.mergesByKeyRange()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The merge of workers whose tables all address their one key directly: the range of the key words is cut into
+   * slices, one task per slice on all cores, each folding every worker's groups of its slice (read off the worker's
+   * directory, in key order) into a table of its own. No group is first copied into partition order, equal keys meet
+   * only in their slice, and a slice's keys are dense, so its table addresses them directly too. The NULL key's
+   * groups go to the last slice. Falls back to the partitioned merge where the workers' ranges lie too far apart.
+   */
+  private static ColumnVector[] mergeByKeyRange(PartitionedAggregation[] workers, BooleanSupplier cancelled) {
+    long low = Long.MAX_VALUE;
+    long high = Long.MIN_VALUE;
+    for (PartitionedAggregation w : workers) {
+      long[] range = w.table.keyRange();
+      if (range != null) {
+        low = Math.min(low, range[0]);
+        high = Math.max(high, range[1]);
+      }
+    }
+    // every directory covers at most KeyDirectory.MAX_SPAN keys; a union much wider is mostly gaps
+    long span = low > high ? 0 : high - low + 1;
+    if (span < 0 || span > KeyDirectory.MAX_SPAN * workers.length) {
+      return mergeByPartition(workers, cancelled);
+    }
+    int slices = 1 << PARTITION_BITS;
+    long width = span / slices + 1;
+    long first = low;
+    ColumnVector[][] parts = new ColumnVector[slices][];
+    MorselScheduler.forEach(slices, MorselScheduler.THREADS, cancelled, (worker, slice) -> {
+      long from = Math.min(span, slice * width);
+      long to = Math.min(span, from + width);  // keys first + from .. first + to - 1
+      int[][] groups = new int[workers.length][];
+      int bound = 0;
+      for (int w = 0; w < workers.length; w++) {
+        groups[w] = workers[w].table.groupsOfKeys(first + from, first + to - 1, slice == slices - 1);
+        bound += groups[w].length;
+      }
+      HashAggregator target = workers[0].newTable.apply(bound);
+      target.reserveKeyRange(first + from, first + to - 1);
+      for (int w = 0; w < workers.length; w++) {
+        target.merge(workers[w].table, groups[w]);
+      }
+      parts[slice] = target.result();
+    });
+    return concat(parts);
+  }
+
+  /** The slices' or partitions' results, one after the other. */
+  private static ColumnVector[] concat(ColumnVector[][] parts) {
     ColumnVector[] out = new ColumnVector[parts[0].length];
     for (int c = 0; c < out.length; c++) {
       List<ColumnVector> column = new ArrayList<>(parts.length);

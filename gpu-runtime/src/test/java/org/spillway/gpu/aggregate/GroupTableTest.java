@@ -13,25 +13,37 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link GroupTable} against a HashMap that numbers keys in the order first seen, on random keys: one integer
- * column with NULLs (the single-key fast path, and the dense path for narrow ranges), two columns with a double,
- * across many growths; and lookups of single key words, which must hash as the batched paths do.
+ * column with NULLs (hashed when sparse, the dense path for narrow ranges, direct addressing for dense keys, also
+ * ranges that drift from morsel to morsel and dense keys that turn sparse), two columns with a double, across many
+ * growths; and lookups of single key words, which must hash as the batched paths do.
  */
 class GroupTableTest {
   @Test void groupsNumberKeysInFirstSeenOrder() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    for (int trial = 0; trial < 6; trial++) {
-      boolean twoColumns = trial % 3 == 2;
-      long range = trial % 3 == 0 ? 1L << 40 : trial % 3 == 1 ? 300 : 50_000;
+    for (int trial = 0; trial < 12; trial++) {
+      boolean twoColumns = trial % 6 == 2;
+      long range = switch (trial % 6) {
+        case 0 -> 1L << 40;
+        case 1 -> 300;
+        case 3 -> 80_000;  // dense, wider than the dense path's per-morsel cache
+        default -> 50_000;
+      };
+      boolean drifting = trial % 6 == 4;  // each morsel's dense window lies beside (below or above) the last ones
+      boolean turnsSparse = trial % 6 == 5;  // dense keys, then one morsel of keys far away
       GroupTable table = new GroupTable(twoColumns ? 2 : 1);
       Map<List<Object>, Integer> reference = new HashMap<>();
+      long drift = 0;
       for (int morsel = 0; morsel < 5; morsel++) {
-        int n = random.nextInt(12_000);
+        // dense trials take morsels big enough that their keys are dense from the first morsel on
+        int n = trial % 6 >= 3 ? 20_000 + random.nextInt(3000) : 100 + random.nextInt(12_000);
         long[] ids = new long[n];
         boolean[] nulls = new boolean[n];
         double[] doubles = new double[n];
+        drift += drifting ? (random.nextBoolean() ? 1 : -1) * range : 0;
+        long offset = turnsSparse && morsel == 3 ? Long.MAX_VALUE - range : drift;
         for (int i = 0; i < n; i++) {
-          ids[i] = random.nextLong(range) - range / 2;
+          ids[i] = offset + random.nextLong(range) - range / 2;
           nulls[i] = random.nextInt(50) == 0;
           doubles[i] = random.nextInt(5) == 0 ? -0.0 : random.nextInt(3) * 0.5;
         }
@@ -49,6 +61,10 @@ class GroupTableTest {
           assertEquals(expected == null ? reference.size() - 1 : expected, groups[i], where + ", key " + key);
         }
         assertEquals(reference.size(), table.size(), where);
+        if (!twoColumns) {
+          boolean direct = (range <= 50_000 || trial % 6 == 3) && !(turnsSparse && morsel >= 3);
+          assertEquals(direct, table.directlyAddressed(), where + ": whether the keys are addressed directly");
+        }
       }
       reference.forEach((key, group) -> {
         long[] word = new long[key.size() + 1];
@@ -83,6 +99,36 @@ class GroupTableTest {
     assertEquals(2, pairs.findOrInsert(new long[] {0, 6, 0}));
     assertEquals(1, pairs.findOrInsert(new long[] {0, 5, 1}));
     assertEquals(3, pairs.size());
+  }
+
+  /** A cleared table numbers its keys from 0 again, whether it addresses them directly or hashes them. */
+  @Test void aClearedTableStartsOver() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (long range : new long[] {1000, 1L << 50}) {
+      GroupTable table = new GroupTable(1);
+      for (int round = 0; round < 3; round++) {
+        int n = 300 + random.nextInt(3000);  // enough rows that 1000 keys are dense from the first round on
+        long[] ids = new long[n];
+        boolean[] nulls = new boolean[n];
+        for (int i = 0; i < n; i++) {
+          ids[i] = random.nextLong(range);
+          nulls[i] = random.nextInt(20) == 0;
+        }
+        int[] groups = new int[n];
+        table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n)}, n, groups);
+        Map<Long, Integer> reference = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+          Integer expected = reference.putIfAbsent(nulls[i] ? null : ids[i], reference.size());
+          assertEquals(expected == null ? reference.size() - 1 : expected, groups[i],
+              "seed " + seed + ", range " + range + ", round " + round + ", row " + i);
+        }
+        assertEquals(reference.size(), table.size());
+        assertEquals(range == 1000, table.directlyAddressed(), "seed " + seed + ", range " + range);
+        table.clear();
+        assertEquals(0, table.size());
+      }
+    }
   }
 
   @Test void aTableSizedUpFrontHoldsItsGroups() {

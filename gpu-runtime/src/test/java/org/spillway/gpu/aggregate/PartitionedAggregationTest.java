@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Morsel-driven aggregation with flushed radix-partitioned runs against a HashMap reference on random rows: many
- * groups over several workers, flush limits small enough that every worker flushes many times, NULL keys, one
- * integer key, several keys with text and doubles, and a global aggregate; checked SUM, wide SUM, COUNT, MIN, MAX.
+ * groups over several workers, flush limits small enough that every worker flushes (and reuses its table) many
+ * times, NULL keys, one integer key (sparse and hashed, or dense and addressed directly, which never flushes),
+ * several keys with text and doubles, and a global aggregate; checked SUM, wide SUM, COUNT, MIN, MAX.
  */
 class PartitionedAggregationTest {
   /** Input: id (INT64, NULLs), tag (TEXT, NULLs), ratio (FLOAT64), value (INT64, NULLs), amount (DECIMAL(2)). */
@@ -36,9 +37,10 @@ class PartitionedAggregationTest {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     int[][] keySets = {{0}, {0, 1}, {2, 1, 0}, {}};
-    for (int trial = 0; trial < keySets.length * 2; trial++) {
+    for (int trial = 0; trial < keySets.length * 3; trial++) {
       int[] keys = keySets[trial % keySets.length];
-      int flushGroups = trial < keySets.length ? 64 + random.nextInt(500) : PartitionedAggregation.FLUSH_GROUPS;
+      int flushGroups = trial % 2 == 0 ? 64 + random.nextInt(500) : PartitionedAggregation.FLUSH_GROUPS;
+      long spread = trial < keySets.length * 2 ? 1_000_003L : 1;  // ids too wide for direct addressing, or dense
       int workers = 1 + random.nextInt(3);
       int distinct = 1 + random.nextInt(40_000);
       PipelineStage.Aggregate stage = new PipelineStage.Aggregate(keys, CALLS);
@@ -48,7 +50,7 @@ class PartitionedAggregationTest {
       }
       Map<List<Object>, Object[]> expected = new HashMap<>();
       for (int morsel = 0; morsel < 12; morsel++) {
-        ColumnVector[] columns = randomMorsel(random, random.nextInt(5000), distinct, keys, expected);
+        ColumnVector[] columns = randomMorsel(random, random.nextInt(5000), distinct, spread, keys, expected);
         locals[random.nextInt(workers)].add(Morsel.ofColumns(columns, columns[0].size));
       }
       if (keys.length == 0 && expected.isEmpty()) {
@@ -56,7 +58,7 @@ class PartitionedAggregationTest {
       }
       ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
       String where = "seed " + seed + ", trial " + trial + ", keys " + Arrays.toString(keys) + ", flush at "
-          + flushGroups + ", " + workers + " workers";
+          + flushGroups + ", " + workers + " workers, ids spread " + spread;
       int rows = out[0].size;
       assertEquals(expected.size(), rows, where + ": one row per group");
       for (int r = 0; r < rows; r++) {
@@ -73,8 +75,59 @@ class PartitionedAggregationTest {
     }
   }
 
+  /**
+   * Workers whose tables address dense keys directly (and so never flush) merge by key range; workers whose dense
+   * ranges lie too far apart to share a range fall back to the partitioned merge. Each worker covers its own window
+   * of keys, partly shared with the others', and NULL keys.
+   */
+  @Test void directlyAddressedWorkersMergeByKeyRange() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+        new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64));
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
+    PipelineStage.Aggregate stage = new PipelineStage.Aggregate(new int[] {0}, calls);
+    for (long apart : new long[] {0, 1L << 40}) {
+      int workers = 3;
+      PartitionedAggregation[] locals = new PartitionedAggregation[workers];
+      Map<Long, long[]> expected = new HashMap<>();
+      for (int w = 0; w < workers; w++) {
+        locals[w] = new PartitionedAggregation(groups -> new HashAggregator(types, stage, groups), 64);
+        long window = w * apart - 20_000 + (5_000 + random.nextInt(10_000)) * (long) w;  // overlapping, 40 K+ wide
+        for (int morsel = 0; morsel < 3; morsel++) {
+          int n = 20_000 + random.nextInt(5000);
+          long[] ids = new long[n];
+          boolean[] nulls = new boolean[n];
+          long[] values = new long[n];
+          for (int i = 0; i < n; i++) {
+            ids[i] = window + random.nextInt(30_000);
+            nulls[i] = random.nextInt(500) == 0;
+            values[i] = random.nextInt(1000);
+            long[] acc = expected.computeIfAbsent(nulls[i] ? null : ids[i], k -> new long[2]);
+            acc[0]++;
+            acc[1] += values[i];
+          }
+          locals[w].add(Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n),
+              ColumnVector.ofLongs(ExprType.INT64, values, null, n)}, n));
+        }
+      }
+      String where = "seed " + seed + ", windows " + apart + " apart";
+      assertTrue(PartitionedAggregation.mergesByKeyRange(locals), where + ": every worker addresses its keys directly");
+      ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
+      assertTrue(expected.size() > PartitionedAggregation.PARTITIONED_MERGE_GROUPS, where + ": a parallel merge");
+      assertEquals(expected.size(), out[0].size, where + ": one row per group");
+      for (int r = 0; r < out[0].size; r++) {
+        Long key = (Long) value(out[0], r);
+        long[] acc = expected.get(key);
+        assertTrue(acc != null, where + ": unexpected group " + key);
+        assertEquals(acc[0], value(out[1], r), where + ", count of " + key);
+        assertEquals(acc[1], value(out[2], r), where + ", sum of " + key);
+      }
+    }
+  }
+
   /** A morsel of random rows over about {@code distinct} keys, folded into the reference as it is made. */
-  private static ColumnVector[] randomMorsel(Random random, int n, int distinct, int[] keys,
+  private static ColumnVector[] randomMorsel(Random random, int n, int distinct, long spread, int[] keys,
       Map<List<Object>, Object[]> expected) {
     long[] ids = new long[n];
     boolean[] idNulls = new boolean[n];
@@ -87,7 +140,7 @@ class PartitionedAggregationTest {
     for (int i = 0; i < n; i++) {
       long id = random.nextInt(distinct);
       idNulls[i] = random.nextInt(200) == 0;
-      ids[i] = id * 1_000_003L;  // a range too wide for the dense path
+      ids[i] = id * spread;
       tagNulls[i] = random.nextInt(100) == 0;
       tags[i] = tagNulls[i] ? null : "t" + id % 7;
       ratios[i] = (id % 5) * 0.25;
