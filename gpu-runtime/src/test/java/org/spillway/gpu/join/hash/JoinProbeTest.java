@@ -99,18 +99,7 @@ class JoinProbeTest {
     JoinProbe template = new JoinProbe(kind, keys, keyTypes(keys), keys, List.of(INT, INT, BIG), buildFirst, residual);
     PipelineStage stage = new PipelineStage.HashJoinProbe(bind(template, build, keys.length, threads));
     ColumnarPipeline pipeline = new ColumnarPipeline(List.of(INT, INT, BIG), List.of(stage));
-    List<String> rows = new ArrayList<>();
-    for (ColumnBatch b : pipeline.runColumns(List.of(probe.batch()), threads, () -> false)) {
-      for (int r = 0; r < b.rows(); r++) {
-        StringBuilder row = new StringBuilder();
-        for (ColumnVector v : b.columns()) {
-          row.append(v.isNull(r) ? "null" : String.valueOf(v.longs[r])).append(',');
-        }
-        rows.add(row.toString());
-      }
-    }
-    rows.sort(null);
-    return rows;
+    return rows(pipeline.runColumns(List.of(probe.batch()), threads, () -> false));
   }
 
   private static List<ExprType> keyTypes(int[] keys) {
@@ -406,6 +395,7 @@ class JoinProbeTest {
     assertEquals(expected, rows(chained));
   }
 
+  /** Every row of the batches as text, sorted. */
   private static List<String> rows(List<ColumnBatch> batches) {
     List<String> rows = new ArrayList<>();
     for (ColumnBatch b : batches) {
