@@ -65,6 +65,23 @@ public final class Utf8LikeMatcher {
     return new Utf8LikeMatcher(segments.toArray(new Segment[0]));
   }
 
+  /**
+   * The longest literal piece of the pattern, which every matching value contains (each piece must occur, in its
+   * place); null when the pattern has none (only {@code %} and {@code _}). A caller may search a run of values'
+   * bytes for it at once and match only the values that hold it.
+   */
+  public ByteSearch requiredLiteral() {
+    ByteSearch longest = null;
+    for (Segment segment : segments) {
+      for (ByteSearch literal : segment.literals()) {
+        if (longest == null || literal.length() > longest.length()) {
+          longest = literal;
+        }
+      }
+    }
+    return longest;
+  }
+
   /** Whether the {@code length} UTF-8 bytes at {@code address} match. */
   public boolean matches(long address, int length) {
     long end = address + length;

@@ -83,17 +83,36 @@ final class TextSelection {
     long data = text.getDataBuffer().memoryAddress();
     int[] positions = s.positions;
     int flip = negated ? 1 : 0;
+    ByteSearch required = like == null || !denseRows(rows, count) ? null : like.requiredLiteral();
+    // The rows ascend, so their bytes do too: one forward search through them finds each row's first occurrence
+    // of the literal every match holds (the search resumes where the last one stopped), and only rows holding it
+    // go through the whole pattern.
+    long to = data + MemoryUtil.getInt(offsets + ((long) (last + 1) << 2));
+    long next = Long.MIN_VALUE;  // the next occurrence's address; -1: none up to the last row's end
     int kept = 0;
     for (int k = 0; k < count; k++) {
       long row = offset + (rows == null ? k : rows[k]);
       int start = MemoryUtil.getInt(offsets + (row << 2));
       int end = MemoryUtil.getInt(offsets + ((row + 1) << 2));
-      int hit = (like != null ? like.matches(data + start, end - start) : inList(data + start, end - start))
-          ? 1 : 0;
+      int hit;
+      if (required != null) {
+        if (next != -1 && next < data + start) {
+          next = required.indexOf(data + start, to);
+        }
+        boolean holds = next >= 0 && next + required.length() <= data + end;
+        hit = holds && like.matches(data + start, end - start) ? 1 : 0;
+      } else {
+        hit = (like != null ? like.matches(data + start, end - start) : inList(data + start, end - start)) ? 1 : 0;
+      }
       positions[kept] = positions[k];
       kept += nulls != null && nulls[k] ? 0 : hit ^ flip;
     }
     return kept;
+  }
+
+  /** Whether the selected rows cover at least half of their range, so that searching all of its bytes pays. */
+  private static boolean denseRows(int[] rows, int count) {
+    return rows == null || 2L * count >= (long) rows[count - 1] - rows[0] + 1;
   }
 
   private boolean inList(long address, int length) {
