@@ -195,7 +195,7 @@ public final class Morsel {
    */
   public void probe(JoinProbe probe, BitSet live, int maxRows, Consumer<Morsel> out) {
     boolean marks = probe.kind() == JoinProbe.Kind.MARK_BUILD;
-    try (JoinProbe.Cursor cursor = probe.cursor(probeInput, rows, columns.length)) {
+    try (JoinProbe.Cursor cursor = probe.cursor(new ProbeColumns(), rows, columns.length)) {
       for (JoinProbe.Matches m = cursor.next(maxRows); m != null; m = cursor.next(maxRows)) {
         if (!marks) {
           out.accept(joined(probe, live, m));
@@ -205,7 +205,7 @@ public final class Morsel {
   }
 
   /** The morsel's columns as a probe reads them: keys still in the source are read without being kept. */
-  private final JoinProbe.ProbeInput probeInput = new JoinProbe.ProbeInput() {
+  private final class ProbeColumns implements JoinProbe.ProbeInput {
     @Override public ColumnVector column(int c) {
       return Morsel.this.column(c);
     }
@@ -221,7 +221,7 @@ public final class Morsel {
           anyNull ? nulls : null);
       return anyNull;
     }
-  };
+  }
 
   private Morsel joined(JoinProbe probe, BitSet live, JoinProbe.Matches m) {
     int probeColumns = columns.length;

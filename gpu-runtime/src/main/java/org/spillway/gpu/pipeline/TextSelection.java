@@ -87,7 +87,7 @@ final class TextSelection {
     // The rows ascend, so their bytes do too: one forward search through them finds each row's first occurrence
     // of the literal every match holds (the search resumes where the last one stopped), and only rows holding it
     // go through the whole pattern.
-    long to = data + MemoryUtil.getInt(offsets + ((long) (last + 1) << 2));
+    long to = required == null ? 0 : data + MemoryUtil.getInt(offsets + ((long) (last + 1) << 2));
     long next = Long.MIN_VALUE;  // the next occurrence's address; -1: none up to the last row's end
     int kept = 0;
     for (int k = 0; k < count; k++) {
