@@ -117,7 +117,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .item("transfer", chosen.transfer())
         .item("predicted", SpillwayJoinChoice.time(chosen.seconds()))
         .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
-        .item("costs", c.calibrated() ? "calibrated" : "assumed")
+        .item("costs", c.calibrated() ? MachineProfiles.calibratedLabel(MachineProfiles.current()) : "assumed")
         .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
   }
 
