@@ -104,7 +104,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
           .item("probe", "in a gpu pipeline")
           .item("buildSide", chosen.buildLeft() ? "left" : "right")
           .item("predicted", SpillwayJoinChoice.time(pipelinedSeconds(true)))
-          .item("costs", c.calibrated() ? "calibrated" : "assumed");
+          .item("costs", costsLabel(c));
     }
     return pw.item("device", chosen.device())
         .item("algorithm", chosen.algorithm())
@@ -117,8 +117,12 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .item("transfer", chosen.transfer())
         .item("predicted", SpillwayJoinChoice.time(chosen.seconds()))
         .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
-        .item("costs", c.calibrated() ? MachineProfiles.calibratedLabel(MachineProfiles.current()) : "assumed")
+        .item("costs", costsLabel(c))
         .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
+  }
+
+  private static String costsLabel(SpillwayJoinChoice c) {
+    return c.calibrated() ? MachineProfiles.calibratedLabel(MachineProfiles.current()) : "assumed";
   }
 
   /**

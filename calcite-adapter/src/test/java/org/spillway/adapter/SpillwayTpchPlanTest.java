@@ -279,6 +279,28 @@ class SpillwayTpchPlanTest {
     }
   }
 
+  /**
+   * On a GPU, a lineitem pipeline probes the table of orders (unique keys) in GPU memory: the join is a probe stage
+   * of the GPU pipeline, not a join node that hands pairs back. Q12's probe side builds on lineitem, whose keys are
+   * not unique, and says so.
+   */
+  @Test void onAGpuTheLineitemPipelineProbesOrdersInGpuMemory() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query("select o_orderdate, sum(l_extendedprice) as revenue, count(*) as n from lineitem join orders "
+              + "on l_orderkey = o_orderkey where o_orderdate < date '1993-01-01' group by o_orderdate")
+          .explainContains("joinType=[inner], device=[gpu], algorithm=[nopa], placement=[gpu], "
+              + "probe=[in a gpu pipeline], buildSide=[right], predicted=[")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 5]], device=[gpu]")
+          .explainLacks("cpuBecause");
+      SpillwayAssert.that(dir, "device=gpu")
+          .query(TpchQueries.sql(12))
+          .explainContains("the build keys of inner join on =($0, $2) are not known to be unique "
+              + "(a GPU probe pairs a probe row with one build row)")
+          .explainLacks("probe=[in a gpu pipeline]");
+    }
+  }
+
   @Test void autoKeepsATinyTableOnTheCpuAndSaysWhy() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
       SpillwayAssert.that(dir, "device=auto")
