@@ -278,3 +278,26 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
     }
   }
 }
+
+// Gathers the groups of a grouped aggregate state (`slots` = capacity + 1 slots) into a state of `out_slots`
+// slots laid out alike, so that the host reads back the groups, not the table: the table is sized from the
+// planner's estimate, which may be far above the groups that came. out[1] counts the groups copied (zero
+// beforehand); the slot of the key equal to the empty marker keeps that key. Slots at and above the count
+// keep a zero row count, which the host skips.
+extern "C" __global__ void columnar_pipeline_compact(const unsigned long long* __restrict__ state,
+                                                     unsigned long long slots, int call_count,
+                                                     unsigned long long* out, unsigned long long out_slots) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long s = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; s < slots;
+       s += stride) {
+    const unsigned long long count = state[2 + slots + s];
+    if (count == 0) continue;
+    const unsigned long long i = atomicAdd(out + 1, 1ull);
+    if (i >= out_slots) continue;  // cannot happen: the host sizes out from the group count
+    out[2 + i] = s == slots - 1 ? kEmptyKey : state[2 + s];
+    out[2 + out_slots + i] = count;
+    for (int w = 0; w < 3 * call_count; w++) {
+      out[2 + (2 + w) * out_slots + i] = state[2 + (2 + w) * slots + s];
+    }
+  }
+}

@@ -73,6 +73,22 @@ final class GpuAggregateState {
     stream.synchronize();
   }
 
+  /**
+   * The groups of this grouped state gathered on the device into a state of {@code groups} slots (plus the one a
+   * table keeps for the empty marker's key, left unused), in {@code target}: reading it back moves the groups, not
+   * the table. {@code groups} must be at least the count in the header.
+   */
+  GpuAggregateState compact(GpuKernels kernels, long groups, DeviceBuffer target, CudaStream stream) {
+    GpuAggregateState out = new GpuAggregateState(target, groups, callCount);
+    long bytes = bytes(groups, callCount);
+    CudaException.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(target.pointer(), (byte) 0, bytes,
+        stream.handle()), "cuMemsetD8Async(compact aggregate state)");
+    int blocks = (int) Math.max(1, Math.min(4096, (slots + 255) / 256));
+    kernels.compact.launch(blocks, 256, stream, buffer.pointer(), slots, callCount, target.pointer(), groups + 1);
+    stream.synchronize();
+    return out;
+  }
+
   /** The first two words: the error word (code in the high 32 bits, failing instruction in the low 32; 0
    * when none) and the number of groups inserted into the hash table. */
   long[] header() {

@@ -349,10 +349,8 @@ public final class GpuColumnarPipeline {
               return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
                   pass.trackedCalls());
             });
-        long state = GpuAggregateState.bytes(capacity, aggregate.calls().size());
-        long returned = 16 + (outcome.result() == null ? 0 : state);  // the header, then the state if it fit
         lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
-            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), returned);
+            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), outcome.stateBytes());
         if (outcome.result() != null) {
           return cpu.finish(outcome.result(), aggregateStage + 1);
         }

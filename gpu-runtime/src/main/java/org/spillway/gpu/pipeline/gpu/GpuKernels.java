@@ -16,6 +16,7 @@ final class GpuKernels {
   final CudaKernel grouped;
   final CudaKernel rows;
   final CudaKernel joinBuild;
+  final CudaKernel compact;
   final CudaKernel selectionBranching;
   final CudaKernel selectionPredication;
 
@@ -25,6 +26,7 @@ final class GpuKernels {
     this.global = module.kernel("columnar_pipeline_global");
     this.grouped = module.kernel("columnar_pipeline_grouped");
     this.joinBuild = module.kernel("columnar_pipeline_join_build");
+    this.compact = module.kernel("columnar_pipeline_compact");
     this.rows = device.module(ROWS_MODULE).kernel("columnar_pipeline_rows");
     CudaModule selection = device.module(SELECTION_MODULE);
     this.selectionBranching = selection.kernel("selection_aggregate_branching");

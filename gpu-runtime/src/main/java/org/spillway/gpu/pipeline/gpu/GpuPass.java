@@ -22,10 +22,11 @@ import org.spillway.gpu.expr.Expr;
  */
 final class GpuPass {
   /**
-   * The result (null when the hash table was too small), the pass's time, its bytes by origin and the time of
-   * the one kernel over resident batches (-1 when streamed).
+   * The result (null when the hash table was too small), the pass's time, its bytes by origin, the time of
+   * the one kernel over resident batches (-1 when streamed) and the bytes of aggregate state read back.
    */
-  record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos) {}
+  record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos,
+      long stateBytes) {}
 
   /** Checks the header and reads the result of a pass whose table did not overflow. */
   @FunctionalInterface
@@ -126,7 +127,15 @@ final class GpuPass {
       long nanos = System.nanoTime() - start;
       long[] header = state.header();
       boolean full = capacity > 0 && ((header[0] >>> 32) == GpuAggregateState.ERR_TABLE_FULL || header[1] * 2 > capacity);
-      return new Outcome(full ? null : finisher.finish(state, header), nanos, traffic[0], traffic[1], kernelNanos);
+      if (full) {
+        return new Outcome(null, nanos, traffic[0], traffic[1], kernelNanos, 16);
+      }
+      long count = Math.max(1, header[1]);  // a compact state of no group keeps one empty slot (0 means global)
+      GpuAggregateState groups = capacity > 0 && count < capacity / 4
+          ? state.compact(kernels, count, borrow(borrowed, GpuAggregateState.bytes(count, callCount)), control)
+          : state;
+      return new Outcome(finisher.finish(groups, header), nanos, traffic[0], traffic[1], kernelNanos,
+          16 + GpuAggregateState.bytes(groups.capacity(), callCount));
     } finally {
       try {
         control.synchronize();  // nothing may still run on borrowed memory when it is given back

@@ -109,6 +109,39 @@ class GpuColumnarPipelineTest {
     assertTrue(supported >= 30, "only " + supported + " random pipelines compiled for the GPU (seed " + seed + ")");
   }
 
+  /**
+   * A table sized for far more groups than come (a planner's overestimate) reads back only its groups, gathered on
+   * the device, with the same result: the empty marker's key (-1) and no group at all included.
+   */
+  @Test void anOversizedTableReadsBackOnlyItsGroups() {
+    int rows = 5000;
+    BigIntVector key = new BigIntVector("k", allocator);
+    BigIntVector value = new BigIntVector("v", allocator);
+    vectors.add(key);
+    vectors.add(value);
+    key.allocateNew(rows);
+    value.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      key.set(r, r % 17 == 0 ? -1 : r % 300);
+      value.set(r, r);
+    }
+    key.setValueCount(rows);
+    value.setValueCount(rows);
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
+        new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 1, ExprType.INT64));
+    for (boolean none : new boolean[] {false, true}) {
+      Expr filter = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(1, ExprType.INT64),
+          new Expr.Literal(none ? -1L : 1L << 40, ExprType.INT64));
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, List.of(new PipelineStage.Filter(filter),
+          new PipelineStage.Aggregate(new int[] {0}, calls))).withExpectedGroups(1_000_000);
+      List<Object[]> got = RandomBatches.assertSameResult(gpu, TransferMethod.ZERO_COPY,
+          List.of(new SourceBatch(List.of(key, value), rows)), "oversized table, no rows " + none, null);
+      assertEquals(none ? 0 : 301, got.size());
+      assertTrue(gpu.lastRun().returnedBytes() < 1_000_000, "read back " + gpu.lastRun().returnedBytes() + " bytes");
+    }
+  }
+
   /** NULL group keys form their own group; SUM/MIN/MAX of only NULLs are NULL, COUNT(x) counts non-NULLs. */
   @Test void nullKeysAndAggregatesOfOnlyNulls() {
     int rows = 3000;
