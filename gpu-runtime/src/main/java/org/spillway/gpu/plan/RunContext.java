@@ -57,7 +57,7 @@ public record RunContext(int threads, BooleanSupplier cancelled, Map<PlanNode, N
     OperatorReport report = new OperatorReport(described != null ? described : PlannedOperator.unnamed(node),
         execution, rows, Math.max(0, System.nanoTime() - startNanos));
     reports.add(report);
-    trace("%s", report);
+    trace("report: %s", report);
   }
 
   /** Logs one node's run when {@link #TRACE_PROPERTY} is set. */
