@@ -87,6 +87,22 @@ class SpillwayExplainAnalyzeTest {
     analysis.assertAllOnTheCpu();
   }
 
+  /** A top-N is a node of its own, first in plan order, with the rows it keeps; the scan below it all of them. */
+  @Test void aSortReportsTheRowsItKeeps() throws SQLException {
+    String url = url("");
+    Analysis analysis = Analysis.of(lines(url,
+        "EXPLAIN ANALYZE SELECT o_orderkey FROM orders WHERE o_totalprice > 1000 ORDER BY o_totalprice DESC LIMIT 7"));
+    long filtered = Long.parseLong(SpillwayAssert.rows(url,
+        "SELECT COUNT(*) FROM orders WHERE o_totalprice > 1000").get(0));
+    assertEquals(7, analysis.rows);
+    assertTrue(analysis.operators.get(0).label.startsWith("sort [1 DESC] fetch 7"), analysis.text);
+    assertEquals(7, analysis.operators.get(0).rows);
+    Operator scan = analysis.operators.stream().filter(o -> o.label.equals("pipeline over orders")).findFirst()
+        .orElseThrow(() -> new AssertionError(analysis.text));
+    assertEquals(filtered, scan.rows, analysis.text);
+    analysis.assertAllOnTheCpu();
+  }
+
   @Test void onlyQueriesAreAnalyzed() {
     SQLException e = assertThrows(SQLException.class, () -> lines(url(""), "EXPLAIN ANALYZE DROP TABLE orders"));
     assertTrue(e.getMessage().contains("EXPLAIN ANALYZE runs a query"), e.getMessage());
