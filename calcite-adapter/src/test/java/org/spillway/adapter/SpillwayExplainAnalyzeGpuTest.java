@@ -18,8 +18,8 @@ import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 
 /**
- * EXPLAIN ANALYZE of a Q6-style aggregate with device=gpu: the pipeline over lineitem reports the GPU, its one row,
- * bytes over the link and a rate. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there
+ * EXPLAIN ANALYZE with device=gpu: the pipeline of a Q6-style aggregate over lineitem and a GPU NOPA join report
+ * the GPU, their rows and bytes over the link. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there
  * must be one.
  */
 @Tag("gpu")
@@ -54,5 +54,21 @@ class SpillwayExplainAnalyzeGpuTest {
     assertTrue(Double.parseDouble(scan.linkGb()) > 0, analysis.text());
     assertTrue(Double.parseDouble(scan.rate()) > 0, analysis.text());
     assertTrue(Double.parseDouble(scan.predicted()) > 0, "the cost model's GPU prediction: " + analysis.text());
+  }
+
+  /** A GPU NOPA join reports the GPU, the join's rows (as the CPU counts them) and its keys' bytes over the link. */
+  @Test void aGpuJoinReportsTheGpuAndItsLinkBytes() throws SQLException {
+    String cpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
+    String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu;joinAlgorithm=nopa";
+    String join = "FROM orders JOIN lineitem ON o_orderkey = l_orderkey WHERE o_totalprice > 1000";
+    long joinRows = Long.parseLong(SpillwayAssert.rows(cpu, "SELECT COUNT(*) " + join).get(0));
+    SpillwayExplainAnalyzeTest.Analysis analysis = SpillwayExplainAnalyzeTest.Analysis.of(
+        SpillwayExplainAnalyzeTest.lines(gpu, "EXPLAIN ANALYZE SELECT SUM(l_quantity), MAX(o_orderdate) " + join));
+    List<SpillwayExplainAnalyzeTest.Operator> joins = analysis.operators().stream()
+        .filter(o -> o.label().contains(" join on ")).toList();
+    assertEquals(1, joins.size(), analysis.text());
+    assertEquals("gpu", joins.get(0).device(), analysis.text());
+    assertEquals(joinRows, joins.get(0).rows(), analysis.text());
+    assertTrue(Double.parseDouble(joins.get(0).linkGb()) > 0, analysis.text());
   }
 }
