@@ -19,8 +19,8 @@ import org.spillway.tpch.TpchGenerator;
 
 /**
  * EXPLAIN ANALYZE with device=gpu: the pipeline of a Q6-style aggregate over lineitem and a GPU NOPA join report
- * the GPU, their rows and bytes over the link. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there
- * must be one.
+ * the GPU, their rows and bytes over the link. Tagged gpu: skipped without a CUDA device, failed if gpu.required
+ * says there must be one.
  */
 @Tag("gpu")
 class SpillwayExplainAnalyzeGpuTest {
