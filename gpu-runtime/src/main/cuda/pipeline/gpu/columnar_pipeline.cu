@@ -77,8 +77,14 @@ __device__ __forceinline__ long long find_or_insert(unsigned long long* table, u
   return -1;
 }
 
+// Longest probe sequence of the global table: at the half load the host allows, linear probing stays far
+// below it, so reaching it means the table is overfull and the host must grow it.
+constexpr unsigned long long kGlobalProbes = 4096;
+
 // The global table's slot of a key (the key equal to the empty marker has the slot at index capacity); -1
-// and the error word set when the table is full.
+// and the error word set when the table is full. Once more than half the slots are taken the pass is
+// lost anyway (the host grows the table and runs it again), so every later row gives up at once instead
+// of probing an ever fuller table.
 __device__ __forceinline__ long long global_slot(unsigned long long* state, unsigned long long capacity,
                                                  unsigned long long key) {
   unsigned long long* table = state + 2;
@@ -86,7 +92,11 @@ __device__ __forceinline__ long long global_slot(unsigned long long* state, unsi
     if (atomicCAS(table + capacity, kEmptyKey, 0ull) == kEmptyKey) atomicAdd(state + 1, 1ull);
     return static_cast<long long>(capacity);
   }
-  const long long slot = find_or_insert(table, capacity, key, capacity, state + 1);
+  if (*reinterpret_cast<volatile unsigned long long*>(state + 1) * 2 > capacity) {
+    fail(state, ERR_TABLE_FULL, 0);
+    return -1;
+  }
+  const long long slot = find_or_insert(table, capacity, key, min(capacity, kGlobalProbes), state + 1);
   if (slot < 0) fail(state, ERR_TABLE_FULL, 0);
   return slot;
 }
@@ -238,6 +248,33 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
       else if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(acc), static_cast<long long>(mine[0]));
       else if (kind == AGG_MAX) atomicMax(reinterpret_cast<long long*>(acc), static_cast<long long>(mine[0]));
       if (mine[2 * kLocalSlots]) atomicAdd(acc + 2 * slots, mine[2 * kLocalSlots]);
+    }
+  }
+}
+
+// Builds one probe's join table (JoinArg) from a build side's key column in GPU memory: each non-NULL key
+// claims a slot with atomicCAS and writes its row there; a key found already counts one duplicate in
+// flags[0] (an INNER or LEFT probe then runs on the CPU, which pairs every duplicate) and keeps the first
+// row. The key equal to the empty marker has no slot: its row goes to flags[1] (set to -1 by the host).
+// `keys` holds every slot's empty marker beforehand; the table has room for twice the rows.
+extern "C" __global__ void columnar_pipeline_join_build(const long long* __restrict__ build_keys,
+                                                        const unsigned char* __restrict__ validity,
+                                                        unsigned long long rows, unsigned long long* keys,
+                                                        int* table_rows, unsigned long long mask,
+                                                        unsigned long long* flags) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long r = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; r < rows;
+       r += stride) {
+    if (!is_valid(validity, r)) continue;
+    const unsigned long long key = static_cast<unsigned long long>(build_keys[r]);
+    if (key == kJoinEmptyKey) {
+      if (atomicCAS(flags + 1, ~0ull, r) != ~0ull) atomicAdd(flags, 1ull);
+      continue;
+    }
+    for (unsigned long long slot = join_hash(key) & mask;; slot = (slot + 1) & mask) {
+      const unsigned long long old = atomicCAS(keys + slot, kJoinEmptyKey, key);
+      if (old == kJoinEmptyKey) { table_rows[slot] = static_cast<int>(r); break; }
+      if (old == key) { atomicAdd(flags, 1ull); break; }
     }
   }
 }

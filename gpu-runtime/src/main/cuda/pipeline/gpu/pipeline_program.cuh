@@ -4,13 +4,18 @@
 // logic: every register has a NULL flag (one bit of a 64-bit mask), NULL rows hold 0 and filters keep only
 // TRUE rows. The filter variant (Pump Up the Volume, Sec. 7.2.4) decides how rows are rejected: BRANCHING
 // loads each column at its first use and leaves the row at the first failing filter; PREDICATION loads
-// every column and runs the whole program (errors count only for rows still selected).
+// every column and runs the whole program (errors count only for rows still selected). A pipeline that
+// probes hash joins (GpuJoinTables.java) looks each probe key up in a table resident in GPU memory (PROBE:
+// the build row, or the row rejected as the join kind says) and reads the build side's columns at that row
+// (LOAD_BUILD), so nothing of the join crosses the link while the probe side streams.
 #pragma once
 #include "pipeline_chunks.cuh"
 
 namespace spillway {
 
 constexpr int kMaxRegisters = 64;
+// Build-side columns a program can read (GpuProgram.MAX_BUILD_COLUMNS); bits kMaxColumns.. of Row::loaded.
+constexpr int kMaxBuildColumns = 16;
 
 // Instruction opcodes; GpuProgram.java holds the same numbers. Fields: x op, y destination, z operand
 // register, w second operand register, constant index or jump target.
@@ -18,8 +23,46 @@ enum Op : int {
   LOAD = 0, CONST = 1, CONST_NULL = 2, MOV = 3, CMP_EQ = 4, CMP_NE = 5, CMP_LT = 6, CMP_LE = 7, CMP_GT = 8,
   CMP_GE = 9, IN_RANGES = 10, NOT = 11, IS_NULL = 12, JUMP_IF_FALSE = 13, JUMP_IF_TRUE = 14,
   JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
-  SCALE = 23, YEAR = 24, FILTER = 25
+  SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27
 };
+
+// Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
+enum JoinKind : int { JOIN_INNER = 0, JOIN_LEFT = 1, JOIN_SEMI = 2, JOIN_ANTI = 3 };
+
+// The key marking an empty slot of a join table; the build row holding this key itself is kept aside.
+constexpr unsigned long long kJoinEmptyKey = ~0ull;
+
+// One probe's hash table in GPU memory (GpuJoinTables.java writes five words per join): open addressing
+// with linear probing over `mask + 1` slots of keys and build rows; unique keys (INNER and LEFT joins
+// check this while building; SEMI and ANTI keep one row per key).
+struct JoinArg {
+  const unsigned long long* keys;
+  const int* rows;
+  unsigned long long mask;
+  long long empty_key_row;  // the build row whose key equals kJoinEmptyKey, or -1
+  long long kind;           // JoinKind
+};
+
+// A build-side column a program reads: 8-byte values per build row and an Arrow validity bitmap (null: none).
+struct BuildColumnArg {
+  const long long* values;
+  const unsigned char* validity;
+};
+
+__device__ __forceinline__ unsigned long long join_hash(unsigned long long k) {
+  k ^= k >> 33; k *= 0xff51afd7ed558ccdull; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ull; k ^= k >> 33;
+  return k;
+}
+
+// The build row holding `key`, or -1.
+__device__ __forceinline__ long long join_find(const JoinArg& j, unsigned long long key) {
+  if (key == kJoinEmptyKey) return j.empty_key_row;
+  for (unsigned long long slot = join_hash(key) & j.mask;; slot = (slot + 1) & j.mask) {
+    const unsigned long long seen = j.keys[slot];
+    if (seen == key) return j.rows[slot];
+    if (seen == kJoinEmptyKey) return -1;
+  }
+}
 
 // The program of a launch (and the aggregation of the aggregating kernels), passed by value; every field is
 // one 64-bit word (GpuProgramImage.argument writes them in this order).
@@ -36,6 +79,8 @@ struct ProgramArg {
   const int* keys;          // (register, bits 32 or 64, null flag bit or -1) triples
   long long key_count;
   long long capacity;       // hash table slots (a power of two); 0 for a global aggregate
+  const JoinArg* joins;     // per PROBE's join index (null without probes)
+  const BuildColumnArg* build_columns;  // per LOAD_BUILD's column slot
 };
 
 __device__ __forceinline__ long long year_of_epoch_day(long long day) {
@@ -170,6 +215,27 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
           keep = false;
         }
         break;
+      case PROBE: {  // y: build row register, z: key register, w: join; a NULL key matches nothing
+        const JoinArg& j = p.joins[in.w];
+        const long long found = an ? -1 : join_find(j, static_cast<unsigned long long>(a));
+        const bool pass = j.kind == JOIN_LEFT || (j.kind == JOIN_ANTI ? found < 0 : found >= 0);
+        w.set(in.y, found, found < 0);
+        if (!pass) {
+          if (branching) return false;
+          keep = false;
+        }
+        break;
+      }
+      case LOAD_BUILD: {  // y: destination, z: build row register, w: build column slot; loaded once per row
+        const unsigned bit = 1u << (kMaxColumns + in.w);
+        if (!(w.loaded & bit)) {
+          const BuildColumnArg& c = p.build_columns[in.w];
+          const bool null = an || !is_valid(c.validity, static_cast<unsigned long long>(a));
+          w.set(in.y, null ? 0 : c.values[a], null);
+          w.loaded |= bit;
+        }
+        break;
+      }
       default: return false;
     }
     pc++;

@@ -3,8 +3,10 @@ package org.spillway.adapter;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Aggregate;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
@@ -26,16 +28,17 @@ import org.spillway.gpu.vector.ExprType;
  *
  * @param costing the prediction behind the choice, or null where none was made (CPU forced, or no GPU)
  * @param cacheBytes capacity of the GPU column cache the pipeline reads through, 0 when it uses none
+ * @param groups the groups the pipeline's aggregation is estimated to make (0: none), which size its GPU table
  */
 record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant, String reason,
-    SpillwayCostModel.Estimate costing, double selectivity, long cacheBytes) {
+    SpillwayCostModel.Estimate costing, double selectivity, long cacheBytes, long groups) {
   /** System property forcing the transfer method when the connection's {@code transfer} is auto (fallback). */
   static final String TRANSFER_PROPERTY = "spillway.gpu.transfer";
 
   private static final SpillwayBackend CPU = cpu(null);
 
   private static SpillwayBackend cpu(String reason) {
-    return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0);
+    return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0, 0);
   }
 
   /** The device label EXPLAIN shows. */
@@ -54,7 +57,24 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    */
   static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, List<ExprType> types,
       List<PipelineStage> stages) {
-    SpillwayBackend backend = decide(top, scan, types, stages);
+    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), 0, 0);
+    scan.backend(backend);
+    return backend;
+  }
+
+  /**
+   * Decides for a pipeline that probes joins ({@code stages} include their probes) over the columns {@code scan}
+   * reads: as {@link #choose}, with the joins' probes added to each side's prediction ({@code probeCpuMillis} on
+   * the CPU, {@code probeGpuMillis} with their tables in GPU memory); {@code refusal} (null: none) is why a GPU
+   * pipeline cannot probe one of the joins.
+   */
+  static SpillwayBackend chooseProbing(RelNode top, SpillwayTableScan scan, List<ExprType> types,
+      List<PipelineStage> stages, double probeCpuMillis, double probeGpuMillis, String refusal) {
+    boolean aggregates = stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate);
+    SpillwayBackend backend = refusal != null && scan.spillwayTable().options().device() != SpillwayDevice.CPU
+        && SpillwayGpuSite.current().isPresent() ? cpu(refusal)
+        : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates), groups(top),
+            probeCpuMillis, probeGpuMillis);
     scan.backend(backend);
     return backend;
   }
@@ -64,7 +84,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * where the CPU backend runs it.
    */
   GpuPipelineChoice gpuChoice(SpillwayOptions options) {
-    return gpu ? new GpuPipelineChoice(method, variant, cacheBytes > 0 ? options.gpuCacheBytes() : 0) : null;
+    return gpu ? new GpuPipelineChoice(method, variant, cacheBytes > 0 ? options.gpuCacheBytes() : 0, groups) : null;
   }
 
   /** The choice recorded in {@code scan}; the CPU backend for none or before the implementor decided. */
@@ -72,8 +92,22 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return scan == null ? CPU : scan.backend();
   }
 
-  private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, List<ExprType> types,
-      List<PipelineStage> stages) {
+  /**
+   * The groups the aggregation of the pipeline under {@code top} is estimated to make (0: none): the row count of
+   * the first aggregate on the way down, not looking past a join (whose inputs are other pipelines).
+   */
+  private static long groups(RelNode top) {
+    for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
+      if (node instanceof Aggregate aggregate) {
+        Double rows = aggregate.getCluster().getMetadataQuery().getRowCount(aggregate);
+        return aggregate.getGroupCount() == 0 || rows == null ? 0 : (long) Math.ceil(rows);
+      }
+    }
+    return 0;
+  }
+
+  private static SpillwayBackend decide(SpillwayTableScan scan, List<ExprType> types, List<PipelineStage> stages,
+      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, double extraCpuMillis, double extraGpuMillis) {
     SpillwayOptions options = scan.spillwayTable().options();
     if (options.device() == SpillwayDevice.CPU) {
       return CPU;
@@ -88,6 +122,9 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     if (unsupported.isPresent()) {
       return cpu("not supported on the GPU: " + unsupported.get());
     }
+    if (groups > GpuPipelineChoice.MAX_GROUPS) {
+      return cpu("about " + groups + " groups; the GPU aggregation holds at most " + GpuPipelineChoice.MAX_GROUPS);
+    }
     MachineProfile profile;
     try {
       profile = site.get().profile();
@@ -101,16 +138,18 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     } catch (IllegalArgumentException e) {
       return cpu(e.getMessage());
     }
-    SpillwayCostModel.Shape shape = SpillwayPipelineShape.of(top, scan);
+    SpillwayCostModel.Shape shape = shapeOf.get();
     long cacheBytes = options.gpuCacheBytes() > 0 ? site.get().cacheCapacity(options.gpuCacheBytes()) : 0;
     boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
-    SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident);
+    SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
+        .plus(extraCpuMillis, extraGpuMillis + model.aggregateStateMillis(groups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
     if (options.device() == SpillwayDevice.AUTO && !estimate.gpuIsFaster()) {
       return new SpillwayBackend(false, null, null, "the cost model predicts the CPU backend faster", estimate,
-          shape.selectivity(), 0);
+          shape.selectivity(), 0, 0);
     }
-    return new SpillwayBackend(true, run.method(), run.variant(), null, estimate, shape.selectivity(), cacheBytes);
+    return new SpillwayBackend(true, run.method(), run.variant(), null, estimate, shape.selectivity(), cacheBytes,
+        groups);
   }
 
   /**

@@ -6,6 +6,7 @@ import java.util.Locale;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.transfer.TransferMethod;
 
@@ -93,6 +94,16 @@ final class SpillwayCostModel {
       return gpu != null && gpu.millis() < cpuMillis;
     }
 
+    /** This prediction with work beyond the pipeline's scan added to each side (join probes, say). */
+    Estimate plus(double moreCpuMillis, double moreGpuMillis) {
+      if (moreCpuMillis == 0 && moreGpuMillis == 0) {
+        return this;
+      }
+      GpuRun run = gpu == null ? null
+          : new GpuRun(gpu.method(), gpu.variant(), gpu.linkBytes(), gpu.millis() + moreGpuMillis);
+      return new Estimate(run, cpuMillis + moreCpuMillis, resident, calibrated);
+    }
+
     /** EXPLAIN's cost item, e.g. {@code gpu 20.312 ms (1.04 GB over the link), cpu 18.478 ms}. */
     String label() {
       String cpu = String.format(Locale.ROOT, "cpu %.3f ms", cpuMillis);
@@ -134,6 +145,27 @@ final class SpillwayCostModel {
     double seconds = Math.max(Math.max(link, returned) / (bandwidth(method) * 1e9),
         touched / (gpuMemoryBandwidth() * 1e9)) + returned / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9);
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
+  }
+
+  /**
+   * Reading a grouped aggregation's GPU hash table back into Java arrays and turning its slots into groups: the
+   * table holds twice the {@code groups} slots, with a key, a count and three words per aggregate call each.
+   */
+  double aggregateStateMillis(long groups, List<PipelineStage> stages) {
+    if (groups == 0) {
+      return 0;
+    }
+    int calls = 0;
+    for (PipelineStage stage : stages) {
+      if (stage instanceof PipelineStage.Aggregate aggregate) {
+        calls = aggregate.calls().size();
+        break;
+      }
+    }
+    long slots = Long.highestOneBit(Math.max(1, 2 * groups - 1)) << 1;
+    double bytes = slots * (2.0 + 3 * calls) * 8;
+    return bytes / (bandwidth(TransferMethod.PAGEABLE_COPY) * 1e9) * 1e3
+        + bytes / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9) * 1e3;
   }
 
   /** Pump Up the Volume's rule: branching only where it saves reads (pull methods), else predication. */

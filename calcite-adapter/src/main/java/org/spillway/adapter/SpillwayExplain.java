@@ -6,6 +6,8 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.sql.SqlExplainLevel;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.vector.ExprType;
 
 import java.util.List;
@@ -17,7 +19,7 @@ import java.util.Locale;
  * filter variant and transfer method are those chosen for the pipeline over the node's scan
  * ({@link SpillwayBackend}); where the cost model was asked, every node also shows its predicted times
  * ({@code cost}), a filter the selectivity the model assumed, and the scan whether the machine profile is
- * assumed rather than measured and the GPU column cache it reads through.
+ * assumed rather than measured, or measured by a quick calibration, and the GPU column cache it reads through.
  */
 final class SpillwayExplain {
   private SpillwayExplain() {}
@@ -35,14 +37,28 @@ final class SpillwayExplain {
     SpillwayCostModel.Estimate costing = backend.costing();
     boolean scan = node instanceof TableScan;
     boolean cache = scan && backend.cacheBytes() > 0;
+    String profile = scan && costing != null ? profileLabel(costing) : "";
     return pw.item("device", backend.device())
         .item("variant", variant)
         .item("transfer", backend.transfer())
         .item("linkBytes", linkBytes(rows, columns))
         .itemIf("cost", costing == null ? "" : costing.label(), costing != null)
         .itemIf("selectivity", String.format(Locale.ROOT, "%.4f", backend.selectivity()), filter && costing != null)
-        .itemIf("profile", "uncalibrated", scan && costing != null && !costing.calibrated())
+        .itemIf("profile", profile, !profile.isEmpty())
         .itemIf("gpuCache", cache ? cacheLabel(backend) : "", cache);
+  }
+
+  /**
+   * What a scan's costs rest on where that is less than a full calibration: {@code uncalibrated} (assumed
+   * numbers) or {@code calibrated (quick)}; empty for a full calibration. The profile is the GPU site's, which the
+   * costs were predicted from.
+   */
+  static String profileLabel(SpillwayCostModel.Estimate costing) {
+    if (!costing.calibrated()) {
+      return "uncalibrated";
+    }
+    return SpillwayGpuSite.current().map(SpillwayGpuSite::profile).filter(MachineProfile::quick)
+        .map(MachineProfiles::calibratedLabel).orElse("");
   }
 
   private static String cacheLabel(SpillwayBackend backend) {

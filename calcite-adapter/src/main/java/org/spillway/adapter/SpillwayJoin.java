@@ -49,6 +49,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   private volatile SpillwayJoinChoice choice;
   /** Why this join cannot run ("" when it can), decided once. */
   private volatile String unsupported;
+  /**
+   * The backend of the pipeline that probes this join, once the plan was implemented: null where the join is not a
+   * probe stage (or before), else whether that pipeline runs on the GPU.
+   */
+  private volatile Boolean probedOnGpu;
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
@@ -92,6 +97,15 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     }
     SpillwayJoinChoice c = choice();
     Candidate chosen = c.chosen();
+    if (Boolean.TRUE.equals(probedOnGpu)) {
+      return pw.item("device", "gpu")
+          .item("algorithm", SpillwayJoinAlgorithm.NOPA)
+          .item("placement", "gpu")
+          .item("probe", "in a gpu pipeline")
+          .item("buildSide", chosen.buildLeft() ? "left" : "right")
+          .item("predicted", SpillwayJoinChoice.time(pipelinedSeconds(true)))
+          .item("costs", c.calibrated() ? "calibrated" : "assumed");
+    }
     return pw.item("device", chosen.device())
         .item("algorithm", chosen.algorithm())
         .itemIf("variant", chosen.variant(), chosen.variant() != null)
@@ -103,7 +117,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .item("transfer", chosen.transfer())
         .item("predicted", SpillwayJoinChoice.time(chosen.seconds()))
         .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
-        .item("costs", c.calibrated() ? "calibrated" : "assumed")
+        .item("costs", c.calibrated() ? MachineProfiles.calibratedLabel(MachineProfiles.current()) : "assumed")
         .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
   }
 
@@ -131,7 +145,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       PlanNode probePipeline = probeSide.node();
       implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
           joinType == JoinRelType.SEMI), build, probeSide);
-    } else if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {
+    } else if (pipelined(chosen)) {
       boolean buildLeft = chosen.buildLeft();
       Implementor build = implementor.child(buildLeft ? getLeft() : getRight());
       implementor.visitChild(buildLeft ? getRight() : getLeft());
@@ -142,7 +156,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
           probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
       implementor.addProbe(probe, new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
-          SpillwayField.dictionaries(probeKeyFields), label), build);
+          SpillwayField.dictionaries(probeKeyFields), label), build, this);
     } else {
       Implementor left = implementor.child(getLeft());
       Implementor right = implementor.child(getRight());
@@ -156,13 +170,83 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   }
 
   /**
+   * Whether the join runs as a probe stage of its probe side's pipeline: the CPU NOPA join, and GPU NOPA with its
+   * table in GPU memory (a GPU pipeline probes it there; a CPU pipeline probes the CPU table instead).
+   */
+  private boolean pipelined(Candidate candidate) {
+    return candidate.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA
+        || candidate.algorithm() == SpillwayJoinAlgorithm.NOPA && "gpu".equals(candidate.placement())
+        && !preservesBuild(candidate);
+  }
+
+  /** Records the backend of the pipeline that probes this join, for EXPLAIN. */
+  void probedOn(boolean gpu) {
+    probedOnGpu = gpu;
+  }
+
+  /**
+   * The predicted time of this join as a probe stage (the orientation chosen), in a GPU pipeline or a CPU one; every
+   * build column counted as read. Infinite on the GPU where {@link #gpuProbeRefusal} refuses it.
+   */
+  double pipelinedSeconds(boolean gpu) {
+    if (gpu && gpuProbeRefusal().isPresent()) {
+      return Double.POSITIVE_INFINITY;
+    }
+    Estimate e = pipelinedEstimate();
+    SpillwayJoinCost cost = new SpillwayJoinCost(gpuProfile());
+    int buildColumns = buildSide().getRowType().getFieldCount();
+    return gpu ? cost.gpuPipelinedProbeSeconds(e, buildColumns) : cost.cpuPipelinedProbeSeconds(e);
+  }
+
+  /**
+   * Why a GPU pipeline cannot probe this join, or empty: an inner or outer join whose build keys the statistics do not
+   * show unique (the GPU probe pairs a probe row with one build row; duplicates would send the whole pipeline back
+   * to the CPU at run time), or a table that does not fit the GPU memory the profile leaves.
+   */
+  Optional<String> gpuProbeRefusal() {
+    Estimate e = pipelinedEstimate();
+    boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
+    if (pairs && (e.buildKey() == null || !e.buildKey().unique())) {
+      return Optional.of("the build keys of " + joinType.lowerName + " join on " + condition
+          + " are not known to be unique (a GPU probe pairs a probe row with one build row)");
+    }
+    SpillwayJoinCost cost = new SpillwayJoinCost(gpuProfile());
+    if (!cost.fitsGpuMemory(e, buildSide().getRowType().getFieldCount())) {
+      return Optional.of("the build side of " + joinType.lowerName + " join on " + condition
+          + " does not fit the GPU memory budget");
+    }
+    return Optional.empty();
+  }
+
+  /** The profile a GPU pipeline is planned with: the GPU site's (as for the pipeline's own cost), else the process's. */
+  private static MachineProfile gpuProfile() {
+    return SpillwayGpuSite.current().map(SpillwayGpuSite::profile).orElseGet(MachineProfiles::current);
+  }
+
+  private RelNode buildSide() {
+    return choice().chosen().buildLeft() ? getLeft() : getRight();
+  }
+
+  /** The cost model's view of the chosen orientation. */
+  private Estimate pipelinedEstimate() {
+    Candidate chosen = choice().chosen();
+    RelMetadataQuery mq = getCluster().getMetadataQuery();
+    SpillwayJoinKeys keys = keys();
+    RelNode build = buildSide();
+    RelNode probe = chosen.buildLeft() ? getRight() : getLeft();
+    double buildRows = rows(mq, build);
+    return new Estimate(buildRows, rows(mq, probe), rows(mq, this), SpillwayStatistics.key(mq, build,
+        chosen.buildLeft() ? keys.leftKeysList() : keys.rightKeysList(), buildRows).orElse(null), chosen.buildLeft());
+  }
+
+  /**
    * The input whose rows stream through this join in their order, as a probe side inside its pipeline: 0 (left) or 1
    * (right) for a CPU hash join whose probe outputs in probe order; -1 where the output is in no input's order (a
    * join node of its own, a mark join, or a probe that outputs unmatched build rows after its last morsel).
    */
   int orderedInput() {
     Candidate chosen = choice().chosen();
-    if (chosen.algorithm() != SpillwayJoinAlgorithm.CPU_NOPA || marksBuild(chosen) || preservesBuild(chosen)) {
+    if (!pipelined(chosen) || marksBuild(chosen) || preservesBuild(chosen)) {
       return -1;
     }
     return chosen.buildLeft() ? 1 : 0;

@@ -43,6 +43,18 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
       }
     }
     all.removeIf(implemented.negate());
+    // NOPA with its table in GPU memory is the pipelined hash join probed by a GPU pipeline: the CPU NOPA candidate
+    // stands for it (its probe is a stage of the probe side's pipeline, which runs on the device its own cost
+    // picks), unless the connection forces an algorithm. Where such a table fits, the joins that run as nodes of
+    // their own (Triton, NOPA with a hybrid or host table) are not offered either: they hand every pair back over
+    // the link and through Java arrays; they are for build sides that do not fit.
+    boolean fitsGpu = false;
+    if (forced == SpillwayJoinAlgorithm.AUTO && device != SpillwayDevice.CPU) {
+      fitsGpu = all.stream().anyMatch(SpillwayJoinChoice::gpuTable);
+      if (fitsGpu) {
+        all.removeIf(c -> c.algorithm().gpu());
+      }
+    }
     all.sort(Comparator.comparingDouble(Candidate::seconds));
     List<Candidate> runnable = all.stream().filter(c -> !c.algorithm().gpu() || whyNot.apply(c.algorithm()).isEmpty())
         .toList();
@@ -57,8 +69,11 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
             + (device == SpillwayDevice.CPU ? "device=cpu" : whyNot.apply(forced).orElse(NO_GPU_IN_PROFILE));
       }
     } else if (device == SpillwayDevice.GPU) {
-      chosen = runnable.stream().filter(c -> c.algorithm().gpu()).findFirst().orElse(bestCpu);
-      if (!chosen.algorithm().gpu()) {
+      Candidate pipelined = fitsGpu ? runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA)
+          .findFirst().orElse(null) : null;
+      chosen = pipelined != null ? pipelined
+          : runnable.stream().filter(c -> c.algorithm().gpu()).findFirst().orElse(bestCpu);
+      if (pipelined == null && !chosen.algorithm().gpu()) {
         because = whyNot.apply(SpillwayJoinAlgorithm.NOPA).or(() -> whyNot.apply(SpillwayJoinAlgorithm.TRITON))
             .orElse(NO_GPU_IN_PROFILE);
       }
@@ -72,6 +87,11 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
     Candidate picked = chosen;
     Candidate runnerUp = runnable.stream().filter(c -> c.algorithm() != picked.algorithm()).findFirst().orElse(null);
     return new SpillwayJoinChoice(chosen, runnerUp, because, calibrated);
+  }
+
+  /** Whether a candidate is NOPA with its table in GPU memory. */
+  private static boolean gpuTable(Candidate c) {
+    return c.algorithm() == SpillwayJoinAlgorithm.NOPA && "gpu".equals(c.placement());
   }
 
   /** A time for EXPLAIN: milliseconds with three significant digits, or microseconds below 0.1 ms. */

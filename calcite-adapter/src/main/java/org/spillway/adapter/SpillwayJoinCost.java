@@ -62,6 +62,11 @@ final class SpillwayJoinCost {
   static final double V100_MEMORY_GB_PER_SECOND = 900;
   /** ASSUMPTION: GPU memory kept free of tables for transfer buffers and kernels' state. */
   static final long GPU_RESERVE_BYTES = 256L << 20;
+  /**
+   * ASSUMPTION: fixed cost of a join table in a GPU pipeline (allocations, the build launch, reading its flags),
+   * not calibrated.
+   */
+  static final double GPU_PIPELINED_JOIN_SECONDS = 0.3e-3;
   /** Bytes per entry of a GPU NOPA table: 8-byte key and 8-byte value (P1's layout). */
   static final int GPU_ENTRY_BYTES = 16;
   /** Bytes per partitioned tuple in Triton: 8-byte key and 8-byte row id (P2's layout). */
@@ -178,6 +183,34 @@ final class SpillwayJoinCost {
     Map<String, Double> measured = profile.cpuJoinTuplesPerSecond();
     Double rate = measured == null ? null : measured.get(workload);
     return rate != null && rate > 0 ? rate : null;
+  }
+
+  /**
+   * The pipelined CPU hash join of one orientation (its probe a stage of the probe side's pipeline): the CPU NOPA
+   * candidate's time.
+   */
+  double cpuPipelinedProbeSeconds(Estimate e) {
+    return cpu(e).get(0).seconds();
+  }
+
+  /**
+   * The same join probed inside a GPU pipeline (NOPA with its table in GPU memory): the build side's key and the
+   * {@code buildColumns} columns the pipeline reads go to the GPU from Java arrays (a pageable copy), the table is
+   * built there, and each probe row is one lookup in GPU memory. The probe side streams with the pipeline, whose
+   * transfer the pipeline's own cost counts; nothing comes back but the pipeline's result.
+   */
+  double gpuPipelinedProbeSeconds(Estimate e, int buildColumns) {
+    double memoryScale = gpuMemoryGbPerSecond() / V100_MEMORY_GB_PER_SECOND;
+    double upload = e.buildRows() * KEY_BYTES * (1 + buildColumns) / (transfer("pageable copy", 7) * 1e9);
+    return GPU_PIPELINED_JOIN_SECONDS + upload + e.buildRows() / (GPU_BUILD_PER_SECOND_V100 * memoryScale)
+        + e.probeRows() / (GPU_PROBE_PER_SECOND_V100 * memoryScale);
+  }
+
+  /** Whether a table of the build side fits the GPU memory the profile's budget leaves (NOPA's GPU placement). */
+  boolean fitsGpuMemory(Estimate e, int buildColumns) {
+    MachineProfile.GpuInfo gpu = profile.gpu();
+    double bytes = e.buildRows() * (2.0 * GPU_ENTRY_BYTES + KEY_BYTES * (1 + buildColumns));
+    return gpu != null && bytes <= Math.max(0, gpu.budgetBytes() - GPU_RESERVE_BYTES);
   }
 
   /** The GPU candidates (NOPA with its best placement, Triton), or none when the profile has no GPU. */

@@ -72,6 +72,46 @@ final class SpillwayPipelineShape {
         aggregates ? 0 : returnedRowBytes(top));
   }
 
+  /**
+   * The shape of a pipeline from {@code scan} through join probes up to {@code top}: the scan's columns and the
+   * filters below the lowest join (what the scan streams), the output of {@code top} as what comes back when the
+   * pipeline does not aggregate ({@code aggregates}).
+   */
+  static SpillwayCostModel.Shape ofProbing(RelNode top, SpillwayTableScan scan, boolean aggregates) {
+    List<RelNode> path = new ArrayList<>();
+    if (!pathTo(top.stripped(), scan, path)) {
+      throw new IllegalStateException("scan " + scan + " is not under " + top);
+    }
+    int lowestJoin = -1;
+    for (int i = 0; i < path.size(); i++) {
+      lowestJoin = path.get(i).getInputs().size() > 1 ? i : lowestJoin;
+    }
+    RelNode below = path.get(lowestJoin + 1);
+    SpillwayCostModel.Shape base = of(below, scan);
+    int rowBytes = 0;
+    if (!aggregates) {
+      Double out = top.getCluster().getMetadataQuery().getRowCount(top);
+      double selected = Math.max(1, base.rows() * base.selectivity());
+      rowBytes = (int) Math.ceil(returnedRowBytes(top) * (out == null ? 1 : out) / selected);
+    }
+    return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity(), rowBytes);
+  }
+
+  /** Fills {@code path} with the nodes from {@code node} down to {@code scan} (top first); false if not below. */
+  private static boolean pathTo(RelNode node, SpillwayTableScan scan, List<RelNode> path) {
+    path.add(node);
+    if (node == scan) {
+      return true;
+    }
+    for (RelNode input : node.getInputs()) {
+      if (pathTo(input.stripped(), scan, path)) {
+        return true;
+      }
+    }
+    path.remove(path.size() - 1);
+    return false;
+  }
+
   /** Bytes per output row of a pipeline without an aggregation: the values it returns to the host. */
   private static int returnedRowBytes(RelNode top) {
     int bytes = 0;

@@ -66,6 +66,8 @@ public interface SpillwayRel extends RelNode {
     private final List<PipelineStage> stages = new ArrayList<>();
     /** Per stage: the build side of a join probe stage, else null. */
     private final List<JoinBuild> builds = new ArrayList<>();
+    /** The joins whose probes are stages of this pipeline (those of a mark join's probe side excluded). */
+    private final List<SpillwayJoin> probedJoins = new ArrayList<>();
     private final List<CpuReason> cpuReasons = new ArrayList<>();
     private PlanNode node;
     /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
@@ -202,12 +204,21 @@ public interface SpillwayRel extends RelNode {
      * there: its output becomes the source of the pipeline that probes.
      */
     void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide) {
+      addProbe(probe, build, buildSide, null);
+    }
+
+    /** As above for the probe of {@code join} (null: a mark join's), whose EXPLAIN shows the pipeline's device. */
+    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
         PlanNode aggregated = described(build());
         scan = null;
         source = aggregated;
         stages.clear();
         builds.clear();
+        probedJoins.clear();
+      }
+      if (join != null) {
+        probedJoins.add(join);
       }
       cpuReasons.addAll(buildSide.cpuReasons);
       table = table != null ? table : buildSide.table;
@@ -283,16 +294,39 @@ public interface SpillwayRel extends RelNode {
       return new ScanPipelineNode(table, scan.fields(), types, stages, backend.gpuChoice(table.options()));
     }
 
-    /** A CPU pipeline through join probes, over the scan or the source node. */
+    /**
+     * A pipeline through join probes, over the scan or the source node. Over a scan, the GPU runs it where it can
+     * and the cost model predicts it faster (or the connection asks for the GPU): the joins' tables are then built
+     * in GPU memory, and EXPLAIN shows each join probed there.
+     */
     private PlanNode probePipeline() {
-      if (table.device() == SpillwayDevice.GPU
-          || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
-        cpuReasons.add(new CpuReason(source == null ? table.stored().name() : "join output",
-            "a pipeline that probes a CPU hash join runs on the CPU backend (GPU pipelines do not probe joins yet)"));
-      }
       List<ExprType> types = source != null ? source.types()
           : SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
-      return new ProbePipelineNode(table, source == null ? scan.fields() : null, source, types, stages, builds);
+      SpillwayBackend backend = null;
+      if (source == null && builds.stream().filter(java.util.Objects::nonNull).count() == probedJoins.size()) {
+        double cpuProbes = 0;
+        double gpuProbes = 0;
+        String refusal = null;
+        for (SpillwayJoin join : probedJoins) {
+          cpuProbes += join.pipelinedSeconds(false);
+          gpuProbes += join.pipelinedSeconds(true);
+          refusal = refusal != null ? refusal : join.gpuProbeRefusal().orElse(null);
+        }
+        backend = SpillwayBackend.chooseProbing(top, scan, types, stages, cpuProbes * 1e3, gpuProbes * 1e3, refusal);
+        if (backend.reason() != null) {
+          cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
+        }
+      } else if (table.device() == SpillwayDevice.GPU
+          || table.device() == SpillwayDevice.AUTO && GpuRuntime.device().isPresent()) {
+        cpuReasons.add(new CpuReason(source == null ? table.stored().name() : "join output", source != null
+            ? "a pipeline over a join's or an aggregation's output probes on the CPU backend (that output lives in"
+                + " Java arrays, the GPU pipeline streams Arrow columns)"
+            : "a pipeline that probes a mark join runs on the CPU backend"));
+      }
+      boolean gpu = backend != null && backend.gpu();
+      probedJoins.forEach(join -> join.probedOn(gpu));
+      return new ProbePipelineNode(table, source == null ? scan.fields() : null, source, types, stages, builds,
+          backend == null ? null : backend.gpuChoice(table.options()));
     }
   }
 }

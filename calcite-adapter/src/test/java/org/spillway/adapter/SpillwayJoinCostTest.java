@@ -76,13 +76,21 @@ class SpillwayJoinCostTest {
     assertEquals("5+0", radix.radixBits().toString(), "2^20 rows x 32 B in 1 MiB partitions");
   }
 
-  @Test void aSmallBuildSideJoinsOnTheGpuWithItsTableInGpuMemory() {
-    SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), SpillwayDevice.AUTO,
-        SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT);
-    assertEquals(SpillwayJoinAlgorithm.NOPA, c.chosen().algorithm());
-    assertEquals("gpu", c.chosen().placement());
-    assertEquals("zero-copy", c.chosen().transfer());
-    assertNotNull(c.runnerUp());
+  /**
+   * A build side whose table fits GPU memory joins as the pipelined hash join (its probe a stage of the probe side's
+   * pipeline, on the device that pipeline runs on), not as a GPU join node that hands its pairs back.
+   */
+  @Test void aSmallBuildSideJoinsAsAPipelinedProbe() {
+    for (SpillwayDevice device : List.of(SpillwayDevice.AUTO, SpillwayDevice.GPU)) {
+      SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), device,
+          SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT);
+      assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.chosen().algorithm(), device.toString());
+      assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, c.runnerUp().algorithm(), device.toString());
+      assertNull(c.cpuBecause());
+    }
+    Candidate nopa = new SpillwayJoinCost(gpuHost(100 * GIB)).gpu(estimate(1e6, 1e9, true)).get(0);
+    assertEquals("gpu", nopa.placement());
+    assertEquals("zero-copy", nopa.transfer());
   }
 
   @Test void aTableFarBeyondTheGpuBudgetGoesToTriton() {
@@ -108,11 +116,11 @@ class SpillwayJoinCostTest {
   }
 
   @Test void aFasterGpuJoinThatCannotRunIsNamedInTheReason() {
-    SpillwayJoinChoice c = choose(gpuHost(100 * GIB), estimate(1e6, 1e9, true), SpillwayDevice.AUTO,
+    SpillwayJoinChoice c = choose(gpuHost(GIB), estimate(1e9, 1e9, false), SpillwayDevice.AUTO,
         SpillwayJoinAlgorithm.AUTO, NOT_IN_BUILD);
-    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.chosen().algorithm());
-    assertTrue(c.cpuBecause().startsWith("nopa/gpu-table ") && c.cpuBecause().endsWith(
-        " would be faster: nopa is not in this build"), c.cpuBecause());
+    assertFalse(c.chosen().algorithm().gpu());
+    assertTrue(c.cpuBecause().contains(" would be faster: ") && c.cpuBecause().endsWith(" is not in this build"),
+        c.cpuBecause());
   }
 
   @Test void gpuWantedWithoutADeviceSaysWhy() {

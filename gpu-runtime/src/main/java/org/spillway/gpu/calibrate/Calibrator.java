@@ -40,6 +40,11 @@ import org.spillway.gpu.transfer.TransferSupport;
 public final class Calibrator {
   /** Access granularities of the link read probes, in bytes. */
   public static final int[] GRANULARITIES = {4, 8, 16, 32, 64, 128, 256, 512};
+  /**
+   * Bytes of the random link reads the join cost model charges (NOPA's table in host memory: a random 8-byte key
+   * per insert and probe); a calibration that measures only what the cost models read probes no other link read.
+   */
+  public static final int COST_MODEL_RANDOM_READ_BYTES = 8;
 
   private Calibrator() {}
 
@@ -58,7 +63,7 @@ public final class Calibrator {
     double cpuPipeline = CpuPipelineProbe.gbPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu,
-        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins);
+        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins, opts.mode());
   }
 
   private static MachineProfile withGpu(CudaDevice device, CalibrationOptions opts, PrintStream progress) {
@@ -93,7 +98,7 @@ public final class Calibrator {
         device.multiprocessors(), device.pageableMemoryAccess());
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu, gpu,
         null, methods, unsupported, raw[0], reads, write[0], gpuMemory[0], pipelineRun, cpuPipeline,
-        cpuJoins);
+        cpuJoins, opts.mode());
   }
 
   /** Streams one column of {@code kind} memory with each method of the group; the pinned group also times raw copy. */
@@ -132,6 +137,9 @@ public final class Calibrator {
       long mapped = HostMemoryKind.mappedDeviceAddress(device, host.address());
       for (int g : GRANULARITIES) {
         for (boolean random : new boolean[] {false, true}) {
+          if (!opts.everyLinkRead() && !(random && g == COST_MODEL_RANDOM_READ_BYTES)) {
+            continue;
+          }
           // Random reads of small granules are slow: fewer of them keep each probe well under a second.
           long accesses = random ? bytes / Math.max(g, 32) : bytes / g;
           double s = probe.readSeconds(mapped, bytes, g, random, accesses, opts.reps());
@@ -202,6 +210,7 @@ public final class Calibrator {
     }
     MachineProfile profile = calibrate(opts, System.out);
     profile.write(out);
-    System.out.println("machine profile written to " + out + (profile.cpuOnly() ? " (CPU only)" : ""));
+    System.out.println("machine profile written to " + out + " (" + opts.mode()
+        + (profile.cpuOnly() ? ", CPU only)" : ")"));
   }
 }

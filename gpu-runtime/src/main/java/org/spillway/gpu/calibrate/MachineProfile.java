@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
@@ -16,7 +18,9 @@ import java.util.Map;
  * CPU joins' rates in tuples (|R| + |S|) per second on all cores, aggregated output, by workload (the keys below).
  * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
  * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
- * which read as null (the cost model assumes them).
+ * which read as null (the cost model assumes them). {@code calibrationMode} records how the numbers were measured
+ * ({@link #MODE_FULL}, {@link #MODE_QUICK}, {@link #MODE_FIRST_USE}); null in files from before it was recorded
+ * and in the assumed profile.
  */
 public record MachineProfile(
     int formatVersion,
@@ -34,9 +38,16 @@ public record MachineProfile(
     Double gpuMemoryReadGbPerSecond,
     Double gpuPipelineRunMillis,
     Double cpuPipelineGbPerSecond,
-    Map<String, Double> cpuJoinTuplesPerSecond) {
+    Map<String, Double> cpuJoinTuplesPerSecond,
+    String calibrationMode) {
 
   public static final int FORMAT_VERSION = 1;
+  /** {@code spillway calibrate}: full-size buffers, every probe. */
+  public static final String MODE_FULL = "full";
+  /** {@code spillway calibrate --quick}: smaller buffers and fewer repetitions. */
+  public static final String MODE_QUICK = "quick";
+  /** Measured by a process that found no profile on a GPU machine ({@link CalibrationOptions#FIRST_USE}). */
+  public static final String MODE_FIRST_USE = "quick (first use)";
   /** CPU NOPA join with its perfect-hash array (dense unique build keys). */
   public static final String CPU_JOIN_NOPA_PERFECT_HASH = "nopa-perfect-hash";
   /** CPU NOPA join with a linear-probing table beyond the last-level cache (sparse keys). */
@@ -51,6 +62,17 @@ public record MachineProfile(
    */
   public static final int CPU_JOIN_PROBE_PER_BUILD = 8;
 
+  /** A profile that does not say how it was measured (as files before {@code calibrationMode}). */
+  public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
+      GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
+      Map<String, String> unsupportedTransfers, Double rawPinnedCopyGbPerSecond, List<LinkAccess> linkReads,
+      Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond, Double gpuPipelineRunMillis,
+      Double cpuPipelineGbPerSecond, Map<String, Double> cpuJoinTuplesPerSecond) {
+    this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
+        unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, cpuJoinTuplesPerSecond, null);
+  }
+
   /** A profile without the CPU join rates (the cost model assumes them). */
   public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
       GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
@@ -59,7 +81,7 @@ public record MachineProfile(
       Double cpuPipelineGbPerSecond) {
     this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
         unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
-        gpuPipelineRunMillis, cpuPipelineGbPerSecond, null);
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, null, null);
   }
 
   /** A profile without the numbers added after format 1 (they read as unknown). */
@@ -69,7 +91,7 @@ public record MachineProfile(
       Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond) {
     this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
         unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
-        null, null, null);
+        null, null, null, null);
   }
 
   private static final ObjectMapper JSON = new ObjectMapper()
@@ -91,13 +113,29 @@ public record MachineProfile(
     return gpu == null;
   }
 
-  /** Writes the profile as JSON, creating the parent directory. */
+  /** Whether the numbers come from a quick calibration ({@code --quick} or on first use): less precise than full. */
+  public boolean quick() {
+    return MODE_QUICK.equals(calibrationMode) || MODE_FIRST_USE.equals(calibrationMode);
+  }
+
+  /**
+   * Writes the profile as JSON, creating the parent directory: into a temporary file beside it, then renamed over
+   * it, so that a reader (another process starting) never sees half a profile and a failed write leaves the old one.
+   */
   public void write(Path json) throws IOException {
     Path parent = json.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
+    Files.createDirectories(parent);
+    Path temp = Files.createTempFile(parent, "." + json.getFileName(), ".tmp");
+    try {
+      JSON.writeValue(temp.toFile(), this);
+      try {
+        Files.move(temp, json, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temp, json, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } finally {
+      Files.deleteIfExists(temp);
     }
-    JSON.writeValue(json.toFile(), this);
   }
 
   /** Reads a profile written by {@link #write}; the error names the file and what is wrong. */

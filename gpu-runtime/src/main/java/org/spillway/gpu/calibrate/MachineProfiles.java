@@ -1,8 +1,5 @@
 package org.spillway.gpu.calibrate;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -12,35 +9,33 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 
 /**
- * Finds the machine profile the cost model reads: the file named by {@code -Dspillway.profile}, else the one
- * {@code spillway calibrate} wrote to machine-profile.json in {@link org.spillway.gpu.SpillwayHome} (~/.spillway), else an uncalibrated profile built
- * from this machine's core count, its GPU (if any) and the nominal PCIe Gen5 x16 numbers, marked as assumed.
+ * The machine profile the cost model reads: the file named by {@code -Dspillway.profile}, else the one
+ * {@code spillway calibrate} wrote to machine-profile.json in {@link org.spillway.gpu.SpillwayHome} (~/.spillway);
+ * without either, on a GPU machine, a quick calibration on first use saved there ({@link ProfileLoader}); else an
+ * uncalibrated profile built from this machine's core count, its GPU (if any) and the nominal PCIe Gen5 x16
+ * numbers, marked as assumed.
  */
 public final class MachineProfiles {
   /** System property naming a profile file to use instead of the default location. */
   public static final String PROFILE_PROPERTY = "spillway.profile";
+  /** System property: {@code false} stops a GPU machine without a profile from calibrating on first use. */
+  public static final String ON_FIRST_USE_PROPERTY = "spillway.calibrate.onFirstUse";
   /** Host string of an uncalibrated profile, so that EXPLAIN and logs can say the costs are assumptions. */
   public static final String ASSUMED_HOST = "uncalibrated (assumed PCIe Gen5 x16 numbers)";
   /** CPU backend rate on a Q6-shaped pipeline per core when uncalibrated (GB/s of input columns). */
   static final double ASSUMED_CPU_PIPELINE_GB_PER_SECOND_PER_CORE = 1.0;
 
-  private static volatile MachineProfile cached;
+  private static final ProfileLoader LOADER = ProfileLoader.forThisProcess();
 
   private MachineProfiles() {
   }
 
-  /** The profile in use; read once per JVM (see {@link #reload()}). A broken profile file is an error. */
+  /**
+   * The profile in use; found once per JVM (see {@link #reload()}), measured first where a GPU machine has none.
+   * A broken profile file is an error.
+   */
   public static MachineProfile current() {
-    MachineProfile p = cached;
-    if (p == null) {
-      synchronized (MachineProfiles.class) {
-        if (cached == null) {
-          cached = load();
-        }
-        p = cached;
-      }
-    }
-    return p;
+    return LOADER.current();
   }
 
   /**
@@ -48,16 +43,8 @@ public final class MachineProfiles {
    * that their costs do not depend on whether {@code spillway calibrate} ran on this machine.
    */
   public static AutoCloseable pin(MachineProfile profile) {
-    MachineProfile previous;
-    synchronized (MachineProfiles.class) {
-      previous = cached;
-      cached = profile;
-    }
-    return () -> {
-      synchronized (MachineProfiles.class) {
-        cached = previous;
-      }
-    };
+    MachineProfile previous = LOADER.replace(profile);
+    return () -> LOADER.replace(previous);
   }
 
   /** The uncalibrated profile of this machine (assumed numbers), whatever profile file exists. */
@@ -67,7 +54,12 @@ public final class MachineProfiles {
 
   /** Forgets the profile read so far (after a calibration), so that the next {@link #current()} reads again. */
   public static void reload() {
-    cached = null;
+    LOADER.replace(null);
+  }
+
+  /** The file {@link #current()} reads: the one {@code -Dspillway.profile} names, else the default location. */
+  public static Path path() {
+    return LOADER.path();
   }
 
   /** Whether {@code profile} was measured rather than assumed. */
@@ -75,17 +67,12 @@ public final class MachineProfiles {
     return !ASSUMED_HOST.equals(profile.host());
   }
 
-  private static MachineProfile load() {
-    String named = System.getProperty(PROFILE_PROPERTY);
-    Path path = named != null && !named.isBlank() ? Path.of(named) : CalibrationOptions.defaultProfilePath();
-    if (named != null && !named.isBlank() || Files.isRegularFile(path)) {
-      try {
-        return MachineProfile.read(path);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    return assumed(GpuRuntime.device());
+  /**
+   * How EXPLAIN and the command line name where a measured profile's numbers come from: {@code calibrated
+   * (quick)} for a quick calibration ({@code --quick} or on first use), {@code calibrated} for a full one.
+   */
+  public static String calibratedLabel(MachineProfile profile) {
+    return profile.quick() ? "calibrated (quick)" : "calibrated";
   }
 
   /**

@@ -1,15 +1,28 @@
 package org.spillway.gpu.plan;
 
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
  * What the planner chose for a pipeline over a scan that the GPU runs: the transfer method that streams its
- * columns, how its kernel filters, and the bytes it asks the device's column cache to hold (0: it streams every
- * run; the first request sizes the process-wide cache, see {@link GpuColumnCaches}).
+ * columns, how its kernel filters, the bytes it asks the device's column cache to hold (0: it streams every
+ * run; the first request sizes the process-wide cache, see {@link GpuColumnCaches}), and the groups its
+ * aggregation is estimated to make (0: none or unknown), which size the GPU hash table's first try.
  */
-public record GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes) {
+public record GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes,
+    long expectedGroups) {
+  /** The most groups a GPU aggregation holds; more run on the CPU backend. */
+  public static final long MAX_GROUPS = GpuColumnarPipeline.MAX_GROUPS;
+
+  public GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes) {
+    this(method, variant, cacheRequestBytes, 0);
+  }
+
   public GpuPipelineChoice {
+    if (expectedGroups < 0) {
+      throw new IllegalArgumentException("negative group estimate " + expectedGroups);
+    }
     if (method == null || variant == null) {
       throw new IllegalArgumentException("a GPU pipeline needs a transfer method and a filter variant, got "
           + method + " and " + variant);

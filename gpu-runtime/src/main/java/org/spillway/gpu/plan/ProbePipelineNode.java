@@ -10,13 +10,21 @@ import org.spillway.gpu.pipeline.PipelineStage;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import java.util.function.IntFunction;
 
 /**
- * A CPU pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
+ * A pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
  * run first, each into a {@link JoinHashTable}; then the source (a table scan, or another node's output) streams in
  * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
  * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
+ * Over a scan, the planner may run it on the GPU ({@link GpuPipelineChoice}): the build sides' tables and the
+ * columns read from them are built in GPU memory, and the scan's columns stream through one kernel per chunk that
+ * filters, probes and aggregates (or returns the rows); where the GPU cannot after all, the CPU runs it over the
+ * same build sides, and the trace says why.
  */
 public final class ProbePipelineNode implements PlanNode {
   private final ScanTable table;
@@ -29,9 +37,21 @@ public final class ProbePipelineNode implements PlanNode {
   /** Per stage: the build side of a probe stage, else null. */
   private final List<JoinBuild> builds;
   private final List<ExprType> outputTypes;
+  /** The GPU run the planner chose (a pipeline over a scan only), or null for the CPU backend. */
+  private final GpuPipelineChoice gpu;
 
   public ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
       List<PipelineStage> stages, List<JoinBuild> builds) {
+    this(table, scanFields, source, inputTypes, stages, builds, null);
+  }
+
+  /** As above, run on the GPU as {@code gpu} says (null: the CPU backend); only a pipeline over a scan can be. */
+  public ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
+      List<PipelineStage> stages, List<JoinBuild> builds, GpuPipelineChoice gpu) {
+    if (gpu != null && source != null) {
+      throw new IllegalArgumentException("a GPU pipeline streams a scan, not an intermediate result");
+    }
+    this.gpu = gpu;
     this.table = table;
     this.scanFields = scanFields == null ? null : scanFields.clone();
     this.source = source;
@@ -55,6 +75,16 @@ public final class ProbePipelineNode implements PlanNode {
     return run(context, read, s -> null);
   }
 
+  /** Why the GPU cannot run a pipeline of {@code stages} (probes included) over columns of {@code inputTypes}, or empty. */
+  public static Optional<String> gpuUnsupportedReason(List<ExprType> inputTypes, List<PipelineStage> stages) {
+    return new GpuColumnarPipeline(inputTypes, stages).unsupportedReason();
+  }
+
+  /** Whether the planner chose the GPU for this pipeline. */
+  public boolean onGpu() {
+    return gpu != null;
+  }
+
   /** The stages of this pipeline. */
   public List<PipelineStage> stages() {
     return stages;
@@ -70,6 +100,9 @@ public final class ProbePipelineNode implements PlanNode {
    * the caller (a mark join, which reads the marks afterwards), the others are bound to build sides run here.
    */
   public NodeOutput run(RunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
+    if (gpu != null) {
+      return runOnGpu(context, read);
+    }
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
     for (int s = 0; s < stages.size(); s++) {
@@ -96,6 +129,63 @@ public final class ProbePipelineNode implements PlanNode {
     NodeOutput output = new BatchOutput(out, outputTypes);
     context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
     return output;
+  }
+
+  /**
+   * The GPU run: every build side runs (reading its key and the columns the CPU or the GPU program reads of it),
+   * then the scan streams through the GPU pipeline, whose tables are built on the device from those rows.
+   */
+  private NodeOutput runOnGpu(RunContext context, BitSet read) {
+    GpuColumnarPipeline pipeline = new GpuColumnarPipeline(inputTypes, stages).withFilterVariant(gpu.variant())
+        .withExpectedGroups(gpu.expectedGroups());
+    CudaDevice device = GpuRuntime.requireDevice();
+    if (gpu.cacheRequestBytes() > 0) {
+      pipeline.withCache(GpuColumnCaches.of(device, gpu.cacheRequestBytes()));
+    }
+    ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
+    List<NodeOutput> buildRows = new ArrayList<>();
+    List<Integer> probeStages = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int s = 0; s < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
+        BitSet columns = planned.buildColumnsRead(s);
+        columns.or(pipeline.buildColumnsRead(probeStages.size()));
+        for (int key : probe.probe().buildKeys()) {
+          columns.set(key);
+        }
+        context.checkCancelled("before the build side of " + builds.get(s).label());
+        buildRows.add(builds.get(s).node().run(context, columns));
+        probeStages.add(s);
+      }
+    }
+    long built = System.nanoTime();
+    context.checkCancelled("before a GPU pipeline over " + table.name());
+    List<ColumnBatch> out = pipeline.run(device, gpu.method(), ScanPipelineNode.sources(table, scanFields), buildRows,
+        () -> cpuOver(context, read, probeStages, buildRows), context.threads(), context.cancelled());
+    table.deviceRuns().record(pipeline.lastFallback() == null);
+    GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
+    String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
+        : String.format(", %.1f MB of join tables built in GPU memory in %.1f ms, %.3f GB streamed in %.1f ms"
+            + " (%.1f GB/s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
+            stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
+            stats.kernel());
+    RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s",
+        probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
+        (built - start) / 1e6, detail);
+    return new BatchOutput(out, outputTypes);
+  }
+
+  /** The CPU backend over build sides that ran already: the fallback of a GPU run. */
+  private ColumnarPipeline cpuOver(RunContext context, BitSet read, List<Integer> probeStages,
+      List<NodeOutput> buildRows) {
+    List<PipelineStage> bound = new ArrayList<>(stages);
+    for (int i = 0; i < probeStages.size(); i++) {
+      int s = probeStages.get(i);
+      JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(s)).probe();
+      bound.set(s, new PipelineStage.HashJoinProbe(bind(probe, builds.get(s), buildRows.get(i), context,
+          System.nanoTime())));
+    }
+    return new ColumnarPipeline(inputTypes, bound, read);
   }
 
   /** Runs a build side, reading its keys and the columns the probe gathers, and builds its table. */

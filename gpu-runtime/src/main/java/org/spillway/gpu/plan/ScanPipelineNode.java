@@ -40,7 +40,7 @@ public final class ScanPipelineNode implements PlanNode {
     this.method = gpu == null ? null : gpu.method();
     this.cacheRequestBytes = gpu == null ? 0 : gpu.cacheRequestBytes();
     if (gpu != null) {
-      pipeline.withFilterVariant(gpu.variant());
+      pipeline.withFilterVariant(gpu.variant()).withExpectedGroups(gpu.expectedGroups());
     }
   }
 
@@ -81,8 +81,8 @@ public final class ScanPipelineNode implements PlanNode {
   private void traceGpu(long nanos) {
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
-        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s)", stats.bytes() / 1e9, stats.nanos() / 1e6,
-            stats.gigabytesPerSecond());
+        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s), %.3f GB returned, %s", stats.bytes() / 1e9,
+            stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9, stats.kernel());
     RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s", table, method.label(), nanos / 1e6, detail);
   }
 

@@ -17,10 +17,11 @@ import org.spillway.gpu.transfer.TransferMethod;
 class CalibratorGpuTest {
   @Test
   void smallCalibrationMeasuresEverything() {
-    var opts = new CalibrationOptions(64L << 20, 64L << 20, 64L << 20, 2);
+    var opts = new CalibrationOptions(MachineProfile.MODE_QUICK, 64L << 20, 64L << 20, 64L << 20, 2, true);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     MachineProfile p = Calibrator.calibrate(opts, new PrintStream(log, true));
     assertFalse(p.cpuOnly(), log.toString());
+    assertEquals(opts.mode(), p.calibrationMode());
     assertNotNull(p.gpu());
     var device = GpuRuntime.requireDevice();
     for (TransferMethod m : TransferMethod.values()) {

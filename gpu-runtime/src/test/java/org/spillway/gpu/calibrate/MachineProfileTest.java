@@ -1,6 +1,8 @@
 package org.spillway.gpu.calibrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,18 +13,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The CPU-only calibration path (the CI case) and the profile's JSON form. */
 class MachineProfileTest {
-  private static final CalibrationOptions TINY = new CalibrationOptions(1 << 20, 1 << 20, 16 << 20, 2);
+  private static final CalibrationOptions TINY = new CalibrationOptions(MachineProfile.MODE_QUICK, 1 << 20, 1 << 20,
+      16 << 20, 2, true);
 
   @Test
   void cpuOnlyProfileRoundTrips(@TempDir Path dir) throws IOException {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     MachineProfile p = Calibrator.cpuOnly(TINY, new PrintStream(log, true), "no CUDA device (test)");
     assertTrue(p.cpuOnly());
+    assertEquals(TINY.mode(), p.calibrationMode());
     assertTrue(p.cpuScanGbPerSecond() > 0, "CPU scan " + p.cpuScanGbPerSecond());
     assertTrue(log.toString().contains("CPU scan"), log.toString());
     assertTrue(p.cpuPipelineGbPerSecond() > 0, "CPU pipeline " + p.cpuPipelineGbPerSecond());
@@ -66,6 +71,51 @@ class MachineProfileTest {
   }
 
   @Test
+  void theCalibrationModeRoundTripsAndAFileWithoutItStillLoads(@TempDir Path dir) throws IOException {
+    MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-26T00:00:00Z", "h", 16, 70.5,
+        null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, null, 7.5, Map.of(),
+        MachineProfile.MODE_FIRST_USE);
+    Path file = dir.resolve("p.json");
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    assertTrue(MachineProfile.read(file).quick());
+    assertEquals("calibrated (quick)", MachineProfiles.calibratedLabel(MachineProfile.read(file)));
+    String older = Files.readString(file).replaceAll(",\\s*\"calibrationMode\" : \"quick \\(first use\\)\"", "");
+    assertFalse(older.contains("calibrationMode"), older);
+    Files.writeString(file, older);
+    MachineProfile read = MachineProfile.read(file);
+    assertNull(read.calibrationMode());
+    assertFalse(read.quick());
+    assertEquals("calibrated", MachineProfiles.calibratedLabel(read));
+    assertEquals(7.5, read.cpuPipelineGbPerSecond());
+  }
+
+  @Test
+  void bothQuickModesAreQuickAndFullIsNot() {
+    for (String mode : List.of(MachineProfile.MODE_QUICK, MachineProfile.MODE_FIRST_USE, MachineProfile.MODE_FULL)) {
+      MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "t", "h", 1, 1.0, null, "no GPU", Map.of(),
+          Map.of(), null, List.of(), null, null, null, null, null, mode);
+      assertEquals(!mode.equals(MachineProfile.MODE_FULL), p.quick(), mode);
+    }
+  }
+
+  @Test
+  void writingReplacesTheFileAndLeavesNoTemporaryOne(@TempDir Path dir) throws IOException {
+    Path file = dir.resolve("machine-profile.json");
+    Files.writeString(file, "{\"formatVersion\": 0}");
+    MachineProfile p = MachineProfiles.assumed(Optional.empty());
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    try (var files = Files.list(dir)) {
+      assertEquals(List.of(file), files.toList());
+    }
+    // A file where the directory should be: the write fails and leaves nothing behind.
+    Path blocked = dir.resolve("machine-profile.json").resolve("nested.json");
+    assertThrows(IOException.class, () -> p.write(blocked));
+    assertEquals(p, MachineProfile.read(file));
+  }
+
+  @Test
   void missingOrStaleProfileIsAClearError(@TempDir Path dir) throws IOException {
     var missing = assertThrows(IOException.class, () -> MachineProfile.read(dir.resolve("none.json")));
     assertTrue(missing.getMessage().contains("spillway calibrate"), missing.getMessage());
@@ -79,6 +129,8 @@ class MachineProfileTest {
 
   @Test
   void probeSizesAreValidated() {
-    assertThrows(IllegalArgumentException.class, () -> new CalibrationOptions(1 << 20, 3 << 20, 1 << 20, 1));
+    assertThrows(IllegalArgumentException.class,
+        () -> new CalibrationOptions(MachineProfile.MODE_QUICK, 1 << 20, 3 << 20, 1 << 20, 1, true));
+    assertThrows(IllegalArgumentException.class, () -> new CalibrationOptions(" ", 1 << 20, 1 << 20, 1 << 20, 1, true));
   }
 }

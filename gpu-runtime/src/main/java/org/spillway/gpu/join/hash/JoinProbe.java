@@ -163,6 +163,10 @@ public final class JoinProbe {
     return probeKeys.clone();
   }
 
+  public List<ExprType> probeKeyTypes() {
+    return probeKeyTypes;
+  }
+
   public List<ExprType> buildTypes() {
     return buildTypes;
   }

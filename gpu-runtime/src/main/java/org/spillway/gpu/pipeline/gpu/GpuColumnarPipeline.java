@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.spillway.gpu.device.GpuMemoryException;
+import org.spillway.gpu.vector.IndexedColumns;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.CudaDevice;
@@ -39,7 +42,9 @@ public final class GpuColumnarPipeline {
   /** Hash table slots of the first try of a grouped run; it grows 16-fold when half full. */
   static final long INITIAL_CAPACITY = 1 << 12;
   /** Largest hash table; more groups than half of it run on the CPU backend. */
-  static final long MAX_CAPACITY = 1 << 20;
+  static final long MAX_CAPACITY = 1 << 22;
+  /** The most groups the GPU aggregation holds. */
+  public static final long MAX_GROUPS = MAX_CAPACITY / 2;
   /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
@@ -56,8 +61,11 @@ public final class GpuColumnarPipeline {
   private final String unsupported;
   private volatile String lastFallback;
   private volatile RunStats lastRun;
+  private volatile long lastJoinBytes;
+  private volatile long lastJoinNanos;
   private TransferOptions transferOptions = DEFAULT_OPTIONS;
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
+  private long initialCapacity = INITIAL_CAPACITY;
   private GpuColumnCache cache;
   private int streamWorkers = GpuBatchStreamer.WORKERS;
   private int rowsStreamWorkers = GpuBatchStreamer.ROWS_WORKERS;
@@ -82,13 +90,26 @@ public final class GpuColumnarPipeline {
     }
     this.program = compiled;
     this.unsupported = reason;
-    this.selection = compiled == null || aggregateStage < 0 ? null : SelectionAggregate.match(inputTypes,
+    this.selection = compiled == null || aggregateStage < 0 || compiled.probes() ? null : SelectionAggregate.match(inputTypes,
         stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
   }
 
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
   public GpuColumnarPipeline withTransferOptions(TransferOptions options) {
     this.transferOptions = options;
+    return this;
+  }
+
+  /**
+   * This pipeline's first hash table sized for {@code groups} groups at half load (0: unknown, the smallest table);
+   * a table that proves too small still grows. Returns this.
+   */
+  public GpuColumnarPipeline withExpectedGroups(long groups) {
+    long capacity = INITIAL_CAPACITY;
+    while (capacity < MAX_CAPACITY && capacity < 2 * groups) {
+      capacity *= 2;
+    }
+    this.initialCapacity = capacity;
     return this;
   }
 
@@ -194,6 +215,29 @@ public final class GpuColumnarPipeline {
     }
   }
 
+  /** The build side's columns that probe {@code probe} (counted in stage order) of the program reads, key excluded. */
+  public java.util.BitSet buildColumnsRead(int probe) {
+    java.util.BitSet out = new java.util.BitSet();
+    if (program != null) {
+      for (int s = 0; s < program.slotJoins.length; s++) {
+        if (program.slotJoins[s] == probe) {
+          out.set(program.slotColumns[s]);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** GPU memory the last run's join tables and build columns took (0 without probes). */
+  public long lastJoinBytes() {
+    return lastJoinBytes;
+  }
+
+  /** Time the last run took to build its join tables in GPU memory (0 without probes). */
+  public long lastJoinNanos() {
+    return lastJoinNanos;
+  }
+
   /** Statistics of the last run's (last) pass over the data on the GPU, or null if none ran. */
   public RunStats lastRun() {
     return lastRun;
@@ -228,34 +272,72 @@ public final class GpuColumnarPipeline {
   /**
    * Runs the pipeline on {@code device}, streaming the columns with {@code method}; CPU threads
    * ({@code cpuThreads}) serve when the data needs more than the GPU offers (see {@link #lastFallback()}).
-   * Fails fast if {@code cancelled} turns true between batches.
+   * Fails fast if {@code cancelled} turns true between batches. For a pipeline without join probes.
    */
   public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches, int cpuThreads,
+      BooleanSupplier cancelled) {
+    return run(device, method, batches, List.of(), () -> cpu, cpuThreads, cancelled);
+  }
+
+  /**
+   * As above for a pipeline that probes hash joins: {@code builds} holds each probe stage's build side (in stage
+   * order), whose tables are built in GPU memory for this run and freed after it; where the GPU cannot run it
+   * after all (duplicate keys of an inner or left join, the GPU memory budget, too many groups), the CPU backend
+   * that {@code cpuBackend} gives (its probes bound to the same build sides) runs it, and
+   * {@link #lastFallback()} says why.
+   */
+  public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      List<? extends IndexedColumns> builds, Supplier<ColumnarPipeline> cpuBackend, int cpuThreads,
       BooleanSupplier cancelled) {
     if (program == null) {
       throw new UnsupportedOperationException("pipeline is not supported on the GPU: " + unsupported);
     }
     long started = System.nanoTime();
     lastFallback = null;
+    lastJoinBytes = 0;
+    lastJoinNanos = 0;
+    GpuJoinTables joins = null;
+    if (program.probes()) {
+      try {
+        joins = new GpuJoinTables(device, new GpuKernels(device), program, builds);
+        lastJoinBytes = joins.bytes();
+        lastJoinNanos = System.nanoTime() - started;
+      } catch (GpuJoinTables.DuplicateKeys | GpuMemoryException e) {
+        lastFallback = e.getMessage();
+        return cpuBackend.get().run(batches, cpuThreads, cancelled);
+      }
+    }
+    try {
+      return run(device, method, batches, joins, cpuBackend, cpuThreads, cancelled, started);
+    } finally {
+      if (joins != null) {
+        joins.close();
+      }
+    }
+  }
+
+  private List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      GpuJoinTables joins, Supplier<ColumnarPipeline> cpuBackend, int cpuThreads, BooleanSupplier cancelled,
+      long started) {
     boolean[][] nulls = nullsOf(batches);
-    long nullable = nullableColumns(nulls);
+    long nullable = nullableColumns(nulls) | (joins == null ? 0 : joins.nullableSlots());
     if (aggregateStage < 0) {
-      return runRows(device, method, batches, nulls, nullable, cancelled, started);
+      return runRows(device, method, batches, nulls, nullable, joins, cancelled, started);
     }
     int[] keyNullBits = program.keyNullBits(nullable);
     if (keyNullBits == null) {
       lastFallback = "the NULL flags of the group keys do not fit beside their values in the GPU's 64-bit keys";
-      return cpu.run(batches, cpuThreads, cancelled);
+      return cpuBackend.get().run(batches, cpuThreads, cancelled);
     }
     long tracked = 0;
     for (int c = 0; c < program.callNullDeps.length; c++) {
       tracked |= GpuProgram.mayBeNull(program.callNullDeps[c], nullable) ? 1L << c : 0;
     }
     GpuPass pass = new GpuPass(device, new GpuKernels(device), program, nullable == 0 && selectionKernel ? selection : null,
-        filterVariant, new GpuProgramImage(program, keyNullBits), tracked);
+        filterVariant, new GpuProgramImage(program, keyNullBits), tracked, joins);
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
-    long capacity = aggregate.groupKeys().length == 0 ? 0 : INITIAL_CAPACITY;
+    long capacity = aggregate.groupKeys().length == 0 ? 0 : initialCapacity;
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
@@ -276,7 +358,7 @@ public final class GpuColumnarPipeline {
         }
         if (capacity >= MAX_CAPACITY) {
           lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
-          return cpu.run(batches, cpuThreads, cancelled);
+          return cpuBackend.get().run(batches, cpuThreads, cancelled);
         }
         capacity = Math.min(MAX_CAPACITY, capacity * 16);
       }
@@ -288,7 +370,7 @@ public final class GpuColumnarPipeline {
    * CPU backend's result), one launch per chunk, the selected rows back in input order.
    */
   private List<ColumnBatch> runRows(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
-      boolean[][] nulls, long nullable, BooleanSupplier cancelled, long started) {
+      boolean[][] nulls, long nullable, GpuJoinTables joins, BooleanSupplier cancelled, long started) {
     boolean[] nullableOutputs = new boolean[program.outputs.length];
     for (int k = 0; k < nullableOutputs.length; k++) {
       nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
@@ -296,7 +378,7 @@ public final class GpuColumnarPipeline {
     long tileRows = GpuRowsLayout.TILE_ROWS;
     long chunkRows = Math.max(tileRows, chunkRows(batches) / tileRows * tileRows);
     GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
-        new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots());
+        new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots(), joins);
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {

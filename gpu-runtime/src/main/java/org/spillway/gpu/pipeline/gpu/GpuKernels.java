@@ -15,6 +15,7 @@ final class GpuKernels {
   final CudaKernel global;
   final CudaKernel grouped;
   final CudaKernel rows;
+  final CudaKernel joinBuild;
   final CudaKernel selectionBranching;
   final CudaKernel selectionPredication;
 
@@ -23,6 +24,7 @@ final class GpuKernels {
     this.init = module.kernel("columnar_pipeline_init");
     this.global = module.kernel("columnar_pipeline_global");
     this.grouped = module.kernel("columnar_pipeline_grouped");
+    this.joinBuild = module.kernel("columnar_pipeline_join_build");
     this.rows = device.module(ROWS_MODULE).kernel("columnar_pipeline_rows");
     CudaModule selection = device.module(SELECTION_MODULE);
     this.selectionBranching = selection.kernel("selection_aggregate_branching");

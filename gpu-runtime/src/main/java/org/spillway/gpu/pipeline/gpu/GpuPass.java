@@ -41,10 +41,13 @@ final class GpuPass {
   private final GpuProgramImage image;
   private final long trackedCalls;
   private final int multiprocessors;
+  /** The join tables the program probes, or null. */
+  private final GpuJoinTables joins;
 
   /** {@code selection}: the specialized shape to run, or null for the interpreter. */
   GpuPass(CudaDevice device, GpuKernels kernels, GpuProgram program, SelectionAggregate selection,
-      FilterVariant variant, GpuProgramImage image, long trackedCalls) {
+      FilterVariant variant, GpuProgramImage image, long trackedCalls, GpuJoinTables joins) {
+    this.joins = joins;
     this.device = device;
     this.kernels = kernels;
     this.program = program;
@@ -106,7 +109,7 @@ final class GpuPass {
           capacity, callCount);
       state.initialize(kernels, code.pointer(image.callsOffset()), control);
       long[] argument = selection != null ? selection.argument(program.wideMask())
-          : image.argument(code.address(), variant == FilterVariant.BRANCHING, trackedCalls, capacity);
+          : image.argument(code.address(), variant == FilterVariant.BRANCHING, trackedCalls, capacity, joins);
       CudaKernel kernel = kernel(capacity);
       long tileRows = selection != null ? SelectionAggregate.TILE_ROWS : GpuColumnarPipeline.blockThreads();
       long[] traffic = traffic(batches, resident, session);

@@ -18,13 +18,22 @@ import java.util.List;
  * evaluates for it (a guarded division never divides by zero on either device). AND and OR follow Kleene's
  * logic: a NULL operand does not decide, a later FALSE (AND) or TRUE (OR) still does. A pipeline without an
  * aggregation compiles to the same program plus the registers of its output columns, which the
- * columnar_pipeline_rows kernel writes back for the selected rows.
+ * columnar_pipeline_rows kernel writes back for the selected rows. A hash-join probe stage becomes a PROBE of a
+ * join table resident in GPU memory ({@link GpuJoinTables}); the build side's columns that later stages read are
+ * LOAD_BUILDs at the probe's build row, column slots of their own whose NULL bits follow the input columns'.
  */
 final class GpuProgram {
   /** Registers per thread in the kernel (kMaxRegisters in columnar_pipeline.cu): one bit each in a NULL mask. */
   static final int MAX_REGISTERS = 64;
   /** Input columns a launch can take (kMaxColumns in pipeline_chunks.cuh). */
   static final int MAX_COLUMNS = 12;
+  /** Build-side columns a program can read (kMaxBuildColumns in pipeline_program.cuh). */
+  static final int MAX_BUILD_COLUMNS = 16;
+  /** Join kinds of a PROBE, as in pipeline_program.cuh. */
+  static final int JOIN_INNER = 0;
+  static final int JOIN_LEFT = 1;
+  static final int JOIN_SEMI = 2;
+  static final int JOIN_ANTI = 3;
   /** Aggregate calls a launch can take (kMaxCalls). */
   static final int MAX_CALLS = 16;
   /** Bit of a NULL-dependency mask meaning "NULL whatever the columns hold" (a NULL literal). */
@@ -49,6 +58,8 @@ final class GpuProgram {
   static final int SCALE = 23;
   static final int YEAR = 24;
   static final int FILTER = 25;
+  static final int PROBE = 26;
+  static final int LOAD_BUILD = 27;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {
@@ -78,6 +89,12 @@ final class GpuProgram {
   final int[] outputs;
   /** Per output column: the columns whose NULLs can make it NULL, as for calls. */
   final long[] outputNullDeps;
+  /** Per probe stage, in pipeline order: its join kind (JOIN_*) and the build side's key column. */
+  final int[] joinKinds;
+  final int[] joinBuildKeys;
+  /** Per build column slot s (NULL bit MAX_COLUMNS + s): the probe it belongs to and the build side's column. */
+  final int[] slotJoins;
+  final int[] slotColumns;
 
   private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps) {
     this(b, calls, callNullDeps, keys, keyNullDeps, new int[0], new long[0]);
@@ -99,6 +116,15 @@ final class GpuProgram {
     this.origins = b.origins.toArray(new Expr[0]);
     this.outputs = outputs;
     this.outputNullDeps = outputNullDeps;
+    this.joinKinds = b.joinKinds.stream().mapToInt(Integer::intValue).toArray();
+    this.joinBuildKeys = b.joinBuildKeys.stream().mapToInt(Integer::intValue).toArray();
+    this.slotJoins = b.slots.stream().mapToInt(slot -> slot[0]).toArray();
+    this.slotColumns = b.slots.stream().mapToInt(slot -> slot[1]).toArray();
+  }
+
+  /** Whether the program probes hash joins. */
+  boolean probes() {
+    return joinKinds.length > 0;
   }
 
   int length() {

@@ -18,6 +18,9 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_FALSE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_NOT_TRUE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_TRUE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD_BUILD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_BUILD_COLUMNS;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.PROBE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_COLUMNS;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_REGISTERS;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MERGE_NULL;
@@ -28,10 +31,13 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.YEAR;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.spillway.gpu.join.hash.JoinProbe;
 
 /**
- * Accumulates the instructions of a {@link GpuProgram} from Filter and Project stages and expressions; one
- * fresh register per expression node (programs are small).
+ * Accumulates the instructions of a {@link GpuProgram} from Filter, Project and hash-join probe stages and
+ * expressions; one fresh register per expression node (programs are small). A stage column is a register
+ * (loaded), an input column not yet loaded ({@code -1 - input}) or a build column of a probe not yet read
+ * ({@link #buildRef}).
  */
 final class GpuProgramBuilder {
   final List<ExprType> inputTypes;
@@ -45,6 +51,17 @@ final class GpuProgramBuilder {
   int nextRegister = MAX_COLUMNS;
   /** Refuse literals that do not fit the width of their type (their values may reach a narrow output). */
   boolean narrowLiterals;
+  /** Per probe stage: join kind, build key column and the register of its build row. */
+  final List<Integer> joinKinds = new ArrayList<>();
+  final List<Integer> joinBuildKeys = new ArrayList<>();
+  final List<Integer> joinRows = new ArrayList<>();
+  /** Per build column slot: {probe, build column}, and the register it loads into. */
+  final List<int[]> slots = new ArrayList<>();
+  final List<Integer> slotRegisters = new ArrayList<>();
+
+  /** Stage columns at or below this value name build columns: {@code BUILD_REF - (probe * BUILD_STRIDE + column)}. */
+  private static final int BUILD_REF = -(1 << 24);
+  private static final int BUILD_STRIDE = 1 << 12;
 
   GpuProgramBuilder(List<ExprType> inputTypes) {
     this.inputTypes = inputTypes;
@@ -70,13 +87,101 @@ final class GpuProgramBuilder {
           next.add(e instanceof Expr.Column c ? current.get(c.index()) : compile(e, current));
         }
         current = next;
-      } else if (stage instanceof PipelineStage.HashJoinProbe) {
-        throw new GpuProgram.Unsupported("a hash-join probe (GPU pipelines do not probe joins yet)");
+      } else if (stage instanceof PipelineStage.HashJoinProbe p) {
+        current = probe(p.probe(), current);
       } else {
         throw new IllegalArgumentException("stage " + stage + " cannot precede the aggregation");
       }
     }
     return current;
+  }
+
+  /**
+   * A PROBE of the join's key; returns the stage columns after it (the joined row for INNER and LEFT, whose build
+   * columns are loaded where read). One key column of the long lane on both sides, no residual (an inner join's
+   * is a filter stage after the probe), and no kind that marks or outputs build rows.
+   */
+  private List<Integer> probe(JoinProbe probe, List<Integer> current) {
+    int kind = switch (probe.kind()) {
+      case INNER -> GpuProgram.JOIN_INNER;
+      case LEFT -> GpuProgram.JOIN_LEFT;
+      case SEMI -> GpuProgram.JOIN_SEMI;
+      case ANTI -> GpuProgram.JOIN_ANTI;
+      default -> throw new GpuProgram.Unsupported("a " + probe.kind() + " join probe (it marks or outputs build rows)");
+    };
+    if (probe.residual() != null) {
+      throw new GpuProgram.Unsupported("a join condition beyond key equality on a " + probe.kind() + " join");
+    }
+    if (probe.probeKeys().length != 1) {
+      throw new GpuProgram.Unsupported("a join on " + probe.probeKeys().length + " key columns (the GPU probe takes one)");
+    }
+    int probeKey = probe.probeKeys()[0];
+    int buildKey = probe.buildKeys()[0];
+    ExprType probeType = probe.probeKeyTypes().get(0);
+    ExprType buildType = probe.buildTypes().get(buildKey);
+    if (!sameKeyLane(probeType, buildType)) {
+      throw new GpuProgram.Unsupported("join keys of " + probeType + " and " + buildType
+          + " (the GPU probe compares integer, date and same-scale decimal keys)");
+    }
+    int join = joinKinds.size();
+    int key = use(current, probeKey);
+    int row = fresh(0);
+    emit(PROBE, row, key, join, null);
+    joinKinds.add(kind);
+    joinBuildKeys.add(buildKey);
+    joinRows.add(row);
+    buildTypes.add(probe.buildTypes());
+    if (!probe.kind().projectsBuild()) {
+      return current;
+    }
+    List<Integer> build = new ArrayList<>();
+    for (int c = 0; c < probe.buildTypes().size(); c++) {
+      build.add(BUILD_REF - (join * BUILD_STRIDE + c));
+    }
+    List<Integer> joined = new ArrayList<>(probe.buildFirst() ? build : current);
+    joined.addAll(probe.buildFirst() ? current : build);
+    return joined;
+  }
+
+  /** Per probe: its build side's column types. */
+  private final List<List<ExprType>> buildTypes = new ArrayList<>();
+
+  /** Whether keys of these types compare as the same 64-bit values. */
+  private static boolean sameKeyLane(ExprType a, ExprType b) {
+    boolean integerA = a.kind() == ExprType.Kind.INT32 || a.kind() == ExprType.Kind.INT64;
+    boolean integerB = b.kind() == ExprType.Kind.INT32 || b.kind() == ExprType.Kind.INT64;
+    if (integerA || integerB) {
+      return integerA && integerB;
+    }
+    return a.kind() == b.kind() && a.scale() == b.scale()
+        && (a.kind() == ExprType.Kind.DATE || a.kind() == ExprType.Kind.DECIMAL);
+  }
+
+  /** The register of a build column, loaded here (a LOAD_BUILD at every use, executed once per row). */
+  private int useBuild(int ref) {
+    int join = ref / BUILD_STRIDE;
+    int column = ref % BUILD_STRIDE;
+    ExprType type = buildTypes.get(join).get(column);
+    if (!type.isLong() || type.kind() == ExprType.Kind.BOOLEAN) {
+      throw new GpuProgram.Unsupported("build column of type " + type + " (the GPU probe reads integer columns)");
+    }
+    int slot = -1;
+    for (int s = 0; s < slots.size(); s++) {
+      if (slots.get(s)[0] == join && slots.get(s)[1] == column) {
+        slot = s;
+      }
+    }
+    if (slot < 0) {
+      if (slots.size() == MAX_BUILD_COLUMNS) {
+        throw new GpuProgram.Unsupported("more than " + MAX_BUILD_COLUMNS + " build-side columns");
+      }
+      slots.add(new int[] {join, column});
+      slot = slots.size() - 1;
+      slotRegisters.add(fresh(1L << (MAX_COLUMNS + slot)));
+    }
+    int reg = slotRegisters.get(slot);
+    emit(LOAD_BUILD, reg, joinRows.get(join), slot, null);
+    return reg;
   }
 
   void emit(int op, int dst, int a, int b, Expr origin) {
@@ -114,6 +219,9 @@ final class GpuProgramBuilder {
    */
   int use(List<Integer> current, int index) {
     int reg = current.get(index);
+    if (reg <= BUILD_REF) {
+      return useBuild(BUILD_REF - reg);
+    }
     if (reg >= 0) {
       if (reg < MAX_COLUMNS) {
         emit(LOAD, 0, reg, 0, null);

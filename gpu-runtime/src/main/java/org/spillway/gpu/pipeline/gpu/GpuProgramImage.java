@@ -76,10 +76,14 @@ final class GpuProgramImage {
     return outputsAt;
   }
 
-  /** The ProgramArg words of columnar_pipeline.cu for the image uploaded at {@code base}. */
-  long[] argument(long base, boolean branching, long trackedCalls, long capacity) {
+  /**
+   * The ProgramArg words of columnar_pipeline.cu for the image uploaded at {@code base}, probing {@code joins}
+   * (null for a program without probes).
+   */
+  long[] argument(long base, boolean branching, long trackedCalls, long capacity, GpuJoinTables joins) {
     return new long[] {base, program.length(), base + constantsAt, program.columns.length, program.wideMask(),
         branching ? 1 : 0, base + callsAt, program.calls.length / 2, trackedCalls, base + keysAt,
-        program.keys.length / 2, capacity};
+        program.keys.length / 2, capacity, joins == null ? 0 : joins.joinsAddress(),
+        joins == null ? 0 : joins.columnsAddress()};
   }
 }

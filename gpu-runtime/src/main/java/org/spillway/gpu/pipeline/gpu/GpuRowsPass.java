@@ -39,11 +39,14 @@ final class GpuRowsPass {
   private final GpuRowsLayout layout;
   private final int depth;
   private final int multiprocessors;
+  /** The join tables the program probes, or null. */
+  private final GpuJoinTables joins;
 
   /** {@code depth}: output buffers per worker, the chunks it may have in flight (its pipeline's slots). */
   GpuRowsPass(CudaDevice device, GpuKernels kernels, GpuProgram program, FilterVariant variant, GpuRowsLayout layout,
-      int depth) {
+      int depth, GpuJoinTables joins) {
     this.device = device;
+    this.joins = joins;
     this.kernel = kernels.rows;
     this.program = program;
     this.variant = variant;
@@ -65,7 +68,7 @@ final class GpuRowsPass {
       image.upload(code);
       GpuScratch.upload(code, image.bytes(), Pointer.to(new long[1]), 8, "GPU rows error word");
       DevicePointer error = code.pointer(image.bytes());
-      long[] argument = image.argument(code.address(), variant == FilterVariant.BRANCHING, 0, 0);
+      long[] argument = image.argument(code.address(), variant == FilterVariant.BRANCHING, 0, 0, joins);
       long columns = code.address() + image.outputsOffset();
       GpuRowsAssembler assembler = new GpuRowsAssembler(layout, batches.size());
       AtomicLong returned = new AtomicLong();

@@ -2,6 +2,7 @@ package org.spillway.gpu.pipeline.gpu;
 
 import org.spillway.gpu.expr.AggCall;
 import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.vector.ExprType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -33,6 +34,50 @@ class GpuProgramTest {
     assertEquals(List.of(false, true), List.of(program.wide[0], program.wide[1]));
     assertEquals(program.code.length, program.length() * 4);
     assertEquals(program.origins.length, program.length());
+  }
+
+  /**
+   * A probe compiles to a PROBE of its join and a LOAD_BUILD of each build column read (once per slot); what the
+   * GPU probe cannot pair exactly stays on the CPU, saying why.
+   */
+  @Test void joinProbesCompileOrSayWhyNot() {
+    List<ExprType> build = List.of(ExprType.INT64, ExprType.decimal(2), ExprType.TEXT, ExprType.INT64);
+    JoinProbe inner = new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build,
+        false, null);
+    PipelineStage.Aggregate sum = new PipelineStage.Aggregate(new int[] {3 + TYPES.size()},
+        List.of(new AggCall(AggCall.Kind.SUM, 1 + TYPES.size(), ExprType.decimal(2))));
+    List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(inner), sum);
+    GpuColumnarPipeline pipeline = new GpuColumnarPipeline(TYPES, stages);
+    assertEquals("supported", pipeline.unsupportedReason().orElse("supported"));
+    GpuProgram program = GpuProgram.compile(TYPES, stages.subList(0, 1), sum);
+    assertEquals(List.of(GpuProgram.JOIN_INNER), Arrays.stream(program.joinKinds).boxed().toList());
+    assertEquals(List.of(1, 3), Arrays.stream(program.slotColumns).boxed().toList(), "build columns in first-use order");
+    assertEquals(1, count(program, GpuProgram.PROBE));
+    assertEquals(2, count(program, GpuProgram.LOAD_BUILD));
+    assertEquals("{1, 3}", pipeline.buildColumnsRead(0).toString());
+
+    assertReason("TEXT", List.of(new PipelineStage.HashJoinProbe(inner), new PipelineStage.Aggregate(new int[0],
+        List.of(new AggCall(AggCall.Kind.COUNT, 2 + TYPES.size(), ExprType.INT64)))));
+    assertReason("2 key columns", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI,
+        new int[] {0, 0}, List.of(ExprType.INT64, ExprType.INT64), new int[] {0, 3}, build, false, null)),
+        aggregate(new int[0])));
+    assertReason("join keys of STRING and STRING", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
+        JoinProbe.Kind.SEMI, new int[] {3}, List.of(ExprType.STRING), new int[] {0},
+        List.of(ExprType.STRING), false, null)), aggregate(new int[0])));
+    assertReason("MARK_BUILD", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.MARK_BUILD,
+        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, true, null))));
+    Expr residual = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
+        new Expr.Column(TYPES.size() + 3, ExprType.INT64));
+    assertReason("beyond key equality", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.LEFT,
+        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, false, residual)), aggregate(new int[0])));
+  }
+
+  private static int count(GpuProgram program, int op) {
+    int n = 0;
+    for (int pc = 0; pc < program.length(); pc++) {
+      n += program.code[4 * pc] == op ? 1 : 0;
+    }
+    return n;
   }
 
   @Test void refusesWhatTheKernelCannotDoExactly() {

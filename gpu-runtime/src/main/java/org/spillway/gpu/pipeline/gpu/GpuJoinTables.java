@@ -1,0 +1,170 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemsetD32;
+
+import java.util.ArrayList;
+import java.util.List;
+import jcuda.Pointer;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.IndexedColumns;
+
+/**
+ * The build sides of a GPU pipeline's hash-join probes, resident in GPU memory for one run: per probe a NOPA
+ * table (Lutz et al., "Pump Up the Volume": no partitioning, the table in GPU memory, open addressing with linear
+ * probing) built on the GPU from the build side's key column, and the build columns the program reads, by slot.
+ * The kernels find them through one image of JoinArg and BuildColumnArg words (pipeline_program.cuh). An INNER or
+ * LEFT probe needs unique build keys (a probe row becomes at most one row in the interpreter); where the build
+ * finds a duplicate, {@link DuplicateKeys} says so and the pipeline runs on the CPU, which pairs every match.
+ * Closing frees everything.
+ */
+final class GpuJoinTables implements AutoCloseable {
+  /** Thrown when an INNER or LEFT probe's build side has duplicate keys; the message says which. */
+  static final class DuplicateKeys extends RuntimeException {
+    DuplicateKeys(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static final int JOIN_WORDS = 5;
+  private static final int COLUMN_WORDS = 2;
+
+  private final CudaDevice device;
+  private final List<DeviceBuffer> buffers = new ArrayList<>();
+  private final DeviceBuffer image;
+  private final long nullableSlots;
+  private final long bytes;
+  private final int joins;
+
+  /**
+   * Builds the tables of {@code program}'s probes over {@code builds} (per probe, the build side's rows; only the
+   * key column and the columns of the program's slots are read).
+   */
+  GpuJoinTables(CudaDevice device, GpuKernels kernels, GpuProgram program, List<? extends IndexedColumns> builds) {
+    if (builds.size() != program.joinKinds.length) {
+      throw new IllegalArgumentException(builds.size() + " build sides for " + program.joinKinds.length + " probes");
+    }
+    this.device = device;
+    this.joins = program.joinKinds.length;
+    long[] words = new long[JOIN_WORDS * program.joinKinds.length + COLUMN_WORDS * program.slotJoins.length];
+    long nullable = 0;
+    try {
+      device.makeCurrent();
+      for (int j = 0; j < program.joinKinds.length; j++) {
+        buildTable(kernels, program, j, builds.get(j), words);
+      }
+      int base = JOIN_WORDS * program.joinKinds.length;
+      for (int s = 0; s < program.slotJoins.length; s++) {
+        int join = program.slotJoins[s];
+        ColumnVector column = builds.get(join).column(program.slotColumns[s]);
+        words[base + COLUMN_WORDS * s] = upload(column.longs, column.size, "build column");
+        words[base + COLUMN_WORDS * s + 1] = validity(column);
+        boolean nulls = column.nulls != null || program.joinKinds[join] == GpuProgram.JOIN_LEFT;
+        nullable |= nulls ? 1L << (GpuProgram.MAX_COLUMNS + s) : 0;
+      }
+      this.image = allocate(Math.max(8, words.length * 8L), "GPU join tables image");
+      GpuScratch.upload(image, 0, Pointer.to(words), words.length * 8L, "GPU join tables image");
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    this.nullableSlots = nullable;
+    this.bytes = buffers.stream().mapToLong(DeviceBuffer::bytes).sum();
+  }
+
+  /** Builds probe {@code j}'s table and writes its JoinArg words. */
+  private void buildTable(GpuKernels kernels, GpuProgram program, int j, IndexedColumns build, long[] words) {
+    ColumnVector keys = build.column(program.joinBuildKeys[j]);
+    int rows = build.rows();
+    long capacity = Long.highestOneBit(Math.max(2, 2L * rows) - 1) << 1;
+    DeviceBuffer tableKeys = allocate(capacity * 8, "GPU join table keys");
+    DeviceBuffer tableRows = allocate(capacity * 4, "GPU join table rows");
+    CudaException.check(cuMemsetD32(tableKeys.pointer(), -1, capacity * 2), "cuMemsetD32(join table keys)");
+    long[] flags = {0, -1};
+    DeviceBuffer flagBuffer = allocate(16, "GPU join build flags");
+    GpuScratch.upload(flagBuffer, 0, Pointer.to(flags), 16, "GPU join build flags");
+    if (rows > 0) {
+      long keyAddress = upload(keys.longs, rows, "build keys");
+      long validity = validity(keys);
+      CudaStream stream = GpuScratch.stream(device);
+      try {
+        int blocks = (int) Math.min((rows + 255L) / 256, (long) device.multiprocessors() * 8);
+        kernels.joinBuild.launch(blocks, 256, stream, keyAddress, validity, (long) rows, tableKeys.pointer(),
+            tableRows.pointer(), capacity - 1, flagBuffer.pointer());
+        stream.synchronize();
+      } finally {
+        GpuScratch.release(device, stream);
+      }
+      CudaException.check(cuMemcpyDtoH(Pointer.to(flags), flagBuffer.pointer(), 16),
+          "cuMemcpyDtoH(join build flags)");
+    }
+    int kind = program.joinKinds[j];
+    if (flags[0] > 0 && (kind == GpuProgram.JOIN_INNER || kind == GpuProgram.JOIN_LEFT)) {
+      throw new DuplicateKeys("the build side of join " + (j + 1) + " has " + flags[0]
+          + " duplicate keys (the GPU probe pairs each probe row with one build row)");
+    }
+    words[JOIN_WORDS * j] = tableKeys.address();
+    words[JOIN_WORDS * j + 1] = tableRows.address();
+    words[JOIN_WORDS * j + 2] = capacity - 1;
+    words[JOIN_WORDS * j + 3] = flags[1];
+    words[JOIN_WORDS * j + 4] = kind;
+  }
+
+  /** Device address of a copy of the first {@code rows} values. */
+  private long upload(long[] values, int rows, String what) {
+    DeviceBuffer buffer = allocate(Math.max(8, rows * 8L), "GPU " + what);
+    GpuScratch.upload(buffer, 0, Pointer.to(values), rows * 8L, what);
+    return buffer.address();
+  }
+
+  /** Device address of the column's validity bitmap (Arrow layout), or 0 where no row is NULL. */
+  private long validity(ColumnVector column) {
+    if (column.nulls == null) {
+      return 0;
+    }
+    byte[] bits = new byte[(column.size + 7) / 8];
+    for (int r = 0; r < column.size; r++) {
+      if (!column.nulls[r]) {
+        bits[r >>> 3] |= (byte) (1 << (r & 7));
+      }
+    }
+    DeviceBuffer buffer = allocate(Math.max(8, bits.length), "GPU build validity");
+    GpuScratch.upload(buffer, 0, Pointer.to(bits), bits.length, "build validity");
+    return buffer.address();
+  }
+
+  private DeviceBuffer allocate(long bytes, String purpose) {
+    DeviceBuffer buffer = device.allocator().allocate(bytes, purpose);
+    buffers.add(buffer);
+    return buffer;
+  }
+
+  /** Address of the JoinArg array. */
+  long joinsAddress() {
+    return image.address();
+  }
+
+  /** Address of the BuildColumnArg array (after the joins). */
+  long columnsAddress() {
+    return image.address() + JOIN_WORDS * 8L * joins;
+  }
+
+  /** NULL bits (MAX_COLUMNS + slot) of the build column slots that may read NULL: data NULLs or a LEFT miss. */
+  long nullableSlots() {
+    return nullableSlots;
+  }
+
+  /** GPU memory the tables and columns take. */
+  long bytes() {
+    return bytes;
+  }
+
+  @Override public void close() {
+    buffers.forEach(DeviceBuffer::close);
+    buffers.clear();
+  }
+}

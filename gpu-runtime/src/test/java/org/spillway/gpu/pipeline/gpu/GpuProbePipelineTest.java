@@ -1,0 +1,311 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.spillway.gpu.GpuTest;
+import org.spillway.gpu.RandomColumns;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.ColumnBatch;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.RandomBatches;
+import org.spillway.gpu.pipeline.SourceBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+import org.spillway.gpu.transfer.TransferMethod;
+import org.spillway.gpu.transfer.TransferOptions;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.vector.IndexedColumns;
+
+/**
+ * GPU pipelines that probe hash joins against the CPU backend over the same build sides, on fresh random data:
+ * inner, left, semi and anti probes, build columns read by filters, projections, group keys and aggregates, two
+ * probes in one pipeline (a star join), NULL keys and payloads on both sides, keys at the extremes (the table's
+ * empty marker among them), both filter variants and transfer methods; duplicate build keys of an inner join run on
+ * the CPU and say so; the join tables' device memory is given back.
+ */
+@GpuTest
+class GpuProbePipelineTest {
+  private static final TransferOptions SMALL_CHUNKS = TransferOptions.DEFAULT.withChunkBytes(4096);
+  private static final ExprType BIG = ExprType.INT64;
+  private static final ExprType INT = ExprType.INT32;
+  private static final ExprType DEC2 = ExprType.decimal(2);
+  /** Probe side: key a (INT64), key b (INT32), group g (INT32), value v (DECIMAL(2)). */
+  private static final List<ExprType> PROBE = List.of(BIG, INT, INT, DEC2);
+  /** Build side: key (INT64), payload p (DECIMAL(2)), day d (DATE). */
+  private static final List<ExprType> BUILD = List.of(BIG, DEC2, ExprType.DATE);
+  private static final long[] EXTREMES = {-1, Long.MIN_VALUE, Long.MAX_VALUE, 0};
+
+  private BufferAllocator allocator;
+  private final List<FieldVector> vectors = new ArrayList<>();
+
+  @BeforeEach void open() {
+    allocator = RandomColumns.allocatorFor(TransferMethod.PINNED_COPY);
+  }
+
+  @AfterEach void close() {
+    vectors.forEach(FieldVector::close);
+    vectors.clear();
+    allocator.close();
+  }
+
+  static Stream<Arguments> variants() {
+    return Stream.of(Arguments.of(TransferMethod.PINNED_COPY, FilterVariant.BRANCHING, true),
+        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.PREDICATION, true),
+        Arguments.of(TransferMethod.ZERO_COPY, FilterVariant.BRANCHING, false));
+  }
+
+  @ParameterizedTest
+  @MethodSource("variants")
+  void randomProbesMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    for (int round = 0; round < 24; round++) {
+      JoinProbe.Kind kind = JoinProbe.Kind.values()[round % 4];
+      boolean buildFirst = kind.projectsBuild() && random.nextBoolean();
+      boolean aggregate = round % 8 < 5;
+      int probeRows = new int[] {0, 1, 700, 5000}[random.nextInt(4)];
+      int buildRows = new int[] {0, 1, 300, 2000}[random.nextInt(4)];
+      boolean unique = kind.projectsBuild() || random.nextBoolean();
+      Build build = build(random, buildRows, unique, nulls);
+      List<SourceBatch> batches = List.of(probe(random, probeRows, nulls), probe(random, probeRows / 3, nulls));
+      List<PipelineStage> stages = stages(kind, buildFirst, aggregate, random);
+      String where = "seed " + seed + ", round " + round + ", " + kind + ", buildFirst " + buildFirst + ", aggregate "
+          + aggregate + ", " + method + ", " + variant + ", nulls " + nulls + ", probe rows " + probeRows
+          + ", build rows " + buildRows + ", unique " + unique + ", stages " + stages;
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant);
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(build)).run(batches, 2, () -> false));
+      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), () -> bound(stages, List.of(build)), 2,
+          () -> false);
+      assertNull(gpu.lastFallback(), where);
+      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+    }
+  }
+
+  /** Two probes in one pass (Q5's shape): an inner join whose payload is grouped, then a semi-join on another key. */
+  @Test void starJoinProbesTwoTablesInOnePass() {
+    Random random = new Random(7);
+    Build dimension = build(random, 400, true, true);
+    Build filter = build(random, 50, false, false);
+    List<PipelineStage> stages = List.of(
+        new PipelineStage.HashJoinProbe(probe(JoinProbe.Kind.INNER, 0, false)),
+        new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.GT, new Expr.Column(5, DEC2),
+            new Expr.Literal(-2000L, DEC2))),
+        new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI, new int[] {1}, List.of(INT), new int[] {0},
+            BUILD, false, null)),
+        new PipelineStage.Aggregate(new int[] {6}, List.of(new AggCall(AggCall.Kind.SUM, 3, DEC2),
+            new AggCall(AggCall.Kind.COUNT, -1, BIG), new AggCall(AggCall.Kind.MAX, 5, DEC2))));
+    List<SourceBatch> batches = List.of(probe(random, 20000, true));
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS);
+    List<IndexedColumns> builds = List.of(dimension, filter);
+    List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
+    List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), TransferMethod.ZERO_COPY, batches, builds,
+        () -> bound(stages, builds), 2, () -> false);
+    assertNull(gpu.lastFallback());
+    assertTrue(expected.size() > 10, "groups: " + expected.size());
+    RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), "star join");
+  }
+
+  /** An inner join over duplicate build keys pairs a probe row with several rows: the CPU runs it and says why. */
+  @Test void duplicateBuildKeysOfAnInnerJoinRunOnTheCpu() {
+    Random random = new Random(11);
+    Build build = build(random, 500, false, false);
+    List<PipelineStage> stages = stages(JoinProbe.Kind.INNER, false, true, random);
+    List<SourceBatch> batches = List.of(probe(random, 3000, false));
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages);
+    List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(build)).run(batches, 2, () -> false));
+    List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), TransferMethod.ZERO_COPY, batches, List.of(build),
+        () -> bound(stages, List.of(build)), 2, () -> false);
+    assertNotNull(gpu.lastFallback());
+    assertTrue(gpu.lastFallback().contains("duplicate keys"), gpu.lastFallback());
+    RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), "duplicates");
+  }
+
+  /** Runs leave the device's allocator as they found it: the tables and build columns are freed. */
+  @Test void joinTablesAreFreed() {
+    CudaDevice device = GpuRuntime.requireDevice();
+    Random random = new Random(3);
+    Build build = build(random, 3000, true, true);
+    List<PipelineStage> stages = stages(JoinProbe.Kind.LEFT, true, true, random);
+    List<SourceBatch> batches = List.of(probe(random, 4000, true));
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages);
+    gpu.run(device, TransferMethod.ZERO_COPY, batches, List.of(build), () -> bound(stages, List.of(build)), 2,
+        () -> false);
+    GpuColumnarPipeline.releaseIdleResources(device);
+    int live = device.allocator().liveBuffers();
+    long bytes = device.allocator().allocatedBytes();
+    for (int i = 0; i < 3; i++) {
+      gpu.run(device, TransferMethod.ZERO_COPY, batches, List.of(build), () -> bound(stages, List.of(build)), 2,
+          () -> false);
+      assertTrue(gpu.lastJoinBytes() > 0);
+    }
+    GpuColumnarPipeline.releaseIdleResources(device);
+    assertEquals(live, device.allocator().liveBuffers());
+    assertEquals(bytes, device.allocator().allocatedBytes());
+  }
+
+  /**
+   * A probe of {@code kind} on key a, then (when it projects the build side) a filter on the build payload, then an
+   * aggregate grouped by a random key (the probe's group, a build column) or the rows themselves.
+   */
+  private static List<PipelineStage> stages(JoinProbe.Kind kind, boolean buildFirst, boolean aggregate,
+      Random random) {
+    List<PipelineStage> stages = new ArrayList<>();
+    if (random.nextBoolean()) {
+      stages.add(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.NE, new Expr.Column(2, INT),
+          new Expr.Literal(3L, INT))));
+    }
+    stages.add(new PipelineStage.HashJoinProbe(probe(kind, 0, buildFirst)));
+    int probeAt = buildFirst ? BUILD.size() : 0;
+    int buildAt = buildFirst ? 0 : PROBE.size();
+    List<Expr> columns = new ArrayList<>(List.of(new Expr.Column(probeAt + 2, INT), new Expr.Column(probeAt + 3, DEC2),
+        new Expr.Column(probeAt, BIG)));
+    if (kind.projectsBuild()) {
+      if (random.nextBoolean()) {
+        stages.add(new PipelineStage.Filter(new Expr.Logical(false, List.of(
+            new Expr.IsNull(new Expr.Column(buildAt + 1, DEC2), false),
+            new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(buildAt + 1, DEC2), new Expr.Literal(5000L, DEC2))))));
+      }
+      columns.add(new Expr.Column(buildAt + 1, DEC2));
+      columns.add(new Expr.Column(buildAt + 2, ExprType.DATE));
+      columns.add(new Expr.Arith(Expr.ArithOp.PLUS, new Expr.Column(buildAt + 1, DEC2),
+          new Expr.Column(probeAt + 3, DEC2), DEC2));
+    }
+    stages.add(new PipelineStage.Project(columns));
+    if (aggregate) {
+      int[] keys = kind.projectsBuild() && random.nextBoolean() ? new int[] {4} : new int[] {0};
+      List<AggCall> calls = new ArrayList<>(List.of(new AggCall(AggCall.Kind.SUM, 1, DEC2),
+          new AggCall(AggCall.Kind.COUNT, -1, BIG), new AggCall(AggCall.Kind.MIN, 2, BIG)));
+      if (kind.projectsBuild()) {
+        calls.add(new AggCall(AggCall.Kind.SUM, 5, DEC2));
+        calls.add(new AggCall(AggCall.Kind.COUNT, 3, BIG));
+      }
+      stages.add(new PipelineStage.Aggregate(keys, calls));
+    }
+    return stages;
+  }
+
+  private static JoinProbe probe(JoinProbe.Kind kind, int probeKey, boolean buildFirst) {
+    return new JoinProbe(kind, new int[] {probeKey}, List.of(PROBE.get(probeKey)), new int[] {0}, BUILD, buildFirst,
+        null);
+  }
+
+  /** The CPU backend of {@code stages} with each probe bound to its build side. */
+  private static ColumnarPipeline bound(List<PipelineStage> stages, List<? extends IndexedColumns> builds) {
+    List<PipelineStage> out = new ArrayList<>();
+    int b = 0;
+    for (PipelineStage stage : stages) {
+      if (stage instanceof PipelineStage.HashJoinProbe p) {
+        List<List<String>> none = new ArrayList<>();
+        none.add(null);
+        out.add(new PipelineStage.HashJoinProbe(p.probe().bind(builds.get(b++), none, none, 2, () -> false)));
+      } else {
+        out.add(stage);
+      }
+    }
+    return new ColumnarPipeline(PROBE, out);
+  }
+
+  /** A key drawn from a small range (so that keys match) or, now and then, one of the extremes. */
+  private static long key(Random random) {
+    return random.nextInt(20) == 0 ? EXTREMES[random.nextInt(EXTREMES.length)] : random.nextInt(1500) - 200;
+  }
+
+  private SourceBatch probe(Random random, int rows, boolean nulls) {
+    BigIntVector a = new BigIntVector("a", allocator);
+    IntVector b = new IntVector("b", allocator);
+    IntVector g = new IntVector("g", allocator);
+    BigIntVector v = new BigIntVector("v", allocator);
+    List<FieldVector> columns = List.of(a, b, g, v);
+    for (FieldVector c : columns) {
+      vectors.add(c);
+      c.setInitialCapacity(Math.max(1, rows));
+      c.allocateNew();
+    }
+    for (int r = 0; r < rows; r++) {
+      if (nulls && random.nextInt(10) == 0) {
+        a.setNull(r);
+      } else {
+        a.set(r, key(random));
+      }
+      b.set(r, random.nextInt(120));
+      g.set(r, random.nextInt(40));
+      if (nulls && random.nextInt(8) == 0) {
+        v.setNull(r);
+      } else {
+        v.set(r, random.nextInt(200000) - 100000);
+      }
+    }
+    columns.forEach(c -> c.setValueCount(rows));
+    return new SourceBatch(columns, rows);
+  }
+
+  /** A build side: unique keys (a shuffled range with extremes) or keys with duplicates; NULLs when asked. */
+  private static Build build(Random random, int rows, boolean unique, boolean nulls) {
+    long[] keys = new long[rows];
+    boolean[] keyNulls = new boolean[rows];
+    long[] payload = new long[rows];
+    boolean[] payloadNulls = new boolean[rows];
+    long[] days = new long[rows];
+    List<Long> pool = new ArrayList<>();
+    for (long k : EXTREMES) {
+      pool.add(k);
+    }
+    for (long k = -200; pool.size() < rows; k += 1 + random.nextInt(2)) {
+      if (k != -1 && k != 0) {  // the extremes are in already
+        pool.add(k);
+      }
+    }
+    java.util.Collections.shuffle(pool, random);
+    for (int r = 0; r < rows; r++) {
+      keys[r] = unique ? pool.get(r) : key(random) % 60;
+      keyNulls[r] = nulls && random.nextInt(15) == 0;
+      keys[r] = keyNulls[r] ? 0 : keys[r];
+      payloadNulls[r] = nulls && random.nextInt(6) == 0;
+      payload[r] = payloadNulls[r] ? 0 : random.nextInt(20000) - 10000;
+      days[r] = 8000 + random.nextInt(3000);
+    }
+    return new Build(new ColumnVector[] {
+        ColumnVector.ofLongs(BIG, keys, nulls ? keyNulls : null, rows),
+        ColumnVector.ofLongs(DEC2, payload, nulls ? payloadNulls : null, rows),
+        ColumnVector.ofLongs(ExprType.DATE, days, null, rows)}, rows);
+  }
+
+  /** A build side's rows, as a pipeline breaker's output would be. */
+  private record Build(ColumnVector[] columns, int rows) implements IndexedColumns {
+    @Override public List<ExprType> types() {
+      return BUILD;
+    }
+
+    @Override public ColumnVector column(int c) {
+      return columns[c];
+    }
+
+    @Override public ColumnVector gather(int c, int[] ids, int count) {
+      return columns[c].gatherOrNull(ids, count);
+    }
+  }
+}
