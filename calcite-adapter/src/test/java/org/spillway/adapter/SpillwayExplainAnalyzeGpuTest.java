@@ -18,7 +18,7 @@ import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 
 /**
- * EXPLAIN ANALYZE with device=gpu: the pipeline of a Q6-style aggregate over lineitem and a GPU NOPA join report
+ * EXPLAIN ANALYZE with device=gpu: the pipeline of a Q6-style aggregate over lineitem and a Triton join report
  * the GPU, their rows and bytes over the link. Tagged gpu: skipped without a CUDA device, failed if gpu.required
  * says there must be one.
  */
@@ -56,10 +56,13 @@ class SpillwayExplainAnalyzeGpuTest {
     assertTrue(Double.parseDouble(scan.predicted()) > 0, "the cost model's GPU prediction: " + analysis.text());
   }
 
-  /** A GPU NOPA join reports the GPU, the join's rows (as the CPU counts them) and its keys' bytes over the link. */
+  /**
+   * A Triton join (a join node of its own: a NOPA table in GPU memory is probed inside a GPU pipeline instead)
+   * reports the GPU, the join's rows (as the CPU counts them) and its keys' bytes over the link.
+   */
   @Test void aGpuJoinReportsTheGpuAndItsLinkBytes() throws SQLException {
     String cpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
-    String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu;joinAlgorithm=nopa";
+    String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu;joinAlgorithm=triton";
     String join = "FROM orders JOIN lineitem ON o_orderkey = l_orderkey WHERE o_totalprice > 1000";
     long joinRows = Long.parseLong(SpillwayAssert.rows(cpu, "SELECT COUNT(*) " + join).get(0));
     SpillwayExplainAnalyzeTest.Analysis analysis = SpillwayExplainAnalyzeTest.Analysis.of(
