@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.WeakHashMap;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
@@ -32,7 +33,8 @@ import org.spillway.storage.Catalog;
  * Calcite's statement preparation with a bounded plan cache per connection: a query whose SQL text, default
  * schema, result shape and tables are those of an earlier one reuses its prepared signature (plan and compiled
  * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
- * EXPLAIN (whose text shows the current choices) nor DDL. The key holds the catalog's table objects, so a table
+ * EXPLAIN (whose text shows the current choices) nor DDL; EXPLAIN ANALYZE plans and runs its query afresh
+ * ({@link SpillwayExplainAnalyze}). The key holds the catalog's table objects, so a table
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
  *
@@ -51,6 +53,11 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
 
   @Override public <T> CalciteSignature<T> prepareSql(Context context, Query<T> query, Type elementType,
       long maxRowCount) {
+    Optional<String> analyzed = query.sql == null ? Optional.empty() : SpillwayExplainAnalyze.query(query.sql);
+    if (analyzed.isPresent()) {
+      return SpillwayExplainAnalyze.prepare(query.sql, analyzed.get(),
+          sql -> super.prepareSql(context, CalcitePrepare.Query.of(sql), elementType, -1));
+    }
     if (query.sql == null || !isQuery(query.sql)) {
       return super.prepareSql(context, query, elementType, maxRowCount);
     }

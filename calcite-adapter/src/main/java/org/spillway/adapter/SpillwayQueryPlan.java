@@ -1,6 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.OperatorReports;
 import org.spillway.gpu.plan.PlanNode;
+import org.spillway.gpu.plan.PlannedOperator;
 import org.spillway.gpu.plan.QueryResult;
 import org.spillway.gpu.plan.RunContext;
 
@@ -11,40 +13,52 @@ import org.apache.calcite.linq4j.Enumerator;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
  * A Spillway subtree ready to run: the root of its runtime plan (pipelines over scans, joins, pipelines over
- * joins) and how to turn the root's output vectors into Calcite's Java values. The generated code reaches it
- * through a stash; it is the one place where Spillway hands rows to Calcite.
+ * joins), what its nodes report as, and how to turn the root's output vectors into Calcite's Java values. The
+ * generated code reaches it through a stash; it is the one place where Spillway hands rows to Calcite.
  */
 public final class SpillwayQueryPlan {
   private final PlanNode root;
   private final List<SpillwayField> output;
+  /** What the runtime nodes report as, by node; complete once built, then only read. */
+  private final Map<PlanNode, PlannedOperator> planned;
 
+  /** A plan whose nodes report as nothing but their class (tests that build runtime nodes by hand). */
   SpillwayQueryPlan(PlanNode root, List<SpillwayField> output) {
+    this(root, output, Map.of());
+  }
+
+  SpillwayQueryPlan(PlanNode root, List<SpillwayField> output, Map<PlanNode, PlannedOperator> planned) {
     this.root = root;
     this.output = List.copyOf(output);
+    this.planned = planned;
   }
 
   /**
    * The rows of the subtree, computed when first enumerated and kept for later enumerations of the same
    * execution (a nested-loop join enumerates its inner input once per outer row); rows are {@code Object[]},
    * or the bare value when {@code scalar} (one column). A set cancel flag stops the run between morsels and
-   * operators.
+   * operators. The nodes report into the collector of an EXPLAIN ANALYZE that runs the query, if one does.
    */
   public Enumerable<Object> execute(DataContext dataContext, boolean scalar) {
     AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(dataContext);
     BooleanSupplier cancelled = () -> cancel != null && cancel.get();
+    OperatorReports reports = dataContext.get(SpillwayExplainAnalyze.REPORTS) instanceof OperatorReports analyzing
+        ? analyzing : new OperatorReports();
     return new AbstractEnumerable<>() {
       private QueryResult result;
       private List<List<String>> dictionaries;
 
       @Override public synchronized Enumerator<Object> enumerator() {
         if (result == null) {
-          result = QueryResult.run(root, new RunContext(Runtime.getRuntime().availableProcessors(), cancelled));
+          result = QueryResult.run(root, new RunContext(Runtime.getRuntime().availableProcessors(), cancelled,
+              planned, reports));
           dictionaries = dictionaries();
         }
         return new RowEnumerator(result.cursor(dictionaries), scalar, cancelled);

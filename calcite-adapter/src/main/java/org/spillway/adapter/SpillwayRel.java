@@ -3,6 +3,7 @@ package org.spillway.adapter;
 import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinProbeSpec;
 import org.spillway.gpu.plan.PipelineNode;
+import org.spillway.gpu.plan.PlannedOperator;
 import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.ProbePipelineNode;
 import org.spillway.gpu.plan.ScanNode;
@@ -22,6 +23,7 @@ import org.spillway.gpu.pipeline.PipelineStage;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.HashSet;
 import java.util.Map;
@@ -84,10 +86,16 @@ public interface SpillwayRel extends RelNode {
     private final Set<String> repeatedAggregates;
     /** Uses of this implementor's subtree as a node of its own (0 for the root of a plan). */
     private int uses;
+    /** What the runtime nodes of the whole plan report as (EXPLAIN ANALYZE), by node. */
+    private final Map<PlanNode, PlannedOperator> planned;
+    /** The node whose {@code implement} runs on this implementor now (the one that makes a node of its own). */
+    private RelNode implementing;
 
-    private Implementor(Map<String, Implementor> subtrees, Set<String> repeatedAggregates) {
+    private Implementor(Map<String, Implementor> subtrees, Set<String> repeatedAggregates,
+        Map<PlanNode, PlannedOperator> planned) {
       this.subtrees = subtrees;
       this.repeatedAggregates = repeatedAggregates;
+      this.planned = planned;
     }
 
     /** An implementor that has visited {@code input}, the root of a plan. */
@@ -100,7 +108,7 @@ public interface SpillwayRel extends RelNode {
           repeated.add(text);
         }
       });
-      Implementor implementor = new Implementor(new HashMap<>(), repeated);
+      Implementor implementor = new Implementor(new HashMap<>(), repeated, new IdentityHashMap<>());
       implementor.visitChild(input);
       return implementor;
     }
@@ -123,9 +131,9 @@ public interface SpillwayRel extends RelNode {
       String subtree = text(input);
       Implementor known = subtrees.get(subtree);
       if (known == null) {
-        known = new Implementor(subtrees, repeatedAggregates);
+        known = new Implementor(subtrees, repeatedAggregates, planned);
         known.top = input;
-        ((SpillwayRel) input).implement(known);
+        known.implement(input);
         subtrees.put(subtree, known);
       }
       known.uses++;
@@ -137,7 +145,7 @@ public interface SpillwayRel extends RelNode {
      * own (a mark join's probe) must not be the one other uses of the same subtree run.
      */
     Implementor unshared(RelNode input) {
-      Implementor own = new Implementor(subtrees, repeatedAggregates);
+      Implementor own = new Implementor(subtrees, repeatedAggregates, planned);
       own.visitChild(input);
       return own;
     }
@@ -152,7 +160,19 @@ public interface SpillwayRel extends RelNode {
         source(shared.node(), shared);
         return;
       }
-      ((SpillwayRel) input).implement(this);
+      implement(input);
+    }
+
+    private void implement(RelNode rel) {
+      RelNode outer = implementing;
+      implementing = rel;
+      ((SpillwayRel) rel).implement(this);
+      implementing = outer;
+    }
+
+    /** What the runtime nodes of the plan report as, by node. */
+    Map<PlanNode, PlannedOperator> planned() {
+      return planned;
     }
 
     /** Makes the scan the pipeline's source. */
@@ -164,6 +184,9 @@ public interface SpillwayRel extends RelNode {
     /** Makes {@code join} the pipeline's source; its inputs' implementors pass on what they collected. */
     void source(PlanNode join, Implementor... inputs) {
       this.source = join;
+      if (implementing != null) {
+        planned.putIfAbsent(join, SpillwayOperators.of(implementing));
+      }
       for (Implementor input : inputs) {
         cpuReasons.addAll(input.cpuReasons);
         table = table != null ? table : input.table;
@@ -187,7 +210,7 @@ public interface SpillwayRel extends RelNode {
     /** As above for the probe of {@code join} (null: a mark join's), whose EXPLAIN shows the pipeline's device. */
     void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
-        PlanNode aggregated = build();
+        PlanNode aggregated = described(build());
         scan = null;
         source = aggregated;
         stages.clear();
@@ -227,9 +250,22 @@ public interface SpillwayRel extends RelNode {
      */
     PlanNode node() {
       if (node == null) {
-        node = uses == 0 ? build() : new SharedNode(build(), () -> uses);
+        PlanNode built = described(build());
+        if (uses == 0) {
+          node = built;
+        } else {
+          node = new SharedNode(built, () -> uses);
+          planned.put(node, SpillwayOperators.reused(planned.get(built)));
+        }
       }
       return node;
+    }
+
+    /** {@code built}, described for its report unless it is the node of its own that a join or sort described. */
+    private PlanNode described(PlanNode built) {
+      planned.putIfAbsent(built, SpillwayOperators.pipeline(top, source == null ? scan : null, (int) builds.stream()
+          .filter(java.util.Objects::nonNull).count()));
+      return built;
     }
 
     private PlanNode build() {

@@ -70,7 +70,7 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
           Expressions.constant(scalar)));
     } else {
       List<SpillwayField> output = SpillwayFields.of(getInput()).orElseThrow();
-      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.node(), output);
+      SpillwayQueryPlan plan = new SpillwayQueryPlan(spillway.node(), output, spillway.planned());
       rows = block.append("rows", Expressions.call(implementor.stash(plan, SpillwayQueryPlan.class),
           SpillwayMethod.EXECUTE.method, implementor.getRootExpression(), Expressions.constant(scalar)));
     }

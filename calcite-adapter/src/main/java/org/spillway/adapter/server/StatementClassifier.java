@@ -2,6 +2,7 @@ package org.spillway.adapter.server;
 
 import java.sql.SQLException;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.calcite.avatica.util.Quoting;
@@ -9,6 +10,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.spillway.adapter.SpillwayExplainAnalyze;
 import org.spillway.adapter.jdbc.SpillwaySqlErrors;
 
 /** Decides whether a SQL statement only reads, so that a read-only server can refuse everything else. */
@@ -38,12 +40,18 @@ public final class StatementClassifier {
   }
 
   /**
-   * Throws unless {@code sql} parses as a query, EXPLAIN or DESCRIBE.
+   * Throws unless {@code sql} parses as a query, EXPLAIN or DESCRIBE, or is an EXPLAIN ANALYZE of one.
    *
    * <p>A statement that does not parse is refused too: the read-only guarantee must not depend on the
    * driver's parser accepting fewer statements than this one.
    */
   public static void requireReadOnly(String sql) throws SQLException {
+    final Optional<String> analyzed = SpillwayExplainAnalyze.query(sql);
+    if (analyzed.isPresent()) {
+      // EXPLAIN ANALYZE runs its query, which Calcite's parser parses without the prefix it does not know
+      requireReadOnly(analyzed.get());
+      return;
+    }
     final SqlNode node;
     try {
       node = SqlParser.create(sql, PARSER_CONFIG).parseStmt();

@@ -58,6 +58,18 @@ class SpillwayCliTest {
     assertTrue(r.err().contains("(1 row, "), r.err());
   }
 
+  /** EXPLAIN ANALYZE prints the plan, then the report of every operator, as the rows of one column. */
+  @Test void explainAnalyzePrintsThePlanAndTheOperators() {
+    Run r = run("-d", data.toString(), "--device", "cpu", "-e",
+        "explain analyze select n_regionkey, count(*) as n from nation group by n_regionkey");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("SpillwayAggregate(group=[{0}]"), r.out());
+    assertTrue(r.out().contains("EXPLAIN ANALYZE: 5 rows in "), r.out());
+    assertTrue(r.out().matches("(?s).*\\| operator +\\| device \\| rows \\| time ms \\| predicted ms"
+        + " \\| link GB \\| GB/s \\|.*"), r.out());
+    assertTrue(r.out().matches("(?s).*\\| pipeline over nation +\\| cpu +\\| +5 \\|.*"), r.out());
+  }
+
   @Test void fileRunsEveryStatementAsCsv() throws Exception {
     Path script = tmp.resolve("q.sql");
     Files.writeString(script, "select r_name from region where r_regionkey < 2 order by 1;\n"

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.spillway.adapter.jdbc.SpillwaySqlErrors;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,6 +21,8 @@ class StatementClassifierTest {
       "select 1 union all select 2",
       "explain plan for select * from nation",
       "explain plan for insert into nation values (1, 'x', 1, 'y')",
+      "explain analyze select count(*) from nation",
+      "EXPLAIN\n  ANALYSE with t as (select 1 as x) select x from t",
   })
   void queriesAreReadOnly(String sql) {
     assertDoesNotThrow(() -> StatementClassifier.requireReadOnly(sql));
@@ -50,6 +53,14 @@ class StatementClassifierTest {
     assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
     assertTrue(e.getMessage().contains("could not classify"), e.getMessage());
     assertTrue(e.getMessage().contains(sql), e.getMessage());
+  }
+
+  /** EXPLAIN ANALYZE runs its statement: a write under it is refused as the write. */
+  @Test void explainAnalyzeOfAWriteIsRefused() {
+    final SQLException e = assertThrows(SQLException.class,
+        () -> StatementClassifier.requireReadOnly("explain analyze delete from nation"));
+    assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
+    assertTrue(e.getMessage().contains("delete from nation"), e.getMessage());
   }
 
   /** A typo in a query is refused as the syntax error it is, not as a write (it used to get 25006). */

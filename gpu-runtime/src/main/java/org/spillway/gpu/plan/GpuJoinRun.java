@@ -39,8 +39,15 @@ final class GpuJoinRun implements AutoCloseable {
     this.device = device;
   }
 
-  /** Joins build and probe keys (row ids out) with the GPU join {@code spec} describes. */
-  static JoinResult join(GpuJoinSpec spec, Side build, Side probe, JoinType type, BooleanSupplier cancelled) {
+  /** A join's result and where it ran, with the bytes it moved over the link. */
+  record Joined(JoinResult result, OperatorReport.Execution execution) {}
+
+  /**
+   * Joins build and probe keys (row ids out) with the GPU join {@code spec} describes. The link carries at least
+   * the keys (and their validity bitmaps) there and the row-id pairs back; a join whose table lives in host memory
+   * moves more, which only the join itself could count.
+   */
+  static Joined join(GpuJoinSpec spec, Side build, Side probe, JoinType type, BooleanSupplier cancelled) {
     CudaDevice device = GpuRuntime.requireDevice();
     long start = System.nanoTime();
     try (GpuJoinRun run = new GpuJoinRun(device);
@@ -53,8 +60,14 @@ final class GpuJoinRun implements AutoCloseable {
       // where a GPU join's time goes on the host, for the cost model's sake (it prices only the device and the link)
       RunContext.trace("  gpu join phases: setup %.1f ms, keys gathered %.1f ms, staged %.1f ms, join %.1f ms",
           (setUp - start) / 1e6, run.gatherNanos / 1e6, run.stageNanos / 1e6, (System.nanoTime() - staged) / 1e6);
-      return result;
+      return new Joined(result, OperatorReport.Execution.gpu(bytes(b) + bytes(p),
+          result.rowCount() * 2L * Integer.BYTES));
     }
+  }
+
+  /** The bytes of a side's keys and their validity bitmap. */
+  private static long bytes(HostJoinInput input) {
+    return input.keys().byteLength() + (input.hasNulls() ? (input.rows() + 7) / 8 : 0);
   }
 
   /**

@@ -56,8 +56,11 @@ public final class MarkJoinNode implements PlanNode {
     }
     long start = System.nanoTime();
     NodeOutput rows = build.node().run(context, buildRead);
+    long built = System.nanoTime();
     JoinProbe bound = ProbePipelineNode.bind(probe, build, rows, context, start);
+    long probing = System.nanoTime();
     probeSide.run(context, new BitSet(), s -> s == markStage ? bound : null);
+    long probed = System.nanoTime();
     context.checkCancelled("before gathering the rows of " + build.label());
     int[] kept = bound.markedBuildRows(semi);
     ColumnVector[] columns = new ColumnVector[types().size()];
@@ -66,6 +69,8 @@ public final class MarkJoinNode implements PlanNode {
     }
     RunContext.trace("cpu mark join %s: %d of %d build rows %s", build.label(), kept.length, rows.rows(),
         semi ? "matched" : "unmatched");
+    // its own work, building its table and gathering the rows it keeps: the probe side's pipeline reports itself
+    context.report(this, OperatorReport.Execution.CPU, kept.length, built + (probed - probing));
     return new BatchOutput(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),
         types());
   }

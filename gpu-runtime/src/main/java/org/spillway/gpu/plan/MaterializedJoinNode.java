@@ -74,6 +74,7 @@ public final class MaterializedJoinNode implements PlanNode {
       JoinResult result = join.join(buildKey.countingInput(), probeKey.countingInput(), joinType,
           JoinOutput.AGGREGATED);
       usage.record(false);
+      context.report(this, OperatorReport.Execution.CPU, result.rowCount(), start);
       RunContext.trace("cpu join %s counted (%s): %d x %d -> %d rows in %.1f ms", label, result.algorithm(),
           buildKey.rows(), probeKey.rows(), result.rowCount(), (System.nanoTime() - start) / 1e6);
       return new RowCountOutput(result.rowCount(), types());
@@ -89,7 +90,9 @@ public final class MaterializedJoinNode implements PlanNode {
     NodeOutput build = encoded.buildColumns();
     NodeOutput probe = encoded.probeColumns();
     long start = System.nanoTime();
-    JoinResult result = join(encoded, context);
+    GpuJoinRun.Joined joined = join(encoded, context);
+    JoinResult result = joined.result();
+    context.report(this, joined.execution(), result.rowCount(), start);
     RunContext.trace("%s join %s (%s, build %s): %d x %d -> %d rows in %.1f ms", choice.device(), label,
         result.algorithm(), buildLeft ? "left" : "right", build.rows(), probe.rows(),
         result.rowCount(), (System.nanoTime() - start) / 1e6);
@@ -106,13 +109,13 @@ public final class MaterializedJoinNode implements PlanNode {
         : new JoinedOutput(leftColumns, rightColumns, probeRows, buildRows);
   }
 
-  private JoinResult join(EncodedJoinKeys encoded, RunContext context) {
+  private GpuJoinRun.Joined join(EncodedJoinKeys encoded, RunContext context) {
     JoinType type = joinType;
     if (choice.gpu()) {
-      JoinResult result = GpuJoinRun.join(choice.gpuJoin(), encoded.buildSide(), encoded.probeSide(), type,
+      GpuJoinRun.Joined joined = GpuJoinRun.join(choice.gpuJoin(), encoded.buildSide(), encoded.probeSide(), type,
           context.cancelled());
       usage.record(true);
-      return result;
+      return joined;
     }
     long start = System.nanoTime();
     JoinKeys buildKey = encoded.build();
@@ -123,7 +126,7 @@ public final class MaterializedJoinNode implements PlanNode {
       usage.record(false);
       RunContext.trace("  cpu join phases: keys gathered %.1f ms, join %.1f ms", (gathered - start) / 1e6,
           (System.nanoTime() - gathered) / 1e6);
-      return result;
+      return new GpuJoinRun.Joined(result, OperatorReport.Execution.CPU);
     }
   }
 

@@ -90,6 +90,7 @@ public final class NestedLoopJoinNode implements PlanNode {
     }
     RunContext.trace("cpu nested-loop join (%d x %d rows): %.1f ms", big.rows(), small.rows(),
         (System.nanoTime() - start) / 1e6);
+    context.report(this, OperatorReport.Execution.CPU, total, start);
     return smallLeft ? new JoinedOutput(leftColumns, rightColumns, smallIds, bigIds)
         : new JoinedOutput(leftColumns, rightColumns, bigIds, smallIds);
   }

@@ -38,6 +38,8 @@ public final class PipelineNode implements PlanNode {
     usage.record(false);
     RunContext.trace("cpu pipeline over a join's output (%d threads): %.1f ms", context.threads(),
         (System.nanoTime() - start) / 1e6);
-    return new BatchOutput(out, pipeline.outputTypes());
+    NodeOutput output = new BatchOutput(out, pipeline.outputTypes());
+    context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
+    return output;
   }
 }

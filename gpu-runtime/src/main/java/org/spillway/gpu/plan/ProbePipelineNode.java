@@ -126,7 +126,9 @@ public final class ProbePipelineNode implements PlanNode {
     table.deviceRuns().record(false);
     RunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),
         context.threads(), (System.nanoTime() - start) / 1e6);
-    return new BatchOutput(out, outputTypes);
+    NodeOutput output = new BatchOutput(out, outputTypes);
+    context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
+    return output;
   }
 
   /**

@@ -72,7 +72,10 @@ public final class ScanPipelineNode implements PlanNode {
       RunContext.trace("cpu pipeline over %s (%d threads): %.1f ms%s", table, context.threads(),
           (System.nanoTime() - start) / 1e6, aggregation == null ? "" : ", aggregated by " + aggregation);
     }
-    return new BatchOutput(out, pipeline.outputTypes());
+    NodeOutput output = new BatchOutput(out, pipeline.outputTypes());
+    context.report(this, method == null ? OperatorReport.Execution.CPU : OperatorReport.Execution.of(pipeline),
+        output.rows(), start);
+    return output;
   }
 
   private void traceGpu(long nanos) {

@@ -37,6 +37,8 @@ public final class SortNode implements PlanNode {
     long start = System.nanoTime();
     List<ColumnBatch> out = sort.run(in, context.threads(), context.cancelled());
     RunContext.trace("cpu sort (%d threads): %.1f ms", context.threads(), (System.nanoTime() - start) / 1e6);
-    return new BatchOutput(out, sort.types());
+    NodeOutput output = new BatchOutput(out, sort.types());
+    context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
+    return output;
   }
 }
