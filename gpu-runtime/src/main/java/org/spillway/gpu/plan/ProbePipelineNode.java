@@ -172,7 +172,9 @@ public final class ProbePipelineNode implements PlanNode {
     RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s",
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
         (built - start) / 1e6, detail);
-    return new BatchOutput(out, outputTypes);
+    NodeOutput output = new BatchOutput(out, outputTypes);
+    context.report(this, OperatorReport.Execution.of(pipeline), output.rows(), built);
+    return output;
   }
 
   /** The CPU backend over build sides that ran already: the fallback of a GPU run. */
