@@ -74,11 +74,29 @@ final class SpillwayCostModel {
     long lazyBytes() {
       double bytes = 0;
       for (Column c : columns) {
-        double valuesPerLine = Math.max(1.0, LINE_BYTES / (double) c.width());
-        double fetched = 1 - Math.pow(1 - Math.min(1, Math.max(0, c.selectivityBefore())), valuesPerLine);
-        bytes += rows * (double) c.width() * fetched;
+        bytes += rows * (double) c.width() * fetched(c);
       }
       return Math.round(bytes);
+    }
+
+    /**
+     * Seconds a branching kernel pulls its columns over the link: a column read whole streams at
+     * {@code sequential} bytes per second, one read at the lines some selected row needs fetches scattered lines at
+     * {@code scattered} (no faster than streaming).
+     */
+    double lazySeconds(double sequential, double scattered) {
+      double seconds = 0;
+      for (Column c : columns) {
+        double f = fetched(c);
+        seconds += rows * (double) c.width() * f / (f >= 0.999 ? sequential : Math.min(sequential, scattered));
+      }
+      return seconds;
+    }
+
+    /** Share of a column's lines some row that passed the earlier predicates needs. */
+    private static double fetched(Column c) {
+      double valuesPerLine = Math.max(1.0, LINE_BYTES / (double) c.width());
+      return 1 - Math.pow(1 - Math.min(1, Math.max(0, c.selectivityBefore())), valuesPerLine);
     }
   }
 
@@ -142,8 +160,11 @@ final class SpillwayCostModel {
     // Rows come back over the other direction of the (full-duplex) link while the inputs stream in; the host
     // then assembles them into vectors, which overlaps with later chunks only partly: counted in full.
     long returned = shape.returnedBytes();
-    double seconds = Math.max(Math.max(link, returned) / (bandwidth(method) * 1e9),
-        touched / (gpuMemoryBandwidth() * 1e9)) + returned / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9);
+    double sequential = bandwidth(method) * 1e9;
+    double pulled = resident ? 0 : v == FilterVariant.BRANCHING && pulls
+        ? shape.lazySeconds(sequential, scatteredLineBytesPerSecond()) : link / sequential;
+    double seconds = Math.max(Math.max(pulled, returned / sequential), touched / (gpuMemoryBandwidth() * 1e9))
+        + returned / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9);
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
   }
 
@@ -224,6 +245,19 @@ final class SpillwayCostModel {
       return measured;
     }
     return profile.rawPinnedCopyGbPerSecond() != null ? profile.rawPinnedCopyGbPerSecond() : 55.0;
+  }
+
+  /**
+   * Bytes per second of scattered 128-byte line reads over the link, as calibration measured them (infinite where
+   * it did not: such reads are then charged the streaming rate).
+   */
+  private double scatteredLineBytesPerSecond() {
+    for (MachineProfile.LinkAccess a : profile.linkReads()) {
+      if (a.pattern().equals("random") && a.granularityBytes() == LINE_BYTES && a.gbPerSecond() > 0) {
+        return a.gbPerSecond() * 1e9;
+      }
+    }
+    return Double.POSITIVE_INFINITY;
   }
 
   private double gpuMemoryBandwidth() {

@@ -45,6 +45,16 @@ public final class Calibrator {
    * per insert and probe); a calibration that measures only what the cost models read probes no other link read.
    */
   public static final int COST_MODEL_RANDOM_READ_BYTES = 8;
+  /**
+   * Bytes of the random link reads the pipeline cost model charges: a branching kernel that pulls a later column
+   * over the link fetches only the 128-byte lines some selected row needs, scattered lines at this rate.
+   */
+  public static final int COST_MODEL_LINE_READ_BYTES = 128;
+  /**
+   * Least CPU input of the pipeline probe: on less, the runs are too short for the JIT and the pool to reach the
+   * speed queries see (a first-use calibration on 128 MiB measured the H200 host's pipeline rate at about a third).
+   */
+  static final long MIN_CPU_PIPELINE_BYTES = 512L << 20;
 
   private Calibrator() {}
 
@@ -60,7 +70,8 @@ public final class Calibrator {
 
   static MachineProfile cpuOnly(CalibrationOptions opts, PrintStream progress, String reason) {
     double cpu = cpuScan(opts, progress);
-    double cpuPipeline = CpuPipelineProbe.gbPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
+    double cpuPipeline = CpuPipelineProbe.gbPerSecond(Math.max(opts.cpuScanBytes(), MIN_CPU_PIPELINE_BYTES),
+        opts.reps(), progress);
     Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu,
         null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins, opts.mode());
@@ -69,7 +80,8 @@ public final class Calibrator {
   private static MachineProfile withGpu(CudaDevice device, CalibrationOptions opts, PrintStream progress) {
     progress.println("calibrating " + device + " and " + cores() + " CPU cores");
     double cpu = cpuScan(opts, progress);
-    double cpuPipeline = CpuPipelineProbe.gbPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
+    double cpuPipeline = CpuPipelineProbe.gbPerSecond(Math.max(opts.cpuScanBytes(), MIN_CPU_PIPELINE_BYTES),
+        opts.reps(), progress);
     Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
     Map<String, Double> methods = new LinkedHashMap<>();
     Map<String, String> unsupported = new LinkedHashMap<>();
@@ -137,7 +149,8 @@ public final class Calibrator {
       long mapped = HostMemoryKind.mappedDeviceAddress(device, host.address());
       for (int g : GRANULARITIES) {
         for (boolean random : new boolean[] {false, true}) {
-          if (!opts.everyLinkRead() && !(random && g == COST_MODEL_RANDOM_READ_BYTES)) {
+          if (!opts.everyLinkRead()
+              && !(random && (g == COST_MODEL_RANDOM_READ_BYTES || g == COST_MODEL_LINE_READ_BYTES))) {
             continue;
           }
           // Random reads of small granules are slow: fewer of them keep each probe well under a second.

@@ -23,17 +23,22 @@ import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.HostBuffer;
 
 /**
- * Small device buffers that GPU pipeline runs borrow (program images, aggregate state, chunk tables) and
+ * Device buffers that GPU pipeline runs borrow (program images, aggregate state, chunk tables) and
  * give back, the pinned host buffers that selected rows come back into, and the streams and events they
  * control a run with, so that a run allocates nothing once the process is warm. Buffers above
- * {@link #MAX_POOLED_BYTES} (large hash tables) are freed on release, and idle pinned memory is capped at
- * {@link #MAX_IDLE_HOST_BYTES}. Thread safe.
+ * {@link #MAX_POOLED_BYTES} are freed on release, and idle memory is capped at {@link #MAX_IDLE_DEVICE_BYTES}
+ * (device) and {@link #MAX_IDLE_HOST_BYTES} (pinned). Thread safe.
  */
 final class GpuScratch {
   /** Smallest buffer handed out: program images and global aggregate states fit many times over. */
   static final long MIN_BYTES = 64L << 10;
-  /** Largest buffer kept idle after use. */
-  static final long MAX_POOLED_BYTES = 64L << 20;
+  /**
+   * Largest buffer kept idle after use: a grouped aggregation's table sized from the planner's estimate reaches a
+   * few hundred MB, and allocating and freeing it in every run costs more than the run's kernels.
+   */
+  static final long MAX_POOLED_BYTES = 1L << 30;
+  /** Device bytes kept idle per device, and at most an eighth of its memory budget. */
+  static final long MAX_IDLE_DEVICE_BYTES = 2L << 30;
   /** Idle buffers kept per device. */
   static final int MAX_IDLE = 32;
 
@@ -65,7 +70,9 @@ final class GpuScratch {
 
   /** Gives a buffer back; large ones and those beyond the idle limit are freed. */
   static void release(CudaDevice device, DeviceBuffer buffer) {
-    if (buffer.bytes() > MAX_POOLED_BYTES || !keep(pool(IDLE, device), buffer, b -> true)) {
+    long cap = Math.min(MAX_IDLE_DEVICE_BYTES, device.allocator().budget() / 8);
+    if (buffer.bytes() > MAX_POOLED_BYTES || !keep(pool(IDLE, device), buffer, idle -> idle.stream()
+        .mapToLong(DeviceBuffer::bytes).sum() + buffer.bytes() <= cap)) {
       buffer.close();
     }
   }
