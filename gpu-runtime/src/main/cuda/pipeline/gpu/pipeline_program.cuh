@@ -23,7 +23,7 @@ enum Op : int {
   LOAD = 0, CONST = 1, CONST_NULL = 2, MOV = 3, CMP_EQ = 4, CMP_NE = 5, CMP_LT = 6, CMP_LE = 7, CMP_GT = 8,
   CMP_GE = 9, IN_RANGES = 10, NOT = 11, IS_NULL = 12, JUMP_IF_FALSE = 13, JUMP_IF_TRUE = 14,
   JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
-  SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27
+  SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27, PACK = 28
 };
 
 // Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
@@ -224,6 +224,12 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
           if (branching) return false;
           keep = false;
         }
+        break;
+      }
+      case PACK: {  // y: destination, z: high 32 bits, w: low 32 bits (a two-column join key, as the build side packs it)
+        const long long b = w.r[in.w];
+        w.set(in.y, static_cast<long long>((static_cast<unsigned long long>(a) << 32)
+                                          | static_cast<unsigned>(static_cast<int>(b))), an || w.is_null(in.w));
         break;
       }
       case LOAD_BUILD: {  // y: destination, z: build row register, w: build column slot; loaded once per row

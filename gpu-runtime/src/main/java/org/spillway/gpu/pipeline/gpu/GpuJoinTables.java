@@ -11,6 +11,7 @@ import org.spillway.gpu.device.CudaException;
 import org.spillway.gpu.device.CudaStream;
 import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.vector.IndexedColumns;
 
 /**
@@ -78,7 +79,9 @@ final class GpuJoinTables implements AutoCloseable {
 
   /** Builds probe {@code j}'s table and writes its JoinArg words. */
   private void buildTable(GpuKernels kernels, GpuProgram program, int j, IndexedColumns build, long[] words) {
-    ColumnVector keys = build.column(program.joinBuildKeys[j]);
+    int[] keyColumns = program.joinBuildKeys[j];
+    ColumnVector keys = keyColumns.length == 1 ? build.column(keyColumns[0])
+        : packed(build.column(keyColumns[0]), build.column(keyColumns[1]));
     int rows = build.rows();
     long capacity = Long.highestOneBit(Math.max(2, 2L * rows) - 1) << 1;
     DeviceBuffer tableKeys = allocate(capacity * 8, "GPU join table keys");
@@ -112,6 +115,20 @@ final class GpuJoinTables implements AutoCloseable {
     words[JOIN_WORDS * j + 2] = capacity - 1;
     words[JOIN_WORDS * j + 3] = flags[1];
     words[JOIN_WORDS * j + 4] = kind;
+  }
+
+  /** Two 32-bit key columns as one 64-bit key, high then low (the probe side's PACK); NULL where either is. */
+  static ColumnVector packed(ColumnVector high, ColumnVector low) {
+    int rows = high.size;
+    long[] values = new long[rows];
+    boolean[] nulls = high.nulls == null && low.nulls == null ? null : new boolean[rows];
+    for (int r = 0; r < rows; r++) {
+      values[r] = high.longs[r] << 32 | low.longs[r] & 0xffffffffL;
+      if (nulls != null) {
+        nulls[r] = high.isNull(r) || low.isNull(r);
+      }
+    }
+    return ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows);
   }
 
   /** Device address of a copy of the first {@code rows} values. */

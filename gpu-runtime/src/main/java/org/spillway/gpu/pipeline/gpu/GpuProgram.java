@@ -60,6 +60,7 @@ final class GpuProgram {
   static final int FILTER = 25;
   static final int PROBE = 26;
   static final int LOAD_BUILD = 27;
+  static final int PACK = 28;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {
@@ -89,9 +90,12 @@ final class GpuProgram {
   final int[] outputs;
   /** Per output column: the columns whose NULLs can make it NULL, as for calls. */
   final long[] outputNullDeps;
-  /** Per probe stage, in pipeline order: its join kind (JOIN_*) and the build side's key column. */
+  /**
+   * Per probe stage, in pipeline order: its join kind (JOIN_*) and the build side's key columns (two 32-bit ones
+   * packed high then low into one 64-bit key, as PACK packs the probe side's).
+   */
   final int[] joinKinds;
-  final int[] joinBuildKeys;
+  final int[][] joinBuildKeys;
   /** Per build column slot s (NULL bit MAX_COLUMNS + s): the probe it belongs to and the build side's column. */
   final int[] slotJoins;
   final int[] slotColumns;
@@ -117,7 +121,7 @@ final class GpuProgram {
     this.outputs = outputs;
     this.outputNullDeps = outputNullDeps;
     this.joinKinds = b.joinKinds.stream().mapToInt(Integer::intValue).toArray();
-    this.joinBuildKeys = b.joinBuildKeys.stream().mapToInt(Integer::intValue).toArray();
+    this.joinBuildKeys = b.joinBuildKeys.toArray(new int[0][]);
     this.slotJoins = b.slots.stream().mapToInt(slot -> slot[0]).toArray();
     this.slotColumns = b.slots.stream().mapToInt(slot -> slot[1]).toArray();
   }

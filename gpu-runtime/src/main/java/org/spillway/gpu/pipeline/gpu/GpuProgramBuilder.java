@@ -20,6 +20,7 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_TRUE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD_BUILD;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_BUILD_COLUMNS;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.PACK;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.PROBE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_COLUMNS;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_REGISTERS;
@@ -53,7 +54,7 @@ final class GpuProgramBuilder {
   boolean narrowLiterals;
   /** Per probe stage: join kind, build key column and the register of its build row. */
   final List<Integer> joinKinds = new ArrayList<>();
-  final List<Integer> joinBuildKeys = new ArrayList<>();
+  final List<int[]> joinBuildKeys = new ArrayList<>();
   final List<Integer> joinRows = new ArrayList<>();
   /** Per build column slot: {probe, build column}, and the register it loads into. */
   final List<int[]> slots = new ArrayList<>();
@@ -112,23 +113,34 @@ final class GpuProgramBuilder {
     if (probe.residual() != null) {
       throw new GpuProgram.Unsupported("a join condition beyond key equality on a " + probe.kind() + " join");
     }
-    if (probe.probeKeys().length != 1) {
-      throw new GpuProgram.Unsupported("a join on " + probe.probeKeys().length + " key columns (the GPU probe takes one)");
+    int keyCount = probe.probeKeys().length;
+    if (keyCount > 2) {
+      throw new GpuProgram.Unsupported("a join on " + keyCount + " key columns (the GPU probe takes one, or two of 32 bits)");
     }
-    int probeKey = probe.probeKeys()[0];
-    int buildKey = probe.buildKeys()[0];
-    ExprType probeType = probe.probeKeyTypes().get(0);
-    ExprType buildType = probe.buildTypes().get(buildKey);
-    if (!sameKeyLane(probeType, buildType)) {
-      throw new GpuProgram.Unsupported("join keys of " + probeType + " and " + buildType
-          + " (the GPU probe compares integer, date and same-scale decimal keys)");
+    for (int k = 0; k < keyCount; k++) {
+      ExprType probeType = probe.probeKeyTypes().get(k);
+      ExprType buildType = probe.buildTypes().get(probe.buildKeys()[k]);
+      if (!sameKeyLane(probeType, buildType)) {
+        throw new GpuProgram.Unsupported("join keys of " + probeType + " and " + buildType
+            + " (the GPU probe compares integer, date and same-scale decimal keys)");
+      }
+      if (keyCount == 2 && !(fits32(probeType) && fits32(buildType))) {
+        throw new GpuProgram.Unsupported("a join on two key columns of " + probeType + " and " + buildType
+            + " (the GPU probe packs two 32-bit keys into one)");
+      }
     }
     int join = joinKinds.size();
-    int key = use(current, probeKey);
+    int key = use(current, probe.probeKeys()[0]);
+    if (keyCount == 2) {
+      int low = use(current, probe.probeKeys()[1]);
+      int packed = fresh(deps(key) | deps(low));
+      emit(PACK, packed, key, low, null);
+      key = packed;
+    }
     int row = fresh(0);
     emit(PROBE, row, key, join, null);
     joinKinds.add(kind);
-    joinBuildKeys.add(buildKey);
+    joinBuildKeys.add(probe.buildKeys());
     joinRows.add(row);
     buildTypes.add(probe.buildTypes());
     if (!probe.kind().projectsBuild()) {
@@ -145,6 +157,11 @@ final class GpuProgramBuilder {
 
   /** Per probe: its build side's column types. */
   private final List<List<ExprType>> buildTypes = new ArrayList<>();
+
+  /** Whether every value of the type fits 32 bits (INT32 and DATE columns). */
+  private static boolean fits32(ExprType type) {
+    return type.kind() == ExprType.Kind.INT32 || type.kind() == ExprType.Kind.DATE;
+  }
 
   /** Whether keys of these types compare as the same 64-bit values. */
   private static boolean sameKeyLane(ExprType a, ExprType b) {

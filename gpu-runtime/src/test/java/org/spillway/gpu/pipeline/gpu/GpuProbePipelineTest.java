@@ -129,6 +129,63 @@ class GpuProbePipelineTest {
     RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), "star join");
   }
 
+  /**
+   * A join on two 32-bit key columns (Q5's and Q9's shape) packs them into one 64-bit key on both sides; NULL in
+   * either column matches nothing.
+   */
+  @Test void twoKeyColumnsPackIntoOne() {
+    Random random = new Random(5);
+    int rows = 600;
+    long[] high = new long[rows];
+    long[] low = new long[rows];
+    long[] payload = new long[rows];
+    boolean[] nulls = new boolean[rows];
+    for (int r = 0; r < rows; r++) {
+      high[r] = r % 120;  // the probe's b
+      low[r] = r / 120 * 8 + (r % 3 == 0 ? -1 : 0);  // the probe's g, negative now and then
+      payload[r] = random.nextInt(1000);
+      nulls[r] = r % 17 == 0;
+    }
+    List<ExprType> types = List.of(INT, INT, DEC2);
+    IndexedColumns build = new IndexedColumns() {
+      private final ColumnVector[] columns = {ColumnVector.ofLongs(INT, high, nulls, rows),
+          ColumnVector.ofLongs(INT, low, null, rows), ColumnVector.ofLongs(DEC2, payload, null, rows)};
+
+      @Override public int rows() {
+        return rows;
+      }
+
+      @Override public List<ExprType> types() {
+        return types;
+      }
+
+      @Override public ColumnVector column(int c) {
+        return columns[c];
+      }
+
+      @Override public ColumnVector gather(int c, int[] ids, int count) {
+        return columns[c].gatherOrNull(ids, count);
+      }
+    };
+    for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.LEFT, JoinProbe.Kind.ANTI)) {
+      List<PipelineStage> stages = List.of(
+          new PipelineStage.HashJoinProbe(new JoinProbe(kind, new int[] {1, 2}, List.of(INT, INT), new int[] {0, 1},
+              types, false, null)),
+          new PipelineStage.Aggregate(new int[] {2}, kind.projectsBuild()
+              ? List.of(new AggCall(AggCall.Kind.SUM, 6, DEC2), new AggCall(AggCall.Kind.COUNT, -1, BIG))
+              : List.of(new AggCall(AggCall.Kind.COUNT, -1, BIG))));
+      List<SourceBatch> batches = List.of(probe(random, 4000, true));
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages);
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"));
+      List<IndexedColumns> builds = List.of(build);
+      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
+      List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), TransferMethod.ZERO_COPY, batches, builds,
+          () -> bound(stages, builds), 2, () -> false);
+      assertNull(gpu.lastFallback(), kind.toString());
+      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), kind + " on two keys");
+    }
+  }
+
   /** An inner join over duplicate build keys pairs a probe row with several rows: the CPU runs it and says why. */
   @Test void duplicateBuildKeysOfAnInnerJoinRunOnTheCpu() {
     Random random = new Random(11);
@@ -220,7 +277,9 @@ class GpuProbePipelineTest {
     for (PipelineStage stage : stages) {
       if (stage instanceof PipelineStage.HashJoinProbe p) {
         List<List<String>> none = new ArrayList<>();
-        none.add(null);
+        for (int k = 0; k < p.probe().probeKeys().length; k++) {
+          none.add(null);
+        }
         out.add(new PipelineStage.HashJoinProbe(p.probe().bind(builds.get(b++), none, none, 2, () -> false)));
       } else {
         out.add(stage);

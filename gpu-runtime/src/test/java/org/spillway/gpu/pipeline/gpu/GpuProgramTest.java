@@ -58,9 +58,19 @@ class GpuProgramTest {
 
     assertReason("TEXT", List.of(new PipelineStage.HashJoinProbe(inner), new PipelineStage.Aggregate(new int[0],
         List.of(new AggCall(AggCall.Kind.COUNT, 2 + TYPES.size(), ExprType.INT64)))));
-    assertReason("2 key columns", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI,
-        new int[] {0, 0}, List.of(ExprType.INT64, ExprType.INT64), new int[] {0, 3}, build, false, null)),
-        aggregate(new int[0])));
+    assertReason("two key columns of INT64 and INT64", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
+        JoinProbe.Kind.SEMI, new int[] {0, 0}, List.of(ExprType.INT64, ExprType.INT64), new int[] {0, 3}, build,
+        false, null)), aggregate(new int[0])));
+    List<ExprType> dates = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);
+    List<PipelineStage> twoKeys = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.INNER,
+        new int[] {6, 0}, List.of(ExprType.DATE, ExprType.INT64), new int[] {1, 0}, dates, false, null)),
+        aggregate(new int[0]));
+    assertReason("two key columns of INT64 and INT32", twoKeys);
+    List<PipelineStage> packed = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI,
+        new int[] {6, 6}, List.of(ExprType.DATE, ExprType.DATE), new int[] {1, 1}, dates, false, null)));
+    GpuProgram two = GpuProgram.compile(TYPES, packed, aggregate(new int[0]));
+    assertEquals(1, count(two, GpuProgram.PACK), "two 32-bit keys packed into one");
+    assertEquals(List.of(1, 1), Arrays.stream(two.joinBuildKeys[0]).boxed().toList());
     assertReason("join keys of STRING and STRING", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
         JoinProbe.Kind.SEMI, new int[] {3}, List.of(ExprType.STRING), new int[] {0},
         List.of(ExprType.STRING), false, null)), aggregate(new int[0])));
