@@ -81,14 +81,16 @@ final class SpillwayCostModel {
 
     /**
      * Seconds a branching kernel pulls its columns over the link: a column read whole streams at
-     * {@code sequential} bytes per second, one read at the lines some selected row needs fetches scattered lines at
-     * {@code scattered} (no faster than streaming).
+     * {@code sequential} bytes per second; one read at the lines some selected row needs approaches the rate of
+     * {@code scattered} line reads as those lines thin out (linearly in the share of lines fetched: dense fetches
+     * are nearly a stream, sparse ones random requests).
      */
     double lazySeconds(double sequential, double scattered) {
       double seconds = 0;
+      double floor = Math.min(sequential, scattered);
       for (Column c : columns) {
         double f = fetched(c);
-        seconds += rows * (double) c.width() * f / (f >= 0.999 ? sequential : Math.min(sequential, scattered));
+        seconds += rows * (double) c.width() * f / (floor + (sequential - floor) * f);
       }
       return seconds;
     }
