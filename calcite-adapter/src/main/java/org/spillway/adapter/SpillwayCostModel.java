@@ -35,9 +35,12 @@ final class SpillwayCostModel {
   /** GPU memory read bandwidth when the profile has none (GB/s). */
   static final double ASSUMED_GPU_MEMORY_GB_PER_SECOND = 3000;
   /**
-   * Rate at which the host turns the rows a GPU pipeline without an aggregation returns into result vectors
-   * (one thread per stream worker). ASSUMPTION: not calibrated yet; a Java copy loop over pinned memory.
+   * Host nanoseconds per row that a GPU pipeline without an aggregation returns (read back and assembled into
+   * result batches) where the profile has no measurement. ASSUMPTION: EXPLAIN ANALYZE of TPC-H SF 10 on the H200
+   * host showed such pipelines 20-60 ns per returned row slower than their transfers alone.
    */
+  static final double ASSUMED_RETURNED_ROW_NANOS = 40;
+  /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
   static final double BRANCHING_MIN_SAVING = 0.05;
@@ -45,20 +48,34 @@ final class SpillwayCostModel {
   /** A scanned column: bytes per value, and the selectivity of the predicates evaluated before its first use. */
   record Column(int width, double selectivityBefore) {}
 
-  /** What one pipeline reads: its rows, its scanned columns, and the selectivity of all its filters. */
-  record Shape(long rows, List<Column> columns, double selectivity, int returnedRowBytes) {
+  /**
+   * What one pipeline reads: its rows, its scanned columns, the selectivity of the filters on them, the bytes of
+   * an output row of a pipeline without an aggregation (0 for one that aggregates), and its output rows per
+   * selected scan row (1 but where join probes drop or pair rows).
+   */
+  record Shape(long rows, List<Column> columns, double selectivity, int returnedRowBytes, double outputShare) {
     Shape {
       columns = List.copyOf(columns);
     }
 
     /** The shape of a pipeline that ends in an aggregation (nothing but aggregate state comes back). */
     Shape(long rows, List<Column> columns, double selectivity) {
-      this(rows, columns, selectivity, 0);
+      this(rows, columns, selectivity, 0, 1);
     }
 
-    /** Bytes of the selected rows' output values that a pipeline without an aggregation returns to the host. */
+    /** The shape of a pipeline without join probes. */
+    Shape(long rows, List<Column> columns, double selectivity, int returnedRowBytes) {
+      this(rows, columns, selectivity, returnedRowBytes, 1);
+    }
+
+    /** Rows a pipeline without an aggregation returns to the host (0 for one that aggregates). */
+    double returnedRows() {
+      return returnedRowBytes == 0 ? 0 : rows * Math.min(1, Math.max(0, selectivity)) * outputShare;
+    }
+
+    /** Bytes of the output rows' values that a pipeline without an aggregation returns to the host. */
     long returnedBytes() {
-      return Math.round(rows * Math.min(1, Math.max(0, selectivity)) * returnedRowBytes);
+      return Math.round(returnedRows() * returnedRowBytes);
     }
 
     /** Bytes of every scanned value: what copies move, predication reads and the CPU backend scans. */
@@ -166,7 +183,7 @@ final class SpillwayCostModel {
     double pulled = resident ? 0 : v == FilterVariant.BRANCHING && pulls
         ? shape.lazySeconds(sequential, scatteredLineBytesPerSecond()) : link / sequential;
     double seconds = Math.max(Math.max(pulled, returned / sequential), touched / (gpuMemoryBandwidth() * 1e9))
-        + returned / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9);
+        + shape.returnedRows() * returnedRowSeconds();
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
   }
 
@@ -247,6 +264,12 @@ final class SpillwayCostModel {
       return measured;
     }
     return profile.rawPinnedCopyGbPerSecond() != null ? profile.rawPinnedCopyGbPerSecond() : 55.0;
+  }
+
+  /** Seconds the host spends per row a GPU pipeline returns: calibrated, else {@link #ASSUMED_RETURNED_ROW_NANOS}. */
+  private double returnedRowSeconds() {
+    Double measured = profile.gpuRowsNanosPerRow();
+    return (measured != null && measured > 0 ? measured : ASSUMED_RETURNED_ROW_NANOS) * 1e-9;
   }
 
   /**

@@ -88,13 +88,13 @@ final class SpillwayPipelineShape {
     }
     RelNode below = path.get(lowestJoin + 1);
     SpillwayCostModel.Shape base = of(below, scan);
-    int rowBytes = 0;
-    if (!aggregates) {
-      Double out = top.getCluster().getMetadataQuery().getRowCount(top);
-      double selected = Math.max(1, base.rows() * base.selectivity());
-      rowBytes = (int) Math.ceil(returnedRowBytes(top) * (out == null ? 1 : out) / selected);
+    if (aggregates) {
+      return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity());
     }
-    return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity(), rowBytes);
+    Double out = top.getCluster().getMetadataQuery().getRowCount(top);
+    double selected = Math.max(1, base.rows() * base.selectivity());
+    return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity(), returnedRowBytes(top),
+        out == null ? 1 : out / selected);
   }
 
   /** Fills {@code path} with the nodes from {@code node} down to {@code scan} (top first); false if not below. */

@@ -106,11 +106,12 @@ public final class Calibrator {
     double[] gpuMemory = {Double.NaN};
     probeLink(device, opts, progress, reads, write, gpuMemory);
     double pipelineRun = PipelineRunProbe.runMillis(device, opts.reps() * 4, progress);
+    double rowsNanos = PipelineRunProbe.rowsNanosPerRow(device, opts.reps(), progress);
     var gpu = new MachineProfile.GpuInfo(device.name(), device.totalMemory(), device.allocator().budget(),
         device.multiprocessors(), device.pageableMemoryAccess());
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu, gpu,
         null, methods, unsupported, raw[0], reads, write[0], gpuMemory[0], pipelineRun, cpuPipeline,
-        cpuJoins, opts.mode());
+        cpuJoins, opts.mode(), rowsNanos);
   }
 
   /** Streams one column of {@code kind} memory with each method of the group; the pinned group also times raw copy. */

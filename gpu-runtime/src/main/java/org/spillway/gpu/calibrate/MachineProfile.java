@@ -14,7 +14,9 @@ import java.util.Map;
 /**
  * What calibration measured on this machine, read by the cost model: bandwidth per transfer method,
  * reads over the link by pattern and granularity, writes to host memory, GPU memory and CPU scan
- * bandwidth, the fixed cost of one GPU pipeline run, the CPU backend's rate on a Q6-shaped pipeline, and the
+ * bandwidth, the fixed cost of one GPU pipeline run and the host's cost per row a GPU pipeline returns
+ * ({@code gpuRowsNanosPerRow}: reading the rows back and assembling them), the CPU backend's rate on a Q6-shaped
+ * pipeline, and the
  * CPU joins' rates in tuples (|R| + |S|) per second on all cores, aggregated output, by workload (the keys below).
  * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
  * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
@@ -39,7 +41,8 @@ public record MachineProfile(
     Double gpuPipelineRunMillis,
     Double cpuPipelineGbPerSecond,
     Map<String, Double> cpuJoinTuplesPerSecond,
-    String calibrationMode) {
+    String calibrationMode,
+    Double gpuRowsNanosPerRow) {
 
   public static final int FORMAT_VERSION = 1;
   /** {@code spillway calibrate}: full-size buffers, every probe. */
@@ -61,6 +64,17 @@ public record MachineProfile(
    * workload A has 16, TPC-H Q3 22): the cost model splits a rate into the build and the probe rows' shares.
    */
   public static final int CPU_JOIN_PROBE_PER_BUILD = 8;
+
+  /** A profile without the cost of rows a GPU pipeline returns (as files before {@code gpuRowsNanosPerRow}). */
+  public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
+      GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
+      Map<String, String> unsupportedTransfers, Double rawPinnedCopyGbPerSecond, List<LinkAccess> linkReads,
+      Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond, Double gpuPipelineRunMillis,
+      Double cpuPipelineGbPerSecond, Map<String, Double> cpuJoinTuplesPerSecond, String calibrationMode) {
+    this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
+        unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, cpuJoinTuplesPerSecond, calibrationMode, null);
+  }
 
   /** A profile that does not say how it was measured (as files before {@code calibrationMode}). */
   public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,

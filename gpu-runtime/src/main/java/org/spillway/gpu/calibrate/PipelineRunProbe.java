@@ -9,6 +9,7 @@ import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.expr.AggCall;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
@@ -18,10 +19,14 @@ import org.spillway.gpu.transfer.TransferMethod;
 
 /**
  * Measures the fixed cost of one GPU pipeline run (program upload, buffers, streams, launch, synchronisation,
- * result) as the wall time of a SUM over one small pinned batch, whose transfer takes microseconds.
+ * result) as the wall time of a SUM over one small pinned batch, whose transfer takes microseconds; and the host's
+ * cost per row that a pipeline without an aggregation returns (read back from pinned memory and assembled into
+ * the CPU backend's result batches) as the difference between returning every row and none of the same input.
  */
 final class PipelineRunProbe {
   private static final int ROWS = 4096;
+  /** Rows of the rows probe: enough that the per-row cost, not the run's fixed cost, decides the difference. */
+  private static final int RETURNED_ROWS = 1 << 21;
 
   private PipelineRunProbe() {}
 
@@ -57,5 +62,53 @@ final class PipelineRunProbe {
       progress.printf("  GPU pipeline run (fixed cost): %7.3f ms%n", median);
       return median;
     }
+  }
+
+  /**
+   * The median host nanoseconds per returned row of {@code reps} (at least 5) warm runs: a pipeline that returns
+   * two 8-byte columns of every row, less one that returns none of the same batch, over the rows.
+   */
+  static double rowsNanosPerRow(CudaDevice device, int reps, PrintStream progress) {
+    try (BufferAllocator allocator = ArrowAllocators.root(HostMemoryKind.PINNED);
+         BigIntVector a = new BigIntVector("a", allocator);
+         BigIntVector b = new BigIntVector("b", allocator)) {
+      a.allocateNew(RETURNED_ROWS);
+      b.allocateNew(RETURNED_ROWS);
+      for (int r = 0; r < RETURNED_ROWS; r++) {
+        a.set(r, r);
+        b.set(r, (r * 2_654_435_761L) % 1_000_003);
+      }
+      a.setValueCount(RETURNED_ROWS);
+      b.setValueCount(RETURNED_ROWS);
+      List<SourceBatch> batches = List.of(new SourceBatch(List.of(a, b), RETURNED_ROWS));
+      List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
+      double every = rowsMillis(device, types, batches, -1, RETURNED_ROWS, reps);
+      double none = rowsMillis(device, types, batches, Long.MAX_VALUE, 0, reps);
+      double nanos = Math.max(0, every - none) * 1e6 / RETURNED_ROWS;
+      progress.printf("  GPU pipeline rows returned to the host: %7.1f ns per row%n", nanos);
+      return nanos;
+    }
+  }
+
+  /** Median wall milliseconds of a pipeline keeping the rows whose first column exceeds {@code above}. */
+  private static double rowsMillis(CudaDevice device, List<ExprType> types, List<SourceBatch> batches, long above,
+      long expectedRows, int reps) {
+    Expr keep = new Expr.Compare(Expr.CompareOp.GT, new Expr.Column(0, ExprType.INT64),
+        new Expr.Literal(above, ExprType.INT64));
+    GpuColumnarPipeline pipeline = new GpuColumnarPipeline(types, List.of(new PipelineStage.Filter(keep)));
+    double[] millis = new double[Math.max(5, reps)];
+    for (int r = -2; r < millis.length; r++) {
+      long start = System.nanoTime();
+      List<ColumnBatch> out = pipeline.run(device, TransferMethod.PINNED_COPY, batches, 1, () -> false);
+      long nanos = System.nanoTime() - start;
+      long rows = out.stream().mapToLong(ColumnBatch::rows).sum();
+      if (rows != expectedRows) {
+        throw new IllegalStateException("pipeline rows probe: GPU returned " + rows + " rows, not " + expectedRows);
+      }
+      if (r >= 0) {
+        millis[r] = nanos / 1e6;
+      }
+    }
+    return MethodTimer.median(millis);
   }
 }
