@@ -153,7 +153,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     long cacheBytes = options.gpuCacheBytes() > 0 ? site.get().cacheCapacity(options.gpuCacheBytes()) : 0;
     boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
     SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
-        .plus(extraCpuMillis, extraGpuMillis + model.aggregateStateMillis(groups, stages));
+        .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages),
+            extraGpuMillis + model.aggregateStateMillis(groups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
     if (options.device() == SpillwayDevice.AUTO && !estimate.gpuIsFaster()) {
       return new SpillwayBackend(false, null, null, "the cost model predicts the CPU backend faster", estimate,

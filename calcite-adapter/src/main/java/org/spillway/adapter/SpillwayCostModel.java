@@ -40,6 +40,12 @@ final class SpillwayCostModel {
    * host showed such pipelines 20-60 ns per returned row slower than their transfers alone.
    */
   static final double ASSUMED_RETURNED_ROW_NANOS = 40;
+  /**
+   * ASSUMPTION: CPU nanoseconds per aggregated row and aggregate call on one thread, beyond the scan that the
+   * Q6-shaped calibration rate covers (one call, no group keys). TPC-H Q1 at SF 10 on the H200 host: the CPU backend
+   * took 213 ms, its columns at the calibrated rate 39 ms, for 59 M rows, 8 calls and 16 threads.
+   */
+  static final double CPU_AGGREGATE_CALL_NANOS_PER_ROW = 6;
   /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
@@ -185,6 +191,21 @@ final class SpillwayCostModel {
     double seconds = Math.max(Math.max(pulled, returned / sequential), touched / (gpuMemoryBandwidth() * 1e9))
         + shape.returnedRows() * returnedRowSeconds();
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
+  }
+
+  /**
+   * The CPU backend's aggregation work beyond a Q6-shaped pipeline's: every call past the first and every group key,
+   * per selected row, {@link #CPU_AGGREGATE_CALL_NANOS_PER_ROW} each, on all cores.
+   */
+  double cpuAggregateMillis(Shape shape, List<PipelineStage> stages) {
+    for (PipelineStage stage : stages) {
+      if (stage instanceof PipelineStage.Aggregate aggregate) {
+        int extra = Math.max(0, aggregate.calls().size() - 1) + aggregate.groupKeys().length;
+        double rows = shape.rows() * Math.min(1, Math.max(0, shape.selectivity()));
+        return rows * extra * CPU_AGGREGATE_CALL_NANOS_PER_ROW / Math.max(1, profile.cpuCores()) / 1e6;
+      }
+    }
+    return 0;
   }
 
   /**

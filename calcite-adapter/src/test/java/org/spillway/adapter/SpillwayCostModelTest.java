@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.common.collect.Range;
 import java.util.List;
+import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.expr.AggCall;
 import org.junit.jupiter.api.Test;
 import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
@@ -34,6 +37,22 @@ class SpillwayCostModelTest {
 
   private static List<TransferMethod> pinnedMethods() {
     return H100.methodsFor(HostMemoryKind.PINNED);
+  }
+
+  /**
+   * The CPU backend pays for every aggregate call and group key per selected row beyond the calibrated Q6 shape:
+   * Q1's eight calls and two keys cost it more than its scan, a global SUM nothing more.
+   */
+  @Test void aggregationWorkWeighsOnTheCpuBackend() {
+    SpillwayCostModel.Shape q1 = q1(SF10_LINEITEM);
+    AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64);
+    PipelineStage.Aggregate global = new PipelineStage.Aggregate(new int[0], List.of(sum));
+    PipelineStage.Aggregate q1Like = new PipelineStage.Aggregate(new int[] {0, 1},
+        List.of(sum, sum, sum, sum, sum, sum, sum, sum));
+    assertEquals(0, H100.cpuAggregateMillis(q1, List.of(global)), 1e-9);
+    double extra = H100.cpuAggregateMillis(q1, List.of(q1Like));
+    assertTrue(extra > H100.cpuMillis(q1), extra + " ms against a scan of " + H100.cpuMillis(q1) + " ms");
+    assertEquals(0, H100.cpuAggregateMillis(q1, List.of()), 1e-9, "no aggregation, nothing to add");
   }
 
   @Test void lazyBytesFollowTheLineFetchFraction() {
