@@ -102,22 +102,6 @@ final class SpillwayCostModel {
       return Math.round(bytes);
     }
 
-    /**
-     * Seconds a branching kernel pulls its columns over the link: a column read whole streams at
-     * {@code sequential} bytes per second; one read at the lines some selected row needs approaches the rate of
-     * {@code scattered} line reads as those lines thin out (linearly in the share of lines fetched: dense fetches
-     * are nearly a stream, sparse ones random requests).
-     */
-    double lazySeconds(double sequential, double scattered) {
-      double seconds = 0;
-      double floor = Math.min(sequential, scattered);
-      for (Column c : columns) {
-        double f = fetched(c);
-        seconds += rows * (double) c.width() * f / (floor + (sequential - floor) * f);
-      }
-      return seconds;
-    }
-
     /** Share of a column's lines some row that passed the earlier predicates needs. */
     private static double fetched(Column c) {
       double valuesPerLine = Math.max(1.0, LINE_BYTES / (double) c.width());
@@ -185,10 +169,11 @@ final class SpillwayCostModel {
     // Rows come back over the other direction of the (full-duplex) link while the inputs stream in; the host
     // then assembles them into vectors, which overlaps with later chunks only partly: counted in full.
     long returned = shape.returnedBytes();
+    // A branching kernel's lazily fetched lines cost what streaming them would: on the H200 host, zero-copy with
+    // branching read TPC-H Q14's lineitem (1.2% of the rows selected, a sixth of the later columns' lines) at
+    // link speed, and pricing its scattered lines at the random-read rate sent Q6 and Q14 to slower copies.
     double sequential = bandwidth(method) * 1e9;
-    double pulled = resident ? 0 : v == FilterVariant.BRANCHING && pulls
-        ? shape.lazySeconds(sequential, scatteredLineBytesPerSecond()) : link / sequential;
-    double seconds = Math.max(Math.max(pulled, returned / sequential), touched / (gpuMemoryBandwidth() * 1e9))
+    double seconds = Math.max(Math.max(link, returned) / sequential, touched / (gpuMemoryBandwidth() * 1e9))
         + shape.returnedRows() * returnedRowSeconds();
     return new GpuRun(method, v, link, gpuRunMillis() + seconds * 1e3);
   }
@@ -291,19 +276,6 @@ final class SpillwayCostModel {
   private double returnedRowSeconds() {
     Double measured = profile.gpuRowsNanosPerRow();
     return (measured != null && measured > 0 ? measured : ASSUMED_RETURNED_ROW_NANOS) * 1e-9;
-  }
-
-  /**
-   * Bytes per second of scattered 128-byte line reads over the link, as calibration measured them (infinite where
-   * it did not: such reads are then charged the streaming rate).
-   */
-  private double scatteredLineBytesPerSecond() {
-    for (MachineProfile.LinkAccess a : profile.linkReads()) {
-      if (a.pattern().equals("random") && a.granularityBytes() == LINE_BYTES && a.gbPerSecond() > 0) {
-        return a.gbPerSecond() * 1e9;
-      }
-    }
-    return Double.POSITIVE_INFINITY;
   }
 
   private double gpuMemoryBandwidth() {

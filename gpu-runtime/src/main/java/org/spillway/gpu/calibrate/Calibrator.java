@@ -46,11 +46,6 @@ public final class Calibrator {
    */
   public static final int COST_MODEL_RANDOM_READ_BYTES = 8;
   /**
-   * Bytes of the random link reads the pipeline cost model charges: a branching kernel that pulls a later column
-   * over the link fetches only the 128-byte lines some selected row needs, scattered lines at this rate.
-   */
-  public static final int COST_MODEL_LINE_READ_BYTES = 128;
-  /**
    * Least CPU input of the pipeline probe: on less, the runs are too short for the JIT and the pool to reach the
    * speed queries see (a first-use calibration on 128 MiB measured the H200 host's pipeline rate at about a third).
    */
@@ -150,8 +145,7 @@ public final class Calibrator {
       long mapped = HostMemoryKind.mappedDeviceAddress(device, host.address());
       for (int g : GRANULARITIES) {
         for (boolean random : new boolean[] {false, true}) {
-          if (!opts.everyLinkRead()
-              && !(random && (g == COST_MODEL_RANDOM_READ_BYTES || g == COST_MODEL_LINE_READ_BYTES))) {
+          if (!opts.everyLinkRead() && !(random && g == COST_MODEL_RANDOM_READ_BYTES)) {
             continue;
           }
           // Random reads of small granules are slow: fewer of them keep each probe well under a second.
