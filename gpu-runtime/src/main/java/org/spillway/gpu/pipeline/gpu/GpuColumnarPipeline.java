@@ -2,6 +2,7 @@ package org.spillway.gpu.pipeline.gpu;
 
 import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -216,8 +217,8 @@ public final class GpuColumnarPipeline {
   }
 
   /** The build side's columns that probe {@code probe} (counted in stage order) of the program reads, key excluded. */
-  public java.util.BitSet buildColumnsRead(int probe) {
-    java.util.BitSet out = new java.util.BitSet();
+  public BitSet buildColumnsRead(int probe) {
+    BitSet out = new BitSet();
     if (program != null) {
       for (int s = 0; s < program.slotJoins.length; s++) {
         if (program.slotJoins[s] == probe) {
@@ -309,6 +310,15 @@ public final class GpuColumnarPipeline {
     }
     try {
       return run(device, method, batches, joins, cpuBackend, cpuThreads, cancelled, started);
+    } catch (GpuMemoryException e) {
+      if (joins == null) {
+        throw e;
+      }
+      // the join tables took the memory the pass needed: the CPU runs it over the same build sides
+      joins.close();
+      joins = null;
+      lastFallback = e.getMessage();
+      return cpuBackend.get().run(batches, cpuThreads, cancelled);
     } finally {
       if (joins != null) {
         joins.close();
