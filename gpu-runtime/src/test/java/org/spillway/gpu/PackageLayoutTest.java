@@ -53,7 +53,8 @@ class PackageLayoutTest {
    */
   private static final List<String> LAYERS = List.of("", "device", "transfer", "vector", "expr",
       "pipeline.scheduler", "join", "join.keys", "join.nopa", "join.radix", "join.triton", "join.hash", "pipeline",
-      "aggregate", "pipeline.cpu", "pipeline.gpu", "pipeline.sort", "index", "plan", "ops", "bench", "calibrate");
+      "aggregate", "pipeline.cpu", "pipeline.gpu", "pipeline.sort", "index", "join.inlj", "plan", "ops", "bench",
+      "calibrate");
 
   @Test
   void engineHasNoPackageCycle() {
