@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
@@ -24,9 +25,13 @@ import org.apache.arrow.memory.BufferAllocator;
  * <p>A table whose sidecar cannot be read is broken: it is listed, using it fails with the reason, and every
  * other table still serves. Opening also deletes the scratch directories that killed writers and drops left
  * behind (those whose writer lock no live process holds).
+ *
+ * <p>Each table keeps the definitions of its indexes ({@link IndexDefinition}) in its directory, so that they go
+ * with it; index names are unique in the catalog and, as table names, lower-case and case-insensitive.
  */
 public final class Catalog implements AutoCloseable {
-  private static final Pattern TABLE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,127}");
+  /** The names of tables and of indexes. */
+  private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]{0,127}");
   /** Prefix of directories that are not (yet, or no longer) tables: writers' and drops' scratch space. */
   private static final String SCRATCH_PREFIX = ".";
   /** Scratch directories: a writer's temporary table, or a dropped table being deleted. */
@@ -40,6 +45,8 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, StorageException> broken = new ConcurrentHashMap<>();
   /** Writers not yet committed or closed, by table name; guarded by this. */
   private final Map<String, TableWriter> writers = new HashMap<>();
+  /** The index definitions of each committed, readable table (an empty list for none); replaced, never changed. */
+  private final Map<String, List<IndexDefinition>> indexes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private Catalog(Path directory) {
@@ -97,7 +104,9 @@ public final class Catalog implements AutoCloseable {
         throw new StorageException(tableDirectory.resolve(TableMetadata.FILE_NAME) + ": names table '"
             + metadata.name() + "', its directory '" + name + "'");
       }
+      List<IndexDefinition> tableIndexes = TableIndexes.read(tableDirectory, name);
       tables.put(name, new StoredTable(tableDirectory, metadata, allocator));
+      indexes.put(name, tableIndexes);
     } catch (StorageException e) {
       broken.put(name, new StorageException("table " + name + ": " + e.getMessage(), e));
     }
@@ -145,7 +154,7 @@ public final class Catalog implements AutoCloseable {
   /** Starts writing a new table; fails if a table of that name exists or is being written. */
   public synchronized TableWriter createTable(String name, TableSchema schema) {
     checkOpen();
-    String tableName = validName(name);
+    String tableName = validName("table", name);
     if (tables.containsKey(tableName) || broken.containsKey(tableName) || writers.containsKey(tableName)) {
       throw new StorageException("table " + tableName + " already exists in " + directory);
     }
@@ -161,6 +170,7 @@ public final class Catalog implements AutoCloseable {
     checkOpen();
     String tableName = name.toLowerCase(Locale.ROOT);
     StoredTable table = tables.remove(tableName);
+    indexes.remove(tableName);  // its definitions live in its directory and go with it
     if (table == null && broken.remove(tableName) == null) {
       throw new StorageException("table " + tableName + " does not exist in " + directory);
     }
@@ -175,6 +185,67 @@ public final class Catalog implements AutoCloseable {
       throw new StorageException("cannot drop table " + tableName + ": " + e.getMessage(), e);
     }
     TableWriter.deleteRecursively(trash);
+  }
+
+  /** The indexes of a table in the order they were created; none for a table that does not exist. */
+  public List<IndexDefinition> indexes(String table) {
+    return indexes.getOrDefault(table.toLowerCase(Locale.ROOT), List.of());
+  }
+
+  /** The index with this name (case-insensitive), on whichever table. */
+  public Optional<IndexDefinition> index(String name) {
+    String key = name.toLowerCase(Locale.ROOT);
+    return indexes.values().stream().flatMap(List::stream).filter(i -> i.name().equals(key)).findFirst();
+  }
+
+  /**
+   * Records a new index once {@code build} accepted it: {@code build} gets the definition (names lower-case, the
+   * column as the table spells it) and builds the index to prove the column's values suit its kind, throwing if
+   * not; only then is the definition written, so that a failed or interrupted build leaves no index behind.
+   * Fails if the name is taken or invalid, or the table or column does not exist. Index changes are serialized.
+   */
+  public synchronized IndexDefinition createIndex(IndexDefinition requested, Consumer<IndexDefinition> build) {
+    checkOpen();
+    String name = validName("index", requested.name());
+    if (index(name).isPresent()) {
+      throw new StorageException("index " + name + " already exists in " + directory);
+    }
+    String tableName = requested.table().toLowerCase(Locale.ROOT);
+    StoredTable table = table(tableName).orElseThrow(() ->
+        new StorageException("table " + tableName + " does not exist in " + directory));
+    int column = table.schema().indexOf(requested.column());
+    if (column < 0) {
+      throw new StorageException("table " + tableName + " has no column " + requested.column() + "; its columns: "
+          + table.schema().names());
+    }
+    IndexDefinition index = new IndexDefinition(name, tableName, table.schema().column(column).name(),
+        requested.kind());
+    build.accept(index);
+    List<IndexDefinition> updated = new ArrayList<>(indexes(tableName));
+    updated.add(index);
+    TableIndexes.write(table.directory(), updated);
+    indexes.put(tableName, List.copyOf(updated));
+    return index;
+  }
+
+  /** Removes an index's definition; false if there is none of that name and {@code ifExists}, else fails. */
+  public synchronized boolean dropIndex(String name, boolean ifExists) {
+    checkOpen();
+    Optional<IndexDefinition> index = index(name);
+    if (index.isEmpty()) {
+      if (ifExists) {
+        return false;
+      }
+      throw new StorageException("index " + name.toLowerCase(Locale.ROOT) + " does not exist in " + directory);
+    }
+    String tableName = index.get().table();
+    StoredTable table = table(tableName).orElseThrow(() ->
+        new StorageException("table " + tableName + " of index " + index.get().name() + " no longer exists"));
+    List<IndexDefinition> updated = new ArrayList<>(indexes(tableName));
+    updated.remove(index.get());
+    TableIndexes.write(table.directory(), updated);
+    indexes.put(tableName, List.copyOf(updated));
+    return true;
   }
 
   /** Imports a CSV file as a new table; on any error no table is left behind. */
@@ -230,6 +301,7 @@ public final class Catalog implements AutoCloseable {
       throw new StorageException("cannot publish table " + name + " as " + target + ": " + e.getMessage(), e);
     }
     StoredTable table = new StoredTable(target, metadata, allocator);
+    indexes.put(name, List.of());
     tables.put(name, table);
     writers.remove(name);
     return table;
@@ -246,10 +318,12 @@ public final class Catalog implements AutoCloseable {
     }
   }
 
-  private String validName(String name) {
+  /** {@code name} in lower case, if valid as the name of a table or an index ({@code what}). */
+  private static String validName(String what, String name) {
     String lower = name == null ? "" : name.toLowerCase(Locale.ROOT);
-    if (!TABLE_NAME.matcher(lower).matches()) {
-      throw new StorageException("invalid table name '" + name + "': use letters, digits and _ (not first a digit)");
+    if (!NAME.matcher(lower).matches()) {
+      throw new StorageException("invalid " + what + " name '" + name
+          + "': use letters, digits and _ (not first a digit)");
     }
     return lower;
   }
