@@ -34,7 +34,8 @@ import org.spillway.storage.Catalog;
  * schema, result shape and tables are those of an earlier one reuses its prepared signature (plan and compiled
  * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
  * EXPLAIN (whose text shows the current choices) nor DDL; EXPLAIN ANALYZE plans and runs its query afresh
- * ({@link SpillwayExplainAnalyze}). The key holds the catalog's table objects, so a table
+ * ({@link SpillwayExplainAnalyze}). CREATE INDEX and DROP INDEX, which Calcite's parser does not know, run here
+ * ({@link SpillwayIndexStatements}). The key holds the catalog's table objects, so a table
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
  *
@@ -53,6 +54,9 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
 
   @Override public <T> CalciteSignature<T> prepareSql(Context context, Query<T> query, Type elementType,
       long maxRowCount) {
+    if (query.sql != null && SpillwayIndexStatements.matches(query.sql)) {
+      return SpillwayIndexStatements.execute(query.sql, context);
+    }
     Optional<String> analyzed = query.sql == null ? Optional.empty() : SpillwayExplainAnalyze.query(query.sql);
     if (analyzed.isPresent()) {
       return SpillwayExplainAnalyze.prepare(query.sql, analyzed.get(),

@@ -17,7 +17,7 @@ import java.util.Set;
  * Wraps the JDBC objects of Calcite's driver (connection, statements, result sets, metadata) so that every
  * failure leaves them as an {@link SQLException} classified by {@link SpillwaySqlErrors}: Avatica lets
  * RuntimeExceptions and Errors of row fetching escape {@code ResultSet.next()} raw, and gives those of
- * {@code execute} no SQLSTATE. Statements additionally get cancel, timeout and size limits from
+ * {@code execute} no SQLSTATE. Metadata lists the catalog's indexes ({@link SpillwayIndexInfo}). Statements additionally get cancel, timeout and size limits from
  * {@link SpillwayStatementGuard}. {@code unwrap} still reaches Calcite's own objects.
  */
 final class SpillwayJdbcProxy implements InvocationHandler {
@@ -52,7 +52,8 @@ final class SpillwayJdbcProxy implements InvocationHandler {
     }
     Object result;
     try {
-      result = method.invoke(target, args);
+      result = target instanceof DatabaseMetaData && method.getName().equals("getIndexInfo")
+          ? SpillwayIndexInfo.of(connection, (String) args[1], (String) args[2]) : method.invoke(target, args);
     } catch (InvocationTargetException e) {
       Throwable failure = e.getCause();
       if (guard != null) {

@@ -46,7 +46,8 @@ class StatementClassifierTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"create table t (x int)", "drop table nation", "CREATE VIEW v AS x"})
+  @ValueSource(strings = {"create table t (x int)", "drop table nation", "CREATE VIEW v AS x",
+      "create index n_key on nation (n_nationkey) using btree", "DROP INDEX IF EXISTS n_key"})
   void unparsableWritesAreRefusedAsWrites(String sql) {
     final SQLException e =
         assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
