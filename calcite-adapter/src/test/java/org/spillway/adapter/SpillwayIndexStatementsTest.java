@@ -105,8 +105,8 @@ class SpillwayIndexStatementsTest {
       assertError(statement, "CREATE INDEX i ON nope (id)", "42P01", "table nope does not exist");
       assertError(statement, "CREATE INDEX i ON t (nope)", "42703", "table t has no column nope");
       assertError(statement, "CREATE INDEX i ON t (name)", "42804", "column name is VARCHAR");
-      assertError(statement, "CREATE INDEX i ON t (shuffled)", "22000",
-          "cannot create index i on t (shuffled): an index needs sorted, unique keys, but row 7 has key 2 after key 60");
+      assertError(statement, "CREATE INDEX i ON t (shuffled)", "22000", "cannot create index i on t (shuffled): "
+          + "an index needs sorted, unique keys, but row 7 has key 2 after key 60");
       assertError(statement, "CREATE INDEX i ON t (repeated) USING HARMONIA", "23505",
           "row 8 has key 7 after key 7 (a duplicate)");
       assertError(statement, "CREATE INDEX i ON t (gap) USING BTREE", "23502", "(gap): row 6 is NULL");

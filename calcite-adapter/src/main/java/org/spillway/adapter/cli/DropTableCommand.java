@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * Drops tables from a data directory, broken ones included (SQL has no DDL in Spillway). Servers and shells
+ * Drops tables from a data directory, broken ones included (Spillway's SQL has CREATE INDEX and DROP INDEX, no DROP TABLE). Servers and shells
  * that have the directory open keep their view until they restart.
  */
 @Command(name = "drop-table", mixinStandardHelpOptions = true,

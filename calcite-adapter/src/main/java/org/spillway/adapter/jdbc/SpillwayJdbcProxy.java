@@ -17,8 +17,9 @@ import java.util.Set;
  * Wraps the JDBC objects of Calcite's driver (connection, statements, result sets, metadata) so that every
  * failure leaves them as an {@link SQLException} classified by {@link SpillwaySqlErrors}: Avatica lets
  * RuntimeExceptions and Errors of row fetching escape {@code ResultSet.next()} raw, and gives those of
- * {@code execute} no SQLSTATE. Metadata lists the catalog's indexes ({@link SpillwayIndexInfo}). Statements additionally get cancel, timeout and size limits from
- * {@link SpillwayStatementGuard}. {@code unwrap} still reaches Calcite's own objects.
+ * {@code execute} no SQLSTATE. Statements additionally get cancel, timeout and size limits from
+ * {@link SpillwayStatementGuard}; metadata lists the catalog's indexes ({@link SpillwayIndexInfo}), which Calcite's
+ * driver does not know. {@code unwrap} still reaches Calcite's own objects.
  */
 final class SpillwayJdbcProxy implements InvocationHandler {
   private final Object target;

@@ -1,6 +1,7 @@
 package org.spillway.adapter.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
@@ -8,6 +9,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,6 +111,26 @@ class RemoteMetadataTest {
     try (ResultSet resultSet = metaData.getColumns(null, null, table, column)) {
       assertTrue(resultSet.next(), "no column " + table + "." + column);
       return resultSet.getInt("DATA_TYPE");
+    }
+  }
+
+  /**
+   * The server, read-only, refuses CREATE INDEX and DROP INDEX as writes. (Remote clients see no indexes in
+   * getIndexInfo: Avatica's protocol has no request for them, so its remote driver answers with no rows.)
+   */
+  @Test
+  void theServerRefusesIndexStatements() throws SQLException {
+    try (Connection remote = DriverManager.getConnection(SERVER.jdbcUrl());
+        Statement statement = remote.createStatement()) {
+      for (String sql : List.of("CREATE INDEX nation_key ON nation (n_nationkey) USING BTREE",
+          "DROP INDEX nation_key")) {
+        final SQLException refused = assertThrows(SQLException.class, () -> statement.executeUpdate(sql));
+        assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, refused.getSQLState(), refused.getMessage());
+      }
+    }
+    try (Connection embedded = TpchTestData.embedded();
+        ResultSet indexes = embedded.getMetaData().getIndexInfo(null, null, "nation", false, true)) {
+      assertTrue(!indexes.next(), "the refused statement recorded no index");
     }
   }
 }
