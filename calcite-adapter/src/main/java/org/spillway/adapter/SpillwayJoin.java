@@ -54,6 +54,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * probe stage (or before), else whether that pipeline runs on the GPU.
    */
   private volatile Boolean probedOnGpu;
+  /** The chosen orientation's sizes and build key, for the pipelined probe's costs (derived once). */
+  private volatile Estimate pipelined;
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
@@ -231,8 +233,20 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return choice().chosen().buildLeft() ? getLeft() : getRight();
   }
 
-  /** The cost model's view of the chosen orientation. */
+  /**
+   * The cost model's view of the chosen orientation, derived once for this node (as its choice is): each
+   * implementation of a plan asks for it per probe, for both devices' costs and the GPU's refusal.
+   */
   private Estimate pipelinedEstimate() {
+    Estimate e = pipelined;
+    if (e == null) {
+      e = estimateChosenOrientation();
+      pipelined = e;
+    }
+    return e;
+  }
+
+  private Estimate estimateChosenOrientation() {
     Candidate chosen = choice().chosen();
     RelMetadataQuery mq = getCluster().getMetadataQuery();
     SpillwayJoinKeys keys = keys();
