@@ -440,6 +440,24 @@ class SpillwayTpchPlanTest {
   }
 
   /**
+   * Q13's count of customers per order count aggregates the first aggregation's result in Spillway: the second
+   * aggregate has the rows of its logical original, not a guess from a computed column's distinct values that tied
+   * it with Calcite's row-at-a-time aggregate.
+   */
+  @Test void q13AggregatesItsAggregationInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(13))
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort\n"
+            + "    SpillwayAggregate\n"
+            + "      SpillwayAggregate\n"
+            + "        SpillwayJoin\n"
+            + "          SpillwayTableScan\n"
+            + "          SpillwayFilter\n"
+            + "            SpillwayTableScan\n");
+  }
+
+  /**
    * With the H100 host's measured CPU join rates, whose array-table rate beats the others, Q14 builds on its month of
    * lineitem (about 1.2% of it, estimated from l_shipdate's statistics: fewer rows than part), not on part: a build
    * row costs several probe rows, so the larger side is not built for its rate.
