@@ -21,7 +21,8 @@ struct WindowRadix {
 
   __device__ __forceinline__ int partition_of(long long key, bool valid) const {
     if (empty || !valid || key < min_key || key > max_key) return fanout;
-    return static_cast<int>(static_cast<unsigned long long>(key - min_key) >> shift);
+    // unsigned: the offset of a key from the smallest may exceed LLONG_MAX (signed overflow is undefined)
+    return static_cast<int>((static_cast<unsigned long long>(key) - static_cast<unsigned long long>(min_key)) >> shift);
   }
 };
 

@@ -25,6 +25,7 @@ import org.spillway.gpu.device.HostPointer;
 import org.spillway.gpu.index.GpuIndexLookup;
 import org.spillway.gpu.index.SortedKeyIndex;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.pipeline.gpu.PinnedScratch;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
@@ -41,7 +42,8 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  * window is radix-partitioned by its {@link WindowRadix} (histogram, prefix sum, scatter of (key, position in
  * the window)), looked up through the index in pinned host memory by the index's own kernel
  * ({@link GpuIndexLookup}, zero-copy), put back into the window's original order and copied back. The rows found
- * land in pinned host memory in probe order, from which the join index is emitted as on the CPU.
+ * land in pinned host memory (pooled, {@link PinnedScratch}) in probe order, from which the join index is emitted as
+ * on the CPU.
  *
  * <p>Index and column must lie in pinned host memory. Probe keys are INT64 or INT32 (widened), with an optional
  * Arrow validity bitmap (a NULL key never matches). Every device and pinned buffer a join takes is freed before
@@ -109,16 +111,23 @@ public final class GpuWindowedIndexJoin {
     if (keys.length == 0) {
       return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
     }
-    try (HostBuffer keyBuffer = device.pinnedAllocator().allocate((long) keys.length * Long.BYTES);
-         HostBuffer validity = nulls == null ? null : device.pinnedAllocator().allocate((keys.length + 7) / 8)) {
+    HostBuffer keyBuffer = PinnedScratch.acquire(device, (long) keys.length * Long.BYTES);
+    HostBuffer validity = null;
+    try {
       HostCopy.put(keyBuffer.address(), keys, 0, keys.length);
       HostColumn validityColumn = null;
-      if (validity != null) {
+      if (nulls != null) {
+        validity = PinnedScratch.acquire(device, (keys.length + 7) / 8);
         writeValidity(nulls, keys.length, validity.address());
         validityColumn = new HostColumn("probe key validity", ColumnType.VALIDITY, validity.address(), keys.length);
       }
       return join(new HostColumn("probe keys", ColumnType.INT64, keyBuffer.address(), keys.length), validityColumn,
           type, cancelled);
+    } finally {  // the join has drained every stream that read them, also when it failed
+      PinnedScratch.release(device, keyBuffer);
+      if (validity != null) {
+        PinnedScratch.release(device, validity);
+      }
     }
   }
 
@@ -181,8 +190,8 @@ public final class GpuWindowedIndexJoin {
     boolean nullable = columns.size() > 1;
     Map<CudaStream, WindowBuffers> buffers = new IdentityHashMap<>();
     TransferPipeline.Part[] only = {new TransferPipeline.Part(0, columns, 0, rows)};
-    try (HostBuffer found = device.pinnedAllocator().allocate((long) rows * Long.BYTES);
-         CudaEvent start = device.newEvent(true);
+    HostBuffer found = PinnedScratch.acquire(device, (long) rows * Long.BYTES);
+    try (CudaEvent start = device.newEvent(true);
          CudaEvent end = device.newEvent(true)) {
       start.record(pipeline.firstStream());
       boolean done = false;
@@ -207,6 +216,8 @@ public final class GpuWindowedIndexJoin {
       long gpuNanos = Math.round(end.elapsedMillisSince(start) * 1e6);
       HostCopy.get(found.address(), buildRowAt, 0, rows);
       return gpuNanos;
+    } finally {  // every window that wrote into it has finished (see release)
+      PinnedScratch.release(device, found);
     }
   }
 
