@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -107,22 +108,39 @@ public final class GpuWindowedIndexJoin {
    * into pinned memory for the transfer.
    */
   public JoinIndex join(long[] keys, boolean[] nulls, JoinType type, BooleanSupplier cancelled) {
-    WindowedIndexJoin.requireFlags(keys, nulls);
-    if (keys.length == 0) {
+    WindowedIndexJoin.requireFlags(keys.length, nulls);
+    return joinStaged(keys.length, ColumnType.INT64, address -> HostCopy.put(address, keys, 0, keys.length), nulls,
+        type, cancelled);
+  }
+
+  /** As {@link #join(long[], boolean[], JoinType, BooleanSupplier)} for 4-byte keys, which stay 4 bytes on the link. */
+  public JoinIndex join(int[] keys, boolean[] nulls, JoinType type, BooleanSupplier cancelled) {
+    WindowedIndexJoin.requireFlags(keys.length, nulls);
+    return joinStaged(keys.length, ColumnType.INT32, address -> {
+      for (int i = 0; i < keys.length; i++) {
+        MemoryUtil.putInt(address + (long) i * Integer.BYTES, keys[i]);
+      }
+    }, nulls, type, cancelled);
+  }
+
+  /** Stages {@code rows} keys that {@code write} puts at an address, and their NULL flags, in pooled pinned memory. */
+  private JoinIndex joinStaged(int rows, ColumnType keyType, LongConsumer write, boolean[] nulls, JoinType type,
+      BooleanSupplier cancelled) {
+    if (rows == 0) {
       return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
     }
-    HostBuffer keyBuffer = PinnedScratch.acquire(device, (long) keys.length * Long.BYTES);
+    HostBuffer keyBuffer = PinnedScratch.acquire(device, keyType.bytes(rows));
     HostBuffer validity = null;
     try {
-      HostCopy.put(keyBuffer.address(), keys, 0, keys.length);
+      write.accept(keyBuffer.address());
       HostColumn validityColumn = null;
       if (nulls != null) {
-        validity = PinnedScratch.acquire(device, (keys.length + 7) / 8);
-        writeValidity(nulls, keys.length, validity.address());
-        validityColumn = new HostColumn("probe key validity", ColumnType.VALIDITY, validity.address(), keys.length);
+        validity = PinnedScratch.acquire(device, ColumnType.VALIDITY.bytes(rows));
+        writeValidity(nulls, rows, validity.address());
+        validityColumn = new HostColumn("probe key validity", ColumnType.VALIDITY, validity.address(), rows);
       }
-      return join(new HostColumn("probe keys", ColumnType.INT64, keyBuffer.address(), keys.length), validityColumn,
-          type, cancelled);
+      return join(new HostColumn("probe keys", keyType, keyBuffer.address(), rows), validityColumn, type,
+          cancelled);
     } finally {  // the join has drained every stream that read them, also when it failed
       PinnedScratch.release(device, keyBuffer);
       if (validity != null) {

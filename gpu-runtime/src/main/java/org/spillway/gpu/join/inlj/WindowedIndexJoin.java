@@ -66,7 +66,7 @@ public final class WindowedIndexJoin {
 
   /** As {@link #join(long[], boolean[], JoinType)}, stopping between windows once {@code cancelled} is true. */
   public JoinIndex join(long[] keys, boolean[] nulls, JoinType type, BooleanSupplier cancelled) {
-    requireFlags(keys, nulls);
+    requireFlags(keys.length, nulls);
     TumblingWindows windows = new TumblingWindows(keys.length, windowTuples);
     JoinIndex[] outputs = new JoinIndex[windows.count()];
     PartitionedWindow[] buffers = new PartitionedWindow[MorselScheduler.workers(windows.count(), threads)];
@@ -82,10 +82,10 @@ public final class WindowedIndexJoin {
   }
 
   /** Checks that every key has its NULL flag, when there are flags. */
-  static void requireFlags(long[] keys, boolean[] nulls) {
-    if (nulls != null && nulls.length < keys.length) {
+  static void requireFlags(int keys, boolean[] nulls) {
+    if (nulls != null && nulls.length < keys) {
       throw new IllegalArgumentException("probe keys need a NULL flag each, got " + nulls.length + " flags for "
-          + keys.length + " keys");
+          + keys + " keys");
     }
   }
 

@@ -103,7 +103,7 @@ class GpuWindowedIndexJoinTest {
     });
   }
 
-  /** A 4-byte column probed by INT vectors in pageable memory and BIGINT vectors in pinned memory, with NULLs. */
+  /** A 4-byte column probed by int[], INT vectors in pageable memory and BIGINT vectors in pinned memory, NULLs in. */
   @ParameterizedTest
   @EnumSource(IndexKind.class)
   void joinsArrowVectorsOfBothWidthsWithNulls(IndexKind kind) {
@@ -135,9 +135,12 @@ class GpuWindowedIndexJoinTest {
         }
         ints.setValueCount(probe.length);
         longs.setValueCount(probe.length);
+        int[] intArray = LongStream.of(probe).mapToInt(k -> (int) k).toArray();
         for (JoinType type : JoinType.values()) {
           assertSame(cpu(index, probe, nulls, type, 1000), join.join(ints, type, () -> false),
               kind + " INT vector " + type + " seed=" + seed);
+          assertSame(cpu(index, probe, nulls, type, 1000), join.join(intArray, nulls, type, () -> false),
+              kind + " int[] " + type + " seed=" + seed);
           assertSame(cpu(index, wideProbe, nulls, type, 1000), join.join(longs, type, () -> false),
               kind + " BIGINT vector " + type + " seed=" + seed);
         }
