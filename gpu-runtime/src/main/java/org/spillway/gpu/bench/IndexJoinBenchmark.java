@@ -289,9 +289,9 @@ public final class IndexJoinBenchmark {
     } else if (name.equals("cpu-nopa") || name.equals("cpu-radix")) {
       long[] rKeys = r.javaKeys();
       if (rKeys == null) {
-        report.row(c.sweep(), c.label() + " " + name, gib(c.rRows()), c.rRows(), c.sRows(), selectivity(c),
-            c.windowBytes() / 1048576.0, name, "cpu", Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-            "R exceeds a Java array");
+        time(c, name, "cpu", s, () -> {
+          throw new UnsupportedOperationException("R of " + r.rows + " rows exceeds a Java array");
+        });
         return;
       }
       try (EquiJoin join = name.equals("cpu-nopa") ? new CpuNopaHashJoin(options.threads())
@@ -313,20 +313,38 @@ public final class IndexJoinBenchmark {
   private void time(Case c, String join, String where, Probe s, LongSupplier run) {
     double[] own = new double[options.runs()];
     double[] wall = new double[options.runs()];
-    for (int i = -1; i < options.runs(); i++) {
-      long start = System.nanoTime();
-      long nanos = run.getAsLong();
-      long elapsed = System.nanoTime() - start;
-      if (i >= 0) {
-        own[i] = (nanos < 0 ? elapsed : nanos) / 1e6;
-        wall[i] = elapsed / 1e6;
+    try {
+      for (int i = -1; i < options.runs(); i++) {
+        long start = System.nanoTime();
+        long nanos = run.getAsLong();
+        long elapsed = System.nanoTime() - start;
+        if (i >= 0) {
+          own[i] = (nanos < 0 ? elapsed : nanos) / 1e6;
+          wall[i] = elapsed / 1e6;
+        }
       }
+    } catch (WrongResult e) {
+      throw e;
+    } catch (RuntimeException e) {  // a join that cannot run this case (memory, limits) leaves the others running
+      String note = e.getClass().getSimpleName() + ": " + e.getMessage();
+      report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
+          selectivity(c), c.windowBytes() / 1048576.0, join, where, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+          note);
+      System.out.printf(Locale.ROOT, "%-11s %-14s %-20s %-3s failed: %s%n", c.sweep(), c.label(), join, where, note);
+      return;
     }
     double ms = median(own);
     report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
         selectivity(c), c.windowBytes() / 1048576.0, join, where, ms, median(wall), c.sRows() / ms / 1e3,
         1e3 / ms, "");
     System.out.printf(Locale.ROOT, "%-11s %-14s %-20s %-3s %10.2f ms%n", c.sweep(), c.label(), join, where, ms);
+  }
+
+  /** A join returned a wrong result: the benchmark stops, whatever else it would measure. */
+  static final class WrongResult extends IllegalStateException {
+    WrongResult(String message) {
+      super(message);
+    }
   }
 
   private static double median(double[] values) {
@@ -347,7 +365,7 @@ public final class IndexJoinBenchmark {
   private static void checkIndex(JoinIndex index, Probe s, IndexKind kind) {
     long sum = Arrays.stream(index.buildRows()).sum();
     if (index.size() != s.keys().length || sum != s.sum()) {
-      throw new IllegalStateException("INLJ through " + kind + " found " + index.size() + " pairs (rows summing to "
+      throw new WrongResult("INLJ through " + kind + " found " + index.size() + " pairs (rows summing to "
           + sum + "), expected " + s.keys().length + " (summing to " + s.sum() + ")");
     }
   }
@@ -356,7 +374,7 @@ public final class IndexJoinBenchmark {
   private static void checkSums(JoinResult result, Probe s, String join) {
     if (result.rowCount() != s.keys().length || result.buildPayloadSum() != s.sum()
         || result.probePayloadSum() != s.sum()) {
-      throw new IllegalStateException(join + " joined " + result.rowCount() + " pairs (sums " + result
+      throw new WrongResult(join + " joined " + result.rowCount() + " pairs (sums " + result
           .buildPayloadSum() + ", " + result.probePayloadSum() + "), expected " + s.keys().length + " (sum "
           + s.sum() + ")");
     }
