@@ -21,6 +21,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.spillway.gpu.GpuTest;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.GpuMemoryException;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.index.IndexKind;
@@ -196,6 +198,34 @@ class GpuWindowedIndexJoinTest {
       // and the next join runs
       assertEquals(probe.length / 2, join.join(probe, null, JoinType.INNER, () -> false).size());
       assertTrue(join.lastStats().windows() > 1);
+    });
+  }
+
+  /**
+   * With room for the transfer's chunk buffers but not for a window's buffers, the join fails on its first window
+   * and frees what it took: the chunk buffers and the window buffers allocated before the one that failed.
+   */
+  @Test
+  void aFailedAllocationFreesWhatTheJoinTook() {
+    CudaDevice device = GpuRuntime.requireDevice();
+    int tuples = 1 << 16;
+    long[] probe = LongStream.range(0, 5L * tuples).map(i -> i % 20_000).toArray();
+    withPinnedIndex(IndexKind.BTREE, LongStream.range(0, 10_000).toArray(), false, index -> {
+      GpuColumnarPipeline.releaseIdleResources(device);
+      long deviceBytes = device.allocator().allocatedBytes();
+      long pinnedBytes = device.pinnedAllocator().allocatedBytes();
+      GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, (long) tuples * Long.BYTES);
+      // two chunk buffers of 8-byte slots fit, then the window's keys, but not their positions
+      long spare = 2L * tuples * Long.BYTES + 10L * tuples;
+      try (DeviceBuffer hog = device.allocator().allocate(device.allocator().availableBytes() - spare,
+          "test: leaves too little for the join's windows")) {
+        GpuMemoryException e = assertThrows(GpuMemoryException.class,
+            () -> join.join(probe, null, JoinType.INNER, () -> false));
+        assertTrue(e.getMessage().contains("windowed index join: probe key positions"), e.getMessage());
+      }
+      GpuColumnarPipeline.releaseIdleResources(device);
+      assertEquals(deviceBytes, device.allocator().allocatedBytes());
+      assertEquals(pinnedBytes, device.pinnedAllocator().allocatedBytes());
     });
   }
 
