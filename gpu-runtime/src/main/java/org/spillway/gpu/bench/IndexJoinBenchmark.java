@@ -2,7 +2,6 @@ package org.spillway.gpu.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -61,78 +60,16 @@ import org.spillway.gpu.transfer.HostColumn;
  * Q/s}.
  */
 public final class IndexJoinBenchmark {
-  private static final String USAGE = "IndexJoinBenchmark [--out DIR] [--sizes GIB,...] [--probe-keys N]"
-      + " [--selectivities PERCENT,...] [--sweep-gib GIB] [--windows LOG2,...] [--kinds BINARY_SEARCH,...]"
-      + " [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N] [--cpu-only]";
-  private static final List<String> JOINS = List.of("nopa", "triton", "cpu-inlj", "cpu-nopa", "cpu-radix");
   /** Keys a chunk of the parallel fill writes. */
   private static final int FILL_CHUNK = 1 << 20;
 
-  /** The parsed arguments. */
-  record Options(Path out, List<Double> sizesGib, int probeKeys, List<Double> selectivities, double sweepGib,
-      List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads, boolean cpuOnly) {
-    static Options parse(String[] args) {
-      Path out = Path.of("docs/bench/index-join");
-      List<Double> sizes = List.of(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0);
-      int probeKeys = 1 << 26;
-      List<Double> selectivities = List.of(0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0);
-      double sweepGib = 8;
-      List<Integer> windows = List.of(18, 20, 22, 24, 26);
-      List<IndexKind> kinds = List.of(IndexKind.values());
-      List<String> joins = JOINS;
-      int runs = 5;
-      int threads = MorselScheduler.THREADS;
-      boolean cpuOnly = false;
-      for (int i = 0; i < args.length; i++) {
-        switch (args[i]) {
-          case "--out" -> out = Path.of(value(args, ++i));
-          case "--sizes" -> sizes = doubles(value(args, ++i));
-          case "--probe-keys" -> probeKeys = Integer.parseInt(value(args, ++i));
-          case "--selectivities" -> selectivities = doubles(value(args, ++i));
-          case "--sweep-gib" -> sweepGib = Double.parseDouble(value(args, ++i));
-          case "--windows" -> windows = Arrays.stream(value(args, ++i).split(",")).map(Integer::valueOf).toList();
-          case "--kinds" -> kinds = Arrays.stream(value(args, ++i).split(",")).map(IndexKind::valueOf).toList();
-          case "--joins" -> joins = List.of(value(args, ++i).split(","));
-          case "--runs" -> runs = Integer.parseInt(value(args, ++i));
-          case "--threads" -> threads = Integer.parseInt(value(args, ++i));
-          case "--cpu-only" -> cpuOnly = true;
-          default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; usage: " + USAGE);
-        }
-      }
-      List<String> unknown = new ArrayList<>(joins);
-      unknown.removeAll(JOINS);
-      boolean positive = sizes.stream().allMatch(s -> s > 0) && sweepGib > 0
-          && selectivities.stream().allMatch(s -> s > 0 && s <= 100);
-      if (!positive || probeKeys < 1 || runs < 1 || threads < 1 || !unknown.isEmpty()
-          || windows.stream().anyMatch(w -> w < 5 || w > 28)) {
-        throw new IllegalArgumentException("--sizes and --sweep-gib are positive GiB, --selectivities percent in"
-            + " (0, 100], --probe-keys, --runs and --threads at least 1, --windows 5..28 (log2 keys), --joins of "
-            + JOINS + "; got " + sizes + ", " + sweepGib + ", " + selectivities + ", " + probeKeys + ", " + runs
-            + ", " + threads + ", " + windows + ", " + joins);
-      }
-      return new Options(out, sizes, probeKeys, selectivities, sweepGib, windows, kinds, joins, runs, threads,
-          cpuOnly);
-    }
-
-    private static String value(String[] args, int i) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(args[i - 1] + " needs a value; usage: " + USAGE);
-      }
-      return args[i];
-    }
-
-    private static List<Double> doubles(String text) {
-      return Arrays.stream(text.split(",")).map(Double::valueOf).toList();
-    }
-  }
-
-  private final Options options;
+  private final IndexJoinBenchmarkArgs options;
   private final CudaDevice device;
   private final BenchReport report = new BenchReport("Windowed index join against hash joins", List.of("sweep",
       "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "join", "device", "ms", "total ms",
       "M keys/s", "Q/s", "note"));
 
-  private IndexJoinBenchmark(Options options, CudaDevice device) {
+  private IndexJoinBenchmark(IndexJoinBenchmarkArgs options, CudaDevice device) {
     this.options = options;
     this.device = device;
   }
@@ -307,8 +244,8 @@ public final class IndexJoinBenchmark {
   }
 
   /**
-   * Runs {@code join} once to warm up and then {@link Options#runs} times; it returns its own time in nanoseconds
-   * (CUDA events) or -1 for the wall clock. Reports the medians.
+   * Runs {@code join} once to warm up and then {@link IndexJoinBenchmarkArgs#runs} times; it returns its own time in
+   * nanoseconds (CUDA events) or -1 for the wall clock. Reports the medians.
    */
   private void time(Case c, String join, String where, Probe s, LongSupplier run) {
     double[] own = new double[options.runs()];
@@ -449,7 +386,7 @@ public final class IndexJoinBenchmark {
   }
 
   public static void main(String[] args) throws IOException {
-    Options options = Options.parse(args);
+    IndexJoinBenchmarkArgs options = IndexJoinBenchmarkArgs.parse(args);
     CudaDevice device = null;
     if (!options.cpuOnly()) {
       device = GpuRuntime.device().orElse(null);
