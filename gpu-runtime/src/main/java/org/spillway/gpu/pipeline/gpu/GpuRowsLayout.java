@@ -57,6 +57,18 @@ final class GpuRowsLayout {
     bytes = align(countsAt + tiles(capacityRows) * 4);
   }
 
+  /**
+   * The most rows, a multiple of {@link #TILE_ROWS} and at most {@code chunkRows}, whose output buffer takes at most
+   * {@code maxBytes}: a chunk's buffer must hold every row of it (the kernel writes a tile's rows at the tile's place),
+   * so a wide output or long chunks make buffers that the pinned pool cannot keep between runs, and pinning memory
+   * anew costs more than the run.
+   */
+  static long chunkRowsFitting(List<ExprType> types, boolean[] nullable, long chunkRows, long maxBytes) {
+    long perTile = new GpuRowsLayout(types, nullable, TILE_ROWS).bytes();
+    long tiles = Math.max(1, Math.min(chunkRows / TILE_ROWS, maxBytes / perTile));
+    return tiles * TILE_ROWS;
+  }
+
   /** Bytes of one value of an output column of {@code type} in the buffer; only long-lane types have one. */
   static int width(ExprType type) {
     return switch (type.kind()) {
