@@ -192,6 +192,11 @@ final class ParquetSource implements ImportSource {
       }
     } catch (IOException e) {
       throw new StorageException(where + ": " + reason(e), e);
+    } catch (StorageException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // parquet-hadoop reports damaged pages (a failed checksum, say) as ParquetDecodingException
+      throw new StorageException(where + ": cannot read: " + reason(e), e);
     }
   }
 
