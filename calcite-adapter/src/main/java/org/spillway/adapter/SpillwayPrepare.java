@@ -35,7 +35,9 @@ import org.spillway.storage.Catalog;
  * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
  * EXPLAIN (whose text shows the current choices) nor DDL; EXPLAIN ANALYZE plans and runs its query afresh
  * ({@link SpillwayExplainAnalyze}). CREATE INDEX and DROP INDEX, which Calcite's parser does not know, run here
- * ({@link SpillwayIndexStatements}). The key holds the catalog's table objects, so a table
+ * ({@link SpillwayIndexStatements}), and so do CREATE TABLE AS and DROP TABLE ({@link SpillwayTableStatements});
+ * each statement first lets the connection's catalogs find tables other processes created or dropped
+ * ({@link Catalog#refresh}). The key holds the catalog's table objects, so a table
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
  *
@@ -54,8 +56,13 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
 
   @Override public <T> CalciteSignature<T> prepareSql(Context context, Query<T> query, Type elementType,
       long maxRowCount) {
+    refreshCatalogs(context.getMutableRootSchema());
     if (query.sql != null && SpillwayIndexStatements.matches(query.sql)) {
       return SpillwayIndexStatements.execute(query.sql, context);
+    }
+    if (query.sql != null && SpillwayTableStatements.matches(query.sql)) {
+      return SpillwayTableStatements.execute(query.sql, context,
+          sql -> prepareSql(context, CalcitePrepare.Query.of(sql), Object[].class, -1));
     }
     Optional<String> analyzed = query.sql == null ? Optional.empty() : SpillwayExplainAnalyze.query(query.sql);
     if (analyzed.isPresent()) {
@@ -150,6 +157,18 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
     String word = s.length() < 6 ? s : s.substring(0, 6);
     word = word.toLowerCase(Locale.ROOT);
     return word.startsWith("select") || word.startsWith("with") || word.startsWith("values");
+  }
+
+  /**
+   * Lets every Spillway catalog of the connection find the tables other processes created or dropped since its
+   * last statement (one directory listing each), so that a statement sees them without a restart.
+   */
+  private static void refreshCatalogs(CalciteSchema root) {
+    for (CalciteSchema schema : root.getSubSchemaMap().values()) {
+      if (schema.schema instanceof SpillwaySchema spillway) {
+        spillway.catalog().refresh();
+      }
+    }
   }
 
   /** The table objects of every Spillway catalog the connection sees, compared by identity. */
