@@ -60,9 +60,14 @@ public final class SpillwaySchema extends AbstractSchema {
   @Override protected Multimap<String, Function> getFunctionMultimap() {
     ImmutableMultimap.Builder<String, Function> functions = ImmutableMultimap.builder();
     for (ImportFormat format : ImportFormat.values()) {
-      functions.put("read_" + format.name().toLowerCase(Locale.ROOT), new SpillwayFileFunction(format, this));
+      functions.put(fileFunctionName(format), new SpillwayFileFunction(format, this));
     }
     return functions.build();
+  }
+
+  /** The name of the table function that reads files of a format, e.g. read_parquet. */
+  public static String fileFunctionName(ImportFormat format) {
+    return "read_" + format.name().toLowerCase(Locale.ROOT);
   }
 
   /** The execution settings of this schema's connection. */
