@@ -211,5 +211,4 @@ final class ParquetColumn {
     long julianDay = Integer.toUnsignedLong(bytes.getInt(bytes.position() + 8));
     return (julianDay - JULIAN_EPOCH_DAY) * MICROS_PER_DAY + nanosOfDay / 1000;
   }
-
 }

@@ -61,23 +61,23 @@ public final class TableImport {
         sources.add(formats.get(i) == ImportFormat.PARQUET ? ParquetSource.open(files.get(i), options.timestamps())
             : ArrowSource.open(files.get(i), options.timestamps()));
       }
-      table = load(catalog, tableName, sources, bytes, options);
+      table = load(catalog, tableName, sources, options);
     }
     return new ImportResult(table, bytes, System.nanoTime() - start);
   }
 
-  private static StoredTable load(Catalog catalog, String tableName, List<ImportSource> sources, long bytes,
+  private static StoredTable load(Catalog catalog, String tableName, List<ImportSource> sources,
       ImportOptions options) {
     TableSchema schema = commonSchema(sources);
     long knownRows = sources.stream().allMatch(s -> s.rows() >= 0)
         ? sources.stream().mapToLong(ImportSource::rows).sum() : -1;
-    Progress progress = new Progress(options.progress(), knownRows, sources, bytes);
     List<Piece> pieces = new ArrayList<>();
     for (ImportSource source : sources) {
       for (int i = 0; i < source.pieces(); i++) {
         pieces.add(new Piece(source, i, (long) pieces.size() << BATCH_BITS));
       }
     }
+    Progress progress = new Progress(options.progress(), knownRows, pieces.size());
     try (TableWriter writer = catalog.createTable(tableName, schema)) {
       runAll(writer, pieces, options.threads(), progress);
       return writer.commit();
@@ -100,7 +100,9 @@ public final class TableImport {
             return;
           }
           try {
-            piece.source().read(piece.index(), new Sink(writer, piece.firstPosition(), failed, progress));
+            Sink sink = new Sink(writer, piece.firstPosition(), failed, progress);
+            piece.source().read(piece.index(), sink);
+            progress.pieceDone(sink.rows);
           } catch (RuntimeException | Error e) {
             failed.set(true);
             throw e;
@@ -171,6 +173,8 @@ public final class TableImport {
     private final AtomicBoolean failed;
     private final Progress progress;
     private long position;
+    /** Rows this piece appended. */
+    private long rows;
 
     Sink(TableWriter writer, long firstPosition, AtomicBoolean failed, Progress progress) {
       this.writer = writer;
@@ -186,9 +190,10 @@ public final class TableImport {
 
     @Override
     public void append(BatchBuilder batch) {
-      int rows = batch.rowCount();
+      int count = batch.rowCount();
       writer.appendAt(position++, batch);
-      progress.add(rows);
+      rows += count;
+      progress.add(count);
     }
 
     @Override
@@ -197,20 +202,37 @@ public final class TableImport {
     }
   }
 
-  /** Counts rows and tells the listener; without a known total it extrapolates from the pieces read. */
+  /**
+   * Counts rows and tells the listener; without a known total (Arrow files say no row counts up front) it
+   * extrapolates from the rows of the pieces finished so far (Arrow record batches are of similar sizes).
+   */
   private static final class Progress {
     private final ImportProgress listener;
     private final long knownRows;
+    private final int pieces;
     private final AtomicLong rows = new AtomicLong();
+    /** Pieces finished, and their rows, in one long each: read together under this lock. */
+    private long finishedPieces;
+    private long finishedRows;
 
-    Progress(ImportProgress listener, long knownRows, List<ImportSource> sources, long bytes) {
+    Progress(ImportProgress listener, long knownRows, int pieces) {
       this.listener = listener;
       this.knownRows = knownRows;
+      this.pieces = pieces;
     }
 
     void add(long count) {
       long done = rows.addAndGet(count);
-      listener.onRows(done, knownRows >= 0 ? knownRows : done);
+      listener.onRows(done, knownRows >= 0 ? knownRows : estimate(done));
+    }
+
+    synchronized void pieceDone(long pieceRows) {
+      finishedPieces++;
+      finishedRows += pieceRows;
+    }
+
+    private synchronized long estimate(long done) {
+      return finishedPieces == 0 ? done : Math.max(done, finishedRows * pieces / finishedPieces);
     }
   }
 }

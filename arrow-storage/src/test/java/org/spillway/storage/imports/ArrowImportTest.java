@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -51,9 +52,17 @@ class ArrowImportTest {
   void fileAndStreamFormatsReadBackExactly() throws IOException {
     for (boolean fileFormat : new boolean[] {true, false}) {
       Path file = write(dir.resolve(fileFormat ? "t.arrow" : "t.arrows"), fileFormat, false);
+      List<long[]> progress = new ArrayList<>();
       try (Catalog catalog = Catalog.create(dir.resolve("data-" + fileFormat))) {
-        StoredTable table = TableImport.run(catalog, "t", List.of(file),
-            ImportOptions.defaults().withTimestamps(TimestampMode.MICROS)).table();
+        StoredTable table = TableImport.run(catalog, "t", List.of(file), ImportOptions.defaults().withThreads(1)
+            .withTimestamps(TimestampMode.MICROS).withProgress((done, total) -> progress.add(new long[] {done, total})))
+            .table();
+        long[] last = progress.get(progress.size() - 1);
+        assertEquals(BATCHES * ROWS_PER_BATCH, last[0]);
+        if (fileFormat) {
+          // the file's footer lists its record batches, so the total is extrapolated from those read
+          assertEquals(BATCHES * ROWS_PER_BATCH, last[1]);
+        }
         assertEquals(TableSchema.of(ColumnDef.of("small", "INTEGER"), ColumnDef.of("price", "DECIMAL(15,2)"),
             ColumnDef.of("word", "VARCHAR"), ColumnDef.of("at", "BIGINT")), table.schema());
         List<List<Object>> rows = TestTables.rows(table);
