@@ -7,6 +7,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.StorageException;
 import org.spillway.storage.StoredTable;
@@ -28,7 +29,18 @@ final class SpillwayFileTables {
   /** What identifies a version of a file. */
   private record Key(Path file, ImportFormat format, long size, long modified) {}
 
+  /** Mentions of the file-reading table functions, however spelled; a false match only costs a cached plan. */
+  private static final Pattern CALL = Pattern.compile("read_(parquet|arrow|csv)", Pattern.CASE_INSENSITIVE);
+
   private SpillwayFileTables() {}
+
+  /**
+   * Whether a statement may read a file through a table function: its plan must not be cached, since the file's
+   * contents are checked only when the statement is planned.
+   */
+  static boolean mayRead(String sql) {
+    return CALL.matcher(sql).find();
+  }
 
   /** The catalog the file tables live in. */
   static synchronized Catalog catalog() {

@@ -33,7 +33,8 @@ import org.spillway.storage.Catalog;
  * Calcite's statement preparation with a bounded plan cache per connection: a query whose SQL text, default
  * schema, result shape and tables are those of an earlier one reuses its prepared signature (plan and compiled
  * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
- * EXPLAIN (whose text shows the current choices) nor DDL; EXPLAIN ANALYZE plans and runs its query afresh
+ * EXPLAIN (whose text shows the current choices) nor DDL, nor a query that reads a file
+ * ({@link SpillwayFileTables}: the file may change); EXPLAIN ANALYZE plans and runs its query afresh
  * ({@link SpillwayExplainAnalyze}). CREATE INDEX and DROP INDEX, which Calcite's parser does not know, run here
  * ({@link SpillwayIndexStatements}), and so do CREATE TABLE AS and DROP TABLE ({@link SpillwayTableStatements});
  * each statement first lets the connection's catalogs find tables other processes created or dropped
@@ -69,7 +70,7 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
       return SpillwayExplainAnalyze.prepare(query.sql, analyzed.get(),
           sql -> super.prepareSql(context, CalcitePrepare.Query.of(sql), elementType, -1));
     }
-    if (query.sql == null || !isQuery(query.sql)) {
+    if (query.sql == null || !isQuery(query.sql) || SpillwayFileTables.mayRead(query.sql)) {
       return super.prepareSql(context, query, elementType, maxRowCount);
     }
     CalciteSchema root = context.getMutableRootSchema();  // getRootSchema() is a new snapshot per statement

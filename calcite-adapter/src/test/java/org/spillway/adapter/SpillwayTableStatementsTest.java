@@ -142,6 +142,9 @@ class SpillwayTableStatementsTest {
       assertEquals(List.of("2|two", "3|null"), rows(connection, read));
       statement.executeUpdate("CREATE TABLE from_file AS SELECT * FROM TABLE(read_csv('" + csv + "'))");
       assertEquals(List.of("6"), rows(connection, "SELECT SUM(k) FROM from_file"));
+      // a changed file is read again, by the same statement text too
+      Files.writeString(csv, "k,name\n10,ten\n20,twenty\n");
+      assertEquals(List.of("10|ten", "20|twenty"), rows(connection, read));
       assertState(statement, "SELECT * FROM TABLE(read_parquet('" + dir.resolve("missing.parquet") + "'))", null,
           "missing.parquet");
     } finally {
