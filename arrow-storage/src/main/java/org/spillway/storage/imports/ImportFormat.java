@@ -20,12 +20,12 @@ public enum ImportFormat {
     return switch (name.trim().toLowerCase(Locale.ROOT)) {
       case "parquet" -> PARQUET;
       case "arrow", "ipc", "feather", "arrows" -> ARROW;
-      case "csv", "tbl" -> CSV;
+      case "csv" -> CSV;
       default -> throw new IllegalArgumentException("unknown import format '" + name + "'; use parquet, arrow or csv");
     };
   }
 
-  /** The format a file's extension names: .parquet, .arrow/.arrows/.ipc/.feather, .csv/.tbl. */
+  /** The format a file's extension names: .parquet, .arrow/.arrows/.ipc/.feather, .csv. */
   public static ImportFormat ofFile(Path file) {
     String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
     int dot = name.lastIndexOf('.');

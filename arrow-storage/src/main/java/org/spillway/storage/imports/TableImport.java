@@ -20,7 +20,7 @@ import org.spillway.storage.TableWriter;
 
 /**
  * Imports files (Parquet, Arrow IPC or CSV) as one new table of a catalog. The pieces of every file (Parquet row
- * groups, Arrow record batches) are read on all threads into one {@link TableWriter}, which collects the
+ * groups, Arrow record batches, a whole CSV file) are read on all threads into one {@link TableWriter}, which collects the
  * statistics and makes the generator's dictionary decisions at commit; the table lists the rows in file and piece
  * order whatever the threads do. Every file must have the same column names and types (a column NULL-able in one
  * file is NULL-able in the table). Any failure (a file that is not of its format, a type Spillway cannot hold, a bad
@@ -48,21 +48,16 @@ public final class TableImport {
     }
     List<ImportFormat> formats = files.stream()
         .map(f -> options.format() != null ? options.format() : ImportFormat.ofFile(f)).toList();
-    StoredTable table;
-    if (formats.contains(ImportFormat.CSV)) {
-      if (files.size() > 1) {
-        throw new StorageException("a CSV import reads one file; import " + files.get(0) + " first and the other"
-            + " files into other tables, or convert them to Parquet");
-      }
-      table = catalog.importCsv(tableName, files.get(0), options.csv());
-    } else {
-      List<ImportSource> sources = new ArrayList<>();
-      for (int i = 0; i < files.size(); i++) {
-        sources.add(formats.get(i) == ImportFormat.PARQUET ? ParquetSource.open(files.get(i), options.timestamps())
-            : ArrowSource.open(files.get(i), options.timestamps()));
-      }
-      table = load(catalog, tableName, sources, options);
+    List<ImportSource> sources = new ArrayList<>();
+    for (int i = 0; i < files.size(); i++) {
+      Path file = files.get(i);
+      sources.add(switch (formats.get(i)) {
+        case PARQUET -> ParquetSource.open(file, options.timestamps());
+        case ARROW -> ArrowSource.open(file, options.timestamps());
+        case CSV -> CsvSource.open(file, options.csv());
+      });
     }
+    StoredTable table = load(catalog, tableName, sources, options);
     return new ImportResult(table, bytes, System.nanoTime() - start);
   }
 

@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "import", mixinStandardHelpOptions = true,
     description = {"Import files as a new table: Parquet (.parquet), Arrow IPC files or streams (.arrow, .arrows,"
-        + " .ipc, .feather) or CSV (.csv, one file). All files of one import need the same columns.",
+        + " .ipc, .feather) or CSV (.csv). All files of one import need the same columns.",
         "A failure leaves no table and names the file, the row group, record batch or line, and why."})
 public final class ImportCommand implements Callable<Integer> {
   @Option(names = {"-d", "--data-dir", "--dir"}, required = true, paramLabel = "DIR",
