@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -47,6 +48,10 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, TableWriter> writers = new HashMap<>();
   /** The index definitions of each committed, readable table (an empty list for none); replaced, never changed. */
   private final Map<String, List<IndexDefinition>> indexes = new ConcurrentHashMap<>();
+  /** Tables another process dropped while this one had them loaded: freed at close, as statements may read them. */
+  private final List<StoredTable> retired = new ArrayList<>();
+  /** Counts changes to the set of tables, so that schemas over the catalog know when to list them again. */
+  private final AtomicLong version = new AtomicLong();
   private volatile boolean closed;
 
   private Catalog(Path directory) {
@@ -125,6 +130,54 @@ public final class Catalog implements AutoCloseable {
     }
   }
 
+  /**
+   * Registers the tables that other processes committed since this catalog looked, and forgets those they
+   * dropped; a table appears only complete, as a writer publishes it by renaming its finished directory. Returns
+   * whether the set of tables changed. The data of a table dropped elsewhere stays in memory until close, as
+   * running statements may still read it.
+   */
+  public synchronized boolean refresh() {
+    checkOpen();
+    List<String> names = new ArrayList<>();
+    try (Stream<Path> children = Files.list(directory)) {
+      for (Path child : children.toList()) {
+        String name = child.getFileName().toString();
+        if (!name.startsWith(SCRATCH_PREFIX) && Files.exists(child.resolve(TableMetadata.FILE_NAME))) {
+          names.add(name);
+        }
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot list data directory " + directory + ": " + e.getMessage(), e);
+    }
+    boolean changed = false;
+    for (String name : names) {
+      if (!tables.containsKey(name) && !broken.containsKey(name) && !writers.containsKey(name)) {
+        register(name, directory.resolve(name));
+        changed = true;
+      }
+    }
+    for (String name : tableNames()) {
+      if (!names.contains(name)) {
+        StoredTable gone = tables.remove(name);
+        broken.remove(name);
+        indexes.remove(name);
+        if (gone != null) {
+          retired.add(gone);
+        }
+        changed = true;
+      }
+    }
+    if (changed) {
+      version.incrementAndGet();
+    }
+    return changed;
+  }
+
+  /** A number that changes whenever a table is created, dropped, or found by {@link #refresh}. */
+  public long version() {
+    return version.get();
+  }
+
   /** Names of the committed tables, broken ones included, sorted, lower-case. */
   public List<String> tableNames() {
     return Stream.concat(tables.keySet().stream(), broken.keySet().stream()).sorted().toList();
@@ -165,8 +218,11 @@ public final class Catalog implements AutoCloseable {
     return writer;
   }
 
-  /** Removes a table (a broken one too), its files and its loaded data; readers must no longer use it. */
-  public void dropTable(String name) {
+  /**
+   * Removes a table (a broken one too), its files and its loaded data; readers must no longer use it. Serialized
+   * with {@link #refresh}, which would otherwise find the directory before the drop renames it.
+   */
+  public synchronized void dropTable(String name) {
     checkOpen();
     String tableName = name.toLowerCase(Locale.ROOT);
     StoredTable table = tables.remove(tableName);
@@ -174,6 +230,7 @@ public final class Catalog implements AutoCloseable {
     if (table == null && broken.remove(tableName) == null) {
       throw new StorageException("table " + tableName + " does not exist in " + directory);
     }
+    version.incrementAndGet();
     if (table != null) {
       table.close();
     }
@@ -272,7 +329,7 @@ public final class Catalog implements AutoCloseable {
         failures.add(e);
       }
     }
-    for (StoredTable table : tables.values()) {
+    for (StoredTable table : Stream.concat(tables.values().stream(), retired.stream()).toList()) {
       try {
         table.close();
       } catch (RuntimeException e) {
@@ -304,6 +361,7 @@ public final class Catalog implements AutoCloseable {
     indexes.put(name, List.of());
     tables.put(name, table);
     writers.remove(name);
+    version.incrementAndGet();
     return table;
   }
 

@@ -10,7 +10,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.jdbc.CalcitePrepare.CalciteSignature;
-import org.apache.calcite.jdbc.CalciteSchema;
 import org.spillway.gpu.index.IndexKind;
 import org.spillway.gpu.index.SortedKeyColumn;
 import org.spillway.gpu.index.SortedKeyIndex;
@@ -151,19 +150,7 @@ public final class SpillwayIndexStatements {
 
   /** The catalog of the named schema, or of the connection's default schema. */
   private static Catalog catalog(CalcitePrepare.Context context, String schemaName) {
-    CalciteSchema schema = context.getMutableRootSchema();
-    for (String name : schemaName != null ? List.of(schemaName) : context.getDefaultSchemaPath()) {
-      CalciteSchema sub = schema.getSubSchema(name, false);
-      if (sub == null) {
-        throw new IndexStatementException(UNDEFINED_TABLE, "schema " + name + " does not exist");
-      }
-      schema = sub;
-    }
-    if (!(schema.schema instanceof SpillwaySchema spillway)) {
-      throw new IndexStatementException(UNDEFINED_TABLE, "schema " + schema.getName()
-          + " is not a Spillway catalog, which alone keeps indexes");
-    }
-    return spillway.catalog();
+    return SpillwaySchemas.catalog(context, schemaName, "indexes");
   }
 
   private static IndexKind kind(String name) {
