@@ -8,9 +8,10 @@ import java.util.List;
  * {@code capacityRows} rows in its output buffer (pinned, mapped host memory): per output column a region of
  * values (1 byte for BOOLEAN, 4 for INT32, DATE and STRING codes, 8 for INT64 and DECIMAL), then a flag byte
  * per row (1: NULL) for each column that may be NULL in this run, then one 32-bit count per tile of
- * {@link #TILE_ROWS} rows; each region starts 128-byte aligned. The selected rows of tile t occupy positions
- * {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1} of every region, in input order. Only those
- * positions and the counts are written, so only they cross the link.
+ * {@link #TILE_ROWS} rows; each region starts 128-byte aligned. The selected rows of the chunk occupy the first
+ * positions of every region, in input order (tile by tile, as the counts say). Only those positions and the counts
+ * are written, so only they cross the link. The staging buffer in GPU memory has the same layout, but there the
+ * rows of tile t occupy positions {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1}.
  */
 final class GpuRowsLayout {
   /** Rows per tile: kBlock of columnar_pipeline_rows.cu (one row per thread of a block). */
