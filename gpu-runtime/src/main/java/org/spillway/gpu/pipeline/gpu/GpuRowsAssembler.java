@@ -44,7 +44,10 @@ final class GpuRowsAssembler {
       throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
           + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
     }
-    long selected = 0;  // the chunk's rows lie consecutively in tile order: this tile's start at the rows before it
+    // The chunk's rows lie consecutively in tile order, so a morsel's rows are one run: appended at once.
+    long selected = 0;
+    long runStart = 0;
+    long runMorsel = -1;
     for (long t = 0; t < GpuRowsLayout.tiles(rows); t++) {
       long tileFirst = t * GpuRowsLayout.TILE_ROWS;
       long count = MemoryUtil.getInt(address + layout.countsAt() + 4 * t) & 0xffffffffL;
@@ -53,12 +56,22 @@ final class GpuRowsAssembler {
             + Math.min(GpuRowsLayout.TILE_ROWS, rows - tileFirst) + " rows (batch " + batch + ", row "
             + (firstRow + tileFirst) + ")");
       }
-      if (count > 0) {
-        rowsOf(batch, (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS).append(address, selected, (int) count);
-        selected += count;
+      long morsel = (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS;
+      if (morsel != runMorsel) {
+        appendRun(batch, runMorsel, address, runStart, selected - runStart);
+        runMorsel = morsel;
+        runStart = selected;
       }
+      selected += count;
     }
+    appendRun(batch, runMorsel, address, runStart, selected - runStart);
     return selected;
+  }
+
+  private void appendRun(int batch, long morsel, long address, long first, long count) {
+    if (count > 0) {
+      rowsOf(batch, morsel).append(address, first, (int) count);
+    }
   }
 
   /** The morsel {@code index} of the batch, finishing the one before it. */
