@@ -1,0 +1,168 @@
+package org.spillway.gpu.plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.expr.VectorEvaluator;
+import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.join.inlj.JoinIndex;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+
+/**
+ * An equi-join through an index at run time (the windowed index nested-loop join): runs the probe side, looks its keys
+ * up in the {@link TableIndex} over the indexed table's key column, and returns the output as {@link JoinedOutput}
+ * over the probe's output and the indexed table's columns, read at the rows the index found. The indexed side is
+ * never scanned: only the rows the lookups hit are read.
+ *
+ * <p>The index covers the whole table, so a filter on the indexed side ({@code indexedFilter}, over its columns) is
+ * applied after the lookup: each probe row's one candidate (the keys are unique) is kept only where the filter holds,
+ * then the join kind decides what the probe row outputs. The join preserves only its probe side ({@link JoinKind}
+ * INNER, LEFT, SEMI or ANTI); a semi- or anti-join probes with its left input, whose rows it returns.
+ */
+public final class IndexJoinNode implements PlanNode {
+  private final PlanNode probe;
+  private final int probeKey;
+  private final ScanTable indexed;
+  private final int[] indexedFields;
+  private final List<ExprType> indexedTypes;
+  private final Expr indexedFilter;
+  private final Supplier<TableIndex> index;
+  private final JoinType joinType;
+  private final boolean indexedLeft;
+  private final long windowBytes;
+  private final IndexJoinDevice device;
+  private final DeviceRuns usage;
+  private final String label;
+
+  /**
+   * A join of {@code probe} (its key in output column {@code probeKey}) with the columns {@code indexedFields} of
+   * {@code indexed}, whose key the index {@code index} supplies acquired (the node releases it after the lookups).
+   * {@code indexedLeft}: the indexed side is the join's left input (an inner join only), so its columns come first.
+   */
+  public IndexJoinNode(PlanNode probe, int probeKey, ScanTable indexed, int[] indexedFields,
+      List<ExprType> indexedTypes, Expr indexedFilter, Supplier<TableIndex> index, JoinKind kind, boolean indexedLeft,
+      long windowBytes, IndexJoinDevice device, DeviceRuns usage, String label) {
+    this.joinType = kind.materializedType();
+    if (indexedLeft && joinType != JoinType.INNER) {
+      throw new IllegalArgumentException("only an inner join puts its indexed side on the left, not " + kind + ": "
+          + label);
+    }
+    this.probe = probe;
+    this.probeKey = probeKey;
+    this.indexed = indexed;
+    this.indexedFields = indexedFields.clone();
+    this.indexedTypes = List.copyOf(indexedTypes);
+    this.indexedFilter = indexedFilter;
+    this.index = index;
+    this.indexedLeft = indexedLeft;
+    this.windowBytes = windowBytes;
+    this.device = device;
+    this.usage = usage;
+    this.label = label;
+  }
+
+  @Override public List<ExprType> types() {
+    if (!projectsIndexed()) {
+      return probe.types();
+    }
+    List<ExprType> out = new ArrayList<>(indexedLeft ? indexedTypes : probe.types());
+    out.addAll(indexedLeft ? probe.types() : indexedTypes);
+    return out;
+  }
+
+  @Override public NodeOutput run(RunContext context) {
+    NodeOutput probeColumns = probe.run(context);
+    context.checkCancelled("before join " + label);
+    long start = System.nanoTime();
+    ColumnVector key = probeColumns.column(probeKey);
+    long[] keys = key.longs.length == key.size ? key.longs : Arrays.copyOf(key.longs, key.size);
+    NodeOutput indexedColumns = new ArrowScanOutput(indexed, indexedFields, indexedTypes);
+    JoinIndex joined;
+    TableIndex acquired = index.get();
+    try {
+      JoinType lookup = indexedFilter == null ? joinType : JoinType.LEFT_OUTER;
+      joined = device.join(acquired, keys, key.nulls, lookup, windowBytes, context.threads(), context.cancelled());
+    } finally {
+      acquired.release();
+    }
+    if (indexedFilter != null) {
+      joined = filtered(joined, indexedColumns);
+    }
+    usage.record(device == IndexJoinDevice.GPU);
+    context.report(this, device == IndexJoinDevice.GPU ? OperatorReport.Execution.gpu(0, 0)
+        : OperatorReport.Execution.CPU, joined.size(), start);
+    RunContext.trace("%s index join %s through %s: %d probe rows -> %d rows in %.1f ms", device, label,
+        acquired.name(), keys.length, joined.size(), (System.nanoTime() - start) / 1e6);
+    context.checkCancelled("after join " + label);
+    int[] probeRows = joined.probeRows();
+    if (!projectsIndexed()) {
+      return new JoinedOutput(probeColumns, null, probeRows, null);
+    }
+    int[] indexedRows = rowIds(joined.buildRows());
+    return indexedLeft ? new JoinedOutput(indexedColumns, probeColumns, indexedRows, probeRows)
+        : new JoinedOutput(probeColumns, indexedColumns, probeRows, indexedRows);
+  }
+
+  /**
+   * What the join kind keeps of a LEFT_OUTER lookup (every probe row with its candidate or -1) once the indexed
+   * side's filter dropped the candidates it rejects.
+   */
+  private JoinIndex filtered(JoinIndex candidates, NodeOutput indexedColumns) {
+    long[] build = candidates.buildRows().clone();
+    int[] matched = new int[build.length];
+    int count = 0;
+    for (int i = 0; i < build.length; i++) {
+      matched[count] = (int) build[i];
+      count += build[i] >= 0 ? 1 : 0;
+    }
+    int n = count;
+    ColumnVector holds = VectorEvaluator.evaluate(indexedFilter, c -> indexedColumns.gather(c, matched, n), n);
+    int at = 0;
+    for (int i = 0; i < build.length; i++) {
+      if (build[i] >= 0) {
+        boolean keep = !holds.isNull(at) && holds.longs[at] != 0;
+        at++;
+        build[i] = keep ? build[i] : -1;
+      }
+    }
+    int size = 0;
+    for (long row : build) {
+      size += keeps(row >= 0) ? 1 : 0;
+    }
+    int[] probeRows = new int[size];
+    long[] buildRows = new long[size];
+    int out = 0;
+    for (int i = 0; i < build.length; i++) {
+      if (keeps(build[i] >= 0)) {
+        probeRows[out] = candidates.probeRows()[i];
+        buildRows[out++] = joinType.existenceOnly() ? -1 : build[i];
+      }
+    }
+    return new JoinIndex(probeRows, buildRows);
+  }
+
+  private boolean keeps(boolean matched) {
+    return switch (joinType) {
+      case INNER, SEMI -> matched;
+      case ANTI -> !matched;
+      case LEFT_OUTER -> true;
+    };
+  }
+
+  /** The indexed table's rows as the int row ids {@link JoinedOutput} gathers at (-1 stays -1). */
+  private static int[] rowIds(long[] rows) {
+    int[] ids = new int[rows.length];
+    for (int i = 0; i < rows.length; i++) {
+      ids[i] = Math.toIntExact(rows[i]);
+    }
+    return ids;
+  }
+
+  /** Whether the output has the indexed side's columns (a semi- or anti-join returns probe rows only). */
+  private boolean projectsIndexed() {
+    return joinType != JoinType.SEMI && joinType != JoinType.ANTI;
+  }
+}
