@@ -40,15 +40,16 @@ public final class IndexJoinNode implements PlanNode {
   /**
    * A join of {@code probe} (its key in output column {@code probeKey}) with the columns {@code indexedFields} of
    * {@code indexed}, whose key the index {@code index} supplies acquired (the node releases it after the lookups).
-   * {@code indexedLeft}: the indexed side is the join's left input (an inner join only), so its columns come first.
+   * {@code indexedLeft}: the indexed side is the join's left input (not for a semi- or anti-join), so its columns
+   * come first (a SQL RIGHT join is a LEFT one that probes with its right input).
    */
   public IndexJoinNode(PlanNode probe, int probeKey, ScanTable indexed, int[] indexedFields,
       List<ExprType> indexedTypes, Expr indexedFilter, Supplier<TableIndex> index, JoinKind kind, boolean indexedLeft,
       long windowBytes, IndexJoinDevice device, DeviceRuns usage, String label) {
     this.joinType = kind.materializedType();
-    if (indexedLeft && joinType != JoinType.INNER) {
-      throw new IllegalArgumentException("only an inner join puts its indexed side on the left, not " + kind + ": "
-          + label);
+    if (indexedLeft && !projectsIndexed()) {
+      throw new IllegalArgumentException("a " + kind + " join returns its left input's rows, which it probes with,"
+          + " so its indexed side is the right one: " + label);
     }
     this.probe = probe;
     this.probeKey = probeKey;

@@ -63,7 +63,8 @@ class IndexJoinNodeTest {
         Long.MAX_VALUE), 2)) {
       for (JoinKind joinKind : List.of(JoinKind.INNER, JoinKind.LEFT, JoinKind.SEMI, JoinKind.ANTI)) {
         for (Expr f : new Expr[] {null, filter}) {
-          for (boolean indexedLeft : joinKind == JoinKind.INNER ? List.of(false, true) : List.of(false)) {
+          for (boolean indexedLeft : joinKind == JoinKind.SEMI || joinKind == JoinKind.ANTI ? List.of(false)
+              : List.of(false, true)) {
             String where = kind + " " + joinKind + (f == null ? "" : " filtered") + (indexedLeft ? " left" : "");
             IndexJoinNode node = new IndexJoinNode(source(probe), 0, table, new int[] {0, 1},
                 List.of(ExprType.INT64, ExprType.INT64), f, index::acquire, joinKind, indexedLeft, 5 * Long.BYTES,
@@ -133,9 +134,9 @@ class IndexJoinNodeTest {
     assertThrows(IllegalStateException.class, index::release);
   }
 
-  @Test void onlyAnInnerJoinPutsItsIndexedSideLeft() {
+  @Test void aSemiJoinKeepsItsIndexedSideRight() {
     assertThrows(IllegalArgumentException.class, () -> new IndexJoinNode(source(new long[0][]), 0, null,
-        new int[0], List.of(), null, null, JoinKind.LEFT, true, 8, IndexJoinDevice.CPU, DeviceRuns.NONE, "x"));
+        new int[0], List.of(), null, null, JoinKind.SEMI, true, 8, IndexJoinDevice.CPU, DeviceRuns.NONE, "x"));
     assertTrue(IndexJoinDevice.CPU.unavailableReason().isEmpty());
   }
 
@@ -157,7 +158,7 @@ class IndexJoinNodeTest {
       switch (kind) {
         case SEMI -> { if (row != null) { out.add(probeText); } }
         case ANTI -> { if (row == null) { out.add(probeText); } }
-        case LEFT -> out.add(probeText + "|" + buildText);
+        case LEFT -> out.add(indexedLeft ? buildText + "|" + probeText : probeText + "|" + buildText);
         default -> {
           if (row != null) {
             out.add(indexedLeft ? buildText + "|" + probeText : probeText + "|" + buildText);
