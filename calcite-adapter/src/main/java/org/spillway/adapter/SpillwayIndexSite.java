@@ -1,19 +1,27 @@
 package org.spillway.adapter;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rex.RexInputRef;
 import org.spillway.gpu.expr.Expr;
+import org.spillway.gpu.plan.IndexJoinNode;
+import org.spillway.gpu.plan.TableIndex;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.storage.IndexDefinition;
 import org.spillway.storage.StoredTable;
 
 /**
- * The side of a join that the windowed index join can look up instead of scanning: a scan of a table, or a filter
- * right over one, whose one join key is a column of the table with an index (or several, of other kinds). The index
- * covers the whole table, so the filter is applied after the lookup to the row each probe key finds.
+ * The side of a join that the windowed index join can look up instead of scanning: a scan of a table, perhaps under
+ * a filter and a projection of its columns, whose one join key is a column of the table with an index (or several, of
+ * other kinds). The index covers the whole table, so the filter is applied after the lookup to the row each probe key
+ * finds. {@code columns} maps the side's output columns to the scan's.
  */
-record SpillwayIndexSite(SpillwayTableScan scan, SpillwayFilter filter, List<IndexDefinition> indexes) {
+record SpillwayIndexSite(SpillwayTableScan scan, SpillwayFilter filter, int[] columns,
+    List<IndexDefinition> indexes) {
   /** Key types whose values the index and the probe compare as the same longs. */
   private static final Set<ExprType.Kind> INTEGRAL = Set.of(ExprType.Kind.INT32, ExprType.Kind.INT64);
 
@@ -31,6 +39,18 @@ record SpillwayIndexSite(SpillwayTableScan scan, SpillwayFilter filter, List<Ind
   static Found find(String name, RelNode side, int[] keys, List<SpillwayField> keyFields,
       List<SpillwayField> probeFields) {
     RelNode rel = side.stripped();
+    int[] columns = null;
+    if (rel instanceof SpillwayProject project) {
+      columns = new int[project.getProjects().size()];
+      for (int c = 0; c < columns.length; c++) {
+        if (!(project.getProjects().get(c) instanceof RexInputRef ref)) {
+          return Found.not("the " + name + " side computes " + project.getProjects().get(c)
+              + ", an index join reads a table's columns");
+        }
+        columns[c] = ref.getIndex();
+      }
+      rel = project.getInput().stripped();
+    }
     SpillwayFilter filter = null;
     if (rel instanceof SpillwayFilter f) {
       filter = f;
@@ -48,13 +68,16 @@ record SpillwayIndexSite(SpillwayTableScan scan, SpillwayFilter filter, List<Ind
       return Found.not("the keys are " + probe + " against " + key + ", an index join compares integers or dates");
     }
     StoredTable table = scan.spillwayTable().stored();
-    String column = table.schema().column(scan.fields()[keys[0]]).name();
+    if (columns == null) {
+      columns = IntStream.range(0, scan.getRowType().getFieldCount()).toArray();
+    }
+    String column = table.schema().column(scan.fields()[columns[keys[0]]]).name();
     List<IndexDefinition> indexes = scan.spillwayTable().catalog().indexes(table.name()).stream()
         .filter(index -> index.column().equalsIgnoreCase(column)).toList();
     if (indexes.isEmpty()) {
       return Found.not("table " + table.name() + " has no index on " + column + " (CREATE INDEX)");
     }
-    return new Found(new SpillwayIndexSite(scan, filter, indexes), null);
+    return new Found(new SpillwayIndexSite(scan, filter, columns, indexes), null);
   }
 
   SpillwayTable table() {
@@ -72,13 +95,20 @@ record SpillwayIndexSite(SpillwayTableScan scan, SpillwayFilter filter, List<Ind
         new IllegalStateException("no index of kind " + kind + " among " + indexes));
   }
 
-  /** The types of the scan's columns, the indexed side's output. */
-  List<ExprType> types() {
-    return SpillwayFields.ofScan(table(), scan.fields()).stream().map(SpillwayField::type).toList();
+  /** The indexed side as the index join node reads it, through the index {@code index} supplies. */
+  IndexJoinNode.IndexedSide runtime(Supplier<TableIndex> index) {
+    int[] scanned = scan.fields();
+    int[] fields = Arrays.stream(columns).map(c -> scanned[c]).toArray();
+    return new IndexJoinNode.IndexedSide(table(), fields, types(fields), index, filterExpr(), scanned,
+        types(scanned));
+  }
+
+  private List<ExprType> types(int[] fields) {
+    return SpillwayFields.ofScan(table(), fields).stream().map(SpillwayField::type).toList();
   }
 
   /** The filter over the scan's columns, applied after the lookup, or null. */
-  Expr filterExpr() {
+  private Expr filterExpr() {
     if (filter == null) {
       return null;
     }

@@ -139,8 +139,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     SpillwayIndexSite site = indexSite(chosen);
     IndexDefinition index = site.index(chosen.variant());
     return SpillwayIndexes.of(site.table().catalog()).built(index.name())
-        .map(built -> String.format(Locale.ROOT, "%s (%.1f MiB, built in %.1f ms)", index.name(),
-            built.sizeBytes() / (double) (1 << 20), built.buildMillis()))
+        .map(built -> String.format(Locale.ROOT, "%s (%s, built in %.1f ms)", index.name(),
+            built.sizeBytes() < 1 << 20 ? String.format(Locale.ROOT, "%.1f KiB", built.sizeBytes() / 1024.0)
+                : String.format(Locale.ROOT, "%.1f MiB", built.sizeBytes() / (double) (1 << 20)), built.buildMillis()))
         .orElse(index.name() + " (built on first use)");
   }
 
@@ -215,9 +216,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     Catalog catalog = site.table().catalog();
     String index = site.index(chosen.variant()).name();
     SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
-    implementor.source(new IndexJoinNode(probe.node(), probeKey, site.table(), site.scan().fields(), site.types(),
-        site.filterExpr(), () -> indexes.acquire(catalog, index), materializedJoinKind(label), chosen.buildLeft(),
-        IndexJoinDevice.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu() ? IndexJoinDevice.GPU : IndexJoinDevice.CPU,
+    implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
+        materializedJoinKind(label), chosen.buildLeft(), IndexJoinDevice.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu() ? IndexJoinDevice.GPU : IndexJoinDevice.CPU,
         site.table().deviceUsage(), label), probe);
   }
 

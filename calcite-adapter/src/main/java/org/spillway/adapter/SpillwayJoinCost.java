@@ -86,11 +86,6 @@ final class SpillwayJoinCost {
    * from L2 or L3 and a compare, with the 16 searches a vector lookup interleaves (LookupGroup) hiding part of it.
    */
   static final double CPU_INDEX_STEP_SECONDS = 4e-9;
-  /**
-   * ASSUMPTION: an index line that misses the caches, per lookup on one thread: DRAM's latency, mostly hidden by the
-   * 16 interleaved searches.
-   */
-  static final double CPU_INDEX_MISS_SECONDS = 15e-9;
   /** ASSUMPTION: the windowed join's partitioning of one probe key and putting its match back, per thread. */
   static final double CPU_WINDOW_PARTITION_SECONDS = 3e-9;
   /** ASSUMPTION: the GPU's L2 cache, which keeps an index's upper levels (the H100's 50 MiB). */
@@ -231,9 +226,10 @@ final class SpillwayJoinCost {
   /**
    * The windowed index nested-loop join of one orientation through an index of {@code kind} over the build side's
    * {@code indexedRows} keys (digest 3.3): the build side is neither scanned nor built, each probe row is a lookup
-   * (cached steps plus the lines that miss the cache: {@link #uncachedLines}) and a key partitioned in its window;
-   * the probe side is collected into columns first, as for any join node of its own. On the CPU at the ASSUMPTION
-   * rates above; on the GPU (where the profile has one) the probe keys cross the link, and every line a lookup misses
+   * (a cached hash probe's work, the search's further steps, and the lines that miss the cache:
+   * {@link #uncachedLines}) and a key partitioned in its window;
+   * the probe side is collected into columns first, as for any join node of its own. On the CPU at the hash join's
+   * rates and the ASSUMPTIONs above; on the GPU (where the profile has one) the probe keys cross the link, and every line a lookup misses
    * in L2 is a random read of {@value #GPU_LINE_BYTES} B over it, at the profile's random-read bandwidth.
    */
   List<Candidate> inlj(Estimate e, String kind, double indexedRows) {
@@ -241,8 +237,13 @@ final class SpillwayJoinCost {
     double rows = Math.max(2, indexedRows);
     double steps = "RADIXSPLINE".equals(kind) ? Math.min(log2(rows), log2(RADIX_SPLINE_LAST_MILE_KEYS) + 4)
         : log2(rows);
-    double lookup = steps * CPU_INDEX_STEP_SECONDS
-        + uncachedLines(kind, rows, CPU_CACHE_BYTES, CPU_LINE_BYTES) * CPU_INDEX_MISS_SECONDS;
+    // A lookup does what a probe of a cached hash table does (read the key, one access, a pair out), at its measured
+    // rate, and the search's further steps; a line it misses costs what a probe beyond the caches costs more.
+    double probe = threads / cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, CPU_NOPA_CACHED_PER_THREAD);
+    double miss = Math.max(0, threads / cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING,
+        CPU_NOPA_PROBING_PER_THREAD) - probe);
+    double lookup = probe + Math.max(0, steps - 1) * CPU_INDEX_STEP_SECONDS
+        + uncachedLines(kind, rows, CPU_CACHE_BYTES, CPU_LINE_BYTES) * miss;
     double around = materialized(e, threads) + e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
     String variant = kind.toLowerCase(java.util.Locale.ROOT);
     List<Candidate> out = new ArrayList<>();

@@ -17,19 +17,14 @@ import org.spillway.gpu.vector.ExprType;
  * over the probe's output and the indexed table's columns, read at the rows the index found. The indexed side is
  * never scanned: only the rows the lookups hit are read.
  *
- * <p>The index covers the whole table, so a filter on the indexed side ({@code indexedFilter}, over its columns) is
- * applied after the lookup: each probe row's one candidate (the keys are unique) is kept only where the filter holds,
+ * <p>The index covers the whole table, so a filter on the indexed side is applied after the lookup: each probe row's one candidate (the keys are unique) is kept only where the filter holds,
  * then the join kind decides what the probe row outputs. The join preserves only its probe side ({@link JoinKind}
  * INNER, LEFT, SEMI or ANTI); a semi- or anti-join probes with its left input, whose rows it returns.
  */
 public final class IndexJoinNode implements PlanNode {
   private final PlanNode probe;
   private final int probeKey;
-  private final ScanTable indexed;
-  private final int[] indexedFields;
-  private final List<ExprType> indexedTypes;
-  private final Expr indexedFilter;
-  private final Supplier<TableIndex> index;
+  private final IndexedSide indexed;
   private final JoinType joinType;
   private final boolean indexedLeft;
   private final long windowBytes;
@@ -38,13 +33,26 @@ public final class IndexJoinNode implements PlanNode {
   private final String label;
 
   /**
-   * A join of {@code probe} (its key in output column {@code probeKey}) with the columns {@code indexedFields} of
-   * {@code indexed}, whose key the index {@code index} supplies acquired (the node releases it after the lookups).
-   * {@code indexedLeft}: the indexed side is the join's left input (not for a semi- or anti-join), so its columns
-   * come first (a SQL RIGHT join is a LEFT one that probes with its right input).
+   * The side a join looks up: the columns {@code fields} (of {@code types}) of {@code table}, whose key column the
+   * index {@code index} supplies acquired (the node releases it after the lookups), and the rows {@code filter} (over
+   * the table's columns {@code filterFields} of {@code filterTypes}; null: none) holds for.
    */
-  public IndexJoinNode(PlanNode probe, int probeKey, ScanTable indexed, int[] indexedFields,
-      List<ExprType> indexedTypes, Expr indexedFilter, Supplier<TableIndex> index, JoinKind kind, boolean indexedLeft,
+  public record IndexedSide(ScanTable table, int[] fields, List<ExprType> types, Supplier<TableIndex> index,
+      Expr filter, int[] filterFields, List<ExprType> filterTypes) {
+    public IndexedSide {
+      fields = fields.clone();
+      types = List.copyOf(types);
+      filterFields = filter == null ? new int[0] : filterFields.clone();
+      filterTypes = filter == null ? List.of() : List.copyOf(filterTypes);
+    }
+  }
+
+  /**
+   * A join of {@code probe} (its key in output column {@code probeKey}) with {@code indexed}. {@code indexedLeft}: the
+   * indexed side is the join's left input (not for a semi- or anti-join), so its columns come first (a SQL RIGHT join
+   * is a LEFT one that probes with its right input).
+   */
+  public IndexJoinNode(PlanNode probe, int probeKey, IndexedSide indexed, JoinKind kind, boolean indexedLeft,
       long windowBytes, IndexJoinDevice device, DeviceRuns usage, String label) {
     this.joinType = kind.materializedType();
     if (indexedLeft && !projectsIndexed()) {
@@ -54,10 +62,6 @@ public final class IndexJoinNode implements PlanNode {
     this.probe = probe;
     this.probeKey = probeKey;
     this.indexed = indexed;
-    this.indexedFields = indexedFields.clone();
-    this.indexedTypes = List.copyOf(indexedTypes);
-    this.indexedFilter = indexedFilter;
-    this.index = index;
     this.indexedLeft = indexedLeft;
     this.windowBytes = windowBytes;
     this.device = device;
@@ -69,8 +73,8 @@ public final class IndexJoinNode implements PlanNode {
     if (!projectsIndexed()) {
       return probe.types();
     }
-    List<ExprType> out = new ArrayList<>(indexedLeft ? indexedTypes : probe.types());
-    out.addAll(indexedLeft ? probe.types() : indexedTypes);
+    List<ExprType> out = new ArrayList<>(indexedLeft ? indexed.types() : probe.types());
+    out.addAll(indexedLeft ? probe.types() : indexed.types());
     return out;
   }
 
@@ -80,17 +84,16 @@ public final class IndexJoinNode implements PlanNode {
     long start = System.nanoTime();
     ColumnVector key = probeColumns.column(probeKey);
     long[] keys = key.longs.length == key.size ? key.longs : Arrays.copyOf(key.longs, key.size);
-    NodeOutput indexedColumns = new ArrowScanOutput(indexed, indexedFields, indexedTypes);
     JoinIndex joined;
-    TableIndex acquired = index.get();
+    TableIndex acquired = indexed.index().get();
     try {
-      JoinType lookup = indexedFilter == null ? joinType : JoinType.LEFT_OUTER;
+      JoinType lookup = indexed.filter() == null ? joinType : JoinType.LEFT_OUTER;
       joined = device.join(acquired, keys, key.nulls, lookup, windowBytes, context.threads(), context.cancelled());
     } finally {
       acquired.release();
     }
-    if (indexedFilter != null) {
-      joined = filtered(joined, indexedColumns);
+    if (indexed.filter() != null) {
+      joined = filtered(joined, new ArrowScanOutput(indexed.table(), indexed.filterFields(), indexed.filterTypes()));
     }
     usage.record(device == IndexJoinDevice.GPU);
     context.report(this, device == IndexJoinDevice.GPU ? OperatorReport.Execution.gpu(0, 0)
@@ -103,6 +106,7 @@ public final class IndexJoinNode implements PlanNode {
       return new JoinedOutput(probeColumns, null, probeRows, null);
     }
     int[] indexedRows = rowIds(joined.buildRows());
+    NodeOutput indexedColumns = new ArrowScanOutput(indexed.table(), indexed.fields(), indexed.types());
     return indexedLeft ? new JoinedOutput(indexedColumns, probeColumns, indexedRows, probeRows)
         : new JoinedOutput(probeColumns, indexedColumns, probeRows, indexedRows);
   }
@@ -111,7 +115,7 @@ public final class IndexJoinNode implements PlanNode {
    * What the join kind keeps of a LEFT_OUTER lookup (every probe row with its candidate or -1) once the indexed
    * side's filter dropped the candidates it rejects.
    */
-  private JoinIndex filtered(JoinIndex candidates, NodeOutput indexedColumns) {
+  private JoinIndex filtered(JoinIndex candidates, NodeOutput filterColumns) {
     long[] build = candidates.buildRows().clone();
     int[] matched = new int[build.length];
     int count = 0;
@@ -120,7 +124,7 @@ public final class IndexJoinNode implements PlanNode {
       count += build[i] >= 0 ? 1 : 0;
     }
     int n = count;
-    ColumnVector holds = VectorEvaluator.evaluate(indexedFilter, c -> indexedColumns.gather(c, matched, n), n);
+    ColumnVector holds = VectorEvaluator.evaluate(indexed.filter(), c -> filterColumns.gather(c, matched, n), n);
     int at = 0;
     for (int i = 0; i < build.length; i++) {
       if (build[i] >= 0) {
