@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -115,10 +116,11 @@ class SpillwayIndexJoinTest {
   @Test void aReopenedCatalogBuildsTheIndexOnFirstUseAndDropFreesIt() throws SQLException {
     update("CREATE INDEX orders_btree ON orders (o_orderkey) USING BTREE");
     CatalogRegistry.close(dir);
-    List<String> expected = hashJoinRows(JOINS.get(0));  // loads the tables, not the index
+    List<String> expected = rows("joinAlgorithm=cpu-nopa", JOINS.get(0));  // loads the tables, not the index
     SpillwayIndexes indexes = SpillwayIndexes.of(CatalogRegistry.open(dir));
     assertTrue(indexes.built("orders_btree").isEmpty(), "built on first use, not on open");
     assertTrue(explain("joinAlgorithm=inlj", JOINS.get(0)).contains("index=[orders_btree (built on first use)]"));
+    assertEquals("null null", indexBytes(), "getIndexInfo: no bytes before the build");
     long tables = StorageAllocator.root().getAllocatedMemory();
     assertEquals(expected, rows("joinAlgorithm=inlj", JOINS.get(0)));
     var built = indexes.built("orders_btree").orElseThrow();
@@ -128,6 +130,7 @@ class SpillwayIndexJoinTest {
     String plan = explain("joinAlgorithm=inlj", JOINS.get(0));
     assertTrue(plan.contains(String.format(java.util.Locale.ROOT, "index=[orders_btree (%.1f KiB, built in ",
         built.sizeBytes() / 1024.0)), "EXPLAIN shows the built index's size: " + plan);
+    assertEquals(built.sizeBytes() + " " + (built.sizeBytes() + 4095) / 4096, indexBytes(), "getIndexInfo");
     update("DROP INDEX orders_btree");
     assertTrue(indexes.built("orders_btree").isEmpty());
     assertEquals(tables, StorageAllocator.root().getAllocatedMemory(), "dropped, freed");
@@ -140,6 +143,17 @@ class SpillwayIndexJoinTest {
       HASH_JOIN_ROWS.put(sql, known);
     }
     return known;
+  }
+
+  /** getIndexInfo's INDEX_BYTES and PAGES of the one index on orders. */
+  private static String indexBytes() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url(""));
+         ResultSet rs = c.getMetaData().getIndexInfo(null, null, "orders", false, false)) {
+      assertTrue(rs.next());
+      String bytes = rs.getString("INDEX_BYTES") + " " + rs.getString("PAGES");
+      assertFalse(rs.next());
+      return bytes;
+    }
   }
 
   private static void update(String sql) throws SQLException {
