@@ -216,8 +216,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     Catalog catalog = site.table().catalog();
     String index = site.index(chosen.variant()).name();
     SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
+    IndexJoinDevice device = chosen.algorithm().gpu() ? IndexJoinDevice.GPU : IndexJoinDevice.CPU;
     implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
-        materializedJoinKind(label), chosen.buildLeft(), IndexJoinDevice.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu() ? IndexJoinDevice.GPU : IndexJoinDevice.CPU,
+        materializedJoinKind(label), chosen.buildLeft(), IndexJoinDevice.DEFAULT_WINDOW_BYTES, device,
         site.table().deviceUsage(), label), probe);
   }
 
@@ -485,7 +486,10 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return out;
   }
 
-  /** Why an algorithm cannot run here: a GPU one as {@link #gpuUnavailable} says, an index join where no side has an index. */
+  /**
+   * Why an algorithm cannot run here: a GPU one as {@link #gpuUnavailable} says, an index join where no side has an
+   * index it can look up.
+   */
   private static Optional<String> whyNot(SpillwayJoinAlgorithm algorithm, SpillwayIndexSite.Found[] sites) {
     if (algorithm.indexed() && sites[0].site() == null && sites[1].site() == null) {
       return Optional.of("no index join: " + sites[0].whyNot() + "; " + sites[1].whyNot());

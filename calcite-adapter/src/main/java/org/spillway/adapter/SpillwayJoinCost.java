@@ -227,10 +227,10 @@ final class SpillwayJoinCost {
    * The windowed index nested-loop join of one orientation through an index of {@code kind} over the build side's
    * {@code indexedRows} keys (digest 3.3): the build side is neither scanned nor built, each probe row is a lookup
    * (a cached hash probe's work, the search's further steps, and the lines that miss the cache:
-   * {@link #uncachedLines}) and a key partitioned in its window;
-   * the probe side is collected into columns first, as for any join node of its own. On the CPU at the hash join's
-   * rates and the ASSUMPTIONs above; on the GPU (where the profile has one) the probe keys cross the link, and every line a lookup misses
-   * in L2 is a random read of {@value #GPU_LINE_BYTES} B over it, at the profile's random-read bandwidth.
+   * {@link #uncachedLines}) and a key partitioned in its window; the probe side is collected into columns first, as
+   * for any join node of its own. On the CPU at the hash join's rates and the ASSUMPTIONs above; on the GPU (where the
+   * profile has one) the probe keys cross the link, and every line a lookup misses in L2 is a random read of
+   * {@value #GPU_LINE_BYTES} B over it, at the profile's random-read bandwidth.
    */
   List<Candidate> inlj(Estimate e, String kind, double indexedRows) {
     int threads = Math.max(1, profile.cpuCores());

@@ -17,8 +17,9 @@ import org.spillway.gpu.vector.ExprType;
  * over the probe's output and the indexed table's columns, read at the rows the index found. The indexed side is
  * never scanned: only the rows the lookups hit are read.
  *
- * <p>The index covers the whole table, so a filter on the indexed side is applied after the lookup: each probe row's one candidate (the keys are unique) is kept only where the filter holds,
- * then the join kind decides what the probe row outputs. The join preserves only its probe side ({@link JoinKind}
+ * <p>The index covers the whole table, so a filter on the indexed side is applied after the lookup: each probe row's
+ * one candidate (the keys are unique) is kept only where the filter holds, then the join kind decides what the probe
+ * row outputs. The join preserves only its probe side ({@link JoinKind}
  * INNER, LEFT, SEMI or ANTI); a semi- or anti-join probes with its left input, whose rows it returns.
  */
 public final class IndexJoinNode implements PlanNode {

@@ -114,7 +114,8 @@ class IndexJoinNodeTest {
     assertEquals(4, unsorted.row());
     assertEquals(TableIndex.BadKeysException.Problem.UNSORTED, unsorted.problem());
     var nullKey = assertThrows(TableIndex.BadKeysException.class, () -> TableIndex.build("x",
-        List.of(batches.get(0), batches.get(3)), 0, "BINARY_SEARCH", root.newChildAllocator("i", 0, Long.MAX_VALUE), 2));
+        List.of(batches.get(0), batches.get(3)), 0, "BINARY_SEARCH", root.newChildAllocator("i", 0, Long.MAX_VALUE),
+        2));
     assertEquals(4, nullKey.row());
     assertEquals(TableIndex.BadKeysException.Problem.NULL, nullKey.problem());
     assertEquals(tables, root.getAllocatedMemory(), "no index memory left behind");
