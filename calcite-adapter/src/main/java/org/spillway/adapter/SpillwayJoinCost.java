@@ -29,7 +29,7 @@ final class SpillwayJoinCost {
   static final double CPU_NOPA_PROBING_PER_THREAD = 0.116e9 / 16;
   /**
    * ASSUMPTION, same source: a table that fits the last-level cache, workload B (|R| = 2^13): 0.317 G/s on 16
-   * threads; taken for linear probing too when its table fits {@link #CPU_CACHE_BYTES}.
+   * threads; taken for linear probing too when its table is as small ({@link #linearProbingRate}).
    */
   static final double CPU_NOPA_CACHED_PER_THREAD = 0.317e9 / 16;
   /**
@@ -41,8 +41,19 @@ final class SpillwayJoinCost {
   /** The radix join's defaults (CpuRadixJoin: 1 MiB L2, at most 10 bits per pass). */
   static final long CPU_RADIX_L2_BYTES = 1 << 20;
   static final int CPU_RADIX_SINGLE_PASS_BITS = 10;
-  /** ASSUMPTION: last-level cache a NOPA table may fill and still probe at the cached rate (not calibrated). */
-  static final long CPU_CACHE_BYTES = 32L << 20;
+  /**
+   * The table of the cached workload that calibration times (CpuJoinProbe: 2^13 build rows, two 16-byte slots a
+   * row): a linear-probing table up to this size probes at the cached rate.
+   */
+  static final long CPU_CACHED_TABLE_BYTES = 2L * (1 << 13) * 16;
+  /**
+   * ASSUMPTION: a linear-probing table of this size or more misses the last-level cache on nearly every probe, as the
+   * large workload's table does, and probes at its rate (not calibrated). Between the two sizes the rate moves from
+   * one to the other in proportion to the logarithm of the table's size: a table in the L3 cache probes slower than
+   * one in L2 (TPC-H Q14 built a 32 MiB table of filtered lineitem rows at the cached rate and ran several times
+   * slower than building on part).
+   */
+  static final long CPU_LLC_MISS_TABLE_BYTES = 64L << 20;
   /**
    * ASSUMPTION (same README, development machine, 2 threads): materialized output cost 13 ns per output row
    * over the aggregated join (A dense: 0.053 vs 0.155 G tuples/s), i.e. 26 ns per row on one thread.
@@ -146,9 +157,7 @@ final class SpillwayJoinCost {
     boolean dense = e.denseUniqueKeys();
     double probingTable = 2.0 * nextPowerOfTwo(e.buildRows()) * 16;
     double nopaRate = dense ? cpuRate(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, CPU_NOPA_PERFECT_PER_THREAD)
-        : probingTable <= CPU_CACHE_BYTES
-        ? cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, CPU_NOPA_CACHED_PER_THREAD)
-        : cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, CPU_NOPA_PROBING_PER_THREAD);
+        : linearProbingRate(probingTable);
     double radixRate = cpuRate(MachineProfile.CPU_JOIN_RADIX, CPU_RADIX_SPARSE_PER_THREAD)
         * (dense ? CPU_RADIX_DENSE_PER_THREAD / CPU_RADIX_SPARSE_PER_THREAD : 1);
     int bits = JoinChoice.cpuRadixBits((long) Math.ceil(e.buildRows()), CPU_RADIX_L2_BYTES);
@@ -158,6 +167,20 @@ final class SpillwayJoinCost {
             "none", pipelinedTuples(e) / nopaRate + output, e.buildLeft()),
         new Candidate(SpillwayJoinAlgorithm.CPU_RADIX, null, null, new RadixBits(bits1, bits - bits1), null, "none",
             pipelinedTuples(e) / radixRate + materialized(e, threads) + output, e.buildLeft()));
+  }
+
+  /**
+   * The linear-probing NOPA rate of a table of {@code tableBytes}: the cached workload's rate up to its table's size,
+   * the large workload's from {@link #CPU_LLC_MISS_TABLE_BYTES}, and between them a geometric interpolation by the
+   * logarithm of the size.
+   */
+  double linearProbingRate(double tableBytes) {
+    double cached = cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, CPU_NOPA_CACHED_PER_THREAD);
+    double large = cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, CPU_NOPA_PROBING_PER_THREAD);
+    double t = Math.log(tableBytes / CPU_CACHED_TABLE_BYTES)
+        / Math.log((double) CPU_LLC_MISS_TABLE_BYTES / CPU_CACHED_TABLE_BYTES);
+    t = Math.min(1, Math.max(0, t));
+    return Math.exp((1 - t) * Math.log(cached) + t * Math.log(large));
   }
 
   /**

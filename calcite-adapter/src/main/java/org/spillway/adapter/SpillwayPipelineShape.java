@@ -4,11 +4,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.metadata.RelColumnOrigin;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.util.ImmutableBitSet;
@@ -75,7 +79,9 @@ final class SpillwayPipelineShape {
   /**
    * The shape of a pipeline from {@code scan} through join probes up to {@code top}: the scan's columns and the
    * filters below the lowest join (what the scan streams), the output of {@code top} as what comes back when the
-   * pipeline does not aggregate ({@code aggregates}).
+   * pipeline does not aggregate ({@code aggregates}). A column that no probe reads is first needed after the probes,
+   * so a branching kernel loads its lines only where some row found its partners: its selectivity before use is the
+   * filters' times the share of rows the probes keep.
    */
   static SpillwayCostModel.Shape ofProbing(RelNode top, SpillwayTableScan scan, boolean aggregates) {
     List<RelNode> path = new ArrayList<>();
@@ -83,18 +89,89 @@ final class SpillwayPipelineShape {
       throw new IllegalStateException("scan " + scan + " is not under " + top);
     }
     int lowestJoin = -1;
+    int highestJoin = -1;
     for (int i = 0; i < path.size(); i++) {
-      lowestJoin = path.get(i).getInputs().size() > 1 ? i : lowestJoin;
+      if (path.get(i).getInputs().size() > 1) {
+        lowestJoin = i;
+        highestJoin = highestJoin < 0 ? i : highestJoin;
+      }
     }
     RelNode below = path.get(lowestJoin + 1);
     SpillwayCostModel.Shape base = of(below, scan);
-    if (aggregates) {
-      return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity());
-    }
-    Double out = top.getCluster().getMetadataQuery().getRowCount(top);
+    RelMetadataQuery mq = top.getCluster().getMetadataQuery();
     double selected = Math.max(1, base.rows() * base.selectivity());
-    return new SpillwayCostModel.Shape(base.rows(), base.columns(), base.selectivity(), returnedRowBytes(top),
+    Double probed = highestJoin < 0 ? null : mq.getRowCount(path.get(highestJoin));
+    double kept = probed == null ? 1 : Math.min(1, probed / selected);
+    List<SpillwayCostModel.Column> columns = afterProbes(base, probeKeyColumns(path, scan, mq), kept);
+    if (aggregates) {
+      return new SpillwayCostModel.Shape(base.rows(), columns, base.selectivity());
+    }
+    Double out = mq.getRowCount(top);
+    return new SpillwayCostModel.Shape(base.rows(), columns, base.selectivity(), returnedRowBytes(top),
         out == null ? 1 : out / selected);
+  }
+
+  /**
+   * The base shape's columns, those that neither a filter below the probes nor a probe reads ({@code keys}; null:
+   * unknown, every column) fetched at {@code kept} times their selectivity.
+   */
+  private static List<SpillwayCostModel.Column> afterProbes(SpillwayCostModel.Shape base, ImmutableBitSet keys,
+      double kept) {
+    List<SpillwayCostModel.Column> columns = new ArrayList<>(base.columns());
+    if (keys == null || kept >= 1) {
+      return columns;
+    }
+    for (int p = 0; p < columns.size(); p++) {
+      SpillwayCostModel.Column c = columns.get(p);
+      if (!keys.get(p) && c.selectivityBefore() >= base.selectivity()) {
+        columns.set(p, new SpillwayCostModel.Column(c.width(), c.selectivityBefore() * kept));
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * The scanned columns (positions in the scan's fields) that the joins on {@code path} read on its probe side, in
+   * their conditions: traced to the scan by column origins; null when one cannot be traced.
+   */
+  private static ImmutableBitSet probeKeyColumns(List<RelNode> path, SpillwayTableScan scan, RelMetadataQuery mq) {
+    ImmutableBitSet.Builder keys = ImmutableBitSet.builder();
+    List<String> table = scan.getTable().getQualifiedName();
+    for (int i = 0; i + 1 < path.size(); i++) {
+      if (!(path.get(i) instanceof Join join)) {
+        continue;
+      }
+      RelNode probe = path.get(i + 1);
+      boolean left = join.getLeft().stripped() == probe;
+      int offset = left ? 0 : join.getLeft().getRowType().getFieldCount();
+      int width = probe.getRowType().getFieldCount();
+      for (int field : RelOptUtil.InputFinder.bits(join.getCondition())) {
+        if (field < offset || field >= offset + width) {
+          continue;
+        }
+        Set<RelColumnOrigin> origins = mq.getColumnOrigins(probe, field - offset);
+        if (origins == null || origins.isEmpty()) {
+          return null;
+        }
+        for (RelColumnOrigin origin : origins) {
+          int p = indexOf(scan.fields(), origin.getOriginColumnOrdinal());
+          if (!origin.getOriginTable().getQualifiedName().equals(table) || p < 0) {
+            return null;
+          }
+          keys.set(p);
+        }
+      }
+    }
+    return keys.build();
+  }
+
+  private static int indexOf(int[] values, int value) {
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == value) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Fills {@code path} with the nodes from {@code node} down to {@code scan} (top first); false if not below. */

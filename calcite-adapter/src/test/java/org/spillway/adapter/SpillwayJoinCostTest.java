@@ -204,10 +204,30 @@ class SpillwayJoinCostTest {
     // Dense keys take the perfect-hash rate, a small table the cached one.
     Estimate dense = estimate(1e7, 1e8, true);
     assertEquals(SpillwayJoinCost.pipelinedTuples(dense) / 1e9, slow.cpu(dense).get(0).seconds() - output, 1e-9);
-    Estimate small = estimate(1e4, 1e8, false);
+    Estimate small = estimate(8e3, 1e8, false);  // the cached workload's 256 KiB table
     assertEquals(SpillwayJoinCost.pipelinedTuples(small) / 5e8, slow.cpu(small).get(0).seconds()
         - small.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / 16, 1e-9);
+    // A 32 MiB table (in the last-level cache, not in L2) probes between the two: 7/8 of the way in log size.
+    Estimate middle = estimate(1e6, 1e8, false);
+    assertEquals(SpillwayJoinCost.pipelinedTuples(middle) / (Math.pow(5e8, 1.0 / 8) * Math.pow(2e8, 7.0 / 8)),
+        slow.cpu(middle).get(0).seconds() - middle.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD
+            / 16, 1e-9);
     assertTrue(slow.cpuRatesMeasured());
+  }
+
+  /**
+   * TPC-H Q14 at SF 10: a month of lineitem (750 K rows, l_partkey not unique) against part (2 M rows, dense unique
+   * keys). The 32 MiB linear-probing table over lineitem's rows does not probe at the rate calibration measured for a
+   * 256 KiB one, so with the H100 host's rates the array table over part is built on, and lineitem streams through it.
+   */
+  @Test void q14AtScaleFactor10BuildsOnPart() {
+    MachineProfile h100 = cpuHostMeasured(5.63e8, 1.95e8, 6.96e8, 1.68e8);
+    Estimate lineitemBuilt = new Estimate(7.5e5, 2e6, 7.5e5, new KeyStatistics(1L, 2_000_000L, 5.5e5, false), true);
+    Estimate partBuilt = new Estimate(2e6, 7.5e5, 7.5e5, new KeyStatistics(1L, 2_000_000L, 2e6, true), false);
+    SpillwayJoinChoice c = SpillwayJoinChoice.choose(new SpillwayJoinCost(h100), List.of(lineitemBuilt, partBuilt),
+        SpillwayDevice.CPU, SpillwayJoinAlgorithm.AUTO, a -> Optional.of("no GPU"), true);
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, c.chosen().algorithm());
+    assertFalse(c.chosen().buildLeft(), "built on part: " + c.chosen().summary());
   }
 
   @Test void withoutMeasuredCpuJoinRatesTheAssumptionsApply() {

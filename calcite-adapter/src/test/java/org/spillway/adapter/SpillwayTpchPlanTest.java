@@ -301,6 +301,21 @@ class SpillwayTpchPlanTest {
     }
   }
 
+  /**
+   * A GPU pipeline over lineitem that probes a selective part table (Q8's shape) reads l_partkey for every row and the
+   * other columns only where a part was found: zero-copy with branching moves a fraction of the bytes a copy does.
+   */
+  @Test void aSelectiveProbeLoadsTheOtherColumnsLazily() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query("select l_orderkey, l_suppkey, l_extendedprice * (1 - l_discount) as volume from lineitem join part "
+              + "on l_partkey = p_partkey where p_type = 'ECONOMY ANODIZED STEEL'")
+          .explainContains("probe=[in a gpu pipeline]")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 1, 2, 5, 6]], device=[gpu], "
+              + "variant=[chunk-stream], transfer=[zero-copy]");
+    }
+  }
+
   @Test void autoKeepsATinyTableOnTheCpuAndSaysWhy() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
       SpillwayAssert.that(dir, "device=auto")
@@ -422,6 +437,24 @@ class SpillwayTpchPlanTest {
         .explainContains("SpillwayJoin(condition=[=($0, $2)], joinType=[left], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[perfect-hash], buildSide=[left], transfer=[none], predicted=[")
         .explainContains("SpillwayTableScan(table=[[spillway, customer]]");
+  }
+
+  /**
+   * Q13's count of customers per order count aggregates the first aggregation's result in Spillway: the second
+   * aggregate has the rows of its logical original, not a guess from a computed column's distinct values that tied
+   * it with Calcite's row-at-a-time aggregate.
+   */
+  @Test void q13AggregatesItsAggregationInSpillway() throws SQLException {
+    SpillwayAssert.that(dir)
+        .query(TpchQueries.sql(13))
+        .planShape("SpillwayToEnumerableConverter\n"
+            + "  SpillwaySort\n"
+            + "    SpillwayAggregate\n"
+            + "      SpillwayAggregate\n"
+            + "        SpillwayJoin\n"
+            + "          SpillwayTableScan\n"
+            + "          SpillwayFilter\n"
+            + "            SpillwayTableScan\n");
   }
 
   /**

@@ -24,7 +24,7 @@ public final class GpuRuntime {
       "pipeline/gpu/columnar_pipeline", "pipeline/gpu/columnar_pipeline_rows", "pipeline/gpu/selection_aggregate",
       "join/nopa/nopa_hash_join", "join/triton/hierarchical_partitioner", "join/triton/shared_partitioner",
       "join/triton/triton_join", "index/binary_search_index", "index/b_plus_tree", "index/harmonia",
-      "index/radix_spline"};
+      "index/radix_spline", "join/inlj/windowed_index_join"};
 
   private static final Probe PROBE = probe();
 

@@ -29,10 +29,11 @@ import org.spillway.tpch.TpchQueries;
  * only. At the end, each configuration's geometric mean of its time over the first configuration's.
  *
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
- * [--slow-ms N] [--configs "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]
+ * [--slow-ms N] [--analyze] [--configs "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]
  * [--out DIR]}; a query whose first timed run takes over {@code --slow-ms} is timed by that run alone; with
  * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
- * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV).
+ * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with {@code --analyze}
+ * also each Spillway configuration's EXPLAIN ANALYZE after its timed runs, in {@code analyze-Q<N>-<config>.txt}.
  */
 public final class TpchQueryTimer {
   private TpchQueryTimer() {}
@@ -74,7 +75,11 @@ public final class TpchQueryTimer {
         "cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|gpu-triton=device=gpu;joinAlgorithm=triton"
             + "|auto=device=auto"));
     Path out = args.path("--out", null);
+    boolean analyze = args.flag("--analyze");
     args.finish();
+    if (analyze && out == null) {
+      throw new IllegalArgumentException("TpchQueryTimer: --analyze writes its plans under --out, which is missing");
+    }
     if (runs < 1 || warm < 0) {
       throw new IllegalArgumentException("TpchQueryTimer: --runs must be >= 1 and --warm >= 0");
     }
@@ -105,6 +110,9 @@ public final class TpchQueryTimer {
           try (Connection connection = config.getKey().equals(DUCKDB) ? duckDbSession(duckDb)
               : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + config.getValue())) {
             timing = time(connection, sql, warm, runs, slowMillis);
+            if (analyze && !config.getKey().equals(DUCKDB)) {
+              writeAnalyzed(connection, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.getKey() + ".txt"));
+            }
           } catch (SQLException | RuntimeException e) {
             System.out.printf("Q%-5s %-14s failed: %s%n", q, config.getKey(), String.valueOf(e.getMessage()).lines()
                 .findFirst().orElse(""));
@@ -185,6 +193,21 @@ public final class TpchQueryTimer {
       out.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim());
     }
     return out;
+  }
+
+  /** EXPLAIN ANALYZE of {@code sql} on a warm connection: where each operator ran and how long it took. */
+  private static void writeAnalyzed(Connection connection, String sql, Path file) throws SQLException, IOException {
+    StringBuilder text = new StringBuilder();
+    try (Statement s = connection.createStatement(); ResultSet r = s.executeQuery("EXPLAIN ANALYZE " + sql)) {
+      while (r.next()) {
+        for (int c = 1; c <= r.getMetaData().getColumnCount(); c++) {
+          text.append(c > 1 ? " | " : "").append(r.getString(c));
+        }
+        text.append('\n');
+      }
+    }
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, text);
   }
 
   /**

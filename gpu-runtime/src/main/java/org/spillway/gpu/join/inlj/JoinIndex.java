@@ -1,6 +1,7 @@
 package org.spillway.gpu.join.inlj;
 
 import java.util.Arrays;
+import org.spillway.gpu.join.JoinType;
 
 /**
  * A join's output as row ids: pair {@code i} joins probe row {@code probeRows[i]} with build row
@@ -14,6 +15,37 @@ public record JoinIndex(int[] probeRows, long[] buildRows) {
       throw new IllegalArgumentException("a join index pairs rows one to one, got " + probeRows.length
           + " probe rows and " + buildRows.length + " build rows");
     }
+  }
+
+  /**
+   * The pairs {@code type} keeps of probe rows {@code firstRow .. firstRow+count-1}, in that order, where probe row
+   * {@code firstRow + i} found build row {@code buildRowAt[i]} (-1 for none): what both the CPU and the GPU join
+   * emit, so that their join indexes are interchangeable.
+   */
+  static JoinIndex inProbeOrder(long[] buildRowAt, int count, int firstRow, JoinType type) {
+    int size = 0;
+    for (int i = 0; i < count; i++) {
+      size += keeps(type, buildRowAt[i] >= 0) ? 1 : 0;
+    }
+    int[] probeRows = new int[size];
+    long[] buildRows = new long[size];
+    int at = 0;
+    for (int i = 0; i < count; i++) {
+      boolean matched = buildRowAt[i] >= 0;
+      if (keeps(type, matched)) {
+        probeRows[at] = firstRow + i;
+        buildRows[at++] = type.existenceOnly() ? -1 : buildRowAt[i];
+      }
+    }
+    return new JoinIndex(probeRows, buildRows);
+  }
+
+  private static boolean keeps(JoinType type, boolean matched) {
+    return switch (type) {
+      case INNER, SEMI -> matched;
+      case ANTI -> !matched;
+      case LEFT_OUTER -> true;
+    };
   }
 
   /** Concatenates {@code parts} in their order. */

@@ -4,34 +4,21 @@ import java.util.Arrays;
 import org.spillway.gpu.index.SortedKeyColumn;
 
 /**
- * Radix-partitions a window of probe keys on the high bits of their offset from the column's smallest key, the
- * paper's "windowed partitioning" (§4.2, §5.1): the bits above those all keys share say nothing, the low bits fall
- * into one page, so the top {@link #RADIX_BITS} bits of the column's key range cluster lookups that walk the same
- * part of the index. Partitioning is stable (a partition keeps its keys in window order) and drops the keys that
- * cannot match: NULL (never matches) and keys outside the column's range (no lookup needed to miss).
+ * Radix-partitions a window of probe keys on the CPU by its {@link WindowRadix}. Partitioning is stable (a
+ * partition keeps its keys in window order) and drops the keys that cannot match: NULL (never matches) and keys
+ * outside the column's range (no lookup needed to miss).
  */
 final class WindowPartitioner {
-  /** Fanout 2048, the paper's. */
-  static final int RADIX_BITS = 11;
+  static final int RADIX_BITS = WindowRadix.RADIX_BITS;
 
-  private final boolean empty;
-  private final long min;
-  private final long max;
-  private final int shift;
-  private final int fanout;
+  private final WindowRadix radix;
 
   WindowPartitioner(SortedKeyColumn column) {
-    empty = column.rows() == 0;
-    min = empty ? 0 : column.key(0);
-    max = empty ? -1 : column.key(column.rows() - 1);
-    long range = max - min;  // unsigned: max - min may exceed Long.MAX_VALUE
-    int bits = empty ? 0 : 64 - Long.numberOfLeadingZeros(range);
-    shift = Math.max(0, bits - RADIX_BITS);
-    fanout = empty ? 1 : (int) (range >>> shift) + 1;
+    radix = WindowRadix.of(column);
   }
 
   int fanout() {
-    return fanout;
+    return radix.fanout();
   }
 
   /**
@@ -39,11 +26,12 @@ final class WindowPartitioner {
    * each with its position in the window; returns how many it scattered.
    */
   int partition(long[] keys, boolean[] nulls, int from, int count, PartitionedWindow window) {
+    int fanout = radix.fanout();
     int[] offsets = window.offsets;
     Arrays.fill(offsets, 0, fanout + 1, 0);
     for (int i = 0; i < count; i++) {
       if (matchable(keys, nulls, from + i)) {
-        offsets[partitionOf(keys[from + i]) + 1]++;
+        offsets[radix.partitionOf(keys[from + i]) + 1]++;
       }
     }
     for (int p = 0; p < fanout; p++) {
@@ -52,7 +40,7 @@ final class WindowPartitioner {
     for (int i = 0; i < count; i++) {
       if (matchable(keys, nulls, from + i)) {
         long key = keys[from + i];
-        int at = offsets[partitionOf(key)]++;
+        int at = offsets[radix.partitionOf(key)]++;
         window.keys[at] = key;
         window.positions[at] = i;
       }
@@ -61,10 +49,6 @@ final class WindowPartitioner {
   }
 
   private boolean matchable(long[] keys, boolean[] nulls, int row) {
-    return !empty && (nulls == null || !nulls[row]) && keys[row] >= min && keys[row] <= max;
-  }
-
-  private int partitionOf(long key) {
-    return (int) ((key - min) >>> shift);
+    return (nulls == null || !nulls[row]) && radix.matchable(keys[row]);
   }
 }

@@ -12,15 +12,14 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * {@link #windowTuples()} keys; each window is radix-partitioned ({@link WindowPartitioner}), its keys looked up a
  * vector at a time (the index interleaves the searches), and its matches put back into the window's original order,
  * so the join index comes out in probe order and a pipeline continues over it. Windows run in parallel on the
- * engine's pool; the result does not depend on which worker ran which window.
+ * engine's pool; the result does not depend on which worker ran which window. {@link GpuWindowedIndexJoin} is the
+ * GPU one, and {@link #run} the entry point that picks either.
  *
  * <p>The build keys are unique, so a probe row has at most one match. A NULL probe key never matches.
  */
 public final class WindowedIndexJoin {
   /** The paper's default window: 32 MiB of 8-byte keys. */
   public static final long DEFAULT_WINDOW_BYTES = 32L << 20;
-  /** Caps a window so its buffers stay Java arrays. */
-  private static final int MAX_WINDOW_TUPLES = 1 << 28;
 
   private final SortedKeyIndex index;
   private final int windowTuples;
@@ -29,21 +28,30 @@ public final class WindowedIndexJoin {
 
   /** A join through {@code index} with windows of {@code windowBytes} of keys (at least one key) on {@code threads}. */
   public WindowedIndexJoin(SortedKeyIndex index, long windowBytes, int threads) {
-    if (windowBytes < 1) {
-      throw new IllegalArgumentException("a window holds at least one key, got a budget of " + windowBytes
-          + " bytes");
-    }
-    if (threads < 1) {
-      throw new IllegalArgumentException("a join runs on at least one thread, got " + threads);
-    }
+    this.windowTuples = TumblingWindows.tuplesFor(windowBytes, Long.BYTES, 1);
+    this.threads = new IndexJoinDevice.Cpu(threads).threads();
     this.index = index;
-    this.windowTuples = (int) Math.min(MAX_WINDOW_TUPLES, Math.max(1, windowBytes / Long.BYTES));
-    this.threads = threads;
     this.partitioner = new WindowPartitioner(index.column());
   }
 
   public WindowedIndexJoin(SortedKeyIndex index, int threads) {
     this(index, DEFAULT_WINDOW_BYTES, threads);
+  }
+
+  /**
+   * Joins probe keys {@code keys} ({@code nulls[i]} true for a NULL key; {@code nulls} null when none is) through
+   * {@code index} on {@code device}, with windows of {@code windowBytes} of keys: the engine's entry point to the
+   * windowed index join. Both devices return the same join index. On the GPU, index and column must lie in pinned
+   * host memory (see {@link GpuWindowedIndexJoin}); the keys are copied there for the transfer. Stops between
+   * windows with a {@link java.util.concurrent.CancellationException} once {@code cancelled} is true.
+   */
+  public static JoinIndex run(IndexJoinDevice device, long[] keys, boolean[] nulls, SortedKeyIndex index,
+      JoinType type, long windowBytes, BooleanSupplier cancelled) {
+    if (device instanceof IndexJoinDevice.Gpu gpu) {
+      return new GpuWindowedIndexJoin(gpu.device(), index, windowBytes).join(keys, nulls, type, cancelled);
+    }
+    int threads = ((IndexJoinDevice.Cpu) device).threads();
+    return new WindowedIndexJoin(index, windowBytes, threads).join(keys, nulls, type, cancelled);
   }
 
   /** Probe keys per window. */
@@ -58,23 +66,27 @@ public final class WindowedIndexJoin {
 
   /** As {@link #join(long[], boolean[], JoinType)}, stopping between windows once {@code cancelled} is true. */
   public JoinIndex join(long[] keys, boolean[] nulls, JoinType type, BooleanSupplier cancelled) {
-    if (nulls != null && nulls.length < keys.length) {
-      throw new IllegalArgumentException("probe keys need a NULL flag each, got " + nulls.length + " flags for "
-          + keys.length + " keys");
-    }
-    int windows = (int) ((keys.length + (long) windowTuples - 1) / windowTuples);
-    JoinIndex[] outputs = new JoinIndex[windows];
-    PartitionedWindow[] buffers = new PartitionedWindow[MorselScheduler.workers(windows, threads)];
+    requireFlags(keys.length, nulls);
+    TumblingWindows windows = new TumblingWindows(keys.length, windowTuples);
+    JoinIndex[] outputs = new JoinIndex[windows.count()];
+    PartitionedWindow[] buffers = new PartitionedWindow[MorselScheduler.workers(windows.count(), threads)];
     int capacity = Math.min(windowTuples, keys.length);
-    MorselScheduler.forEach(windows, threads, cancelled, (worker, window) -> {
+    MorselScheduler.forEach(windows.count(), threads, cancelled, (worker, window) -> {
       if (buffers[worker] == null) {
         buffers[worker] = new PartitionedWindow(capacity, partitioner.fanout());
       }
-      int from = window * windowTuples;
-      int count = Math.min(windowTuples, keys.length - from);
-      outputs[window] = joinWindow(keys, nulls, from, count, type, buffers[worker]);
+      outputs[window] = joinWindow(keys, nulls, (int) windows.first(window), windows.size(window), type,
+          buffers[worker]);
     });
     return JoinIndex.concat(outputs);
+  }
+
+  /** Checks that every key has its NULL flag, when there are flags. */
+  static void requireFlags(int keys, boolean[] nulls) {
+    if (nulls != null && nulls.length < keys) {
+      throw new IllegalArgumentException("probe keys need a NULL flag each, got " + nulls.length + " flags for "
+          + keys + " keys");
+    }
   }
 
   private JoinIndex joinWindow(long[] keys, boolean[] nulls, int from, int count, JoinType type,
@@ -86,33 +98,6 @@ public final class WindowedIndexJoin {
     for (int i = 0; i < partitioned; i++) {
       buildRowAt[window.positions[i]] = window.rows[i];
     }
-    return emit(buildRowAt, from, count, type);
-  }
-
-  /** The window's pairs in window order: what {@code type} keeps of each probe row and its build row (or -1). */
-  private static JoinIndex emit(long[] buildRowAt, int from, int count, JoinType type) {
-    int size = 0;
-    for (int i = 0; i < count; i++) {
-      size += keeps(type, buildRowAt[i] >= 0) ? 1 : 0;
-    }
-    int[] probeRows = new int[size];
-    long[] buildRows = new long[size];
-    int at = 0;
-    for (int i = 0; i < count; i++) {
-      boolean matched = buildRowAt[i] >= 0;
-      if (keeps(type, matched)) {
-        probeRows[at] = from + i;
-        buildRows[at++] = type.existenceOnly() ? -1 : buildRowAt[i];
-      }
-    }
-    return new JoinIndex(probeRows, buildRows);
-  }
-
-  private static boolean keeps(JoinType type, boolean matched) {
-    return switch (type) {
-      case INNER, SEMI -> matched;
-      case ANTI -> !matched;
-      case LEFT_OUTER -> true;
-    };
+    return JoinIndex.inProbeOrder(buildRowAt, count, from, type);
   }
 }

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CancellationException;
 import java.util.function.Function;
 import java.util.stream.LongStream;
 import org.apache.arrow.memory.ArrowBuf;
@@ -30,8 +31,7 @@ import org.spillway.gpu.join.ZipfDistribution;
  */
 class WindowedIndexJoinTest {
   private static final int THREADS = 3;
-  private static final long[] EXTREMES = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, Long.MAX_VALUE - 1,
-      Long.MAX_VALUE};
+  private static final long[] EXTREMES = ProbeKeys.EXTREMES;
 
   @ParameterizedTest
   @EnumSource(IndexKind.class)
@@ -42,8 +42,8 @@ class WindowedIndexJoinTest {
     long[] sparse = LongStream.concat(LongStream.of(EXTREMES), random.longs(3000)).distinct().sorted().toArray();
     long[] dense = LongStream.range(-1500, 1500).toArray();
     for (long[] build : new long[][] {sparse, dense}) {
-      long[] probe = probeKeys(build, 2000, random);
-      boolean[] nulls = randomNulls(probe.length, random);
+      long[] probe = ProbeKeys.around(build, 2000, random);
+      boolean[] nulls = ProbeKeys.nulls(probe.length, random);
       withIndex(kind, build, index -> {
         for (int window : new int[] {1, 3, 7, 500, probe.length - 1, probe.length, probe.length + 1}) {
           for (JoinType type : JoinType.values()) {
@@ -129,6 +129,24 @@ class WindowedIndexJoinTest {
     });
   }
 
+  @Test
+  void runPicksTheCpuJoinAndStopsWhenCancelled() {
+    long seed = System.nanoTime();
+    long[] build = LongStream.range(0, 500).map(i -> 3 * i - 700).toArray();
+    long[] probe = ProbeKeys.around(build, 1000, new SplittableRandom(seed));
+    withIndex(IndexKind.RADIXSPLINE, build, index -> {
+      IndexJoinDevice cpu = IndexJoinDevice.cpu(THREADS);
+      assertEquals(hashJoin(build, probe, null, JoinType.LEFT_OUTER),
+          WindowedIndexJoin.run(cpu, probe, null, index, JoinType.LEFT_OUTER, 100 * Long.BYTES, () -> false),
+          "seed=" + seed);
+      assertThrows(CancellationException.class,
+          () -> WindowedIndexJoin.run(cpu, probe, null, index, JoinType.INNER, 100 * Long.BYTES, () -> true));
+      return null;
+    });
+    assertThrows(IllegalArgumentException.class, () -> IndexJoinDevice.cpu(0));
+    assertThrows(IllegalArgumentException.class, () -> IndexJoinDevice.gpu(null));
+  }
+
   /** Partitions come out by the keys' high bits, each in window order, without NULL and out-of-range keys. */
   @Test
   void partitionerGroupsByHighBitsStablyAndDropsUnmatchableKeys() {
@@ -168,7 +186,7 @@ class WindowedIndexJoinTest {
   }
 
   /** The reference: a hash table of the build keys, probed row by row in probe order. */
-  private static JoinIndex hashJoin(long[] build, long[] probe, boolean[] nulls, JoinType type) {
+  static JoinIndex hashJoin(long[] build, long[] probe, boolean[] nulls, JoinType type) {
     Map<Long, Long> rowOf = new HashMap<>();
     for (int row = 0; row < build.length; row++) {
       rowOf.put(build[row], (long) row);
@@ -188,37 +206,6 @@ class WindowedIndexJoinTest {
       }
     }
     return new JoinIndex(probeRows.build().mapToInt(Math::toIntExact).toArray(), buildRows.build().toArray());
-  }
-
-  /** Build keys, each 0 to 3 times, their neighbours, the type's extremes and random keys, shuffled. */
-  private static long[] probeKeys(long[] build, int count, SplittableRandom random) {
-    LongStream.Builder keys = LongStream.builder();
-    LongStream.of(EXTREMES).forEach(keys);
-    for (int i = 0; i < count; i++) {
-      long key = build[random.nextInt(build.length)];
-      switch (random.nextInt(4)) {
-        case 0 -> keys.add(key).add(key);
-        case 1 -> keys.add(key);
-        case 2 -> keys.add(key + 1).add(key - 1);
-        default -> keys.add(random.nextLong());
-      }
-    }
-    long[] probe = keys.build().toArray();
-    for (int i = probe.length - 1; i > 0; i--) {
-      int j = random.nextInt(i + 1);
-      long swap = probe[i];
-      probe[i] = probe[j];
-      probe[j] = swap;
-    }
-    return probe;
-  }
-
-  private static boolean[] randomNulls(int count, SplittableRandom random) {
-    boolean[] nulls = new boolean[count];
-    for (int i = 0; i < count; i++) {
-      nulls[i] = random.nextInt(10) == 0;
-    }
-    return nulls;
   }
 
   /** Builds a {@code kind} index over {@code keys} off-heap, hands it to {@code body}, frees all (a leak fails). */

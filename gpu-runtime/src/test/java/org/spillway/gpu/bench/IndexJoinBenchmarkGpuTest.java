@@ -1,0 +1,29 @@
+package org.spillway.gpu.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.GpuTest;
+
+/** On a GPU the index join benchmark runs the GPU INLJ, NOPA and Triton beside the CPU INLJ, each checked. */
+@GpuTest
+class IndexJoinBenchmarkGpuTest {
+  @Test
+  void runsEveryGpuJoinOnTinyRelations(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--out", out.toString(), "--sizes", "0.0001", "--probe-keys", "3000",
+        "--selectivities", "1,20", "--sweep-gib", "0.0002", "--windows", "8", "--runs", "1", "--threads", "2",
+        "--joins", "nopa,triton,cpu-inlj"});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    // sizes and selectivities: 4 kinds on both devices, NOPA and Triton; the window: 4 kinds on both devices
+    assertEquals(3 * (8 + 2) + 8, report.rowCount());
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertEquals("", report.cell(row, "note"), report.cell(row, "case") + " failed");
+      assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0, report.cell(row, "case") + " took no time");
+    }
+    assertEquals("gpu", report.cell(0, "device"));
+    assertEquals("inlj/BINARY_SEARCH", report.cell(0, "join"));
+  }
+}

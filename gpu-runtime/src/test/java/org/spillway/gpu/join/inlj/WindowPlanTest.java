@@ -1,0 +1,112 @@
+package org.spillway.gpu.join.inlj;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.Test;
+import org.spillway.gpu.index.SortedKeyColumn;
+
+/**
+ * What the GPU join plans on the host, without a device: its tumbling windows, the radix plan its kernels
+ * partition by (with the key it looks up in place of keys that cannot match), and the validity bitmap it streams.
+ */
+class WindowPlanTest {
+  @Test
+  void windowsComeFromTheBudgetInWholeWarpsOnTheGpu() {
+    assertEquals(1 << 22, TumblingWindows.tuplesFor(32L << 20, Long.BYTES, 1));
+    assertEquals(1 << 23, TumblingWindows.tuplesFor(32L << 20, Integer.BYTES, 32));
+    assertEquals(32, TumblingWindows.tuplesFor(1, Long.BYTES, 32));
+    assertEquals(64, TumblingWindows.tuplesFor(33 * Long.BYTES, Long.BYTES, 32));
+    assertEquals(3, TumblingWindows.tuplesFor(3 * Long.BYTES + 7, Long.BYTES, 1));
+    assertEquals(TumblingWindows.MAX_TUPLES, TumblingWindows.tuplesFor(Long.MAX_VALUE, Long.BYTES, 32));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> TumblingWindows.tuplesFor(0, Long.BYTES, 32))
+        .getMessage().contains("at least one key"));
+  }
+
+  /** Windows cover the probe once, in order, the last one shorter when the window does not divide it. */
+  @Test
+  void windowsTileTheProbe() {
+    SplittableRandom random = new SplittableRandom();
+    for (int trial = 0; trial < 200; trial++) {
+      long rows = random.nextInt(5000);
+      int tuples = 1 + random.nextInt(700);
+      TumblingWindows windows = new TumblingWindows(rows, tuples);
+      long next = 0;
+      for (int w = 0; w < windows.count(); w++) {
+        assertEquals(next, windows.first(w), rows + " rows, windows of " + tuples);
+        assertTrue(windows.size(w) >= 1 && windows.size(w) <= tuples);
+        assertTrue(w == windows.count() - 1 || windows.size(w) == tuples);
+        next += windows.size(w);
+      }
+      assertEquals(rows, next, rows + " rows, windows of " + tuples);
+    }
+    assertEquals(0, new TumblingWindows(0, 32).count());
+  }
+
+  @Test
+  void radixTakesTheTopElevenBitsOfTheKeyRange() {
+    withColumn(new long[] {-1000, 1L << 20}, column -> {
+      WindowRadix radix = WindowRadix.of(column);
+      assertEquals(21 - WindowRadix.RADIX_BITS, radix.shift());
+      assertEquals((((1L << 20) + 1000) >>> radix.shift()) + 1, radix.fanout());
+      assertEquals(0, radix.partitionOf(-1000));
+      assertEquals(radix.fanout() - 1, radix.partitionOf(1L << 20));
+      assertFalse(radix.matchable(-1001));
+      assertFalse(radix.matchable((1L << 20) + 1));
+      assertFalse(radix.matchable(radix.rejectKey()));
+    });
+    withColumn(new long[] {5, 6, 9}, column -> {
+      WindowRadix radix = WindowRadix.of(column);
+      assertEquals(0, radix.shift());  // a range narrower than the fanout: one key a partition
+      assertEquals(5, radix.fanout());
+      assertEquals(4, radix.rejectKey());
+    });
+    // the whole 64-bit range: the unsigned range keeps the fanout at 2^11
+    withColumn(new long[] {Long.MIN_VALUE, 0, Long.MAX_VALUE}, column -> {
+      WindowRadix radix = WindowRadix.of(column);
+      assertEquals(64 - WindowRadix.RADIX_BITS, radix.shift());
+      assertEquals(1 << WindowRadix.RADIX_BITS, radix.fanout());
+      assertEquals(0, radix.partitionOf(Long.MIN_VALUE));
+      assertEquals(radix.fanout() - 1, radix.partitionOf(Long.MAX_VALUE));
+      assertEquals(Long.MIN_VALUE, radix.rejectKey());  // no key outside: its lookup's row is ignored
+    });
+    withColumn(new long[] {Long.MIN_VALUE, 7}, column -> assertEquals(8, WindowRadix.of(column).rejectKey()));
+    withColumn(new long[0], column -> {
+      WindowRadix radix = WindowRadix.of(column);
+      assertTrue(radix.empty());
+      assertEquals(1, radix.fanout());
+      assertFalse(radix.matchable(0));
+      assertFalse(radix.matchable(Long.MIN_VALUE));
+    });
+  }
+
+  @Test
+  void nullFlagsBecomeAnArrowValidityBitmap() {
+    boolean[] nulls = {true, false, false, true, false, false, false, false, false, true, true};
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf bitmap = allocator.buffer(2)) {
+      GpuWindowedIndexJoin.writeValidity(nulls, nulls.length, bitmap.memoryAddress());
+      for (int row = 0; row < nulls.length; row++) {
+        boolean valid = (bitmap.getByte(row / 8) >> (row % 8) & 1) != 0;
+        assertEquals(!nulls[row], valid, "row " + row);
+      }
+      assertEquals(0, bitmap.getByte(1) >> 3 & 0x1f, "bits past the last row stay clear");
+    }
+  }
+
+  private static void withColumn(long[] keys, Consumer<SortedKeyColumn> body) {
+    try (BufferAllocator allocator = new RootAllocator();
+         ArrowBuf buf = allocator.buffer(Math.max(8, 8L * keys.length))) {
+      for (int i = 0; i < keys.length; i++) {
+        buf.setLong(8L * i, keys[i]);
+      }
+      body.accept(SortedKeyColumn.ofLongs(buf.memoryAddress(), keys.length));
+    }
+  }
+}
