@@ -2,7 +2,6 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.plan.GpuJoinSpec;
 import org.spillway.gpu.plan.GpuJoins;
-import org.spillway.gpu.plan.IndexJoinDevice;
 import org.spillway.gpu.plan.IndexJoinNode;
 import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinChoice;
@@ -123,7 +122,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("placement", chosen.placement(), chosen.placement() != null)
         .itemIf("radixBits", chosen.radixBits(), chosen.radixBits() != null)
         .itemIf("index", chosen.algorithm().indexed() ? indexLabel(chosen) : "", chosen.algorithm().indexed())
-        .itemIf("window", (IndexJoinDevice.DEFAULT_WINDOW_BYTES >> 20) + " MiB", chosen.algorithm().indexed())
+        .itemIf("window", (IndexJoinNode.DEFAULT_WINDOW_BYTES >> 20) + " MiB", chosen.algorithm().indexed())
         .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
             chosen.cacheShare() != null)
         .item("buildSide", chosen.buildLeft() ? "left" : "right")
@@ -216,9 +215,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     Catalog catalog = site.table().catalog();
     String index = site.index(chosen.variant()).name();
     SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
-    IndexJoinDevice device = chosen.algorithm().gpu() ? IndexJoinDevice.GPU : IndexJoinDevice.CPU;
     implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
-        materializedJoinKind(label), chosen.buildLeft(), IndexJoinDevice.DEFAULT_WINDOW_BYTES, device,
+        materializedJoinKind(label), chosen.buildLeft(), IndexJoinNode.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu(),
         site.table().deviceUsage(), label), probe);
   }
 
@@ -511,7 +509,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
       return Optional.of(algorithm + " is not a GPU join");
     }
     if (algorithm.indexed()) {
-      return IndexJoinDevice.GPU.unavailableReason();
+      return Optional.empty();  // the GPU windowed index join needs nothing but the device
     }
     return GpuJoins.factory().unavailableReason(gpuAlgorithm(algorithm));
   }

@@ -97,6 +97,8 @@ final class SpillwayJoinCost {
    * from L2 or L3 and a compare, with the 16 searches a vector lookup interleaves (LookupGroup) hiding part of it.
    */
   static final double CPU_INDEX_STEP_SECONDS = 4e-9;
+  /** ASSUMPTION: the CPU's last-level cache, which keeps an index's upper levels (not calibrated). */
+  static final long CPU_INDEX_CACHE_BYTES = 32L << 20;
   /** ASSUMPTION: the windowed join's partitioning of one probe key and putting its match back, per thread. */
   static final double CPU_WINDOW_PARTITION_SECONDS = 3e-9;
   /** ASSUMPTION: the GPU's L2 cache, which keeps an index's upper levels (the H100's 50 MiB). */
@@ -266,7 +268,7 @@ final class SpillwayJoinCost {
     double miss = Math.max(0, threads / cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING,
         CPU_NOPA_PROBING_PER_THREAD) - probe);
     double lookup = probe + Math.max(0, steps - 1) * CPU_INDEX_STEP_SECONDS
-        + uncachedLines(kind, rows, CPU_CACHE_BYTES, CPU_LINE_BYTES) * miss;
+        + uncachedLines(kind, rows, CPU_INDEX_CACHE_BYTES, CPU_LINE_BYTES) * miss;
     double around = materialized(e, threads) + e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
     String variant = kind.toLowerCase(java.util.Locale.ROOT);
     List<Candidate> out = new ArrayList<>();

@@ -3,11 +3,17 @@ package org.spillway.gpu.plan;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.function.Supplier;
+import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.expr.VectorEvaluator;
 import org.spillway.gpu.join.JoinType;
+import org.spillway.gpu.join.inlj.IndexJoinDevice;
 import org.spillway.gpu.join.inlj.JoinIndex;
+import org.spillway.gpu.join.inlj.WindowedIndexJoin;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 
@@ -23,13 +29,16 @@ import org.spillway.gpu.vector.ExprType;
  * INNER, LEFT, SEMI or ANTI); a semi- or anti-join probes with its left input, whose rows it returns.
  */
 public final class IndexJoinNode implements PlanNode {
+  /** The window the paper uses by default: 32 MiB of probe keys. */
+  public static final long DEFAULT_WINDOW_BYTES = WindowedIndexJoin.DEFAULT_WINDOW_BYTES;
+
   private final PlanNode probe;
   private final int probeKey;
   private final IndexedSide indexed;
   private final JoinType joinType;
   private final boolean indexedLeft;
   private final long windowBytes;
-  private final IndexJoinDevice device;
+  private final boolean onGpu;
   private final DeviceRuns usage;
   private final String label;
 
@@ -49,12 +58,13 @@ public final class IndexJoinNode implements PlanNode {
   }
 
   /**
-   * A join of {@code probe} (its key in output column {@code probeKey}) with {@code indexed}. {@code indexedLeft}: the
-   * indexed side is the join's left input (not for a semi- or anti-join), so its columns come first (a SQL RIGHT join
-   * is a LEFT one that probes with its right input).
+   * A join of {@code probe} (its key in output column {@code probeKey}) with {@code indexed}, in windows of
+   * {@code windowBytes} of probe keys, on the GPU if {@code onGpu} (the CPU serves where it cannot, with the reason in
+   * the report). {@code indexedLeft}: the indexed side is the join's left input (not for a semi- or anti-join), so
+   * its columns come first (a SQL RIGHT join is a LEFT one that probes with its right input).
    */
   public IndexJoinNode(PlanNode probe, int probeKey, IndexedSide indexed, JoinKind kind, boolean indexedLeft,
-      long windowBytes, IndexJoinDevice device, DeviceRuns usage, String label) {
+      long windowBytes, boolean onGpu, DeviceRuns usage, String label) {
     this.joinType = kind.materializedType();
     if (indexedLeft && !projectsIndexed()) {
       throw new IllegalArgumentException("a " + kind + " join returns its left input's rows, which it probes with,"
@@ -65,7 +75,7 @@ public final class IndexJoinNode implements PlanNode {
     this.indexed = indexed;
     this.indexedLeft = indexedLeft;
     this.windowBytes = windowBytes;
-    this.device = device;
+    this.onGpu = onGpu;
     this.usage = usage;
     this.label = label;
   }
@@ -86,21 +96,21 @@ public final class IndexJoinNode implements PlanNode {
     ColumnVector key = probeColumns.column(probeKey);
     long[] keys = key.longs.length == key.size ? key.longs : Arrays.copyOf(key.longs, key.size);
     JoinIndex joined;
+    OperatorReport.Execution[] ran = new OperatorReport.Execution[1];
     TableIndex acquired = indexed.index().get();
     try {
       JoinType lookup = indexed.filter() == null ? joinType : JoinType.LEFT_OUTER;
-      joined = device.join(acquired, keys, key.nulls, lookup, windowBytes, context.threads(), context.cancelled());
+      joined = join(acquired, keys, key.nulls, lookup, context, ran);
     } finally {
       acquired.release();
     }
     if (indexed.filter() != null) {
       joined = filtered(joined, new ArrowScanOutput(indexed.table(), indexed.filterFields(), indexed.filterTypes()));
     }
-    usage.record(device == IndexJoinDevice.GPU);
-    context.report(this, device == IndexJoinDevice.GPU ? OperatorReport.Execution.gpu(0, 0)
-        : OperatorReport.Execution.CPU, joined.size(), start);
-    RunContext.trace("%s index join %s through %s: %d probe rows -> %d rows in %.1f ms", device, label,
-        acquired.name(), keys.length, joined.size(), (System.nanoTime() - start) / 1e6);
+    usage.record(ran[0].device().equals("gpu"));
+    context.report(this, ran[0], joined.size(), start);
+    RunContext.trace("index join %s through %s on %s: %d probe rows -> %d rows in %.1f ms", label, acquired.name(),
+        ran[0].device(), keys.length, joined.size(), (System.nanoTime() - start) / 1e6);
     context.checkCancelled("after join " + label);
     int[] probeRows = joined.probeRows();
     if (!projectsIndexed()) {
@@ -110,6 +120,36 @@ public final class IndexJoinNode implements PlanNode {
     NodeOutput indexedColumns = new ArrowScanOutput(indexed.table(), indexed.fields(), indexed.types());
     return indexedLeft ? new JoinedOutput(indexedColumns, probeColumns, indexedRows, probeRows)
         : new JoinedOutput(probeColumns, indexedColumns, probeRows, indexedRows);
+  }
+
+  /**
+   * The windowed index join on the GPU where asked for and possible, else on the CPU; {@code ran[0]} says where (and
+   * why not on the GPU, for a GPU join that could not run).
+   */
+  private JoinIndex join(TableIndex index, long[] keys, boolean[] nulls, JoinType type, RunContext context,
+      OperatorReport.Execution[] ran) {
+    String notOnGpu = null;
+    if (onGpu) {
+      Optional<CudaDevice> device = GpuRuntime.device();
+      if (device.isPresent()) {
+        try {
+          JoinIndex joined = WindowedIndexJoin.run(IndexJoinDevice.gpu(device.get()), keys, nulls, index.index(), type,
+              windowBytes, context.cancelled());
+          ran[0] = OperatorReport.Execution.gpu((long) keys.length * Long.BYTES, (long) keys.length * Long.BYTES);
+          return joined;
+        } catch (CancellationException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          notOnGpu = e.getMessage();  // e.g. an index outside pinned memory, or the device's memory exhausted
+        }
+      } else {
+        notOnGpu = GpuRuntime.unavailableReason();
+      }
+    }
+    ran[0] = notOnGpu == null ? OperatorReport.Execution.CPU
+        : new OperatorReport.Execution("gpu, fell back to cpu: " + notOnGpu, 0, 0);
+    return WindowedIndexJoin.run(IndexJoinDevice.cpu(context.threads()), keys, nulls, index.index(), type,
+        windowBytes, context.cancelled());
   }
 
   /**

@@ -17,9 +17,11 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
@@ -69,12 +71,29 @@ class IndexJoinNodeTest {
             // the output reads the payload only; the filter reads it as its column 0
             IndexJoinNode node = new IndexJoinNode(source(probe), 0, new IndexJoinNode.IndexedSide(table,
                 new int[] {1}, List.of(ExprType.INT64), index::acquire, f, new int[] {1}, List.of(ExprType.INT64)),
-                joinKind, indexedLeft, 5 * Long.BYTES, IndexJoinDevice.CPU, DeviceRuns.NONE, "test join");
+                joinKind, indexedLeft, 5 * Long.BYTES, false, DeviceRuns.NONE, "test join");
             assertEquals(reference(probe, keys, payload, joinKind, f != null, indexedLeft),
                 rows(node.run(new RunContext(2, () -> false))), where);
           }
         }
       }
+    }
+  }
+
+  @Test void aGpuJoinWithoutADeviceRunsOnTheCpuAndSaysWhy() {
+    Assumptions.assumeTrue(GpuRuntime.device().isEmpty(), "this machine has a GPU: TableIndexGpuTest covers it");
+    long[] keys = {1, 4, 9};
+    ScanTable table = table(keys, new long[] {10, 40, 90});
+    long[][] probe = {{4, 0}, {5, 1}, {9, 2}};
+    try (TableIndex index = TableIndex.build("t_key", table.batches(), 0, "RADIXSPLINE", root.newChildAllocator(
+        "index", 0, Long.MAX_VALUE), 1)) {
+      IndexJoinNode node = new IndexJoinNode(source(probe), 0, new IndexJoinNode.IndexedSide(table, new int[] {1},
+          List.of(ExprType.INT64), index::acquire, null, null, null), JoinKind.INNER, false,
+          IndexJoinNode.DEFAULT_WINDOW_BYTES, true, DeviceRuns.NONE, "test join");
+      RunContext context = new RunContext(1, () -> false);
+      assertEquals(List.of("4|0|40", "9|2|90"), rows(node.run(context)));
+      assertEquals("gpu, fell back to cpu: " + GpuRuntime.unavailableReason(),
+          context.reports().list().get(0).execution().device());
     }
   }
 
@@ -139,8 +158,7 @@ class IndexJoinNodeTest {
   @Test void aSemiJoinKeepsItsIndexedSideRight() {
     assertThrows(IllegalArgumentException.class, () -> new IndexJoinNode(source(new long[0][]), 0,
         new IndexJoinNode.IndexedSide(null, new int[0], List.of(), null, null, null, null), JoinKind.SEMI, true, 8,
-        IndexJoinDevice.CPU, DeviceRuns.NONE, "x"));
-    assertTrue(IndexJoinDevice.CPU.unavailableReason().isEmpty());
+        false, DeviceRuns.NONE, "x"));
   }
 
   /** What each probe row outputs; probe row ids in order, matched build rows as key/payload. */
