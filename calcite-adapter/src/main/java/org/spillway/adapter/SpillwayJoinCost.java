@@ -5,6 +5,7 @@ import org.spillway.gpu.plan.JoinChoice;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -270,7 +271,7 @@ final class SpillwayJoinCost {
     double lookup = probe + Math.max(0, steps - 1) * CPU_INDEX_STEP_SECONDS
         + uncachedLines(kind, rows, CPU_INDEX_CACHE_BYTES, CPU_LINE_BYTES) * miss;
     double around = materialized(e, threads) + e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
-    String variant = kind.toLowerCase(java.util.Locale.ROOT);
+    String variant = kind.toLowerCase(Locale.ROOT);
     List<Candidate> out = new ArrayList<>();
     out.add(new Candidate(SpillwayJoinAlgorithm.INLJ, variant, null, null, null, "none",
         e.probeRows() * (lookup + CPU_WINDOW_PARTITION_SECONDS) / threads + around, e.buildLeft()));
