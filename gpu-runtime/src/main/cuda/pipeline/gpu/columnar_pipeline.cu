@@ -213,12 +213,17 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
     for (int k = 0, shift = 0; k < p.key_count; k++) {
       const int reg = p.keys[3 * k];
       const long long v = w.r[reg];
-      if (p.keys[3 * k + 1] == 64) {
+      const int bits = p.keys[3 * k + 1];
+      if (bits == 64) {
         key |= static_cast<unsigned long long>(v);
-      } else {
+      } else if (bits == 32) {
         in_range &= v == static_cast<int>(v);
         key |= static_cast<unsigned long long>(static_cast<unsigned>(static_cast<int>(v))) << shift;
         shift += 32;
+      } else {  // packed by its range: the program left the value minus the range's low end
+        in_range &= w.is_null(reg) || (v >= 0 && v < (1ll << bits));
+        key |= (w.is_null(reg) ? 0ull : static_cast<unsigned long long>(v)) << shift;
+        shift += bits;
       }
       if (w.is_null(reg) && p.keys[3 * k + 2] >= 0) key |= 1ull << p.keys[3 * k + 2];
     }

@@ -1,13 +1,16 @@
-// Kernel of GpuColumnarPipeline (org.spillway.gpu.pipeline.gpu) for pipelines without an aggregation: a fused
-// filter -> project over one streamed chunk that returns the selected rows' output columns. Each thread runs
-// the pipeline's register program (pipeline_program.cuh) for its row; a block-wide count of the selected
-// rows before each thread (a warp ballot, then the warps' totals) gives every selected row its rank, and the
-// row's output values go to position tile * kBlock + rank of the chunk's output buffer. A tile therefore
-// writes one contiguous, ordered segment at its own place, with no atomics and no second pass, and its count
-// tells the host (GpuRowsAssembler) how much of the segment holds rows: input order is kept exactly.
-// The output buffer is pinned, mapped host memory (GpuRowsLayout): a copy back would need its size before
-// the kernel ran, so the kernel writes the selected rows over the link itself, as the Triton join writes its
-// output (Lutz et al., SIGMOD '22, Sec. 5.1); only selected rows and the tiles' counts cross the link.
+// Kernels of GpuColumnarPipeline (org.spillway.gpu.pipeline.gpu) for pipelines without an aggregation: a fused
+// filter -> project over one streamed chunk that returns the selected rows' output columns, in three steps.
+// 1. columnar_pipeline_rows: each thread runs the pipeline's register program (pipeline_program.cuh) for its row;
+//    a block-wide count of the selected rows before each thread (a warp ballot, then the warps' totals) gives
+//    every selected row its rank, and its output values go to position tile * kBlock + rank of a staging buffer
+//    in GPU memory, the tile's count beside them: no atomics, and input order kept exactly.
+// 2. columnar_pipeline_rows_scan: one block turns the tiles' counts into the tiles' first output positions and
+//    copies the counts to the output buffer.
+// 3. columnar_pipeline_rows_gather: a thread per selected row moves it from its tile's segment of the staging
+//    buffer to its position in the output buffer, pinned and mapped host memory (GpuRowsLayout), so that each
+//    warp writes whole lines over the link. (Written straight from step 1, a selective filter left a few bytes
+//    per tile and column: small writes that crossed the link far below its bandwidth.) A copy back instead would
+//    need the output's size before the kernels ran.
 // Errors (overflow, division by zero) of selected rows set the run's error word, as in columnar_pipeline.cu.
 #include "pipeline_program.cuh"
 
@@ -20,7 +23,7 @@ constexpr int kBlock = 256;
 // Where a launch writes its rows, passed by value; every field is one 64-bit word (GpuRowsPass writes them in
 // this order).
 struct RowsArg {
-  unsigned char* base;        // the chunk's output buffer (device view of mapped pinned host memory)
+  unsigned char* base;        // the chunk's staging buffer (step 1) or output buffer (device view of mapped memory)
   const long long* columns;   // per output column: register, width (1, 4 or 8), values offset, flags offset or -1
   long long column_count;
   long long counts_offset;    // per tile: the selected rows (unsigned 32-bit)
@@ -59,4 +62,41 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows(
     if (selected) write_row(out, w, first + rank);
     if (threadIdx.x == 0) counts[first / kBlock] = total;
   });
+}
+
+// Step 2, one block: offsets[t] = rows of tiles before t, offsets[tiles] = all of them; the counts go to `out`.
+extern "C" __global__ void __launch_bounds__(1024) columnar_pipeline_rows_scan(
+    const unsigned char* staging, const __grid_constant__ RowsArg out, long long tiles, unsigned* offsets) {
+  __shared__ unsigned partial[1025];
+  const unsigned* counts = reinterpret_cast<const unsigned*>(staging + out.counts_offset);
+  unsigned* out_counts = reinterpret_cast<unsigned*>(out.base + out.counts_offset);
+  block_exclusive_scan<unsigned>(offsets, tiles, [&](long long t) { return counts[t]; }, partial);
+  if (threadIdx.x == 0) offsets[tiles] = partial[blockDim.x];
+  for (long long t = threadIdx.x; t < tiles; t += blockDim.x) out_counts[t] = counts[t];
+}
+
+// Step 3: output row j comes from the tile t with offsets[t] <= j < offsets[t + 1], at its rank j - offsets[t].
+extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows_gather(
+    const unsigned char* staging, const __grid_constant__ RowsArg out, long long tiles, const unsigned* offsets) {
+  const unsigned long long total = offsets[tiles];
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long j = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; j < total;
+       j += stride) {
+    long long lo = 0, hi = tiles - 1;  // the last tile whose first position is at most j
+    while (lo < hi) {
+      const long long mid = (lo + hi + 1) / 2;
+      if (offsets[mid] <= j) lo = mid; else hi = mid - 1;
+    }
+    const unsigned long long from = static_cast<unsigned long long>(lo) * kBlock + (j - offsets[lo]);
+    for (long long k = 0; k < out.column_count; k++) {
+      const long long* column = out.columns + 4 * k;
+      const long long width = column[1];
+      const unsigned char* src = staging + column[2];
+      unsigned char* dst = out.base + column[2];
+      if (width == 8) reinterpret_cast<long long*>(dst)[j] = reinterpret_cast<const long long*>(src)[from];
+      else if (width == 4) reinterpret_cast<int*>(dst)[j] = reinterpret_cast<const int*>(src)[from];
+      else dst[j] = src[from];
+      if (column[3] >= 0) out.base[column[3] + j] = staging[column[3] + from];
+    }
+  }
 }

@@ -15,9 +15,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * Maps SQL column types to the physical Arrow layout and back. DECIMAL is a scaled Int(64) so that GPU
  * kernels add and compare plain integers; the SQL type travels in field metadata so a reload restores it.
  */
-final class ArrowFieldMapping {
+public final class ArrowFieldMapping {
   /** Field metadata key holding the SQL type, e.g. "DECIMAL(15,2)". */
-  static final String SQL_TYPE_KEY = "spillway.sql_type";
+  public static final String SQL_TYPE_KEY = "spillway.sql_type";
   static final ArrowType.Int DICTIONARY_INDEX_TYPE = new ArrowType.Int(32, true);
 
   private ArrowFieldMapping() {

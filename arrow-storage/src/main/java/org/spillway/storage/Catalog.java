@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -50,6 +51,10 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, List<IndexDefinition>> indexes = new ConcurrentHashMap<>();
   /** Told of each index that goes away, so that whoever built it from its definition frees what it built. */
   private final List<Consumer<IndexDefinition>> indexGoneListeners = new CopyOnWriteArrayList<>();
+  /** Tables another process dropped while this one had them loaded: freed at close, as statements may read them. */
+  private final List<StoredTable> retired = new ArrayList<>();
+  /** Counts changes to the set of tables, so that schemas over the catalog know when to list them again. */
+  private final AtomicLong version = new AtomicLong();
   private volatile boolean closed;
 
   private Catalog(Path directory) {
@@ -128,6 +133,55 @@ public final class Catalog implements AutoCloseable {
     }
   }
 
+  /**
+   * Registers the tables that other processes committed since this catalog looked, and forgets those they
+   * dropped; a table appears only complete, as a writer publishes it by renaming its finished directory. Returns
+   * whether the set of tables changed. The data of a table dropped elsewhere stays in memory until close, as
+   * running statements may still read it.
+   */
+  public synchronized boolean refresh() {
+    checkOpen();
+    List<String> names = new ArrayList<>();
+    try (Stream<Path> children = Files.list(directory)) {
+      for (Path child : children.toList()) {
+        String name = child.getFileName().toString();
+        if (!name.startsWith(SCRATCH_PREFIX) && Files.exists(child.resolve(TableMetadata.FILE_NAME))) {
+          names.add(name);
+        }
+      }
+    } catch (IOException e) {
+      throw new StorageException("cannot list data directory " + directory + ": " + e.getMessage(), e);
+    }
+    boolean changed = false;
+    for (String name : names) {
+      if (!tables.containsKey(name) && !broken.containsKey(name) && !writers.containsKey(name)) {
+        register(name, directory.resolve(name));
+        changed = true;
+      }
+    }
+    for (String name : tableNames()) {
+      if (!names.contains(name)) {
+        StoredTable gone = tables.remove(name);
+        broken.remove(name);
+        indexesGone(indexes.getOrDefault(name, List.of()));  // freed once the statements using them are done
+        indexes.remove(name);
+        if (gone != null) {
+          retired.add(gone);
+        }
+        changed = true;
+      }
+    }
+    if (changed) {
+      version.incrementAndGet();
+    }
+    return changed;
+  }
+
+  /** A number that changes whenever a table is created, dropped, or found by {@link #refresh}. */
+  public long version() {
+    return version.get();
+  }
+
   /** Names of the committed tables, broken ones included, sorted, lower-case. */
   public List<String> tableNames() {
     return Stream.concat(tables.keySet().stream(), broken.keySet().stream()).sorted().toList();
@@ -168,8 +222,11 @@ public final class Catalog implements AutoCloseable {
     return writer;
   }
 
-  /** Removes a table (a broken one too), its files and its loaded data; readers must no longer use it. */
-  public void dropTable(String name) {
+  /**
+   * Removes a table (a broken one too), its files and its loaded data; readers must no longer use it. Serialized
+   * with {@link #refresh}, which would otherwise find the directory before the drop renames it.
+   */
+  public synchronized void dropTable(String name) {
     checkOpen();
     String tableName = name.toLowerCase(Locale.ROOT);
     StoredTable table = tables.remove(tableName);
@@ -179,6 +236,7 @@ public final class Catalog implements AutoCloseable {
     if (table == null && broken.remove(tableName) == null) {
       throw new StorageException("table " + tableName + " does not exist in " + directory);
     }
+    version.incrementAndGet();
     if (table != null) {
       table.close();
     }
@@ -300,7 +358,7 @@ public final class Catalog implements AutoCloseable {
         failures.add(e);
       }
     }
-    for (StoredTable table : tables.values()) {
+    for (StoredTable table : Stream.concat(tables.values().stream(), retired.stream()).toList()) {
       try {
         table.close();
       } catch (RuntimeException e) {
@@ -332,6 +390,7 @@ public final class Catalog implements AutoCloseable {
     indexes.put(name, List.of());
     tables.put(name, table);
     writers.remove(name);
+    version.incrementAndGet();
     return table;
   }
 

@@ -9,13 +9,18 @@ import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import java.util.regex.Pattern;
 
 /**
  * Imports a CSV file into a new table through a {@link TableWriter}: a bad record fails the import with
- * "file:line: reason" and, because the writer is never committed, leaves no table behind.
+ * "file:line: reason" and, because the writer is never committed, leaves no table behind. The imports of
+ * several files ({@code imports.TableImport}) read each file's schema and rows through {@link #schemaOf} and
+ * {@link #copy}.
  */
-final class CsvImporter {
+public final class CsvImporter {
   static final int BATCH_ROWS = 1 << 17;
   /** Decimal and scientific notation only: Double.parseDouble alone would also take "1d" and hex floats. */
   static final Pattern DOUBLE = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?|[+-]?(Infinity|NaN)");
@@ -29,11 +34,40 @@ final class CsvImporter {
   }
 
   StoredTable importFile(String tableName, Path csv) {
+    try (OpenFile file = open(csv); TableWriter writer = catalog.createTable(tableName, file.schema)) {
+      file.copy(writer::newBatch, writer::append, () -> false);
+      return writer.commit();
+    }
+  }
+
+  /** The columns of a CSV file: declared in the options, else inferred from its header and a sample of rows. */
+  public static TableSchema schemaOf(Path csv, CsvOptions options) {
+    try (OpenFile file = new CsvImporter(null, options).open(csv)) {
+      return file.schema;
+    }
+  }
+
+  /**
+   * Reads a CSV file's rows into batches: {@code newBatch} makes a batch of a capacity (of the table's columns,
+   * which may be NULL-able where this file's are not), {@code append} takes it filled, and reading stops early
+   * once {@code cancelled} says so. A bad record fails with "file:line: reason". Returns the rows read.
+   */
+  public static long copy(Path csv, CsvOptions options, IntFunction<BatchBuilder> newBatch,
+      Consumer<BatchBuilder> append, BooleanSupplier cancelled) {
+    try (OpenFile file = new CsvImporter(null, options).open(csv)) {
+      return file.copy(newBatch, append, cancelled);
+    }
+  }
+
+  /** Opens the file, reads the header and, without a declared schema, a sample that decides the columns. */
+  private OpenFile open(Path csv) {
     if (!Files.isRegularFile(csv)) {
       throw new StorageException("CSV file " + csv.toAbsolutePath() + " does not exist or is not a file");
     }
     String fileName = csv.getFileName().toString();
-    try (Reader in = new Utf8CsvReader(Files.newInputStream(csv))) {
+    Reader in = null;
+    try {
+      in = new Utf8CsvReader(Files.newInputStream(csv));
       CsvRecordReader records = new CsvRecordReader(in, fileName, options.delimiter(), options.quote());
       List<String> header = null;
       if (options.header()) {
@@ -53,38 +87,87 @@ final class CsvImporter {
       } else if (header != null) {
         checkHeader(header, schema, fileName);
       }
-      return load(tableName, schema, records, sample, fileName);
-    } catch (IOException e) {
+      return new OpenFile(in, records, sample, schema, fileName, csv);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(in, e);
+      if (e instanceof RuntimeException runtime) {
+        throw runtime;
+      }
       throw new StorageException("cannot read CSV file " + csv.toAbsolutePath() + ": " + e.getMessage(), e);
     }
   }
 
-  private StoredTable load(String tableName, TableSchema schema, CsvRecordReader records, List<Row> sample,
-      String fileName) {
-    try (TableWriter writer = catalog.createTable(tableName, schema)) {
-      BatchBuilder batch = writer.newBatch(BATCH_ROWS);
+  private static void closeQuietly(Reader in, Exception failure) {
+    if (in != null) {
+      try {
+        in.close();
+      } catch (IOException e) {
+        failure.addSuppressed(e);
+      }
+    }
+  }
+
+  /** A CSV file past its header: the sampled records first, then the rest as read. */
+  private final class OpenFile implements AutoCloseable {
+    private final Reader in;
+    private final CsvRecordReader records;
+    private final List<Row> sample;
+    private final TableSchema schema;
+    private final String fileName;
+    private final Path path;
+
+    OpenFile(Reader in, CsvRecordReader records, List<Row> sample, TableSchema schema, String fileName, Path path) {
+      this.in = in;
+      this.records = records;
+      this.sample = sample;
+      this.schema = schema;
+      this.fileName = fileName;
+      this.path = path;
+    }
+
+    long copy(IntFunction<BatchBuilder> newBatch, Consumer<BatchBuilder> append, BooleanSupplier cancelled) {
+      BatchBuilder batch = newBatch.apply(BATCH_ROWS);
+      long total = 0;
       int row = 0;
       int sampleIndex = 0;
-      while (true) {
-        Row record;
-        if (sampleIndex < sample.size()) {
-          record = sample.get(sampleIndex++);
-        } else if (records.next()) {
-          record = Row.view(records);
-        } else {
-          break;
+      try {
+        while (true) {
+          Row record;
+          if (sampleIndex < sample.size()) {
+            record = sample.get(sampleIndex++);
+          } else if (records.next()) {
+            record = Row.view(records);
+          } else {
+            break;
+          }
+          if (row == BATCH_ROWS) {
+            batch.setRowCount(row);
+            append.accept(batch);
+            total += row;
+            if (cancelled.getAsBoolean()) {
+              return total;
+            }
+            batch = newBatch.apply(BATCH_ROWS);
+            row = 0;
+          }
+          setRow(batch, row++, record, batch.schema(), fileName);
         }
-        if (row == BATCH_ROWS) {
-          batch.setRowCount(row);
-          writer.append(batch);
-          batch = writer.newBatch(BATCH_ROWS);
-          row = 0;
-        }
-        setRow(batch, row++, record, schema, fileName);
+        batch.setRowCount(row);
+        append.accept(batch);
+        return total + row;
+      } catch (RuntimeException e) {
+        batch.close();
+        throw e;
       }
-      batch.setRowCount(row);
-      writer.append(batch);
-      return writer.commit();
+    }
+
+    @Override
+    public void close() {
+      try {
+        in.close();
+      } catch (IOException e) {
+        throw new StorageException("cannot close CSV file " + path.toAbsolutePath() + ": " + e.getMessage(), e);
+      }
     }
   }
 

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Test helpers that read whole tables back through the public reader API. */
-final class TestTables {
+public final class TestTables {
   private TestTables() {
   }
 
   /** Every row of the table as Java values, in stored order. */
-  static List<List<Object>> rows(StoredTable table) {
+  public static List<List<Object>> rows(StoredTable table) {
     List<List<Object>> rows = new ArrayList<>();
     for (int batch = 0; batch < table.batches().size(); batch++) {
       List<ColumnReader> readers = new ArrayList<>();

@@ -89,11 +89,24 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
   @Override public void implement(Implementor implementor) {
     implementor.visitChild(getInput());
     try {
-      PipelineStage.Aggregate stage = stage(this, SpillwayExplain.inputFields(this));
-      implementor.addStage(sortedRuns() ? new PipelineStage.Aggregate(stage.groupKeys(), stage.calls(), true) : stage);
+      List<SpillwayField> fields = SpillwayExplain.inputFields(this);
+      PipelineStage.Aggregate stage = stage(this, fields);
+      implementor.addStage(new PipelineStage.Aggregate(stage.groupKeys(), stage.calls(), sortedRuns(),
+          keyRanges(fields)));
     } catch (SpillwayUnsupportedException e) {
       throw new IllegalStateException("aggregate passed planning but cannot run: " + e.getMessage(), e);
     }
+  }
+
+  /** Per group key, the range of values the statistics give (the GPU packs such keys into fewer bits), or null. */
+  private long[][] keyRanges(List<SpillwayField> fields) {
+    RelMetadataQuery mq = getCluster().getMetadataQuery();
+    long[][] ranges = new long[getGroupCount()][];
+    int k = 0;
+    for (int key : getGroupSet()) {
+      ranges[k++] = SpillwayStatistics.valueRange(mq, getInput(), key, fields.get(key));
+    }
+    return ranges;
   }
 
   /** The pipeline stage of an aggregate over the given input fields, or why there is none. */

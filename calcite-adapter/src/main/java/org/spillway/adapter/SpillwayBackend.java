@@ -96,25 +96,25 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
   /**
    * The groups the aggregation of the pipeline under {@code top} is estimated to make (0: none): the distinct
    * combinations of its group keys by the columns' statistics (Calcite's row count of an aggregate guesses from its
-   * input's rows alone: millions for TPC-H Q1's four groups), else that row count; the first aggregate on the way
-   * down, not looking past a join (whose inputs are other pipelines).
+   * input's rows alone: millions for TPC-H Q1's four groups), else that row count; of the aggregate nearest the
+   * scan (Q16 aggregates its GPU aggregation's groups again), not looking past a join (whose inputs are other
+   * pipelines).
    */
   private static long groups(RelNode top) {
+    Aggregate first = null;  // the pipeline's aggregation is the one nearest its scan; those above run on its groups
     for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
-      if (node instanceof Aggregate aggregate) {
-        if (aggregate.getGroupCount() == 0) {
-          return 0;
-        }
-        RelMetadataQuery mq = aggregate.getCluster().getMetadataQuery();
-        Double rows = mq.getRowCount(aggregate);
-        Double input = mq.getRowCount(aggregate.getInput());
-        Double distinct = input == null ? null
-            : SpillwayStatistics.distinctValues(mq, aggregate.getInput(), aggregate.getGroupSet().asList(), input);
-        Double estimate = distinct != null ? distinct : rows;
-        return estimate == null ? 0 : (long) Math.ceil(estimate);
-      }
+      first = node instanceof Aggregate aggregate ? aggregate : first;
     }
-    return 0;
+    if (first == null || first.getGroupCount() == 0) {
+      return 0;
+    }
+    RelMetadataQuery mq = first.getCluster().getMetadataQuery();
+    Double rows = mq.getRowCount(first);
+    Double input = mq.getRowCount(first.getInput());
+    Double distinct = input == null ? null
+        : SpillwayStatistics.distinctValues(mq, first.getInput(), first.getGroupSet().asList(), input);
+    Double estimate = distinct != null ? distinct : rows;
+    return estimate == null ? 0 : (long) Math.ceil(estimate);
   }
 
   private static SpillwayBackend decide(SpillwayTableScan scan, List<ExprType> types, List<PipelineStage> stages,

@@ -3,6 +3,7 @@ package org.spillway.adapter;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Sort;
 import org.apache.calcite.rel.core.TableScan;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.sql.SqlExplainLevel;
@@ -11,6 +12,7 @@ import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.vector.ExprType;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Locale;
 
 /**
@@ -30,8 +32,7 @@ final class SpillwayExplain {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;  // digests identify nodes while planning; estimates must not change identities (or cost time)
     }
-    SpillwayBackend backend = SpillwayFields.scanOf(node).map(SpillwayBackend::of)
-        .orElseGet(() -> SpillwayBackend.of(null));
+    SpillwayBackend backend = pipelineScanOf(node).map(SpillwayBackend::of).orElseGet(() -> SpillwayBackend.of(null));
     boolean filter = node instanceof Filter;
     String variant = !backend.gpu() ? cpuVariant : filter ? backend.variant().label() : gpuVariant;
     SpillwayCostModel.Estimate costing = backend.costing();
@@ -49,6 +50,26 @@ final class SpillwayExplain {
   }
 
   /**
+   * The scan whose pipeline runs {@code node}: down its single inputs and, through a join that a GPU pipeline probes,
+   * down the probe side (the stages above such a join run in the probe side's pipeline, on its device), but not past
+   * a sort.
+   */
+  private static Optional<SpillwayTableScan> pipelineScanOf(RelNode node) {
+    Optional<SpillwayTableScan> scan = SpillwayFields.scanOf(node);
+    RelNode rel = node;
+    while (scan.isEmpty() && rel != null) {
+      while (rel.getInputs().size() == 1 && !(rel instanceof Sort)) {  // a sort ends the pipeline below it
+        rel = rel.getInput(0).stripped();
+      }
+      rel = rel instanceof SpillwayJoin join ? join.gpuProbedInput() : null;
+      scan = rel == null ? Optional.empty() : SpillwayFields.scanOf(rel.stripped());
+      rel = rel == null ? null : rel.stripped();
+    }
+    return scan;
+  }
+
+  /**
+   * What a scan's costs rest on  /**
    * What a scan's costs rest on where that is less than a full calibration: {@code uncalibrated} (assumed
    * numbers) or {@code calibrated (quick)}; empty for a full calibration. The profile is the GPU site's, which the
    * costs were predicted from.

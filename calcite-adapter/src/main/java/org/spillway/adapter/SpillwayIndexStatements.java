@@ -8,7 +8,6 @@ import java.util.regex.Pattern;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.jdbc.CalcitePrepare.CalciteSignature;
-import org.apache.calcite.jdbc.CalciteSchema;
 import org.spillway.gpu.plan.TableIndex;
 import org.spillway.runtime.SqlStateException;
 import org.spillway.storage.Catalog;
@@ -143,19 +142,7 @@ public final class SpillwayIndexStatements {
 
   /** The catalog of the named schema, or of the connection's default schema. */
   private static Catalog catalog(CalcitePrepare.Context context, String schemaName) {
-    CalciteSchema schema = context.getMutableRootSchema();
-    for (String name : schemaName != null ? List.of(schemaName) : context.getDefaultSchemaPath()) {
-      CalciteSchema sub = schema.getSubSchema(name, false);
-      if (sub == null) {
-        throw new IndexStatementException(UNDEFINED_TABLE, "schema " + name + " does not exist");
-      }
-      schema = sub;
-    }
-    if (!(schema.schema instanceof SpillwaySchema spillway)) {
-      throw new IndexStatementException(UNDEFINED_TABLE, "schema " + schema.getName()
-          + " is not a Spillway catalog, which alone keeps indexes");
-    }
-    return spillway.catalog();
+    return SpillwaySchemas.catalog(context, schemaName, "indexes");
   }
 
   private static String kind(String name) {

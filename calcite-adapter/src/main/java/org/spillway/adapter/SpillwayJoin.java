@@ -235,6 +235,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     probedOnGpu = gpu;
   }
 
+  /** The input that streams through this join in a GPU pipeline, or null where no GPU pipeline probes it. */
+  RelNode gpuProbedInput() {
+    return Boolean.TRUE.equals(probedOnGpu) ? (choice().chosen().buildLeft() ? getRight() : getLeft()) : null;
+  }
+
   /**
    * The predicted time of this join as a probe stage (the orientation chosen), in a GPU pipeline or a CPU one; every
    * build column counted as read. Infinite on the GPU where {@link #gpuProbeRefusal} refuses it.

@@ -33,9 +33,12 @@ import org.spillway.storage.Catalog;
  * Calcite's statement preparation with a bounded plan cache per connection: a query whose SQL text, default
  * schema, result shape and tables are those of an earlier one reuses its prepared signature (plan and compiled
  * code), so that repeated statements skip parsing, planning and code generation. Only queries are cached, not
- * EXPLAIN (whose text shows the current choices) nor DDL; EXPLAIN ANALYZE plans and runs its query afresh
+ * EXPLAIN (whose text shows the current choices) nor DDL, nor a query that reads a file
+ * ({@link SpillwayFileTables}: the file may change); EXPLAIN ANALYZE plans and runs its query afresh
  * ({@link SpillwayExplainAnalyze}). CREATE INDEX and DROP INDEX, which Calcite's parser does not know, run here
- * ({@link SpillwayIndexStatements}). The key holds the catalog's table objects, so a table
+ * ({@link SpillwayIndexStatements}), and so do CREATE TABLE AS and DROP TABLE ({@link SpillwayTableStatements});
+ * each statement first lets the connection's catalogs find tables other processes created or dropped
+ * ({@link Catalog#refresh}). The key holds the catalog's table objects, so a table
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
  *
@@ -54,15 +57,20 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
 
   @Override public <T> CalciteSignature<T> prepareSql(Context context, Query<T> query, Type elementType,
       long maxRowCount) {
+    refreshCatalogs(context.getMutableRootSchema());
     if (query.sql != null && SpillwayIndexStatements.matches(query.sql)) {
       return SpillwayIndexStatements.execute(query.sql, context);
+    }
+    if (query.sql != null && SpillwayTableStatements.matches(query.sql)) {
+      return SpillwayTableStatements.execute(query.sql, context,
+          sql -> prepareSql(context, CalcitePrepare.Query.of(sql), Object[].class, -1));
     }
     Optional<String> analyzed = query.sql == null ? Optional.empty() : SpillwayExplainAnalyze.query(query.sql);
     if (analyzed.isPresent()) {
       return SpillwayExplainAnalyze.prepare(query.sql, analyzed.get(),
           sql -> super.prepareSql(context, CalcitePrepare.Query.of(sql), elementType, -1));
     }
-    if (query.sql == null || !isQuery(query.sql)) {
+    if (query.sql == null || !isQuery(query.sql) || SpillwayFileTables.mayRead(query.sql)) {
       return super.prepareSql(context, query, elementType, maxRowCount);
     }
     CalciteSchema root = context.getMutableRootSchema();  // getRootSchema() is a new snapshot per statement
@@ -150,6 +158,18 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
     String word = s.length() < 6 ? s : s.substring(0, 6);
     word = word.toLowerCase(Locale.ROOT);
     return word.startsWith("select") || word.startsWith("with") || word.startsWith("values");
+  }
+
+  /**
+   * Lets every Spillway catalog of the connection find the tables other processes created or dropped since its
+   * last statement (one directory listing each), so that a statement sees them without a restart.
+   */
+  private static void refreshCatalogs(CalciteSchema root) {
+    for (CalciteSchema schema : root.getSubSchemaMap().values()) {
+      if (schema.schema instanceof SpillwaySchema spillway) {
+        spillway.catalog().refresh();
+      }
+    }
   }
 
   /** The table objects of every Spillway catalog the connection sees, compared by identity. */

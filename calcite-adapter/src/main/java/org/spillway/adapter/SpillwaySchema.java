@@ -1,10 +1,15 @@
 package org.spillway.adapter;
 
+import com.google.common.collect.ImmutableMultimap;
+import com.google.common.collect.Multimap;
+import org.apache.calcite.schema.Function;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
 import org.spillway.storage.Catalog;
+import org.spillway.storage.imports.ImportFormat;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /** Schema exposing every table of a Spillway catalog. */
@@ -13,6 +18,8 @@ public final class SpillwaySchema extends AbstractSchema {
   private final SpillwayOptions options;
   private final SpillwayDeviceUsage deviceUsage = new SpillwayDeviceUsage();
   private Map<String, Table> tables;
+  /** The catalog's version {@link #tables} lists. */
+  private long tablesVersion = -1;
 
   public SpillwaySchema(Catalog catalog) {
     this(catalog, SpillwayOptions.DEFAULT);
@@ -34,15 +41,33 @@ public final class SpillwaySchema extends AbstractSchema {
     return catalog;
   }
 
+  /** The catalog's tables, listed again when a table was created or dropped (here or in another process). */
   @Override protected synchronized Map<String, Table> getTableMap() {
-    if (tables == null) {
+    long version = catalog.version();
+    if (tables == null || version != tablesVersion) {
       Map<String, Table> map = new LinkedHashMap<>();
       for (String name : catalog.tableNames()) {
-        map.put(name, new SpillwayTable(catalog, name, options, deviceUsage));
+        Table known = tables == null ? null : tables.get(name);
+        map.put(name, known != null ? known : new SpillwayTable(catalog, name, options, deviceUsage));
       }
       tables = map;
+      tablesVersion = version;
     }
     return tables;
+  }
+
+  /** The table functions that read files: read_parquet, read_arrow and read_csv ({@link SpillwayFileFunction}). */
+  @Override protected Multimap<String, Function> getFunctionMultimap() {
+    ImmutableMultimap.Builder<String, Function> functions = ImmutableMultimap.builder();
+    for (ImportFormat format : ImportFormat.values()) {
+      functions.put(fileFunctionName(format), new SpillwayFileFunction(format, this));
+    }
+    return functions.build();
+  }
+
+  /** The name of the table function that reads files of a format, e.g. read_parquet. */
+  public static String fileFunctionName(ImportFormat format) {
+    return "read_" + format.name().toLowerCase(Locale.ROOT);
   }
 
   /** The execution settings of this schema's connection. */

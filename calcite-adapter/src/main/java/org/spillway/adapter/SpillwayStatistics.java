@@ -6,6 +6,7 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.spillway.storage.ColumnStatistics;
 import org.spillway.storage.StoredTable;
+import org.spillway.gpu.vector.ExprType;
 
 import java.math.BigDecimal;
 import java.util.List;
@@ -82,6 +83,25 @@ final class SpillwayStatistics {
     ColumnStatistics stats = origin.table().statistics().column(origin.column());
     boolean unique = stats.distinctCount() >= UNIQUE_SHARE * (origin.table().rowCount() - stats.nullCount());
     return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique));
+  }
+
+  /**
+   * The lowest and highest value field {@code field} of {@code rel} can hold, as the engine holds it: a column's
+   * minimum and maximum where it comes unchanged from an integer or date column, the codes of the sorted dictionary
+   * for dictionary-encoded text; null where unknown.
+   */
+  static long @Nullable [] valueRange(RelMetadataQuery mq, RelNode rel, int field, SpillwayField spillwayField) {
+    if (spillwayField.type().kind() == ExprType.Kind.STRING && spillwayField.dictionary() != null) {
+      int codes = spillwayField.dictionary().get().size();
+      return codes == 0 ? null : new long[] {0, codes - 1};
+    }
+    Optional<ColumnStatistics> stats = column(mq, rel, field);
+    if (stats.isEmpty() || !(stats.get().min() instanceof Integer || stats.get().min() instanceof Long)) {
+      return null;
+    }
+    Long min = asLong(stats.get().min());
+    Long max = asLong(stats.get().max());
+    return min == null || max == null || min > max ? null : new long[] {min, max};
   }
 
   /** An integral statistic as a long (decimals unscaled), or null. */

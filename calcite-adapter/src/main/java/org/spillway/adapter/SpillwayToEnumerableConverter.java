@@ -64,7 +64,9 @@ public final class SpillwayToEnumerableConverter extends ConverterImpl implement
     SpillwayTableScan bareScan = spillway.bareScan();
     if (bareScan != null) {
       // A bare scan needs no vectors: rows are read straight from the Arrow batches.
-      Expression table = requireNonNull(bareScan.getTable().getExpression(SpillwayTable.class), "table expression");
+      // the table object itself: a file that read_parquet made a table has no expression in the schema
+      Expression table = implementor.stash(requireNonNull(bareScan.getTable().unwrap(SpillwayTable.class),
+          "Spillway table"), SpillwayTable.class);
       rows = block.append("rows", Expressions.call(table, SpillwayMethod.QUERY.method,
           implementor.getRootExpression(), Expressions.constant(bareScan.fields()),
           Expressions.constant(scalar)));

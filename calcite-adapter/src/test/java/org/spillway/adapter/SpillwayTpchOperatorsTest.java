@@ -25,10 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class SpillwayTpchOperatorsTest {
   /** Enumerable operators still expected, by query (delete an entry when its operator moves into Spillway). */
-  private static final Map<Integer, List<String>> KNOWN = Map.of(
-      // an aggregate over an aggregate (GROUP BY c_count) stays Calcite's although SpillwayAggregateRule converts
-      // it, and so does the ORDER BY above it
-      13, List.of("EnumerableSort", "EnumerableAggregate"));
+  private static final Map<Integer, List<String>> KNOWN = Map.of();
 
   @TempDir static Path dir;
   private static AutoCloseable profile;

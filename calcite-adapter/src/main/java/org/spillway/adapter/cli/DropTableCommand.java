@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * Drops tables from a data directory, broken ones included (Spillway's SQL has CREATE INDEX and DROP INDEX, no DROP TABLE). Servers and shells
- * that have the directory open keep their view until they restart.
+ * Drops tables from a data directory, broken ones included (SQL's DROP TABLE does the same for a connection's
+ * catalog). Servers and shells that have the directory open stop seeing the tables on their next statement.
  */
 @Command(name = "drop-table", mixinStandardHelpOptions = true,
     description = "Drop tables (their files too) from a data directory, e.g. a broken table or a partial TPC-H set.")

@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
 @Command(name = "spillway", mixinStandardHelpOptions = true, version = "Spillway 0.1.0",
     description = {"SQL over Arrow data in CPU memory, executed by GPU operators.",
         "Without -e or -f it opens an interactive SQL shell (sqlline)."},
-    subcommands = {GenerateCommand.class, DropTableCommand.class, CalibrateCommand.class, ServerCommand.class,
+    subcommands = {GenerateCommand.class, ImportCommand.class, DropTableCommand.class, CalibrateCommand.class, ServerCommand.class,
         UsersCommand.class})
 public final class SpillwayCli implements Callable<Integer> {
   @Mixin DataDirOptions data;

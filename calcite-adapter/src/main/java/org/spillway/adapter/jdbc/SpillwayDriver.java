@@ -62,7 +62,8 @@ public class SpillwayDriver extends Driver {
     CalciteConnection calcite = connection.unwrap(CalciteConnection.class);
     SchemaPlus root = calcite.getRootSchema();
     String schema = props.get(SpillwayProperty.SCHEMA);
-    root.add(schema, new SpillwaySchema(catalog, options));
+    // uncached: Calcite would otherwise keep the first list of tables, and miss those created later
+    root.add(schema, new SpillwaySchema(catalog, options)).setCacheEnabled(false);
     calcite.setSchema(schema);
     return SpillwayJdbcProxy.wrap(connection);
   }

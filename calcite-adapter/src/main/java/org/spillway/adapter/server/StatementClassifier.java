@@ -2,16 +2,22 @@ package org.spillway.adapter.server;
 
 import java.sql.SQLException;
 import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.calcite.avatica.util.Quoting;
+import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+import org.spillway.adapter.SpillwaySchema;
 import org.spillway.adapter.SpillwayExplainAnalyze;
 import org.spillway.adapter.jdbc.SpillwaySqlErrors;
+import org.spillway.storage.imports.ImportFormat;
 
 /** Decides whether a SQL statement only reads, so that a read-only server can refuse everything else. */
 public final class StatementClassifier {
@@ -76,6 +82,31 @@ public final class StatementClassifier {
           + " statements are refused (start the server with --allow-writes to permit them);"
           + " statement: " + abbreviate(sql), READ_ONLY_SQLSTATE);
     }
+    final Optional<String> reader = fileReader(node);
+    if (reader.isPresent()) {
+      throw new SQLException("Spillway server is read-only: " + reader.get() + " reads files on the server and is"
+          + " refused (start the server with --allow-writes to permit it); statement: " + abbreviate(sql),
+          READ_ONLY_SQLSTATE);
+    }
+  }
+
+  /** The first table function in the statement that reads a file of the server's (read_parquet, ...), if any. */
+  private static Optional<String> fileReader(SqlNode node) {
+    final Set<String> names = new HashSet<>();
+    for (ImportFormat format : ImportFormat.values()) {
+      names.add(SpillwaySchema.fileFunctionName(format));
+    }
+    final String[] found = new String[1];
+    node.accept(new SqlBasicVisitor<Void>() {
+      @Override public Void visit(SqlCall call) {
+        final String name = call.getOperator().getName().toLowerCase(Locale.ROOT);
+        if (found[0] == null && names.contains(name)) {
+          found[0] = name;
+        }
+        return super.visit(call);
+      }
+    });
+    return Optional.ofNullable(found[0]);
   }
 
   private static String firstLine(String message) {

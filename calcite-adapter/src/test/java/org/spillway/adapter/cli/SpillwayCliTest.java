@@ -105,6 +105,36 @@ class SpillwayCliTest {
     assertTrue(Files.notExists(missing));
   }
 
+  /**
+   * import reads Spillway's own Arrow files (dictionary-encoded text, DECIMAL as scaled integers) back into a table
+   * that answers as the original, and reports the speed; a bad file fails with its name and leaves no table.
+   */
+  @Test void importMakesATableAndReportsItsSpeed() throws Exception {
+    Path target = tmp.resolve("imported");
+    Path[] parts;
+    try (var files = Files.list(data.resolve("orders"))) {
+      parts = files.filter(f -> f.toString().endsWith(".arrow")).sorted().toArray(Path[]::new);
+    }
+    String[] args = new String[parts.length + 5];
+    System.arraycopy(new String[] {"import", "--data-dir", target.toString(), "--table", "orders2"}, 0, args, 0, 5);
+    for (int i = 0; i < parts.length; i++) {
+      args[5 + i] = parts[i].toString();
+    }
+    Run imported = run(args);
+    assertEquals(0, imported.code(), imported.err());
+    assertTrue(imported.err().matches("(?s).*Imported 1,500 rows into table orders2 of .* MB/s\n"), imported.err());
+    String sum = "select count(distinct o_orderstatus) || ' ' || sum(o_totalprice) from ";
+    assertEquals(run("-d", data.toString(), "--format", "csv", "-e", sum + "orders").out(),
+        run("-d", target.toString(), "--format", "csv", "-e", sum + "orders2").out());
+
+    Path bad = Files.writeString(tmp.resolve("bad.parquet"), "not parquet");
+    Run failed = run("import", "--data-dir", target.toString(), "--table", "bad", bad.toString());
+    assertEquals(1, failed.code());
+    assertTrue(failed.err().startsWith("spillway: " + bad + ": not a readable Parquet file"), failed.err());
+    assertTrue(!Files.exists(target.resolve("bad")), "no table is left");
+    CatalogRegistry.close(target);
+  }
+
   @Test void generateRejectsANonPositiveScaleFactor() {
     Run r = run("generate", "--sf", "0", "--dir", tmp.resolve("g").toString());
     assertEquals(1, r.code());

@@ -47,6 +47,7 @@ class StatementClassifierTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"create table t (x int)", "drop table nation", "CREATE VIEW v AS x",
+      "create table t as select * from nation", "DROP TABLE IF EXISTS nation",
       "create index n_key on nation (n_nationkey) using btree", "DROP INDEX IF EXISTS n_key"})
   void unparsableWritesAreRefusedAsWrites(String sql) {
     final SQLException e =
@@ -54,6 +55,18 @@ class StatementClassifierTest {
     assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
     assertTrue(e.getMessage().contains("could not classify"), e.getMessage());
     assertTrue(e.getMessage().contains(sql), e.getMessage());
+  }
+
+  /** The table functions that read files read the server's files: refused, however they are spelled. */
+  @ParameterizedTest
+  @ValueSource(strings = {"select * from table(read_csv('/etc/passwd'))",
+      "SELECT COUNT(*) FROM nation, TABLE(\"READ_PARQUET\"('/x.parquet'))",
+      "select * from (select * from table(read_arrow /* hidden */ ('/x.arrow')))"})
+  void fileReadersAreRefused(String sql) {
+    final SQLException e =
+        assertThrows(SQLException.class, () -> StatementClassifier.requireReadOnly(sql));
+    assertEquals(StatementClassifier.READ_ONLY_SQLSTATE, e.getSQLState());
+    assertTrue(e.getMessage().contains("reads files on the server"), e.getMessage());
   }
 
   /** EXPLAIN ANALYZE runs its statement: a write under it is refused as the write. */

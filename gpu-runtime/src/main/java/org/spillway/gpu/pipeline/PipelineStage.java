@@ -45,7 +45,13 @@ public sealed interface PipelineStage {
    * clustered (non-decreasing in input order, NULLs aside), so the CPU backend aggregates runs of equal keys
    * without a hash table ({@code aggregate.SortedRunAggregation}); it checks the order as it goes and hashes if it is not so.
    */
-  record Aggregate(int[] groupKeys, List<AggCall> calls, boolean sortedRuns) implements PipelineStage {
+  record Aggregate(int[] groupKeys, List<AggCall> calls, boolean sortedRuns, long[][] keyRanges)
+      implements PipelineStage {
+    /**
+     * {@code keyRanges[k]}: the lowest and highest value group key k can hold (from the statistics of the column it
+     * comes from), or null where unknown; null for none. The GPU packs keys whose ranges are known into fewer bits;
+     * the CPU backend does not need them. A value outside its range is no error: the GPU leaves the run to the CPU.
+     */
     public Aggregate {
       groupKeys = groupKeys.clone();
       calls = List.copyOf(calls);
@@ -53,6 +59,35 @@ public sealed interface PipelineStage {
         throw new IllegalArgumentException("an aggregation over sorted runs groups by one key, not "
             + groupKeys.length);
       }
+      if (keyRanges != null) {
+        if (keyRanges.length != groupKeys.length) {
+          throw new IllegalArgumentException(keyRanges.length + " key ranges for " + groupKeys.length + " group keys");
+        }
+        keyRanges = keyRanges.clone();
+        for (int k = 0; k < keyRanges.length; k++) {
+          long[] range = keyRanges[k];
+          if (range != null && (range.length != 2 || range[0] > range[1])) {
+            throw new IllegalArgumentException("key range " + java.util.Arrays.toString(range) + " of group key " + k
+                + " is not {low, high} with low <= high");
+          }
+          keyRanges[k] = range == null ? null : range.clone();
+        }
+      }
+    }
+
+    /** An aggregation without key ranges. */
+    public Aggregate(int[] groupKeys, List<AggCall> calls, boolean sortedRuns) {
+      this(groupKeys, calls, sortedRuns, null);
+    }
+
+    /** The range of group key {@code k}, or null where unknown. */
+    public long[] keyRange(int k) {
+      return keyRanges == null ? null : keyRanges[k];
+    }
+
+    /** This aggregation with the given key ranges (see the record's comment). */
+    public Aggregate withKeyRanges(long[][] ranges) {
+      return new Aggregate(groupKeys, calls, sortedRuns, ranges);
     }
 
     /** Whether keys of this type may form sorted runs: they compare as their words (integers, dates, decimals). */

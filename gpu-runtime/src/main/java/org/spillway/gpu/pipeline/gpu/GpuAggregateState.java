@@ -99,12 +99,13 @@ final class GpuAggregateState {
 
   /**
    * The aggregate's output columns (group keys, then one per call), as the CPU backend's HashAggregator
-   * gives them: a global aggregate has one row, also over no input. {@code keyNullBits[k]} is the flag bit
+   * gives them: a global aggregate has one row, also over no input. Key k takes {@code keyBits[k]} bits of the packed key, offset by
+   * {@code keyOffsets[k]} when fewer than 32; {@code keyNullBits[k]} is the flag bit
    * of key k's NULL (-1 when it cannot be NULL); bit c of {@code trackedCalls} says that call c counted its
    * non-NULL arguments.
    */
   ColumnVector[] result(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits,
-      int[] keyNullBits, long trackedCalls) {
+      long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
     long[] words = new long[(int) (bytes(capacity, callCount) / 8)];
     CudaException.check(cuMemcpyDtoH(Pointer.to(words), buffer.pointer(), words.length * 8L), "cuMemcpyDtoH(state)");
     int[] groupKeys = aggregate.groupKeys();
@@ -127,9 +128,10 @@ final class GpuAggregateState {
           nulls[g] = true;
           continue;
         }
-        values[g] = keyBits[k] == 64 ? key : (int) (key >>> shift);
+        values[g] = keyBits[k] == 64 ? key : keyBits[k] == 32 ? (int) (key >>> shift)
+            : (key >>> shift & (1L << keyBits[k]) - 1) + keyOffsets[k];
       }
-      shift += keyBits[k] == 64 ? 0 : 32;
+      shift += keyBits[k] == 64 ? 0 : keyBits[k];
       out[k] = ColumnVector.ofLongs(inputTypes.get(groupKeys[k]), values, nulls, rows);
     }
     for (int c = 0; c < aggregate.calls().size(); c++) {

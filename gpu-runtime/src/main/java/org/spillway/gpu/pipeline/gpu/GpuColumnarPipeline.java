@@ -47,6 +47,11 @@ public final class GpuColumnarPipeline {
   /** The most groups the GPU aggregation holds. */
   public static final long MAX_GROUPS = MAX_CAPACITY / 2;
   /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
+  /**
+   * The most bytes of one chunk's output buffer in a pass that returns rows: every stream worker keeps one per chunk in
+   * flight, and all of them together must stay within what GpuScratch keeps pinned between runs.
+   */
+  static final long ROWS_OUTPUT_BUFFER_BYTES = 16L << 20;
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
   private static final int BLOCK_THREADS = 256;
@@ -310,6 +315,9 @@ public final class GpuColumnarPipeline {
     }
     try {
       return run(device, method, batches, joins, cpuBackend, cpuThreads, cancelled, started);
+    } catch (GpuPipelineErrors.KeyOutOfRange e) {
+      lastFallback = e.getMessage();
+      return cpuBackend.get().run(batches, cpuThreads, cancelled);
     } catch (GpuMemoryException e) {
       if (joins == null) {
         throw e;
@@ -356,8 +364,8 @@ public final class GpuColumnarPipeline {
         GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
             chunkRows(batches), cancelled, (state, header) -> {
               GpuPipelineErrors.throwIfFailed(header[0], pass.origins());
-              return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), keyNullBits,
-                  pass.trackedCalls());
+              return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
+                  keyNullBits, pass.trackedCalls());
             });
         lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
             pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), outcome.stateBytes());
@@ -383,8 +391,8 @@ public final class GpuColumnarPipeline {
     for (int k = 0; k < nullableOutputs.length; k++) {
       nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
     }
-    long tileRows = GpuRowsLayout.TILE_ROWS;
-    long chunkRows = Math.max(tileRows, chunkRows(batches) / tileRows * tileRows);
+    long chunkRows = GpuRowsLayout.chunkRowsFitting(cpu.outputTypes(), nullableOutputs, chunkRows(batches),
+        ROWS_OUTPUT_BUFFER_BYTES);
     GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
         new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots(), joins);
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);

@@ -15,6 +15,8 @@ final class GpuKernels {
   final CudaKernel global;
   final CudaKernel grouped;
   final CudaKernel rows;
+  final CudaKernel rowsScan;
+  final CudaKernel rowsGather;
   final CudaKernel joinBuild;
   final CudaKernel compact;
   final CudaKernel selectionBranching;
@@ -27,7 +29,10 @@ final class GpuKernels {
     this.grouped = module.kernel("columnar_pipeline_grouped");
     this.joinBuild = module.kernel("columnar_pipeline_join_build");
     this.compact = module.kernel("columnar_pipeline_compact");
-    this.rows = device.module(ROWS_MODULE).kernel("columnar_pipeline_rows");
+    CudaModule rowsModule = device.module(ROWS_MODULE);
+    this.rows = rowsModule.kernel("columnar_pipeline_rows");
+    this.rowsScan = rowsModule.kernel("columnar_pipeline_rows_scan");
+    this.rowsGather = rowsModule.kernel("columnar_pipeline_rows_gather");
     CudaModule selection = device.module(SELECTION_MODULE);
     this.selectionBranching = selection.kernel("selection_aggregate_branching");
     this.selectionPredication = selection.kernel("selection_aggregate_predication");

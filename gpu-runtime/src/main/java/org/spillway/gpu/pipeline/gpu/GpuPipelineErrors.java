@@ -26,9 +26,16 @@ final class GpuPipelineErrors {
           + " (on the GPU)");
       case GpuAggregateState.ERR_CAST -> throw new ArithmeticException("overflow casting "
           + ((Expr.Cast) origin).operand().type() + " to " + origin.type() + " in " + origin + " (on the GPU)");
-      case GpuAggregateState.ERR_KEY_RANGE -> throw new IllegalStateException(
-          "a group key of a 32-bit type holds a value outside 32 bits (GPU hash aggregation)");
+      case GpuAggregateState.ERR_KEY_RANGE -> throw new KeyOutOfRange("a group key holds a value outside its 32 bits or"
+          + " outside the range its column's statistics give (GPU hash aggregation)");
       default -> throw new IllegalStateException("GPU pipeline failed with error code " + code + " at " + at);
+    }
+  }
+
+  /** A group key outside the bits the GPU packed it into: the CPU backend aggregates the run instead. */
+  static final class KeyOutOfRange extends RuntimeException {
+    KeyOutOfRange(String message) {
+      super(message);
     }
   }
 }

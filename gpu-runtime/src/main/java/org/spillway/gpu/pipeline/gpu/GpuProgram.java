@@ -54,6 +54,7 @@ final class GpuProgram {
   static final int JUMP = 16;
   static final int MERGE_NULL = 17;
   static final int ADD = 18;
+  static final int SUB = 19;
   static final int CHECK_INT32 = 22;
   static final int SCALE = 23;
   static final int YEAR = 24;
@@ -80,8 +81,13 @@ final class GpuProgram {
   final int[] calls;
   /** Per aggregate call: the columns (bits of register numbers) whose NULLs can make its argument NULL. */
   final long[] callNullDeps;
-  /** Per group key: register and packed width in bits (32 or 64). */
+  /**
+   * Per group key: register and packed width in bits: 64, 32, or fewer for a key of known range, whose register
+   * then holds the value minus {@link #keyOffsets}[k].
+   */
   final int[] keys;
+  /** Per group key: what its packed value is offset by (0 but for keys packed by their range). */
+  final long[] keyOffsets;
   /** Per group key: the columns whose NULLs can make it NULL, as for calls. */
   final long[] keyNullDeps;
   /** The expression each instruction belongs to, for error messages. */
@@ -100,12 +106,13 @@ final class GpuProgram {
   final int[] slotJoins;
   final int[] slotColumns;
 
-  private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps) {
-    this(b, calls, callNullDeps, keys, keyNullDeps, new int[0], new long[0]);
+  private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps,
+      long[] keyOffsets) {
+    this(b, calls, callNullDeps, keys, keyNullDeps, keyOffsets, new int[0], new long[0]);
   }
 
   private GpuProgram(GpuProgramBuilder b, int[] calls, long[] callNullDeps, int[] keys, long[] keyNullDeps,
-      int[] outputs, long[] outputNullDeps) {
+      long[] keyOffsets, int[] outputs, long[] outputNullDeps) {
     this.code = b.code.stream().mapToInt(Integer::intValue).toArray();
     this.constants = b.constants.stream().mapToLong(Long::longValue).toArray();
     this.columns = b.columns.stream().mapToInt(Integer::intValue).toArray();
@@ -117,6 +124,7 @@ final class GpuProgram {
     this.callNullDeps = callNullDeps;
     this.keys = keys;
     this.keyNullDeps = keyNullDeps;
+    this.keyOffsets = keyOffsets;
     this.origins = b.origins.toArray(new Expr[0]);
     this.outputs = outputs;
     this.outputNullDeps = outputNullDeps;
@@ -173,20 +181,55 @@ final class GpuProgram {
     }
     int[] keys = new int[2 * aggregate.groupKeys().length];
     long[] keyNullDeps = new long[aggregate.groupKeys().length];
-    int bits = 0;
+    long[] keyOffsets = new long[aggregate.groupKeys().length];
+    int[] widths = keyWidths(aggregate, types);
     for (int k = 0; k < aggregate.groupKeys().length; k++) {
       int key = aggregate.groupKeys()[k];
-      int width = keyBits(types.get(key));
-      bits += width;
-      keys[2 * k] = b.use(current, key);
-      keys[2 * k + 1] = width;
-      keyNullDeps[k] = b.deps(keys[2 * k]);
+      int reg = b.use(current, key);
+      if (widths[k] < 32) {  // packed by its range: the register holds the value minus the range's low end
+        long low = aggregate.keyRange(k)[0];
+        int lowReg = b.fresh(0);
+        b.emit(CONST, lowReg, 0, b.constant(low), null);
+        int offset = b.fresh(b.deps(reg));
+        b.emit(SUB, offset, reg, lowReg, null);
+        reg = offset;
+        keyOffsets[k] = low;
+      }
+      keys[2 * k] = reg;
+      keys[2 * k + 1] = widths[k];
+      keyNullDeps[k] = b.deps(reg);
     }
-    if (bits > 64) {
-      throw new Unsupported("group keys " + keyTypes(aggregate.groupKeys(), types) + " need " + bits
-          + " bits; the GPU hash table packs keys into 64");
+    return new GpuProgram(b, calls, callNullDeps, keys, keyNullDeps, keyOffsets);
+  }
+
+  /**
+   * The packed width of each group key: 64 or 32 bits by its type, unless they add up to more than 64; then each
+   * 32-bit key of known range takes the bits its range needs. Throws {@link Unsupported} when they still do not fit.
+   */
+  private static int[] keyWidths(PipelineStage.Aggregate aggregate, List<ExprType> types) {
+    int[] keys = aggregate.groupKeys();
+    int[] widths = new int[keys.length];
+    int bits = 0;
+    for (int k = 0; k < keys.length; k++) {
+      widths[k] = keyBits(types.get(keys[k]));
+      bits += widths[k];
     }
-    return new GpuProgram(b, calls, callNullDeps, keys, keyNullDeps);
+    if (bits <= 64) {
+      return widths;
+    }
+    int packed = 0;
+    for (int k = 0; k < keys.length; k++) {
+      long[] range = aggregate.keyRange(k);
+      if (widths[k] == 32 && range != null && range[1] - range[0] < 1L << 31) {
+        widths[k] = Math.max(1, 64 - Long.numberOfLeadingZeros(range[1] - range[0]));
+      }
+      packed += widths[k];
+    }
+    if (packed > 64) {
+      throw new Unsupported("group keys " + keyTypes(keys, types) + " need " + bits + " bits (" + packed
+          + " packed by the ranges the statistics know); the GPU hash table packs keys into 64");
+    }
+    return widths;
   }
 
   /**
@@ -213,7 +256,7 @@ final class GpuProgram {
       outputs[i] = b.use(current, i);
       outputNullDeps[i] = b.deps(outputs[i]);
     }
-    return new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], outputs, outputNullDeps);
+    return new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], new long[0], outputs, outputNullDeps);
   }
 
   private static List<ExprType> typesAfter(List<ExprType> inputTypes, List<PipelineStage> stages) {

@@ -44,7 +44,7 @@ final class GpuRowsAssembler {
       throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
           + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
     }
-    long selected = 0;
+    long selected = 0;  // the chunk's rows lie consecutively in tile order: this tile's start at the rows before it
     for (long t = 0; t < GpuRowsLayout.tiles(rows); t++) {
       long tileFirst = t * GpuRowsLayout.TILE_ROWS;
       long count = MemoryUtil.getInt(address + layout.countsAt() + 4 * t) & 0xffffffffL;
@@ -54,7 +54,7 @@ final class GpuRowsAssembler {
             + (firstRow + tileFirst) + ")");
       }
       if (count > 0) {
-        rowsOf(batch, (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS).append(address, tileFirst, (int) count);
+        rowsOf(batch, (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS).append(address, selected, (int) count);
         selected += count;
       }
     }

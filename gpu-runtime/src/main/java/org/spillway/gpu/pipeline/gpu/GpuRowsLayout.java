@@ -8,9 +8,10 @@ import java.util.List;
  * {@code capacityRows} rows in its output buffer (pinned, mapped host memory): per output column a region of
  * values (1 byte for BOOLEAN, 4 for INT32, DATE and STRING codes, 8 for INT64 and DECIMAL), then a flag byte
  * per row (1: NULL) for each column that may be NULL in this run, then one 32-bit count per tile of
- * {@link #TILE_ROWS} rows; each region starts 128-byte aligned. The selected rows of tile t occupy positions
- * {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1} of every region, in input order. Only those
- * positions and the counts are written, so only they cross the link.
+ * {@link #TILE_ROWS} rows; each region starts 128-byte aligned. The selected rows of the chunk occupy the first
+ * positions of every region, in input order (tile by tile, as the counts say). Only those positions and the counts
+ * are written, so only they cross the link. The staging buffer in GPU memory has the same layout, but there the
+ * rows of tile t occupy positions {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1}.
  */
 final class GpuRowsLayout {
   /** Rows per tile: kBlock of columnar_pipeline_rows.cu (one row per thread of a block). */
@@ -55,6 +56,18 @@ final class GpuRowsLayout {
     }
     countsAt = at;
     bytes = align(countsAt + tiles(capacityRows) * 4);
+  }
+
+  /**
+   * The most rows, a multiple of {@link #TILE_ROWS} and at most {@code chunkRows}, whose output buffer takes at most
+   * {@code maxBytes}: a chunk's buffer must hold every row of it (the kernel writes a tile's rows at the tile's place),
+   * so a wide output or long chunks make buffers that the pinned pool cannot keep between runs, and pinning memory
+   * anew costs more than the run.
+   */
+  static long chunkRowsFitting(List<ExprType> types, boolean[] nullable, long chunkRows, long maxBytes) {
+    long perTile = new GpuRowsLayout(types, nullable, TILE_ROWS).bytes();
+    long tiles = Math.max(1, Math.min(chunkRows / TILE_ROWS, maxBytes / perTile));
+    return tiles * TILE_ROWS;
   }
 
   /** Bytes of one value of an output column of {@code type} in the buffer; only long-lane types have one. */

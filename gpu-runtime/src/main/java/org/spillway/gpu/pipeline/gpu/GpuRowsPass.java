@@ -21,18 +21,23 @@ import org.spillway.gpu.pipeline.ColumnBatch;
 /**
  * One run of a pipeline without an aggregation on the GPU ({@link GpuColumnarPipeline}): uploads the program
  * image and a zeroed error word, streams the batches through {@link GpuBatchStreamer} (cached buffers read in
- * place) with one columnar_pipeline_rows launch per chunk, and gives each stream worker a ring of pooled pinned
- * output buffers laid out by {@link GpuRowsLayout}, one per chunk in flight. When the ring is full, the oldest
- * chunk's kernel is awaited, its rows go to the {@link GpuRowsAssembler} and its buffer serves the next chunk:
- * reading rows back overlaps the streaming and kernels of later chunks. Once every chunk is done, the error
- * word is read and turned into the CPU backend's exception.
+ * place) with three launches per chunk (columnar_pipeline_rows.cu: the rows into a staging buffer in GPU memory, a
+ * scan of the tiles' counts, and a gather of the rows into consecutive places of the output), and gives each stream
+ * worker a ring of pooled pinned output buffers laid out by {@link GpuRowsLayout}, with their staging buffers, one
+ * per chunk in flight. When the ring is full, the oldest chunk's kernels are awaited, its rows go to the
+ * {@link GpuRowsAssembler} and its buffers serve the next chunk: reading rows back overlaps the streaming and kernels
+ * of later chunks. Once every chunk is done, the error word is read and turned into the CPU backend's exception.
  */
 final class GpuRowsPass {
+  /** Threads of the one block that scans a chunk's tile counts (block_exclusive_scan in the kernel's 1025 slots). */
+  private static final int SCAN_THREADS = 1024;
   /** The result, the pass's time, its bytes by origin and the bytes the kernels wrote back over the link. */
   record Outcome(List<ColumnBatch> result, long nanos, long streamedBytes, long cachedBytes, long returnedBytes) {}
 
   private final CudaDevice device;
   private final CudaKernel kernel;
+  private final CudaKernel scan;
+  private final CudaKernel gather;
   private final GpuProgram program;
   private final FilterVariant variant;
   private final GpuProgramImage image;
@@ -48,6 +53,8 @@ final class GpuRowsPass {
     this.device = device;
     this.joins = joins;
     this.kernel = kernels.rows;
+    this.scan = kernels.rowsScan;
+    this.gather = kernels.rowsGather;
     this.program = program;
     this.variant = variant;
     this.layout = layout;
@@ -86,8 +93,15 @@ final class GpuRowsPass {
     }
   }
 
-  /** A pooled pinned output buffer, the address kernels write it at, and the event that marks its chunk done. */
-  private record OutputBuffer(HostBuffer host, long deviceAddress, CudaEvent done) {}
+  /**
+   * A pooled pinned output buffer, the address kernels write it at, the staging buffer in GPU memory (the layout's
+   * bytes, then the tiles' first output positions) and the event that marks its chunk done.
+   */
+  private record OutputBuffer(HostBuffer host, long deviceAddress, DeviceBuffer staging, CudaEvent done) {
+    long offsetsAddress(GpuRowsLayout layout) {
+      return staging.address() + layout.bytes();
+    }
+  }
 
   /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
   private record InFlight(int batch, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
@@ -116,18 +130,28 @@ final class GpuRowsPass {
       }
       OutputBuffer out = spare.isEmpty() ? acquire() : spare.pop();
       inFlight.add(new InFlight(batch, firstRow, rows, out, stream));  // before the launch: a failure finds it
-      long[] rowsArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
-      kernel.launch(GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, GpuRowsLayout.tiles(rows)),
-          GpuColumnarPipeline.blockThreads(), stream, chunk, argument, rowsArg, error);
+      long tiles = GpuRowsLayout.tiles(rows);
+      int blocks = GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, tiles);
+      long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
+      long[] outputArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
+      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), stream, chunk, argument, stagingArg, error);
+      scan.launch(1, SCAN_THREADS, stream, out.staging().address(), outputArg, tiles, out.offsetsAddress(layout));
+      gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, out.staging().address(), outputArg, tiles,
+          out.offsetsAddress(layout));
       out.done().record(stream);
     }
 
     private OutputBuffer acquire() {
       HostBuffer host = GpuScratch.acquireHost(device, layout.bytes());
+      DeviceBuffer staging = null;
       try {
-        return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()),
+        staging = GpuScratch.acquire(device, layout.bytes() + 4 * (GpuRowsLayout.tiles(layout.capacityRows()) + 1));
+        return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()), staging,
             GpuScratch.event(device));
       } catch (RuntimeException e) {
+        if (staging != null) {
+          GpuScratch.release(device, staging);
+        }
         GpuScratch.release(device, host);
         throw e;
       }
@@ -164,6 +188,7 @@ final class GpuRowsPass {
       inFlight.clear();
       for (OutputBuffer out : spare) {
         GpuScratch.release(device, out.host());
+        GpuScratch.release(device, out.staging());
         GpuScratch.release(device, out.done());
       }
       spare.clear();

@@ -142,6 +142,63 @@ class GpuColumnarPipelineTest {
     }
   }
 
+  /**
+   * Four 32-bit group keys (128 bits) of known ranges pack into 64 and aggregate on the GPU as on the CPU, NULL keys
+   * included, values at both ends of each range; a value outside its range leaves the run to the CPU, with the same
+   * result and the reason.
+   */
+  @Test void keysPackedByTheirRangesAggregateAsOnTheCpu() {
+    int rows = 20_000;
+    Random random = new Random(31);
+    long[][] ranges = {{-5_000, 5_000_000}, {8035, 10591}, {7, 7}, {0, 149}};
+    List<FieldVector> keys = new ArrayList<>();
+    for (int k = 0; k < ranges.length; k++) {
+      IntVector key = new IntVector("k" + k, allocator);
+      vectors.add(key);
+      keys.add(key);
+      key.allocateNew(rows);
+      for (int r = 0; r < rows; r++) {
+        long low = ranges[k][0];
+        long high = ranges[k][1];
+        long span = Math.min(high - low + 1, 40);  // few distinct values, so that groups repeat
+        long v = r % 97 == 0 ? low : r % 89 == 0 ? high : low + random.nextInt((int) span);
+        if (k == 3 && r % 13 == 0) {
+          key.setNull(r);
+        } else {
+          key.set(r, (int) v);
+        }
+      }
+      key.setValueCount(rows);
+    }
+    BigIntVector value = new BigIntVector("v", allocator);
+    vectors.add(value);
+    value.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      value.set(r, r * 3L - 1000);
+    }
+    value.setValueCount(rows);
+    List<FieldVector> columns = new ArrayList<>(keys);
+    columns.add(value);
+    List<SourceBatch> batches = List.of(new SourceBatch(columns, rows));
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.INT32, ExprType.INT32, ExprType.INT32, ExprType.INT64);
+    PipelineStage.Aggregate aggregate = new PipelineStage.Aggregate(new int[] {0, 1, 2, 3},
+        List.of(new AggCall(AggCall.Kind.SUM, 4, ExprType.INT64), new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64)));
+    for (TransferMethod method : new TransferMethod[] {TransferMethod.PINNED_COPY, TransferMethod.ZERO_COPY}) {
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, List.of(aggregate.withKeyRanges(ranges)))
+          .withTransferOptions(SMALL_CHUNKS);
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"));
+      List<Object[]> got = assertSameResult(gpu, method, batches, "packed keys over " + method);
+      assertTrue(got.size() > 100, got.size() + " groups");
+      assertNull(gpu.lastFallback());
+    }
+    long[][] tooNarrow = {{-5_000, 5_000_000}, {8035, 10000}, {7, 7}, {0, 149}};  // some dates lie above 10000
+    GpuColumnarPipeline stale = new GpuColumnarPipeline(types, List.of(aggregate.withKeyRanges(tooNarrow)));
+    RandomBatches.assertSameResult(stale, TransferMethod.PINNED_COPY, batches, "a value outside its range",
+        "outside the range");
+    assertTrue(stale.lastFallback() != null && stale.lastFallback().contains("outside the range"),
+        "fell back: " + stale.lastFallback());
+  }
+
   /** NULL group keys form their own group; SUM/MIN/MAX of only NULLs are NULL, COUNT(x) counts non-NULLs. */
   @Test void nullKeysAndAggregatesOfOnlyNulls() {
     int rows = 3000;

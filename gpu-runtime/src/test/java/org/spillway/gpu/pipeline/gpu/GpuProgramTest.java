@@ -129,6 +129,28 @@ class GpuProgramTest {
         new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
   }
 
+  /**
+   * Group keys whose 32-bit values need more than 64 bits together pack by the ranges the statistics give: each takes
+   * the bits of its range (the value minus the range's low end), and the NULL flags still go above them.
+   */
+  @Test void keysOfKnownRangesPackIntoFewerBits() {
+    List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT32, ExprType.STRING);
+    PipelineStage.Aggregate threeKeys = new PipelineStage.Aggregate(new int[] {0, 1, 2, 3}, List.of(COUNT));
+    assertTrue(new GpuColumnarPipeline(types, List.of(threeKeys)).unsupportedReason().orElse("")
+        .contains("need 128 bits"), "no ranges: 4 x 32 bits");
+    long[][] ranges = {{1, 60_000_000}, {8035, 10591}, {0, 0}, {0, 149}};
+    GpuProgram packed = GpuProgram.compile(types, List.of(), threeKeys.withKeyRanges(ranges));
+    assertEquals(List.of(26, 12, 1, 8), box(new int[] {packed.keys[1], packed.keys[3], packed.keys[5], packed.keys[7]}));
+    assertEquals(List.of(1L, 8035L, 0L, 0L), Arrays.stream(packed.keyOffsets).boxed().toList());
+    assertEquals(List.of(47, -1, -1, 48), box(packed.keyNullBits(0b1001)), "flags above the 47 packed bits");
+    long[][] oneUnknown = {{1, 60_000_000}, null, {0, 0}, {0, 149}};
+    assertTrue(new GpuColumnarPipeline(types, List.of(threeKeys.withKeyRanges(oneUnknown))).unsupportedReason()
+        .orElse("").contains("(67 packed by the ranges"), "an unknown range keeps 32 bits: 26 + 32 + 1 + 8");
+    long[][] wide = {{Integer.MIN_VALUE, Integer.MAX_VALUE}, {0, 1 << 20}, {0, 0}, {0, 149}};
+    assertEquals("supported", new GpuColumnarPipeline(types, List.of(threeKeys.withKeyRanges(wide)))
+        .unsupportedReason().orElse("supported"), "a range as wide as the type keeps 32 bits; 32 + 21 + 1 + 8 fit");
+  }
+
   /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
   @Test void nullableKeysGetFlagBitsWhereTheyFit() {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);

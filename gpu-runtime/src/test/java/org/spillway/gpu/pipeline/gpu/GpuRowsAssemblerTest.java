@@ -146,7 +146,7 @@ class GpuRowsAssemblerTest {
     return new Input(values, nulls, selected);
   }
 
-  /** Writes a chunk as the kernel does, over stale bytes; returns the selected rows. */
+  /** Writes a chunk as the kernels do (rows consecutive, a count per tile), over stale bytes; returns the rows. */
   private static long writeChunk(Random random, ArrowBuf buffer, GpuRowsLayout layout, Input in, long first,
       long rows) {
     byte[] stale = new byte[(int) layout.bytes()];
@@ -160,7 +160,7 @@ class GpuRowsAssemblerTest {
         if (!in.selected()[row]) {
           continue;
         }
-        long at = t * TILE + rank++;
+        long at = selected + rank++;
         for (int k = 0; k < layout.columnCount(); k++) {
           long v = in.values()[k][row];
           switch (layout.width(k)) {

@@ -1,0 +1,16 @@
+package org.spillway.storage.imports;
+
+import org.spillway.storage.StoredTable;
+
+/** A finished import: the new table, the bytes of input read and how long it took. */
+public record ImportResult(StoredTable table, long inputBytes, long nanos) {
+  /** Rows of the new table. */
+  public long rows() {
+    return table.rowCount();
+  }
+
+  /** Input read per second, in MB (10^6 bytes). */
+  public double megabytesPerSecond() {
+    return nanos == 0 ? 0 : inputBytes / 1e6 / (nanos / 1e9);
+  }
+}

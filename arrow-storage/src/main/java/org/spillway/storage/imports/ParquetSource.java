@@ -1,0 +1,225 @@
+package org.spillway.storage.imports;
+
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.ParquetMetricsCallback;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.schema.MessageType;
+import org.spillway.storage.BatchBuilder;
+import org.spillway.storage.ColumnDef;
+import org.spillway.storage.StorageException;
+import org.spillway.storage.TableSchema;
+
+/**
+ * A Parquet file read through parquet-hadoop's {@link ParquetFileReader} on a {@link LocalInputFile}, with
+ * {@link PlainParquetConfiguration} and {@link ParquetCodecs}, so that no Hadoop class is needed. Each row group is
+ * a piece: its column chunks are decoded column by column into batches.
+ */
+final class ParquetSource implements ImportSource {
+  /** The record converter parquet-column asks for; values are read from the column readers instead. */
+  private static final GroupConverter IGNORED_VALUES = new GroupConverter() {
+    private final PrimitiveConverter ignored = new PrimitiveConverter() { };
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return ignored;
+    }
+
+    @Override
+    public void start() {
+    }
+
+    @Override
+    public void end() {
+    }
+  };
+
+  /** parquet-hadoop's default largest single read. */
+  private static final int MAX_ALLOCATION_BYTES = 8 << 20;
+
+  private final Path file;
+  private final ParquetMetadata footer;
+  private final List<ParquetColumn> columns;
+  private final TableSchema schema;
+  private final ParquetReadOptions options = readOptions();
+
+  private ParquetSource(Path file, ParquetMetadata footer, List<ParquetColumn> columns) {
+    this.file = file;
+    this.footer = footer;
+    this.columns = columns;
+    this.schema = new TableSchema(columns.stream().map(ParquetColumn::column).toList());
+  }
+
+  /** Reads the footer and maps the schema; fails with the file and why if either is not importable. */
+  static ParquetSource open(Path file, TimestampMode timestamps) {
+    ParquetMetadata footer;
+    try (ParquetFileReader reader = openReader(file, readOptions())) {
+      footer = reader.getFooter();
+    } catch (IOException | RuntimeException e) {
+      throw new StorageException(file + ": not a readable Parquet file: " + reason(e), e);
+    }
+    MessageType parquetSchema = footer.getFileMetaData().getSchema();
+    List<ParquetColumn> columns = new ArrayList<>();
+    try {
+      for (int i = 0; i < parquetSchema.getFieldCount(); i++) {
+        ColumnDescriptor descriptor = parquetSchema.getType(i).isPrimitive()
+            ? parquetSchema.getColumnDescription(new String[] {parquetSchema.getType(i).getName()}) : null;
+        columns.add(ParquetColumn.of(parquetSchema.getType(i), descriptor, timestamps));
+      }
+      for (BlockMetaData rowGroup : footer.getBlocks()) {
+        for (ColumnChunkMetaData chunk : rowGroup.getColumns()) {
+          if (!ParquetCodecs.supports(chunk.getCodec())) {
+            throw new StorageException("column " + chunk.getPath().toDotString() + " is compressed with "
+                + chunk.getCodec() + "; supported: UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW");
+          }
+        }
+      }
+      return new ParquetSource(file, footer, columns);
+    } catch (StorageException e) {
+      throw new StorageException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A reader of the file. The constructor that takes an {@code InputFile} and options is the one call javac can
+   * resolve without Hadoop's classes (the other overloads name them); it reads the footer again, which is small.
+   */
+  private static ParquetFileReader openReader(Path file, ParquetReadOptions options) throws IOException {
+    return new ParquetFileReader(new LocalInputFile(file), options);
+  }
+
+  /**
+   * Read options with {@link ParquetCodecs}. Both constructors of {@code ParquetReadOptions.Builder} first build
+   * parquet-hadoop's codec factory, which needs Hadoop's classes, so the options are made with the constructor that
+   * the builder itself calls (package-private, hence reflection), with the builder's defaults and page checksums
+   * verified. A parquet-hadoop upgrade that changes it fails every Parquet import test.
+   */
+  private static ParquetReadOptions readOptions() {
+    try {
+      Constructor<ParquetReadOptions> constructor = ParquetReadOptions.class.getDeclaredConstructor(
+          boolean.class, boolean.class, boolean.class, boolean.class, boolean.class, boolean.class, boolean.class,
+          boolean.class, boolean.class, FilterCompat.Filter.class, ParquetMetadataConverter.MetadataFilter.class,
+          CompressionCodecFactory.class, ByteBufferAllocator.class, int.class, Map.class,
+          FileDecryptionProperties.class, ParquetMetricsCallback.class, ParquetConfiguration.class);
+      constructor.setAccessible(true);
+      return constructor.newInstance(
+          false /* useSignedStringMinMax */, true /* useStatsFilter */, true /* useDictionaryFilter */,
+          true /* useRecordFilter */, true /* useColumnIndexFilter */, true /* usePageChecksumVerification */,
+          true /* useBloomFilter */, false /* useOffHeapDecryptBuffer */, false /* useHadoopVectoredIo */,
+          FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, ParquetCodecs.INSTANCE,
+          new HeapByteBufferAllocator(), MAX_ALLOCATION_BYTES, new HashMap<String, String>(), null, null,
+          new PlainParquetConfiguration());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("this parquet-hadoop version's ParquetReadOptions has no constructor that"
+          + " Spillway knows: " + e, e);
+    }
+  }
+
+  @Override
+  public Path file() {
+    return file;
+  }
+
+  @Override
+  public TableSchema schema() {
+    return schema;
+  }
+
+  @Override
+  public long rows() {
+    return footer.getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
+  }
+
+  @Override
+  public int pieces() {
+    return footer.getBlocks().size();
+  }
+
+  @Override
+  public void read(int rowGroup, BatchSink sink) {
+    String where = file + ": row group " + rowGroup;
+    try (ParquetFileReader reader = openReader(file, options)) {
+      PageReadStore pages = reader.readRowGroup(rowGroup);
+      if (pages == null) {
+        throw new StorageException(where + ": missing from the file");
+      }
+      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, IGNORED_VALUES, footer.getFileMetaData().getSchema(),
+          footer.getFileMetaData().getCreatedBy());
+      List<ColumnReader> readers = new ArrayList<>(columns.size());
+      for (ParquetColumn column : columns) {
+        readers.add(store.getColumnReader(column.descriptor()));
+      }
+      long remaining = pages.getRowCount();
+      while (remaining > 0 && !sink.cancelled()) {
+        int rows = (int) Math.min(remaining, BATCH_ROWS);
+        BatchBuilder batch = sink.newBatch(rows);
+        try {
+          for (int col = 0; col < columns.size(); col++) {
+            copyColumn(col, readers.get(col), batch, rows, where);
+          }
+          batch.setRowCount(rows);
+        } catch (RuntimeException e) {
+          batch.close();
+          throw e;
+        }
+        sink.append(batch);
+        remaining -= rows;
+      }
+    } catch (IOException e) {
+      throw new StorageException(where + ": " + reason(e), e);
+    } catch (StorageException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // parquet-hadoop reports damaged pages (a failed checksum, say) as ParquetDecodingException
+      throw new StorageException(where + ": cannot read: " + reason(e), e);
+    }
+  }
+
+  private void copyColumn(int col, ColumnReader reader, BatchBuilder batch, int rows, String where) {
+    ColumnDef column = columns.get(col).column();
+    try {
+      columns.get(col).copy(reader, batch, col, 0, rows);
+    } catch (StorageException e) {
+      throw new StorageException(where + ": column " + column.name() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      // parquet-column reports damaged pages as ParquetDecodingException and friends
+      throw new StorageException(where + ": column " + column.name() + ": cannot decode: " + reason(e), e);
+    }
+  }
+
+  private static String reason(Throwable e) {
+    StringBuilder reason = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable cause = e.getCause(); cause != null && cause != e; cause = cause.getCause()) {
+      if (cause.getMessage() != null && !reason.toString().contains(cause.getMessage())) {
+        reason.append(": ").append(cause.getMessage());
+      }
+      e = cause;
+    }
+    return reason.toString();
+  }
+}

@@ -1,0 +1,308 @@
+package org.spillway.storage.imports;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.api.Binary;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.ColumnStatistics;
+import org.spillway.storage.StorageException;
+import org.spillway.storage.StoredTable;
+import org.spillway.storage.TableSchema;
+import org.spillway.storage.TestTables;
+
+/** Parquet files written by parquet-hadoop, with every layout and type the import takes, read back exactly. */
+class ParquetImportTest {
+  private static final int ROWS = 2_000;
+  private static final String ALL_TYPES = """
+      message all_types {
+        required int32 id;
+        optional int64 big;
+        optional int32 tiny (INTEGER(8,true));
+        optional int32 unsigned (INTEGER(32,false));
+        optional float f;
+        optional double d;
+        optional int32 price9 (DECIMAL(9,2));
+        optional int64 price15 (DECIMAL(15,2));
+        optional fixed_len_byte_array(8) price18 (DECIMAL(18,4));
+        optional int32 day (DATE);
+        optional binary flag (STRING);
+        optional binary comment (STRING);
+      }""";
+  private static final int DAY0 = (int) LocalDate.of(1992, 1, 1).toEpochDay();
+
+  @TempDir Path dir;
+
+  static Stream<Arguments> layouts() {
+    List<Arguments> layouts = new ArrayList<>();
+    for (CompressionCodecName codec : ParquetTestFiles.codecs()) {
+      layouts.add(Arguments.of(codec, true));
+    }
+    layouts.add(Arguments.of(CompressionCodecName.SNAPPY, false));
+    return layouts.stream();
+  }
+
+  /** Every type, NULLs in every NULL-able column, several row groups, each codec, dictionary and plain pages. */
+  @ParameterizedTest(name = "{0}, dictionary {1}")
+  @MethodSource("layouts")
+  void everyTypeReadsBackExactly(CompressionCodecName codec, boolean dictionary) throws IOException {
+    Path file = ParquetTestFiles.write(dir.resolve("all.parquet"), ALL_TYPES,
+        new ParquetTestFiles.Layout(codec, dictionary, 700), ROWS, ParquetImportTest::fill);
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      ImportResult result = TableImport.run(catalog, "all_types", List.of(file), ImportOptions.defaults());
+      StoredTable table = result.table();
+      assertEquals(TableSchema.of(
+          org.spillway.storage.ColumnDef.of("id", "INTEGER NOT NULL"), org.spillway.storage.ColumnDef.of("big", "BIGINT"),
+          org.spillway.storage.ColumnDef.of("tiny", "INTEGER"), org.spillway.storage.ColumnDef.of("unsigned", "BIGINT"),
+          org.spillway.storage.ColumnDef.of("f", "DOUBLE"), org.spillway.storage.ColumnDef.of("d", "DOUBLE"),
+          org.spillway.storage.ColumnDef.of("price9", "DECIMAL(9,2)"),
+          org.spillway.storage.ColumnDef.of("price15", "DECIMAL(15,2)"),
+          org.spillway.storage.ColumnDef.of("price18", "DECIMAL(18,4)"), org.spillway.storage.ColumnDef.of("day", "DATE"),
+          org.spillway.storage.ColumnDef.of("flag", "VARCHAR"), org.spillway.storage.ColumnDef.of("comment", "VARCHAR")),
+          table.schema());
+      List<List<Object>> rows = TestTables.rows(table);
+      assertEquals(ROWS, rows.size());
+      for (int i = 0; i < ROWS; i++) {
+        assertEquals(expected(i), rows.get(i), "row " + i);
+      }
+      assertEquals(Files.size(file), result.inputBytes());
+      // statistics as the generator collects them, and its dictionary decision: few flags, unique comments
+      ColumnStatistics big = table.statistics().columns().get(1);
+      assertEquals(rows.stream().filter(r -> r.get(1) == null).count(), big.nullCount());
+      assertTrue(table.isDictionaryEncoded(10), "a column of 3 distinct values is dictionary-encoded");
+      assertFalse(table.isDictionaryEncoded(11), "a column of unique values is not");
+    }
+  }
+
+  private static void fill(int i, Group row) {
+    row.add("id", i);
+    if (i % 5 != 1) {
+      row.add("big", (long) i * 1_000_000_007L - 5_000_000_000_000L);
+    }
+    if (i % 7 != 2) {
+      row.add("tiny", i % 256 - 128);
+    }
+    if (i % 9 != 3) {
+      row.add("unsigned", (int) (4_000_000_000L + i));  // stored bits of an unsigned value above 2^31
+    }
+    if (i % 4 != 0) {
+      row.add("f", i / 4f);
+      row.add("d", i * 1.25 - 100);
+    }
+    if (i % 6 != 5) {
+      row.add("price9", i * 101 - 50_000);
+      row.add("price15", i * 1_000_003L - 777L);
+      row.add("price18", Binary.fromConstantByteArray(
+          ByteBuffer.allocate(8).order(ByteOrder.BIG_ENDIAN).putLong(i * 123_456_789L - 99).array()));
+      row.add("day", DAY0 + i);
+    }
+    if (i % 10 != 9) {
+      row.add("flag", new String[] {"A", "N", "R"}[i % 3]);
+      row.add("comment", "comment " + i + " ünïcödé");
+    }
+  }
+
+  private static List<Object> expected(int i) {
+    boolean decimals = i % 6 != 5;
+    boolean floats = i % 4 != 0;
+    boolean text = i % 10 != 9;
+    return Arrays.asList(i,
+        i % 5 != 1 ? (long) i * 1_000_000_007L - 5_000_000_000_000L : null,
+        i % 7 != 2 ? i % 256 - 128 : null,
+        i % 9 != 3 ? 4_000_000_000L + i : null,
+        floats ? (double) (i / 4f) : null,
+        floats ? i * 1.25 - 100 : null,
+        decimals ? BigDecimal.valueOf(i * 101 - 50_000, 2) : null,
+        decimals ? BigDecimal.valueOf(i * 1_000_003L - 777L, 2) : null,
+        decimals ? BigDecimal.valueOf(i * 123_456_789L - 99, 4) : null,
+        decimals ? DAY0 + i : null,
+        text ? new String[] {"A", "N", "R"}[i % 3] : null,
+        text ? "comment " + i + " ünïcödé" : null);
+  }
+
+  /** TIMESTAMP is refused unless asked for as a date or as microseconds; every unit and INT96 convert alike. */
+  @Test
+  void timestampsAreRefusedOrConvertedAsAsked() throws IOException {
+    long micros = LocalDate.of(2024, 2, 29).toEpochDay() * 86_400_000_000L + 13 * 3_600_000_000L + 1_234_567L;
+    Path file = ParquetTestFiles.write(dir.resolve("ts.parquet"), """
+        message ts {
+          optional int64 ms (TIMESTAMP(MILLIS,true));
+          optional int64 us (TIMESTAMP(MICROS,false));
+          optional int64 ns (TIMESTAMP(NANOS,true));
+          optional int96 legacy;
+        }""", new ParquetTestFiles.Layout(CompressionCodecName.UNCOMPRESSED, true, 10), 2, (i, row) -> {
+          if (i == 0) {
+            row.add("ms", micros / 1000);
+            row.add("us", micros);
+            row.add("ns", micros * 1000);
+            long day = Math.floorDiv(micros, 86_400_000_000L);
+            long nanosOfDay = (micros - day * 86_400_000_000L) * 1000;
+            row.add("legacy", Binary.fromConstantByteArray(ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(nanosOfDay).putInt((int) (day + 2_440_588)).array()));
+          }
+        });
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      StorageException refused = assertThrows(StorageException.class,
+          () -> TableImport.run(catalog, "ts", List.of(file), ImportOptions.defaults()));
+      assertTrue(refused.getMessage().startsWith(file + ": column ms of type INT64 (TIMESTAMP(MILLIS,true))"),
+          refused.getMessage());
+      assertTrue(refused.getMessage().contains("--timestamps=date"), refused.getMessage());
+      assertEquals(List.of(), catalog.tableNames());
+
+      StoredTable asMicros = TableImport.run(catalog, "us", List.of(file),
+          ImportOptions.defaults().withTimestamps(TimestampMode.MICROS)).table();
+      assertEquals(List.of(List.of(micros - 567, micros, micros, micros), Arrays.asList(null, null, null, null)),
+          TestTables.rows(asMicros));
+      StoredTable asDates = TableImport.run(catalog, "days", List.of(file),
+          ImportOptions.defaults().withTimestamps(TimestampMode.DATE)).table();
+      int day = (int) LocalDate.of(2024, 2, 29).toEpochDay();
+      assertEquals(List.of(day, day, day, day), TestTables.rows(asDates).get(0));
+    }
+  }
+
+  /** A file without rows makes an empty table of its columns. */
+  @Test
+  void emptyFileMakesAnEmptyTable() throws IOException {
+    Path file = ParquetTestFiles.write(dir.resolve("empty.parquet"), ALL_TYPES,
+        new ParquetTestFiles.Layout(CompressionCodecName.ZSTD, true, 100), 0, ParquetImportTest::fill);
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      StoredTable table = TableImport.run(catalog, "empty", List.of(file), ImportOptions.defaults()).table();
+      assertEquals(0, table.rowCount());
+      assertEquals(12, table.schema().size());
+    }
+  }
+
+  /** Several files become one table, rows in file order; the import runs their row groups on several threads. */
+  @Test
+  void filesAppendInOrder() throws IOException {
+    String schema = "message m { required int64 k; optional binary s (STRING); }";
+    List<Path> files = new ArrayList<>();
+    for (int f = 0; f < 3; f++) {
+      int first = f * 1000;
+      files.add(ParquetTestFiles.write(dir.resolve("part" + f + ".parquet"), schema,
+          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 150), 1000, (i, row) -> {
+            row.add("k", (long) first + i);
+            row.add("s", "s" + (first + i) % 13);
+          }));
+    }
+    List<long[]> progress = new ArrayList<>();
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      ImportOptions options = ImportOptions.defaults().withThreads(4).withProgress((done, total) -> {
+        synchronized (progress) {
+          progress.add(new long[] {done, total});
+        }
+      });
+      StoredTable table = TableImport.run(catalog, "parts", files, options).table();
+      List<List<Object>> rows = TestTables.rows(table);
+      for (int i = 0; i < 3000; i++) {
+        assertEquals(Arrays.asList((long) i, "s" + i % 13), rows.get(i));
+      }
+      assertTrue(table.statistics().columns().get(0).sorted(), "keys in file order are sorted");
+    }
+    assertEquals(3000, progress.stream().mapToLong(p -> p[0]).max().orElse(0));
+    assertTrue(progress.stream().allMatch(p -> p[1] == 3000), "Parquet footers give the total up front");
+  }
+
+  @Test
+  void filesWithOtherColumnsAreRefused() throws IOException {
+    Path a = ParquetTestFiles.write(dir.resolve("a.parquet"), "message m { required int64 k; }",
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 100), 10, (i, row) -> row.add("k", (long) i));
+    Path b = ParquetTestFiles.write(dir.resolve("b.parquet"), "message m { required int32 k; }",
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 100), 10, (i, row) -> row.add("k", i));
+    assertFailsWithoutTable(List.of(a, b), b + ": its columns [k INTEGER NOT NULL] differ from those of " + a);
+  }
+
+  /** Types Spillway cannot hold name the column and say why; no table is left. */
+  @Test
+  void typesSpillwayCannotHoldAreRefused() throws IOException {
+    assertRefused("message m { optional boolean ok; }", (i, row) -> row.add("ok", true),
+        "column ok of type BOOLEAN cannot be imported: Spillway has no BOOLEAN type");
+    assertRefused("message m { optional fixed_len_byte_array(16) wide (DECIMAL(30,2)); }",
+        (i, row) -> row.add("wide", Binary.fromConstantByteArray(new byte[16])),
+        "column wide of type FIXED_LEN_BYTE_ARRAY (DECIMAL(30,2)) cannot be imported: DECIMAL precision above 18");
+    assertRefused("message m { optional group xs (LIST) { repeated group list { optional int32 element; } } }",
+        (i, row) -> { }, "column xs of type optional group xs (LIST)");
+  }
+
+  private void assertRefused(String schema, java.util.function.BiConsumer<Integer, Group> fill, String message)
+      throws IOException {
+    Path file = ParquetTestFiles.write(dir.resolve("refused.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 100), 3, fill);
+    assertFailsWithoutTable(List.of(file), file + ": " + message);
+    Files.delete(file);
+  }
+
+  /** Not Parquet at all, and a file cut short: the file and why. */
+  @Test
+  void unreadableFilesAreRefused() throws IOException {
+    Path zero = Files.write(dir.resolve("zero.parquet"), new byte[0]);
+    assertFailsWithoutTable(List.of(zero), zero + ": not a readable Parquet file");
+    Path valid = ParquetTestFiles.write(dir.resolve("valid.parquet"), ALL_TYPES,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 500), 1000, ParquetImportTest::fill);
+    byte[] bytes = Files.readAllBytes(valid);
+    Path cut = Files.write(dir.resolve("cut.parquet"), Arrays.copyOf(bytes, bytes.length / 2));
+    assertFailsWithoutTable(List.of(cut), cut + ": not a readable Parquet file");
+  }
+
+  /**
+   * A page damaged in the middle of the second file fails the import after the first file and the rows before
+   * it were written: the message says the file, the row group and why, and no table remains.
+   */
+  @Test
+  void damagedPageFailsWithoutHalfTable() throws IOException {
+    String schema = "message m { required int64 k; }";
+    Path good = ParquetTestFiles.write(dir.resolve("good.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.UNCOMPRESSED, false, 1000), 3000,
+        (i, row) -> row.add("k", (long) i));
+    Path damaged = ParquetTestFiles.write(dir.resolve("damaged.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.UNCOMPRESSED, false, 1000), 3000,
+        (i, row) -> row.add("k", (long) i));
+    byte[] bytes = Files.readAllBytes(damaged);
+    // the second row group's pages lie around the middle of the file; its footer stays intact
+    for (int i = bytes.length / 2; i < bytes.length / 2 + 64; i++) {
+      bytes[i] ^= 0x5A;
+    }
+    Files.write(damaged, bytes);
+    StorageException e = assertFailsWithoutTable(List.of(good, damaged), damaged + ": row group 1: ");
+    assertTrue(e.getMessage().contains("CRC") || e.getMessage().contains("checksum")
+        || e.getMessage().contains("decode"), e.getMessage());
+  }
+
+  private StorageException assertFailsWithoutTable(List<Path> files, String messagePrefix) throws IOException {
+    Path data = dir.resolve("data");
+    try (Catalog catalog = Catalog.create(data)) {
+      StorageException e = assertThrows(StorageException.class,
+          () -> TableImport.run(catalog, "t", files, ImportOptions.defaults().withThreads(2)));
+      assertTrue(e.getMessage().startsWith(messagePrefix), e.getMessage());
+      assertEquals(List.of(), catalog.tableNames());
+    }
+    try (Stream<Path> left = Files.list(data)) {
+      assertEquals(List.of(), left.toList(), "no table and no scratch directory is left");
+    }
+    return assertThrows(StorageException.class, () -> {
+      try (Catalog catalog = Catalog.open(data)) {
+        TableImport.run(catalog, "t", files, ImportOptions.defaults().withThreads(1));
+      }
+    });
+  }
+}
