@@ -121,6 +121,23 @@ class CatalogIndexesTest {
   }
 
   @Test
+  void aTableAnotherCatalogDroppedTakesItsIndexesAlongOnRefresh() {
+    List<String> gone = new ArrayList<>();
+    try (Catalog writer = Catalog.create(dir)) {
+      createTable(writer, "t");
+      create(writer, "t_k", "t", "k", "BTREE");
+      try (Catalog reader = Catalog.open(dir)) {
+        reader.onIndexGone(index -> gone.add(index.name()));
+        assertEquals(1, reader.indexes("t").size());
+        writer.dropTable("t");
+        assertTrue(reader.refresh());
+        assertEquals(List.of("t_k"), gone);
+      }
+    }
+    assertEquals(List.of("t_k"), gone, "told once, not again at close");
+  }
+
+  @Test
   void aFailedBuildWritesNothing() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
       createTable(catalog, "t");
