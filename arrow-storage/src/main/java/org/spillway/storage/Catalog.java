@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -48,6 +49,8 @@ public final class Catalog implements AutoCloseable {
   private final Map<String, TableWriter> writers = new HashMap<>();
   /** The index definitions of each committed, readable table (an empty list for none); replaced, never changed. */
   private final Map<String, List<IndexDefinition>> indexes = new ConcurrentHashMap<>();
+  /** Told of each index that goes away, so that whoever built it from its definition frees what it built. */
+  private final List<Consumer<IndexDefinition>> indexGoneListeners = new CopyOnWriteArrayList<>();
   /** Tables another process dropped while this one had them loaded: freed at close, as statements may read them. */
   private final List<StoredTable> retired = new ArrayList<>();
   /** Counts changes to the set of tables, so that schemas over the catalog know when to list them again. */
@@ -160,6 +163,7 @@ public final class Catalog implements AutoCloseable {
       if (!names.contains(name)) {
         StoredTable gone = tables.remove(name);
         broken.remove(name);
+        indexesGone(indexes.getOrDefault(name, List.of()));  // freed once the statements using them are done
         indexes.remove(name);
         if (gone != null) {
           retired.add(gone);
@@ -226,7 +230,9 @@ public final class Catalog implements AutoCloseable {
     checkOpen();
     String tableName = name.toLowerCase(Locale.ROOT);
     StoredTable table = tables.remove(tableName);
-    indexes.remove(tableName);  // its definitions live in its directory and go with it
+    // its definitions live in its directory and go with it
+    indexesGone(indexes.getOrDefault(tableName, List.of()));
+    indexes.remove(tableName);
     if (table == null && broken.remove(tableName) == null) {
       throw new StorageException("table " + tableName + " does not exist in " + directory);
     }
@@ -302,7 +308,29 @@ public final class Catalog implements AutoCloseable {
     updated.remove(index.get());
     TableIndexes.write(table.directory(), updated);
     indexes.put(tableName, List.copyOf(updated));
+    indexesGone(List.of(index.get()));
     return true;
+  }
+
+  /**
+   * Registers {@code listener} to be told of every index that goes away from now on: dropped, its table dropped, or
+   * the catalog closed (then every index). What is built from a definition (the catalog keeps definitions only)
+   * is freed there; a listener must not fail.
+   */
+  public void onIndexGone(Consumer<IndexDefinition> listener) {
+    indexGoneListeners.add(listener);
+  }
+
+  private void indexesGone(List<IndexDefinition> gone) {
+    for (IndexDefinition index : gone) {
+      for (Consumer<IndexDefinition> listener : indexGoneListeners) {
+        try {
+          listener.accept(index);
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.WARNING, "freeing index " + index.name() + " failed: " + e.getMessage(), e);
+        }
+      }
+    }
   }
 
   /** Imports a CSV file as a new table; on any error no table is left behind. */
@@ -321,6 +349,7 @@ public final class Catalog implements AutoCloseable {
       closed = true;
       unfinished = List.copyOf(writers.values());
     }
+    indexes.values().forEach(this::indexesGone);
     List<RuntimeException> failures = new ArrayList<>();
     for (TableWriter writer : unfinished) {
       try {

@@ -98,6 +98,46 @@ class CatalogIndexesTest {
 
   /** A build that fails (keys out of order, or a crash mid-way) leaves neither a definition nor a scratch file. */
   @Test
+  void listenersHearOfEveryIndexThatGoesAwayByDropOrClose() {
+    List<String> gone = new ArrayList<>();
+    try (Catalog catalog = Catalog.create(dir)) {
+      catalog.onIndexGone(index -> gone.add(index.name()));
+      catalog.onIndexGone(index -> {
+        throw new IllegalStateException("a failing listener does not stop the others or the drop");
+      });
+      createTable(catalog, "t");
+      createTable(catalog, "u");
+      create(catalog, "t_k", "t", "k", "BTREE");
+      create(catalog, "t_k2", "t", "k", "HARMONIA");
+      create(catalog, "u_k", "u", "k", "RADIXSPLINE");
+      create(catalog, "u_k2", "u", "k", "BTREE");
+      catalog.dropIndex("T_K", false);
+      assertFalse(catalog.dropIndex("t_k", true));
+      assertEquals(List.of("t_k"), gone, "dropped by name, once");
+      catalog.dropTable("t");
+      assertEquals(List.of("t_k", "t_k2"), gone, "dropped with its table");
+    }
+    assertEquals(List.of("t_k", "t_k2", "u_k", "u_k2"), gone, "every index goes when the catalog closes");
+  }
+
+  @Test
+  void aTableAnotherCatalogDroppedTakesItsIndexesAlongOnRefresh() {
+    List<String> gone = new ArrayList<>();
+    try (Catalog writer = Catalog.create(dir)) {
+      createTable(writer, "t");
+      create(writer, "t_k", "t", "k", "BTREE");
+      try (Catalog reader = Catalog.open(dir)) {
+        reader.onIndexGone(index -> gone.add(index.name()));
+        assertEquals(1, reader.indexes("t").size());
+        writer.dropTable("t");
+        assertTrue(reader.refresh());
+        assertEquals(List.of("t_k"), gone);
+      }
+    }
+    assertEquals(List.of("t_k"), gone, "told once, not again at close");
+  }
+
+  @Test
   void aFailedBuildWritesNothing() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
       createTable(catalog, "t");

@@ -5,20 +5,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.jdbc.CalcitePrepare;
 import org.apache.calcite.jdbc.CalcitePrepare.CalciteSignature;
-import org.spillway.gpu.index.IndexKind;
-import org.spillway.gpu.index.SortedKeyColumn;
-import org.spillway.gpu.index.SortedKeyIndex;
-import org.spillway.gpu.index.UnsortedKeysException;
+import org.spillway.gpu.plan.TableIndex;
 import org.spillway.runtime.SqlStateException;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnKind;
-import org.spillway.storage.ColumnReader;
 import org.spillway.storage.IndexDefinition;
 import org.spillway.storage.StorageAllocator;
 import org.spillway.storage.StorageException;
@@ -28,16 +22,16 @@ import org.spillway.storage.StoredTable;
  * {@code CREATE INDEX name ON table (column) [USING kind]} and {@code DROP INDEX [IF EXISTS] name}, which Calcite's
  * parser does not know: {@link SpillwayPrepare} recognizes them by their text and runs them when it prepares them,
  * as Calcite runs DDL, and JDBC reports an update count of 0. CREATE INDEX builds the index over the column's
- * values (which proves they are sorted, unique keys without NULL, as every kind needs), frees it, and only then
- * records the definition in the catalog; the kind defaults to BINARY_SEARCH. Each failure is one error with its
+ * values (which proves they are sorted, unique keys without NULL, as every kind needs), and only then records the
+ * definition in the catalog and hands the index to {@link SpillwayIndexes} for the queries; the kind defaults to
+ * BINARY_SEARCH. Each failure is one error with its
  * SQLSTATE that names the index, the table and the column, and for bad keys the first offending row.
  */
 public final class SpillwayIndexStatements {
-  private static final System.Logger LOG = System.getLogger(SpillwayIndexStatements.class.getName());
-  private static final IndexKind DEFAULT_KIND = IndexKind.BINARY_SEARCH;
+  private static final String DEFAULT_KIND = "BINARY_SEARCH";
   /** Other names of the kinds, as the literature spells them. */
-  private static final Map<String, IndexKind> KIND_ALIASES = Map.of("B_PLUS_TREE", IndexKind.BTREE,
-      "BPLUSTREE", IndexKind.BTREE, "RADIX_SPLINE", IndexKind.RADIXSPLINE, "BINARYSEARCH", IndexKind.BINARY_SEARCH);
+  private static final Map<String, String> KIND_ALIASES = Map.of("B_PLUS_TREE", "BTREE", "BPLUSTREE", "BTREE",
+      "RADIX_SPLINE", "RADIXSPLINE", "BINARYSEARCH", "BINARY_SEARCH");
   private static final String ID = "(\"[^\"]+\"|[A-Za-z_][A-Za-z0-9_$]*)";
   private static final int FLAGS = Pattern.CASE_INSENSITIVE | Pattern.DOTALL;
   private static final Pattern INDEX_STATEMENT = Pattern.compile("\\s*(create|drop)\\s+index\\b.*", FLAGS);
@@ -82,7 +76,7 @@ public final class SpillwayIndexStatements {
         List.of(), -1, null, Meta.StatementType.OTHER_DDL);
   }
 
-  private static void createIndex(Catalog catalog, String name, String tableName, String columnName, IndexKind kind) {
+  private static void createIndex(Catalog catalog, String name, String tableName, String columnName, String kind) {
     String what = "cannot create index " + name + " on " + tableName + " (" + columnName + "): ";
     if (catalog.index(name).isPresent()) {
       throw new IndexStatementException(DUPLICATE_OBJECT, what + "an index of that name exists");
@@ -100,40 +94,38 @@ public final class SpillwayIndexStatements {
       throw new IndexStatementException(DATATYPE_MISMATCH, what + "column " + def.name() + " is "
           + def.type().toDeclaration() + ", an index takes INTEGER, BIGINT or DATE keys");
     }
+    TableIndex[] built = new TableIndex[1];
     try {
-      catalog.createIndex(new IndexDefinition(name, tableName, columnName, kind.name()),
-          index -> build(table, column, kind, what));
-    } catch (StorageException e) {
-      throw new IndexStatementException(DATA_EXCEPTION, what + e.getMessage(), e);
+      IndexDefinition created = catalog.createIndex(new IndexDefinition(name, tableName, columnName, kind),
+          index -> built[0] = build(table, column, index.name(), kind, what));
+      SpillwayIndexes.of(catalog).adopt(created, built[0]);
+    } catch (RuntimeException | Error e) {
+      if (built[0] != null && catalog.index(name).isEmpty()) {
+        built[0].close();  // built, but its definition was not recorded
+      }
+      if (e instanceof StorageException storage) {
+        throw new IndexStatementException(DATA_EXCEPTION, what + storage.getMessage(), storage);
+      }
+      throw e;
     }
   }
 
-  /** Builds the index over the column's keys, copied into one buffer in stored order, and frees it again. */
-  private static void build(StoredTable table, int column, IndexKind kind, String what) {
-    long rows = table.rowCount();
-    long start = System.nanoTime();
-    try (BufferAllocator allocator = StorageAllocator.newChild("create index on " + table.name());
-        ArrowBuf keys = allocator.buffer(rows * Long.BYTES)) {
-      long row = 0;
-      for (int batch = 0; batch < table.batches().size(); batch++) {
-        ColumnReader reader = table.reader(batch, column);
-        for (int i = 0; i < reader.size(); i++, row++) {
-          if (reader.isNull(i)) {
-            throw new IndexStatementException(NOT_NULL_VIOLATION, what + "row " + row
-                + " is NULL, an index needs a key in every row");
-          }
-          keys.setLong(row * Long.BYTES, reader.getLong(i));
-        }
-      }
-      SortedKeyColumn keyColumn = SortedKeyColumn.ofLongs(rows == 0 ? 0 : keys.memoryAddress(), rows);
-      try (SortedKeyIndex index = kind.build(keyColumn, allocator, Runtime.getRuntime().availableProcessors())) {
-        LOG.log(System.Logger.Level.INFO, () -> String.format(Locale.ROOT, "built %s index over %d keys in %.1f ms",
-            kind, rows, (System.nanoTime() - start) / 1e6));
-      } catch (UnsortedKeysException e) {
-        boolean duplicate = keyColumn.key(e.row()) == keyColumn.key(e.row() - 1);
-        throw new IndexStatementException(duplicate ? UNIQUE_VIOLATION : DATA_EXCEPTION, what + e.getMessage()
+  /**
+   * Builds the index over the column's keys in stored order (which proves they suit it), turning keys that do not into
+   * the statement's error.
+   */
+  private static TableIndex build(StoredTable table, int column, String name, String kind, String what) {
+    try {
+      return TableIndex.build(name, table.batches(), column, kind, StorageAllocator.newChild("index " + name),
+          Runtime.getRuntime().availableProcessors());
+    } catch (TableIndex.BadKeysException e) {
+      throw switch (e.problem()) {
+        case NULL -> new IndexStatementException(NOT_NULL_VIOLATION, what + e.getMessage(), e);
+        case DUPLICATE -> new IndexStatementException(UNIQUE_VIOLATION, what + e.getMessage()
             + " (rows counted from 0 in stored order)", e);
-      }
+        case UNSORTED -> new IndexStatementException(DATA_EXCEPTION, what + e.getMessage()
+            + " (rows counted from 0 in stored order)", e);
+      };
     }
   }
 
@@ -153,22 +145,17 @@ public final class SpillwayIndexStatements {
     return SpillwaySchemas.catalog(context, schemaName, "indexes");
   }
 
-  private static IndexKind kind(String name) {
+  private static String kind(String name) {
     if (name == null) {
       return DEFAULT_KIND;
     }
     String upper = name.toUpperCase(Locale.ROOT);
-    for (IndexKind kind : IndexKind.values()) {
-      if (kind.name().equals(upper)) {
-        return kind;
-      }
-    }
-    IndexKind alias = KIND_ALIASES.get(upper);
-    if (alias == null) {
+    String kind = TableIndex.kinds().contains(upper) ? upper : KIND_ALIASES.get(upper);
+    if (kind == null) {
       throw new IndexStatementException(INVALID_PARAMETER, "unknown index kind " + name + "; the kinds: "
-          + List.of(IndexKind.values()));
+          + TableIndex.kinds());
     }
-    return alias;
+    return kind;
   }
 
   /** An identifier as the connection folds it: unquoted to lower case, quoted as written. */

@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import org.spillway.gpu.plan.GpuJoinSpec;
 import org.spillway.gpu.plan.GpuJoins;
+import org.spillway.gpu.plan.IndexJoinNode;
 import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinChoice;
 import org.spillway.gpu.plan.JoinKind;
@@ -29,6 +30,8 @@ import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.storage.Catalog;
+import org.spillway.storage.IndexDefinition;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,6 +59,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   private volatile Boolean probedOnGpu;
   /** The chosen orientation's sizes and build key, for the pipelined probe's costs (derived once). */
   private volatile Estimate pipelined;
+  /**
+   * Where the windowed index join can look up the build side, per orientation (building on the right first, as
+   * {@link Estimate#buildLeft} indexes it), decided with the choice.
+   */
+  private volatile SpillwayIndexSite.Found[] indexSites;
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
@@ -113,6 +121,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("variant", chosen.variant(), chosen.variant() != null)
         .itemIf("placement", chosen.placement(), chosen.placement() != null)
         .itemIf("radixBits", chosen.radixBits(), chosen.radixBits() != null)
+        .itemIf("index", chosen.algorithm().indexed() ? indexLabel(chosen) : "", chosen.algorithm().indexed())
+        .itemIf("window", (IndexJoinNode.DEFAULT_WINDOW_BYTES >> 20) + " MiB", chosen.algorithm().indexed())
         .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
             chosen.cacheShare() != null)
         .item("buildSide", chosen.buildLeft() ? "left" : "right")
@@ -121,6 +131,22 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
         .item("costs", costsLabel(c))
         .itemIf("cpuBecause", c.cpuBecause(), c.cpuBecause() != null);
+  }
+
+  /** The index the chosen index join looks up, with its size and build time once a query or CREATE INDEX built it. */
+  private String indexLabel(Candidate chosen) {
+    SpillwayIndexSite site = indexSite(chosen);
+    IndexDefinition index = site.index(chosen.variant());
+    return SpillwayIndexes.of(site.table().catalog()).built(index.name())
+        .map(built -> String.format(Locale.ROOT, "%s (%s, built in %.1f ms)", index.name(),
+            built.sizeBytes() < 1 << 20 ? String.format(Locale.ROOT, "%.1f KiB", built.sizeBytes() / 1024.0)
+                : String.format(Locale.ROOT, "%.1f MiB", built.sizeBytes() / (double) (1 << 20)), built.buildMillis()))
+        .orElse(index.name() + " (built on first use)");
+  }
+
+  private SpillwayIndexSite indexSite(Candidate chosen) {
+    choice();
+    return indexSites[chosen.buildLeft() ? 1 : 0].site();
   }
 
   private static String costsLabel(SpillwayJoinChoice c) {
@@ -139,7 +165,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     SpillwayJoinKeys keys = keys();
     Candidate chosen = choice().chosen();
     String label = joinType.lowerName + " join on " + condition;
-    if (marksBuild(chosen)) {
+    if (chosen.algorithm().indexed()) {
+      implementIndexJoin(implementor, keys, chosen, label);
+    } else if (marksBuild(chosen)) {
       Implementor build = implementor.child(getLeft());
       Implementor probeSide = implementor.unshared(getRight());
       JoinProbeSpec probe = new JoinProbeSpec(JoinKind.MARK_BUILD, keys.rightKeys(),
@@ -173,6 +201,23 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     if (keys.residual() != null && joinType == JoinRelType.INNER) {
       implementor.addStage(new PipelineStage.Filter(residual(keys)));
     }
+  }
+
+  /**
+   * The windowed index join: the probe side runs as a node of its own; the build side is not run at all, its table's
+   * index (acquired from {@link SpillwayIndexes} when the join runs, built then if no query built it before) finds
+   * the rows its columns are read at, and its filter, if any, is applied to them.
+   */
+  private void implementIndexJoin(Implementor implementor, SpillwayJoinKeys keys, Candidate chosen, String label) {
+    SpillwayIndexSite site = indexSite(chosen);
+    Implementor probe = implementor.child(chosen.buildLeft() ? getRight() : getLeft());
+    int probeKey = (chosen.buildLeft() ? keys.rightKeys() : keys.leftKeys())[0];
+    Catalog catalog = site.table().catalog();
+    String index = site.index(chosen.variant()).name();
+    SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
+    implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
+        materializedJoinKind(label), chosen.buildLeft(), IndexJoinNode.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu(),
+        site.table().deviceUsage(), label), probe);
   }
 
   /**
@@ -406,10 +451,53 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     // they were calibrated still charges the CPU joins the H100 host's constants.
     // Only the CPU probe evaluates a residual on each candidate pair, as an outer, semi- or anti-join needs.
     boolean pairResidual = keys.residual() != null && joinType != JoinRelType.INNER;
+    SpillwayIndexSite.Found[] sites = {indexSite(false, keys), indexSite(true, keys)};
+    indexSites = sites;
     return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
-        SpillwayJoin::gpuUnavailable, MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured(),
-        c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA);
+        algorithm -> whyNot(algorithm, sites), MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured(),
+        c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA,
+        e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0]));
+  }
+
+  /**
+   * Where the windowed index join can look up the build side of an orientation: a side it does not preserve or
+   * return (its joins preserve the probe side only), which is a table with an index on the key.
+   */
+  private SpillwayIndexSite.Found indexSite(boolean buildLeft, SpillwayJoinKeys keys) {
+    String side = buildLeft ? "left" : "right";
+    boolean returnsLeft = joinType == JoinRelType.SEMI || joinType == JoinRelType.ANTI;
+    if (joinType == JoinRelType.FULL || buildLeft && (returnsLeft || joinType == JoinRelType.LEFT)
+        || !buildLeft && joinType == JoinRelType.RIGHT) {
+      return SpillwayIndexSite.Found.not("a " + joinType.lowerName + " join " + (returnsLeft ? "returns" : "preserves")
+          + " its " + side + " side, which the index join must probe with");
+    }
+    return SpillwayIndexSite.find(side, buildLeft ? getLeft() : getRight(), buildLeft ? keys.leftKeys()
+        : keys.rightKeys(), buildLeft ? keys.leftFields() : keys.rightFields(), buildLeft ? keys.rightFields()
+        : keys.leftFields());
+  }
+
+  /** The index joins of one orientation: one per index of its site, on each device the profile has. */
+  private static List<Candidate> indexJoins(SpillwayJoinCost cost, Estimate e, SpillwayIndexSite.Found found) {
+    if (found.site() == null) {
+      return List.of();
+    }
+    List<Candidate> out = new ArrayList<>();
+    for (IndexDefinition index : found.site().indexes()) {
+      out.addAll(cost.inlj(e, index.kind(), found.site().rows()));
+    }
+    return out;
+  }
+
+  /**
+   * Why an algorithm cannot run here: a GPU one as {@link #gpuUnavailable} says, an index join where no side has an
+   * index it can look up.
+   */
+  private static Optional<String> whyNot(SpillwayJoinAlgorithm algorithm, SpillwayIndexSite.Found[] sites) {
+    if (algorithm.indexed() && sites[0].site() == null && sites[1].site() == null) {
+      return Optional.of("no index join: " + sites[0].whyNot() + "; " + sites[1].whyNot());
+    }
+    return algorithm.gpu() ? gpuUnavailable(algorithm) : Optional.empty();
   }
 
   private static double rows(RelMetadataQuery mq, RelNode rel) {
@@ -424,6 +512,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     }
     if (!algorithm.gpu()) {
       return Optional.of(algorithm + " is not a GPU join");
+    }
+    if (algorithm.indexed()) {
+      return Optional.empty();  // the GPU windowed index join needs nothing but the device
     }
     return GpuJoins.factory().unavailableReason(gpuAlgorithm(algorithm));
   }

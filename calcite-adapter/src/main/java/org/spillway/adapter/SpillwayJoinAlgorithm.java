@@ -17,7 +17,14 @@ public enum SpillwayJoinAlgorithm {
   /** NopaHashJoin on the GPU (Lutz et al.): the table in GPU, hybrid or host memory, both sides streamed. */
   NOPA("nopa", true),
   /** TritonJoin on the GPU (Lutz et al. 2022): GPU radix partitioning over the link, partitions cached in GPU memory. */
-  TRITON("triton", true);
+  TRITON("triton", true),
+  /**
+   * The windowed index nested-loop join on the CPU (Schmeißer, Lutz and Markl): the probe side's keys looked up in
+   * an index over the other side, a base table whose join key has one (CREATE INDEX); that side is not scanned.
+   */
+  INLJ("inlj", false),
+  /** The windowed index nested-loop join on the GPU, reading the index in pinned host memory over the link. */
+  GPU_INLJ("gpu-inlj", true);
 
   private final String label;
   private final boolean gpu;
@@ -25,6 +32,11 @@ public enum SpillwayJoinAlgorithm {
   SpillwayJoinAlgorithm(String label, boolean gpu) {
     this.label = label;
     this.gpu = gpu;
+  }
+
+  /** Whether the algorithm joins through an index (the windowed index nested-loop join, on either device). */
+  public boolean indexed() {
+    return this == INLJ || this == GPU_INLJ;
   }
 
   /** Whether the algorithm runs on the GPU. */

@@ -35,12 +35,24 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
   static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
       SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated,
       Predicate<Candidate> implemented) {
+    return choose(cost, orientations, device, forced, whyNot, calibrated, implemented, e -> List.of());
+  }
+
+  /**
+   * As above, with the candidates of the joins through an index that {@code indexed} finds for an orientation (the
+   * windowed index join, where the build side is a table with an index on its key; a GPU one only where the device
+   * may be the GPU).
+   */
+  static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
+      SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated,
+      Predicate<Candidate> implemented, Function<Estimate, List<Candidate>> indexed) {
     List<Candidate> all = new ArrayList<>();
     for (Estimate e : orientations) {
       all.addAll(cost.cpu(e));
       if (device != SpillwayDevice.CPU) {
         all.addAll(cost.gpu(e));
       }
+      indexed.apply(e).stream().filter(c -> device != SpillwayDevice.CPU || !c.algorithm().gpu()).forEach(all::add);
     }
     all.removeIf(implemented.negate());
     // NOPA with its table in GPU memory is the pipelined hash join probed by a GPU pipeline: the CPU NOPA candidate
@@ -65,8 +77,8 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
       Optional<Candidate> wanted = all.stream().filter(c -> c.algorithm() == forced).findFirst();
       chosen = wanted.filter(runnable::contains).orElse(bestCpu);
       if (chosen != wanted.orElse(null)) {
-        because = "joinAlgorithm=" + forced + ": "
-            + (device == SpillwayDevice.CPU ? "device=cpu" : whyNot.apply(forced).orElse(NO_GPU_IN_PROFILE));
+        because = "joinAlgorithm=" + forced + ": " + (device == SpillwayDevice.CPU && forced.gpu() ? "device=cpu"
+            : whyNot.apply(forced).orElse(NO_GPU_IN_PROFILE));
       }
     } else if (device == SpillwayDevice.GPU) {
       Candidate pipelined = fitsGpu ? runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA)

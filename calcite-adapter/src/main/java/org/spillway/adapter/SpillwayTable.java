@@ -61,6 +61,11 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
     return options.joinAlgorithm();
   }
 
+  /** The catalog the table belongs to (its index definitions, and the indexes built from them). */
+  Catalog catalog() {
+    return catalog;
+  }
+
   /** The stored table; it is loaded into memory on first use. */
   public StoredTable stored() {
     return catalog.table(name).orElseThrow(() -> new IllegalStateException(

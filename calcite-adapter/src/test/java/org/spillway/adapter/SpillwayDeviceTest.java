@@ -108,7 +108,7 @@ class SpillwayDeviceTest {
   @Test void badJoinAlgorithmPropertyFailsTheConnection() {
     SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
         SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";joinAlgorithm=hash"));
-    assertEquals("joinAlgorithm 'hash' is not one of auto, cpu-nopa, cpu-radix, nopa, triton", e.getMessage());
+    assertEquals("joinAlgorithm 'hash' is not one of auto, cpu-nopa, cpu-radix, nopa, triton, inlj, gpu-inlj", e.getMessage());
     assertEquals(SpillwayJoinAlgorithm.CPU_RADIX, SpillwayJoinAlgorithm.parse(" CPU-Radix"));
   }
 

@@ -55,7 +55,7 @@ public final class SpillwayCli implements Callable<Integer> {
   String gpuCache;
 
   @Option(names = "--join-algorithm", paramLabel = "ALGORITHM",
-      description = "Equi-join algorithm: auto, cpu-nopa, cpu-radix, nopa or triton (the connection property"
+      description = "Equi-join algorithm: auto, cpu-nopa, cpu-radix, nopa, triton, inlj or gpu-inlj (the connection property"
           + " joinAlgorithm).")
   String joinAlgorithm;
 

@@ -13,23 +13,29 @@ import javax.sql.rowset.RowSetProvider;
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.schema.SchemaPlus;
+import org.spillway.adapter.SpillwayIndexes;
 import org.spillway.adapter.SpillwaySchema;
+import org.spillway.gpu.plan.TableIndex;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.IndexDefinition;
 import org.spillway.storage.StoredTable;
 
 /**
  * {@link DatabaseMetaData#getIndexInfo}: the indexes CREATE INDEX recorded in the catalogs of the connection's
- * schemas (Calcite's driver knows none), one row each, in the standard columns and order, plus INDEX_KIND. Every
- * index is unique (its column's keys are), clustered (the table's order is the key's), over one column.
+ * schemas (Calcite's driver knows none), one row each, in the standard columns and order, plus INDEX_KIND, and the
+ * bytes and build time of an index this process built (CREATE INDEX, or the first query through it; NULL before,
+ * as PAGES, its bytes in 4 KiB pages). Every index is unique (its column's keys are), clustered (the table's order is
+ * the key's), over one column.
  */
 final class SpillwayIndexInfo {
   private static final String[] COLUMNS = {"TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "NON_UNIQUE", "INDEX_QUALIFIER",
       "INDEX_NAME", "TYPE", "ORDINAL_POSITION", "COLUMN_NAME", "ASC_OR_DESC", "CARDINALITY", "PAGES",
-      "FILTER_CONDITION", "INDEX_KIND"};
+      "FILTER_CONDITION", "INDEX_KIND", "INDEX_BYTES", "BUILD_MS"};
   private static final int[] TYPES = {Types.VARCHAR, Types.VARCHAR, Types.VARCHAR, Types.BOOLEAN, Types.VARCHAR,
       Types.VARCHAR, Types.SMALLINT, Types.SMALLINT, Types.VARCHAR, Types.VARCHAR, Types.BIGINT, Types.BIGINT,
-      Types.VARCHAR, Types.VARCHAR};
+      Types.VARCHAR, Types.VARCHAR, Types.BIGINT, Types.DOUBLE};
+  /** The page PAGES counts in: the B+tree's node. */
+  private static final long PAGE_BYTES = 4096;
 
   private SpillwayIndexInfo() {}
 
@@ -48,10 +54,14 @@ final class SpillwayIndexInfo {
         continue;  // getIndexInfo names one table; other schemas have no indexes
       }
       Catalog catalog = spillway.catalog();
+      SpillwayIndexes built = SpillwayIndexes.of(catalog);
       for (IndexDefinition index : catalog.indexes(table)) {
         long cardinality = catalog.table(index.table()).map(StoredTable::rowCount).orElse(0L);
+        TableIndex memory = built.built(index.name()).orElse(null);
         rows.add(new Object[] {null, schemaName, index.table(), false, null, index.name(),
-            DatabaseMetaData.tableIndexOther, (short) 1, index.column(), "A", cardinality, null, null, index.kind()});
+            DatabaseMetaData.tableIndexOther, (short) 1, index.column(), "A", cardinality,
+            memory == null ? null : (memory.sizeBytes() + PAGE_BYTES - 1) / PAGE_BYTES, null, index.kind(),
+            memory == null ? null : memory.sizeBytes(), memory == null ? null : memory.buildMillis()});
       }
     }
     rows.sort((a, b) -> ((String) a[5]).compareTo((String) b[5]));

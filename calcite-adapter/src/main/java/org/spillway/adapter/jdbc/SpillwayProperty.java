@@ -17,7 +17,8 @@ public enum SpillwayProperty {
   GPU_CACHE("gpuCache", "off", "Keep hot columns in GPU memory, up to this many bytes (e.g. 40g), in a "
       + "process-wide cache shared by the connections that set it; off: stream every run"),
   JOIN_ALGORITHM("joinAlgorithm", "auto", "Equi-join algorithm: auto (the cost model chooses), cpu-nopa, "
-      + "cpu-radix, nopa or triton (GPU; the CPU serves with the reason in EXPLAIN where they cannot run)");
+      + "cpu-radix, nopa or triton (GPU; the CPU serves with the reason in EXPLAIN where they cannot run), inlj "
+      + "(through an index on the other side's join key, CREATE INDEX; else the reason in EXPLAIN) or gpu-inlj");
 
   public final String camelName;
   public final String defaultValue;
