@@ -302,16 +302,17 @@ class SpillwayTpchPlanTest {
   }
 
   /**
-   * A GPU pipeline over lineitem that probes a selective part table (Q8's shape) reads l_partkey for every row and the
-   * other columns only where a part was found: zero-copy with branching moves a fraction of the bytes a copy does.
+   * A GPU pipeline over lineitem that probes a selective part table and aggregates reads l_partkey for every row and
+   * the other columns only where a part was found: zero-copy with branching moves a fraction of the bytes a copy
+   * does. (Returning its rows instead, as Q8 does, the pass is bounded by its rows kernel, and copies win.)
    */
   @Test void aSelectiveProbeLoadsTheOtherColumnsLazily() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
       SpillwayAssert.that(dir, "device=gpu")
-          .query("select l_orderkey, l_suppkey, l_extendedprice * (1 - l_discount) as volume from lineitem join part "
-              + "on l_partkey = p_partkey where p_type = 'ECONOMY ANODIZED STEEL'")
+          .query("select l_suppkey, sum(l_extendedprice * (1 - l_discount)) as volume from lineitem join part "
+              + "on l_partkey = p_partkey where p_type = 'ECONOMY ANODIZED STEEL' group by l_suppkey")
           .explainContains("probe=[in a gpu pipeline]")
-          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 1, 2, 5, 6]], device=[gpu], "
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 2, 5, 6]], device=[gpu], "
               + "variant=[chunk-stream], transfer=[zero-copy]");
     }
   }
