@@ -68,13 +68,6 @@ final class SpillwayJoinCost {
    * (TPC-H Q14 on the H100 host's profile: filtered lineitem instead of part, several times slower).
    */
   static final double CPU_BUILD_ROW_IN_PROBE_ROWS = 4;
-  /**
-   * ASSUMPTION: what a probe row that finds no key costs in matching ones. Calibration times joins whose every probe
-   * matches; a miss stops at the bucket's tag bits and gathers nothing. TPC-H Q8 at SF 10 on the H200 host: the CPU
-   * pipeline that scans lineitem and probes 13 K parts (0.7% of its rows match) took 47 ms, where every probe at the
-   * measured rate predicted 117 ms.
-   */
-  static final double CPU_PROBE_MISS_IN_PROBE_ROWS = 0.3;
   /** ASSUMPTION (P1 on V100, digest 4.2): GPU build and probe rates into a table in HBM at 900 GB/s. */
   static final double GPU_BUILD_PER_SECOND_V100 = 1.8e9;
   static final double GPU_PROBE_PER_SECOND_V100 = 4.3e9;
@@ -211,9 +204,7 @@ final class SpillwayJoinCost {
   static double pipelinedTuples(Estimate e) {
     double w = CPU_BUILD_ROW_IN_PROBE_ROWS;
     double k = MachineProfile.CPU_JOIN_PROBE_PER_BUILD;
-    double matched = e.probeRows() <= 0 ? 1 : Math.min(1, e.outputRows() / e.probeRows());
-    double probes = e.probeRows() * (matched + (1 - matched) * CPU_PROBE_MISS_IN_PROBE_ROWS);
-    return (w * e.buildRows() + probes) * (1 + k) / (w + k);
+    return (w * e.buildRows() + e.probeRows()) * (1 + k) / (w + k);
   }
 
   /**
