@@ -24,18 +24,15 @@ import org.spillway.storage.TableSchema;
  * An Arrow IPC file, in the file format (each record batch is a piece, read in parallel through the footer) or the
  * stream format (one piece, read in order).
  */
-final class ArrowSource implements ImportSource {
-  private final Path file;
+final class ArrowSource extends FileSource {
   private final boolean fileFormat;
   private final List<ArrowColumn> columns;
-  private final TableSchema schema;
   private final int batches;
 
   private ArrowSource(Path file, boolean fileFormat, List<ArrowColumn> columns, int batches) {
-    this.file = file;
+    super(file, new TableSchema(columns.stream().map(ArrowColumn::column).toList()));
     this.fileFormat = fileFormat;
     this.columns = columns;
-    this.schema = new TableSchema(columns.stream().map(ArrowColumn::column).toList());
     this.batches = batches;
   }
 
@@ -59,31 +56,16 @@ final class ArrowSource implements ImportSource {
   }
 
   @Override
-  public Path file() {
-    return file;
-  }
-
-  @Override
-  public TableSchema schema() {
-    return schema;
-  }
-
-  @Override
-  public long rows() {
-    return -1;
-  }
-
-  @Override
   public int pieces() {
     return batches;
   }
 
   @Override
   public void read(int piece, BatchSink sink) {
-    String where = fileFormat ? file + ": record batch " + piece : file.toString();
+    String where = fileFormat ? file() + ": record batch " + piece : file().toString();
     int batchNumber = 0;
-    try (BufferAllocator allocator = StorageAllocator.newChild("import of " + file);
-        Reader reader = Reader.open(file, fileFormat, allocator)) {
+    try (BufferAllocator allocator = StorageAllocator.newChild("import of " + file());
+        Reader reader = Reader.open(file(), fileFormat, allocator)) {
       VectorSchemaRoot root = reader.arrow.getVectorSchemaRoot();
       boolean loaded = fileFormat
           ? ((ArrowFileReader) reader.arrow).loadRecordBatch(((ArrowFileReader) reader.arrow).getRecordBlocks()
@@ -91,14 +73,14 @@ final class ArrowSource implements ImportSource {
           : reader.arrow.loadNextBatch();
       while (loaded && !sink.cancelled()) {
         if (!fileFormat) {
-          where = file + ": record batch " + batchNumber;
+          where = file() + ": record batch " + batchNumber;
         }
         copyBatch(root, reader.arrow, sink, where);
         batchNumber++;
         loaded = !fileFormat && reader.arrow.loadNextBatch();
       }
     } catch (IOException | RuntimeException e) {
-      if (e instanceof StorageException && e.getMessage().startsWith(file.toString())) {
+      if (e instanceof StorageException && e.getMessage().startsWith(file().toString())) {
         throw (StorageException) e;
       }
       throw new StorageException(where + ": " + e.getMessage(), e);

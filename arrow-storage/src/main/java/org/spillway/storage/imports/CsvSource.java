@@ -6,35 +6,17 @@ import org.spillway.storage.CsvOptions;
 import org.spillway.storage.TableSchema;
 
 /** A CSV file, read by {@link CsvImporter} in one piece: its records must be parsed in order. */
-final class CsvSource implements ImportSource {
-  private final Path file;
+final class CsvSource extends FileSource {
   private final CsvOptions options;
-  private final TableSchema schema;
 
   private CsvSource(Path file, CsvOptions options, TableSchema schema) {
-    this.file = file;
+    super(file, schema);
     this.options = options;
-    this.schema = schema;
   }
 
   /** Reads the header and, unless the options declare the columns, a sample that decides them. */
   static CsvSource open(Path file, CsvOptions options) {
     return new CsvSource(file, options, CsvImporter.schemaOf(file, options));
-  }
-
-  @Override
-  public Path file() {
-    return file;
-  }
-
-  @Override
-  public TableSchema schema() {
-    return schema;
-  }
-
-  @Override
-  public long rows() {
-    return -1;
   }
 
   @Override
@@ -44,6 +26,6 @@ final class CsvSource implements ImportSource {
 
   @Override
   public void read(int piece, BatchSink sink) {
-    CsvImporter.copy(file, options, sink::newBatch, sink::append, sink::cancelled);
+    CsvImporter.copy(file(), options, sink::newBatch, sink::append, sink::cancelled);
   }
 }

@@ -40,7 +40,7 @@ import org.spillway.storage.TableSchema;
  * {@link PlainParquetConfiguration} and {@link ParquetCodecs}, so that no Hadoop class is needed. Each row group is
  * a piece: its column chunks are decoded column by column into batches.
  */
-final class ParquetSource implements ImportSource {
+final class ParquetSource extends FileSource {
   /** The record converter parquet-column asks for; values are read from the column readers instead. */
   private static final GroupConverter IGNORED_VALUES = new GroupConverter() {
     private final PrimitiveConverter ignored = new PrimitiveConverter() { };
@@ -62,17 +62,14 @@ final class ParquetSource implements ImportSource {
   /** parquet-hadoop's default largest single read. */
   private static final int MAX_ALLOCATION_BYTES = 8 << 20;
 
-  private final Path file;
   private final ParquetMetadata footer;
   private final List<ParquetColumn> columns;
-  private final TableSchema schema;
   private final ParquetReadOptions options = readOptions();
 
   private ParquetSource(Path file, ParquetMetadata footer, List<ParquetColumn> columns) {
-    this.file = file;
+    super(file, new TableSchema(columns.stream().map(ParquetColumn::column).toList()));
     this.footer = footer;
     this.columns = columns;
-    this.schema = new TableSchema(columns.stream().map(ParquetColumn::column).toList());
   }
 
   /** Reads the footer and maps the schema; fails with the file and why if either is not importable. */
@@ -141,16 +138,6 @@ final class ParquetSource implements ImportSource {
   }
 
   @Override
-  public Path file() {
-    return file;
-  }
-
-  @Override
-  public TableSchema schema() {
-    return schema;
-  }
-
-  @Override
   public long rows() {
     return footer.getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
   }
@@ -162,8 +149,8 @@ final class ParquetSource implements ImportSource {
 
   @Override
   public void read(int rowGroup, BatchSink sink) {
-    String where = file + ": row group " + rowGroup;
-    try (ParquetFileReader reader = openReader(file, options)) {
+    String where = file() + ": row group " + rowGroup;
+    try (ParquetFileReader reader = openReader(file(), options)) {
       PageReadStore pages = reader.readRowGroup(rowGroup);
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");
