@@ -100,7 +100,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * scan (Q16 aggregates its GPU aggregation's groups again), not looking past a join (whose inputs are other
    * pipelines).
    */
-  private static long groups(RelNode top) {
+  static long groups(RelNode top) {
     Aggregate first = null;  // the pipeline's aggregation is the one nearest its scan; those above run on its groups
     for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
       first = node instanceof Aggregate aggregate ? aggregate : first;

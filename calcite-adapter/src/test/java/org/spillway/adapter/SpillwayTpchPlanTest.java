@@ -317,6 +317,22 @@ class SpillwayTpchPlanTest {
     }
   }
 
+  /**
+   * EXPLAIN shows the stages above a join that a GPU pipeline probes on the GPU, as they run (Q3: lineitem's pipeline
+   * probes the orders of the building segment and aggregates on the GPU), and a stage above a sort on the CPU; it
+   * once showed every stage above a join on the CPU.
+   */
+  @Test void stagesAboveAGpuProbedJoinShowTheGpu() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query(TpchQueries.sql(3))
+          .explainContains("probe=[in a gpu pipeline]")
+          .explainContains("SpillwayAggregate(group=[{0, 1, 2}], revenue=[$SUM0($3)], device=[gpu]")
+          .explainContains("SpillwayProject(l_orderkey=[$0], revenue=[$3], o_orderdate=[$1], o_shippriority=[$2], "
+              + "device=[cpu]");
+    }
+  }
+
   @Test void autoKeepsATinyTableOnTheCpuAndSaysWhy() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
       SpillwayAssert.that(dir, "device=auto")
