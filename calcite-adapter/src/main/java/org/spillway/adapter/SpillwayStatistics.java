@@ -76,13 +76,19 @@ final class SpillwayStatistics {
     if (distinct == null) {
       return Optional.empty();
     }
-    if (keys.size() != 1) {
-      return Optional.of(new KeyStatistics(null, null, distinct, false));
+    if (keys.size() != 1) {  // several keys are unique together where one of them is unique alone
+      boolean unique = keys.stream().anyMatch(key -> origin(mq, rel, key).map(SpillwayStatistics::unique).orElse(false));
+      return Optional.of(new KeyStatistics(null, null, distinct, unique));
     }
     Origin origin = origin(mq, rel, keys.get(0)).orElseThrow();
     ColumnStatistics stats = origin.table().statistics().column(origin.column());
-    boolean unique = stats.distinctCount() >= UNIQUE_SHARE * (origin.table().rowCount() - stats.nullCount());
-    return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique));
+    return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique(origin)));
+  }
+
+  /** Whether the stored column holds (nearly) no value twice among its non-NULL values. */
+  private static boolean unique(Origin origin) {
+    ColumnStatistics stats = origin.table().statistics().column(origin.column());
+    return stats.distinctCount() >= UNIQUE_SHARE * (origin.table().rowCount() - stats.nullCount());
   }
 
   /**

@@ -17,14 +17,21 @@ import java.util.regex.Pattern;
 final class SpillwayTextTranslator {
   private SpillwayTextTranslator() {}
 
-  /** SUBSTRING of plain text with literal positions (the CPU backend's; the GPU makes no strings). */
+  /**
+   * SUBSTRING of text with literal positions (the CPU backend's; the GPU makes no strings): of dictionary-encoded text,
+   * of its decoded strings.
+   */
   static Expr substring(SpillwayRexTranslator translator, RexCall call) throws SpillwayUnsupportedException {
     Expr text = translator.translateOperand(call.getOperands().get(0));
+    SpillwayField field = translator.dictionaryColumn(call.getOperands().get(0));
+    if (field != null) {
+      text = new Expr.Decode(text, translator.dictionary(field));
+    }
     Integer start = intLiteral(call.getOperands().get(1));
     Integer length = call.getOperands().size() > 2 ? intLiteral(call.getOperands().get(2))
         : (Integer) Integer.MAX_VALUE;
     if (text.type().kind() != ExprType.Kind.TEXT || start == null || length == null || length < 0) {
-      throw new SpillwayUnsupportedException("SUBSTRING needs plain text and literal positions, a length of at "
+      throw new SpillwayUnsupportedException("SUBSTRING needs text and literal positions, a length of at "
           + "least 0: " + call);
     }
     return new Expr.Substring(text, start, length);

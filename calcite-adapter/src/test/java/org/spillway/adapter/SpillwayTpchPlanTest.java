@@ -25,6 +25,7 @@ import org.spillway.tpch.TpchQueries;
 
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -298,6 +299,27 @@ class SpillwayTpchPlanTest {
           .explainContains("the build keys of inner join on =($0, $2) are not known to be unique "
               + "(a GPU probe pairs a probe row with one build row)")
           .explainLacks("probe=[in a gpu pipeline]");
+    }
+  }
+
+  /** SUBSTRING of dictionary-encoded text reads the codes' strings in Spillway, as the same filter on the strings. */
+  @Test void substringOfDictionaryTextRunsInSpillway() throws Exception {
+    String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
+    String bySubstring = "select count(*) as c from lineitem where substring(l_shipmode from 1 for 3) = 'REG'";
+    SpillwayAssert.that(dir).query(bySubstring).explainLacks("fallback").explainContains("SpillwayFilter");
+    List<String> expected = SpillwayAssert.rows(url, "select count(*) as c from lineitem where l_shipmode = 'REG AIR'");
+    assertTrue(Long.parseLong(expected.get(0)) > 0, "REG AIR rows exist");
+    assertEquals(expected, SpillwayAssert.rows(url, bySubstring));
+  }
+
+  /** Several join keys are unique together where one of them is: Q5's supplier join, (suppkey, nationkey). */
+  @Test void keysWithAUniqueOneProbeInAGpuPipeline() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu")
+          .query("select s_nationkey, sum(l_extendedprice) as revenue from lineitem join supplier "
+              + "on l_suppkey = s_suppkey and l_linenumber = s_nationkey group by s_nationkey")
+          .explainContains("probe=[in a gpu pipeline]")
+          .explainLacks("not known to be unique");
     }
   }
 

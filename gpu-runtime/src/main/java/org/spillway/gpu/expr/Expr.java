@@ -295,6 +295,27 @@ public sealed interface Expr {
     }
   }
 
+  /**
+   * The strings of a dictionary-encoded text value (codes into the sorted {@code dictionary}), as plain text for the
+   * functions that work on strings (SUBSTRING); NULL stays NULL. The dictionary is the table's, shared, not copied.
+   */
+  record Decode(Expr operand, List<String> dictionary) implements Expr {
+    public Decode {
+      if (operand.type().kind() != ExprType.Kind.STRING) {
+        throw new IllegalArgumentException("DECODE needs dictionary codes (STRING), got " + operand.type());
+      }
+      Objects.requireNonNull(dictionary, "dictionary");
+    }
+
+    @Override public ExprType type() {
+      return ExprType.TEXT;
+    }
+
+    @Override public String toString() {
+      return "DECODE(" + operand + ")";
+    }
+  }
+
   /** EXTRACT(YEAR FROM date), as INT64 like Calcite's BIGINT result. */
   record ExtractYear(Expr operand) implements Expr {
     public ExtractYear {

@@ -42,6 +42,8 @@ public final class ExprColumns {
       collect(l.operand(), out);
     } else if (e instanceof Expr.Substring s) {
       collect(s.operand(), out);
+    } else if (e instanceof Expr.Decode d) {
+      collect(d.operand(), out);
     } else if (e instanceof Expr.ExtractYear y) {
       collect(y.operand(), out);
     } else if (!(e instanceof Expr.Literal)) {

@@ -51,6 +51,13 @@ public final class VectorEvaluator {
         out[i] = text.isNull(i) ? null : sub.of((String) text.objects[i]);
       }
       return ColumnVector.ofObjects(ExprType.TEXT, out, text.nulls, n);
+    } else if (expr instanceof Expr.Decode d) {
+      ColumnVector codes = evaluate(d.operand(), input, n);
+      Object[] out = new Object[n];
+      for (int i = 0; i < n; i++) {
+        out[i] = codes.isNull(i) ? null : d.dictionary().get((int) codes.longs[i]);
+      }
+      return ColumnVector.ofObjects(ExprType.TEXT, out, codes.nulls, n);
     } else if (expr instanceof Expr.ExtractYear y) {
       return VectorArithmetic.extractYear(evaluate(y.operand(), input, n), n);
     }

@@ -41,6 +41,21 @@ final class CopyMover implements ChunkMover {
     return addresses;
   }
 
+  /** As {@link #move} for a part and the segments that join it, each piece copied after the one before. */
+  long[] moveJoined(int slot, TransferPipeline.Part part, CudaStream stream) {
+    long[] addresses = move(slot, part.columns(), part.firstRow(), part.rows(), stream);
+    long before = part.rows();
+    for (TransferPipeline.Segment segment : part.following()) {
+      for (int c = 0; c < addresses.length; c++) {
+        HostColumn column = segment.columns().get(c);
+        copyAsync(addresses[c] + column.type().offset(before), column.addressOf(segment.firstRow()),
+            column.bytes(segment.rows()), stream);
+      }
+      before += segment.rows();
+    }
+    return addresses;
+  }
+
   static void copyAsync(long deviceAddress, long hostAddress, long bytes, CudaStream stream) {
     CudaException.check(cuMemcpyHtoDAsync(new DevicePointer(deviceAddress),
         new HostPointer(hostAddress), bytes, stream.handle()), "cuMemcpyHtoDAsync(" + bytes + " bytes)");

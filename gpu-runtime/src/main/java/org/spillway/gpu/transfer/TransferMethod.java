@@ -43,6 +43,14 @@ public enum TransferMethod {
     return accepts;
   }
 
+  /**
+   * Whether the method copies each chunk into a device buffer, so that a chunk can gather rows of several host
+   * buffers (see {@link TransferPipeline.Part}); the other methods hand the kernel the host memory in place.
+   */
+  public boolean joinsSegments() {
+    return this == PAGEABLE_COPY || this == PINNED_COPY;
+  }
+
   /** The memory kind the method is meant for, which benchmarks allocate. */
   public HostMemoryKind nativeMemory() {
     return accepts.iterator().next();

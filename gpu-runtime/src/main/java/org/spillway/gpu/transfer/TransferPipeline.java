@@ -89,12 +89,47 @@ public final class TransferPipeline implements AutoCloseable {
 
   /**
    * One part of a {@link #stream}: rows [firstRow, firstRow + rows) of columns of equal row counts (an Arrow
-   * batch, say). A part may have no columns: its chunks then reach the consumer with no addresses.
+   * batch, say). A part may have no columns: its chunks then reach the consumer with no addresses. A part may be
+   * joined by {@code following} segments (the same columns of later batches): then it travels as one chunk, its
+   * rows and each segment's back to back in the slot's buffers, which only a pipeline that
+   * {@link #joinsSegments() joins segments} takes; every piece but the last must hold a multiple of 8 rows, so that
+   * validity bitmaps continue on a byte boundary.
    */
-  public record Part(int id, List<HostColumn> columns, long firstRow, long rows) {
+  public record Part(int id, List<HostColumn> columns, long firstRow, long rows, List<Segment> following) {
     public Part {
       columns = List.copyOf(columns);
+      following = List.copyOf(following);
+      if (!following.isEmpty() && rows % 8 != 0) {
+        throw new IllegalArgumentException("a part joined by segments must hold a multiple of 8 rows, got " + rows);
+      }
+      for (int i = 0; i + 1 < following.size(); i++) {
+        if (following.get(i).rows() % 8 != 0 || following.get(i).columns().size() != columns.size()) {
+          throw new IllegalArgumentException("segment " + i + " of part " + id + " must hold " + columns.size()
+              + " columns and a multiple of 8 rows");
+        }
+      }
     }
+
+    public Part(int id, List<HostColumn> columns, long firstRow, long rows) {
+      this(id, columns, firstRow, rows, List.of());
+    }
+
+    /** Its rows and those of the segments that follow it. */
+    public long totalRows() {
+      return rows + following.stream().mapToLong(Segment::rows).sum();
+    }
+  }
+
+  /** Rows [firstRow, firstRow + rows) of the columns of a later batch that join a {@link Part}'s chunk. */
+  public record Segment(List<HostColumn> columns, long firstRow, long rows) {
+    public Segment {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /** Whether this pipeline's method copies, so that a part may be joined by segments into one chunk. */
+  public boolean joinsSegments() {
+    return method.joinsSegments();
   }
 
   /** Receives each chunk of a {@link #stream} together with the part it belongs to. */
@@ -116,6 +151,13 @@ public final class TransferPipeline implements AutoCloseable {
       Part p = parts.get();
       if (p != null) {
         validate(p.columns(), p.firstRow(), p.rows());
+        if (!p.following().isEmpty() && (!joinsSegments() || p.totalRows() > chunkRows)) {
+          throw new IllegalArgumentException("part " + p.id() + " joins " + p.following().size() + " segments into "
+              + p.totalRows() + " rows, which " + method.label() + " chunks of " + chunkRows + " rows cannot take");
+        }
+        for (Segment segment : p.following()) {
+          validate(segment.columns(), segment.firstRow(), segment.rows());
+        }
       }
       return p;
     }, chunkRows, chunkRows * ColumnType.MAX_WIDTH, consumer);
@@ -146,7 +188,9 @@ public final class TransferPipeline implements AutoCloseable {
           mover.prepare(nextSlot, next.part().columns(), next.row(), next.rows());
         }
         CudaStream stream = streams.get(slot);
-        long[] addresses = mover.move(slot, current.part().columns(), current.row(), current.rows(), stream);
+        long[] addresses = current.part().following().isEmpty()
+            ? mover.move(slot, current.part().columns(), current.row(), current.rows(), stream)
+            : ((CopyMover) mover).moveJoined(slot, current.part(), stream);
         consumer.consume(current.part(), new DeviceChunk(index, current.row(), current.rows(), addresses), stream);
         done.get(slot).record(stream);
         busy[slot] = true;
@@ -185,14 +229,14 @@ public final class TransferPipeline implements AutoCloseable {
       private long offset;
 
       @Override public Chunk get() {
-        while (part == null || offset >= part.rows()) {
+        while (part == null || offset >= part.totalRows()) {
           part = parts.get();
           offset = 0;
           if (part == null) {
             return null;
           }
         }
-        long rows = Math.min(chunkRows, part.rows() - offset);
+        long rows = part.following().isEmpty() ? Math.min(chunkRows, part.rows() - offset) : part.totalRows();
         Chunk c = new Chunk(part, part.firstRow() + offset, rows, offset == 0);
         offset += rows;
         return c;

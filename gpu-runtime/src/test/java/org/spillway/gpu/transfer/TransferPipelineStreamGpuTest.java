@@ -4,9 +4,11 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import jcuda.Pointer;
 import org.apache.arrow.memory.ArrowBuf;
@@ -41,6 +43,59 @@ class TransferPipelineStreamGpuTest {
       List<ArrowBuf> buffers = new ArrayList<>();
       try {
         streamParts(device, pool, allocator, sums, buffers, method, seed);
+      } finally {
+        buffers.forEach(ArrowBuf::close);
+      }
+    }
+  }
+
+  /** Copy methods take a part joined by later batches' segments as one chunk of all their rows, in order. */
+  @ParameterizedTest
+  @EnumSource(value = TransferMethod.class, names = {"PINNED_COPY", "PAGEABLE_COPY", "ZERO_COPY"})
+  void aPartJoinedBySegmentsTravelsAsOneChunk(TransferMethod method) {
+    CudaDevice device = GpuRuntime.requireDevice();
+    long seed = System.nanoTime();
+    long[] rows = {64, 1000, 0, 4096, 33};  // all but the last a multiple of 8
+    try (BufferAllocator allocator = RandomColumns.allocatorFor(method);
+         DeviceBuffer sums = device.allocator().allocate(8, "joined sum")) {
+      List<ArrowBuf> buffers = new ArrayList<>();
+      try {
+        List<HostColumn> columns = new ArrayList<>();
+        long expected = 0;
+        for (int p = 0; p < rows.length; p++) {
+          ArrowBuf buf = allocator.buffer(Math.max(8, rows[p] * 8));
+          buffers.add(buf);
+          columns.add(RandomColumns.fill(buf, 0, ColumnType.INT64, rows[p], seed + p));
+          for (long r = 0; r < rows[p]; r++) {
+            expected += buf.getLong(r * 8);
+          }
+        }
+        List<TransferPipeline.Segment> following = new ArrayList<>();
+        for (int p = 1; p < rows.length; p++) {
+          following.add(new TransferPipeline.Segment(List.of(columns.get(p)), 0, rows[p]));
+        }
+        TransferPipeline.Part part = new TransferPipeline.Part(7, List.of(columns.get(0)), 0, rows[0], following);
+        try (TransferPipeline pipeline = new TransferPipeline(device, method, TransferOptions.DEFAULT)) {
+          device.makeCurrent();
+          CudaException.check(cuMemsetD8(sums.pointer(), (byte) 0, 8), "cuMemsetD8");
+          GpuColumnSum sum = new GpuColumnSum(pipeline);
+          AtomicBoolean handedOut = new AtomicBoolean();
+          List<Long> chunkRows = new ArrayList<>();
+          Runnable stream = () -> pipeline.stream(() -> handedOut.getAndSet(true) ? null : part, 8192,
+              (p, chunk, s) -> {
+                chunkRows.add(chunk.rowCount());
+                sum.consumer(ColumnType.INT64, sums, 0).consume(chunk, s);
+              });
+          if (!method.joinsSegments()) {
+            assertThrows(IllegalArgumentException.class, stream::run, method + " hands the kernel host memory");
+            return;
+          }
+          stream.run();
+          long[] actual = new long[1];
+          CudaException.check(cuMemcpyDtoH(Pointer.to(actual), sums.pointer(), 8), "cuMemcpyDtoH");
+          assertEquals(List.of(part.totalRows()), chunkRows, "one chunk of every row");
+          assertEquals(expected, actual[0], method + ", seed " + seed);
+        }
       } finally {
         buffers.forEach(ArrowBuf::close);
       }

@@ -71,10 +71,16 @@ final class GpuBatchStreamer {
     void launch(long[] chunk, CudaStream stream);
   }
 
-  /** One worker's consumer of chunks, told where each chunk lies and when the worker is done. */
+  /**
+   * One worker's consumer of chunks, told where each chunk lies and when the worker is done. A chunk holds rows of
+   * one batch, or all rows of {@code batches} consecutive batches (small batches that travel together).
+   */
   interface WorkerSink {
-    /** Enqueues the work on rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch} on {@code stream}. */
-    void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream);
+    /**
+     * Enqueues the work on a chunk on {@code stream}: rows {@code firstRow .. firstRow + rows - 1} of batch
+     * {@code batch} when {@code batches} is 1, else every row of batches {@code batch .. batch + batches - 1}, in order.
+     */
+    void launch(int batch, int batches, long firstRow, long rows, long[] chunk, CudaStream stream);
 
     /**
      * Called on the worker's thread once its pipeline stopped: {@code completed} when every chunk it launched
@@ -103,7 +109,7 @@ final class GpuBatchStreamer {
   void stream(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, GpuColumnCache.Session cache,
       long chunkRows, Launcher launcher, BooleanSupplier cancelled) {
     WorkerSink sink = new WorkerSink() {
-      @Override public void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream) {
+      @Override public void launch(int batch, int batches, long firstRow, long rows, long[] chunk, CudaStream stream) {
         launcher.launch(chunk, stream);
       }
 
@@ -117,18 +123,19 @@ final class GpuBatchStreamer {
   void stream(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, GpuColumnCache.Session cache,
       long chunkRows, Supplier<WorkerSink> sinks, BooleanSupplier cancelled) {
     AtomicInteger next = new AtomicInteger();
-    int[][] streamedOf = new int[batches.size()][];  // per batch: the buffer behind each streamed column
+    TransferPipelinePool pool = TransferPipelinePool.of(device);
+    List<Group> groups = groups(batches, resident, chunkRows, method.joinsSegments());
+    int[][] streamedOf = new int[groups.size()][];  // per group: the buffer behind each streamed column
     Runnable worker = () -> {
-      TransferPipelinePool pool = TransferPipelinePool.of(device);
       TransferPipeline pipeline = pool.acquire(method, options);
       WorkerSink sink = null;
       boolean ok = false;
       try {
         WorkerSink mine = sinks.get();
         sink = mine;
-        pipeline.stream(() -> part(batches, resident, streamedOf, next, cancelled), chunkRows,
-            (part, chunk, stream) -> launch(part.id(), batches.get(part.id()), resident[part.id()],
-                streamedOf[part.id()], cache, chunk, stream, mine));
+        pipeline.stream(() -> part(batches, groups, resident, streamedOf, next, cancelled), chunkRows,
+            (part, chunk, stream) -> launch(groups.get(part.id()), batches.get(groups.get(part.id()).first()),
+                resident[groups.get(part.id()).first()], streamedOf[part.id()], cache, chunk, stream, mine));
         ok = true;
       } finally {
         try {
@@ -144,7 +151,7 @@ final class GpuBatchStreamer {
         }
       }
     };
-    int threads = Math.max(1, Math.min(workers, batches.size()));
+    int threads = Math.max(1, Math.min(workers, groups.size()));
     List<Future<?>> helpers = new ArrayList<>();
     for (int w = 1; w < threads; w++) {
       helpers.add(POOL.submit(worker));
@@ -154,37 +161,104 @@ final class GpuBatchStreamer {
       worker.run();
     } catch (RuntimeException e) {
       failure = e;
-      next.set(batches.size());  // the helpers stop after their current batch
+      next.set(groups.size());  // the helpers stop after their current chunk
     }
-    failure = awaitAll(helpers, next, batches.size(), failure);
+    failure = awaitAll(helpers, next, groups.size(), failure);
     if (failure != null) {
       throw failure;
     }
   }
 
-  private static TransferPipeline.Part part(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
-      int[][] streamedOf, AtomicInteger next, BooleanSupplier cancelled) {
-    int b = next.getAndIncrement();
-    if (b >= batches.size()) {
+  /** Consecutive batches {@code first .. first + count - 1} that travel as one part. */
+  record Group(int first, int count) {}
+
+  /**
+   * The parts of a stream: each batch alone, or, where the method copies into the chunk buffers ({@code join}),
+   * runs of consecutive batches that together fit a chunk of {@code chunkRows} rows. A batch joins the one before it
+   * only where that one holds whole tiles of {@link #JOIN_ALIGN_ROWS} rows (so that no tile of a kernel straddles two
+   * batches), where both stream the same buffers and neither is read from the column cache. Fewer, larger chunks
+   * cost fewer launches, events and host round trips per byte.
+   */
+  static List<Group> groups(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, long chunkRows,
+      boolean join) {
+    List<Group> out = new ArrayList<>();
+    int first = 0;
+    long rows = 0;
+    for (int b = 0; b < batches.size(); b++) {
+      BatchBuffers batch = batches.get(b);
+      boolean joins = join && b > first && batches.get(b - 1).rows() % JOIN_ALIGN_ROWS == 0
+          && rows + batch.rows() <= chunkRows && sameStreamedBuffers(batches.get(first), batch)
+          && uncached(resident[first]) && uncached(resident[b]);
+      if (!joins && b > first) {
+        out.add(new Group(first, b - first));
+        first = b;
+        rows = 0;
+      }
+      rows += batch.rows();
+    }
+    if (first < batches.size()) {
+      out.add(new Group(first, batches.size() - first));
+    }
+    return out;
+  }
+
+  /** Rows a batch must be a multiple of to be followed by another in the same chunk (the kernels' tile). */
+  static final int JOIN_ALIGN_ROWS = 256;
+
+  private static boolean sameStreamedBuffers(BatchBuffers a, BatchBuffers b) {
+    for (int i = 0; i < a.buffers().length; i++) {
+      if ((a.buffers()[i] == null) != (b.buffers()[i] == null)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean uncached(GpuColumnCache.Entry[] entries) {
+    for (GpuColumnCache.Entry entry : entries) {
+      if (entry != null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static TransferPipeline.Part part(List<BatchBuffers> batches, List<Group> groups,
+      GpuColumnCache.Entry[][] resident, int[][] streamedOf, AtomicInteger next, BooleanSupplier cancelled) {
+    int g = next.getAndIncrement();
+    if (g >= groups.size()) {
       return null;
     }
     if (cancelled.getAsBoolean()) {
       throw new CancellationException("query cancelled");
     }
+    Group group = groups.get(g);
+    int b = group.first();
     BatchBuffers batch = batches.get(b);
-    List<HostColumn> columns = new ArrayList<>();
     int[] of = new int[batch.buffers().length];
+    int streamed = 0;
     for (int i = 0; i < batch.buffers().length; i++) {
       if (batch.buffers()[i] != null && resident[b][i] == null) {
-        of[columns.size()] = i;
-        columns.add(batch.buffers()[i].column());
+        of[streamed++] = i;
       }
     }
-    streamedOf[b] = java.util.Arrays.copyOf(of, columns.size());
-    return new TransferPipeline.Part(b, columns, 0, batch.rows());
+    streamedOf[g] = java.util.Arrays.copyOf(of, streamed);
+    List<TransferPipeline.Segment> following = new ArrayList<>();
+    for (int j = b + 1; j < b + group.count(); j++) {
+      following.add(new TransferPipeline.Segment(columns(batches.get(j), streamedOf[g]), 0, batches.get(j).rows()));
+    }
+    return new TransferPipeline.Part(g, columns(batch, streamedOf[g]), 0, batch.rows(), following);
   }
 
-  private static void launch(int id, BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
+  private static List<HostColumn> columns(BatchBuffers batch, int[] buffers) {
+    List<HostColumn> columns = new ArrayList<>();
+    for (int i : buffers) {
+      columns.add(batch.buffers()[i].column());
+    }
+    return columns;
+  }
+
+  private static void launch(Group group, BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
       GpuColumnCache.Session cache, DeviceChunk chunk, CudaStream stream, WorkerSink sink) {
     long[] words = GpuChunkTable.chunk(chunk.rowCount());
     for (int k = 0; k < streamedOf.length; k++) {
@@ -202,7 +276,7 @@ final class GpuBatchStreamer {
       }
       words[batch.word(i)] = entry.address() + batch.buffers()[i].column().type().offset(chunk.firstRow());
     }
-    sink.launch(id, chunk.firstRow(), chunk.rowCount(), words, stream);
+    sink.launch(group.first(), group.count(), chunk.firstRow(), chunk.rowCount(), words, stream);
   }
 
   /** Waits for every helper even after a failure: pipelines must not be released under a running worker. */

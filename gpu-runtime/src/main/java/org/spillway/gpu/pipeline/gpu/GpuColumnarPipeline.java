@@ -42,16 +42,24 @@ import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 public final class GpuColumnarPipeline {
   /** Hash table slots of the first try of a grouped run; it grows 16-fold when half full. */
   static final long INITIAL_CAPACITY = 1 << 12;
-  /** Largest hash table; more groups than half of it run on the CPU backend. */
-  static final long MAX_CAPACITY = 1 << 22;
+  /**
+   * Largest hash table; more groups than half of it run on the CPU backend. The groups are gathered on the device
+   * before they are read back, so a table larger than its groups costs device memory, not link traffic.
+   */
+  static final long MAX_CAPACITY = 1 << 24;
   /** The most groups the GPU aggregation holds. */
   public static final long MAX_GROUPS = MAX_CAPACITY / 2;
-  /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
+  /**
+   * Rows of a chunk of several small batches (pinned or pageable copy): per chunk the host launches kernels, records
+   * events and, for rows, collects a buffer; storage batches of 128 Ki rows left the host the bottleneck.
+   */
+  static final long JOINED_CHUNK_ROWS = 1 << 20;
   /**
    * The most bytes of one chunk's output buffer in a pass that returns rows: every stream worker keeps one per chunk in
    * flight, and all of them together must stay within what GpuScratch keeps pinned between runs.
    */
   static final long ROWS_OUTPUT_BUFFER_BYTES = 16L << 20;
+  /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
   private static final int BLOCK_THREADS = 256;
@@ -418,13 +426,20 @@ public final class GpuColumnarPipeline {
     return nullable;
   }
 
-  /** Chunks no larger than the largest batch (a multiple of 32 rows): each slot holds a chunk per column. */
+  /**
+   * Rows of the chunks: each slot holds a chunk per column. Where the method copies, consecutive small batches
+   * travel together in chunks of up to {@link #JOINED_CHUNK_ROWS} rows ({@link GpuBatchStreamer#groups}); else a
+   * chunk is at most the largest batch. Never more than all rows (a multiple of 32).
+   */
   private long chunkRows(List<SourceBatch> batches) {
     long largest = 32;
+    long total = 0;
     for (SourceBatch b : batches) {
       largest = Math.max(largest, (b.rows() + 31L) / 32 * 32);
+      total += b.rows();
     }
-    return Math.min(transferOptions.chunkRows(ColumnType.MAX_WIDTH), largest);
+    long joined = Math.min(JOINED_CHUNK_ROWS, Math.max(32, (total + 31) / 32 * 32));
+    return Math.min(transferOptions.chunkRows(ColumnType.MAX_WIDTH), Math.max(largest, joined));
   }
 
   private int[] keyBits() {

@@ -131,7 +131,7 @@ final class GpuPass {
         return new Outcome(null, nanos, traffic[0], traffic[1], kernelNanos, 16);
       }
       long count = Math.max(1, header[1]);  // a compact state of no group keeps one empty slot (0 means global)
-      GpuAggregateState groups = capacity > 0 && count < capacity / 4
+      GpuAggregateState groups = capacity > 0 && count < capacity
           ? state.compact(kernels, count, borrow(borrowed, GpuAggregateState.bytes(count, callCount)), control)
           : state;
       return new Outcome(finisher.finish(groups, header), nanos, traffic[0], traffic[1], kernelNanos,

@@ -25,32 +25,63 @@ final class GpuRowsAssembler {
   private final MorselRows[] open;
   /** Per batch: how many rows its last finished morsel kept, the next one's first guess of its size. */
   private final int[] lastMorselRows;
+  /** Per batch: its rows. */
+  private final long[] batchRows;
 
-  GpuRowsAssembler(GpuRowsLayout layout, int batches) {
+  GpuRowsAssembler(GpuRowsLayout layout, long[] batchRows) {
     this.layout = layout;
-    this.open = new MorselRows[batches];
-    this.lastMorselRows = new int[batches];
-    for (int b = 0; b < batches; b++) {
+    this.batchRows = batchRows.clone();
+    this.open = new MorselRows[batchRows.length];
+    this.lastMorselRows = new int[batchRows.length];
+    for (int b = 0; b < batchRows.length; b++) {
       done.add(new ArrayList<>());
     }
   }
 
   /**
-   * Reads the output of rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch} from the chunk buffer at
-   * {@code address}; returns how many rows the chunk selected.
+   * Reads the output of a chunk from its buffer at {@code address}: rows {@code firstRow .. firstRow + rows - 1} of
+   * batch {@code batch} when {@code batches} is 1, else all rows of batches {@code batch .. batch + batches - 1}, one
+   * after the other (each but the last of whole tiles); returns how many rows the chunk selected.
    */
-  long add(int batch, long firstRow, long rows, long address) {
+  long add(int batch, int batches, long firstRow, long rows, long address) {
     if (firstRow % GpuRowsLayout.TILE_ROWS != 0 || rows > layout.capacityRows()) {
       throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
           + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
     }
-    // The chunk's rows lie consecutively in tile order, so a morsel's rows are one run: appended at once.
+    if (batches == 1) {
+      return add(batch, firstRow, rows, address, 0, 0);
+    }
     long selected = 0;
-    long runStart = 0;
+    long tile = 0;
+    long covered = 0;
+    for (int b = batch; b < batch + batches; b++) {
+      if (b + 1 < batch + batches && batchRows[b] % GpuRowsLayout.TILE_ROWS != 0) {
+        throw new IllegalArgumentException("batch " + b + " of " + batchRows[b] + " rows is followed by another in"
+            + " one chunk but holds no whole tiles of " + GpuRowsLayout.TILE_ROWS + " rows");
+      }
+      selected += add(b, 0, batchRows[b], address, tile, selected);
+      tile += GpuRowsLayout.tiles(batchRows[b]);
+      covered += batchRows[b];
+    }
+    if (covered != rows || firstRow != 0) {
+      throw new IllegalArgumentException("a chunk of batches " + batch + ".." + (batch + batches - 1) + " holds "
+          + covered + " rows from row 0, not " + rows + " from row " + firstRow);
+    }
+    return selected;
+  }
+
+  /**
+   * Reads rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch}, whose tiles start at tile
+   * {@code firstTile} of the chunk buffer and whose selected rows at position {@code firstPosition}.
+   */
+  private long add(int batch, long firstRow, long rows, long address, long firstTile, long firstPosition) {
+    // The chunk's rows lie consecutively in tile order, so a morsel's rows are one run: appended at once.
+    long selected = firstPosition;
+    long runStart = firstPosition;
     long runMorsel = -1;
     for (long t = 0; t < GpuRowsLayout.tiles(rows); t++) {
       long tileFirst = t * GpuRowsLayout.TILE_ROWS;
-      long count = MemoryUtil.getInt(address + layout.countsAt() + 4 * t) & 0xffffffffL;
+      long count = MemoryUtil.getInt(address + layout.countsAt() + 4 * (firstTile + t)) & 0xffffffffL;
       if (count > Math.min(GpuRowsLayout.TILE_ROWS, rows - tileFirst)) {
         throw new IllegalStateException("GPU rows kernel reported " + count + " selected rows for a tile of "
             + Math.min(GpuRowsLayout.TILE_ROWS, rows - tileFirst) + " rows (batch " + batch + ", row "
@@ -65,7 +96,7 @@ final class GpuRowsAssembler {
       selected += count;
     }
     appendRun(batch, runMorsel, address, runStart, selected - runStart);
-    return selected;
+    return selected - firstPosition;
   }
 
   private void appendRun(int batch, long morsel, long address, long first, long count) {

@@ -77,7 +77,8 @@ final class GpuRowsPass {
       DevicePointer error = code.pointer(image.bytes());
       long[] argument = image.argument(code.address(), variant == FilterVariant.BRANCHING, 0, 0, joins);
       long columns = code.address() + image.outputsOffset();
-      GpuRowsAssembler assembler = new GpuRowsAssembler(layout, batches.size());
+      GpuRowsAssembler assembler = new GpuRowsAssembler(layout,
+          batches.stream().mapToLong(GpuBatchStreamer.BatchBuffers::rows).toArray());
       AtomicLong returned = new AtomicLong();
       long[] traffic = GpuPass.traffic(batches, resident, session);
       long start = System.nanoTime();
@@ -97,14 +98,15 @@ final class GpuRowsPass {
    * A pooled pinned output buffer, the address kernels write it at, the staging buffer in GPU memory (the layout's
    * bytes, then the tiles' first output positions) and the event that marks its chunk done.
    */
-  private record OutputBuffer(HostBuffer host, long deviceAddress, DeviceBuffer staging, CudaEvent done) {
+  private record OutputBuffer(HostBuffer host, long deviceAddress, DeviceBuffer staging, CudaEvent done,
+      CudaEvent timedStart, CudaEvent timedEnd) {
     long offsetsAddress(GpuRowsLayout layout) {
       return staging.address() + layout.bytes();
     }
   }
 
   /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
-  private record InFlight(int batch, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
+  private record InFlight(int batch, int batches, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
 
   /** One worker's ring of output buffers in flight (oldest first) and its spare ones. */
   private final class Outputs implements GpuBatchStreamer.WorkerSink {
@@ -115,6 +117,14 @@ final class GpuRowsPass {
     private final long[] argument;
     private final long columns;
     private final DevicePointer error;
+    /** Trace-only timings of this worker: the kernels' time by CUDA events and the host's time per step. */
+    private final boolean timing = Boolean.getBoolean("spillway.trace");
+    private final long created = System.nanoTime();
+    private double kernelMillis;
+    private long launchNanos;
+    private long waitNanos;
+    private long addNanos;
+    private int chunks;
 
     Outputs(GpuRowsAssembler assembler, AtomicLong returned, long[] argument, long columns, DevicePointer error) {
       this.assembler = assembler;
@@ -124,12 +134,16 @@ final class GpuRowsPass {
       this.error = error;
     }
 
-    @Override public void launch(int batch, long firstRow, long rows, long[] chunk, CudaStream stream) {
+    @Override public void launch(int batch, int batches, long firstRow, long rows, long[] chunk, CudaStream stream) {
       if (inFlight.size() >= depth) {
         collect(inFlight.poll());
       }
       OutputBuffer out = spare.isEmpty() ? acquire() : spare.pop();
-      inFlight.add(new InFlight(batch, firstRow, rows, out, stream));  // before the launch: a failure finds it
+      inFlight.add(new InFlight(batch, batches, firstRow, rows, out, stream));  // before the launch: a failure finds it
+      long launchStart = System.nanoTime();
+      if (timing) {
+        out.timedStart().record(stream);
+      }
       long tiles = GpuRowsLayout.tiles(rows);
       int blocks = GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, tiles);
       long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
@@ -138,7 +152,11 @@ final class GpuRowsPass {
       scan.launch(1, SCAN_THREADS, stream, out.staging().address(), outputArg, tiles, out.offsetsAddress(layout));
       gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, out.staging().address(), outputArg, tiles,
           out.offsetsAddress(layout));
+      if (timing) {
+        out.timedEnd().record(stream);
+      }
       out.done().record(stream);
+      launchNanos += System.nanoTime() - launchStart;
     }
 
     private OutputBuffer acquire() {
@@ -147,7 +165,7 @@ final class GpuRowsPass {
       try {
         staging = GpuScratch.acquire(device, layout.bytes() + 4 * (GpuRowsLayout.tiles(layout.capacityRows()) + 1));
         return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()), staging,
-            GpuScratch.event(device));
+            GpuScratch.event(device), timing ? device.newEvent(true) : null, timing ? device.newEvent(true) : null);
       } catch (RuntimeException e) {
         if (staging != null) {
           GpuScratch.release(device, staging);
@@ -160,9 +178,18 @@ final class GpuRowsPass {
     /** Waits for the chunk's kernel, adds its rows to the result and keeps its buffer for a later chunk. */
     private void collect(InFlight chunk) {
       try {
+        long waitStart = System.nanoTime();
         chunk.out().done().synchronize();
-        long selected = assembler.add(chunk.batch(), chunk.firstRow(), chunk.rows(), chunk.out().host().address());
+        long addStart = System.nanoTime();
+        waitNanos += addStart - waitStart;
+        if (timing) {
+          kernelMillis += chunk.out().timedEnd().elapsedMillisSince(chunk.out().timedStart());
+        }
+        chunks++;
+        long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(),
+            chunk.out().host().address());
         returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
+        addNanos += System.nanoTime() - addStart;
       } finally {
         spare.push(chunk.out());
       }
@@ -186,7 +213,17 @@ final class GpuRowsPass {
         spare.push(chunk.out());
       }
       inFlight.clear();
+      if (timing) {
+        System.err.printf("[spillway] gpu rows worker %s: %d chunks in %.1f ms: kernels %.1f ms (CUDA events),"
+            + " host launching %.1f ms, waiting %.1f ms, assembling %.1f ms%n", Thread.currentThread().getName(),
+            chunks, (System.nanoTime() - created) / 1e6, kernelMillis, launchNanos / 1e6, waitNanos / 1e6,
+            addNanos / 1e6);
+      }
       for (OutputBuffer out : spare) {
+        if (out.timedStart() != null) {
+          out.timedStart().close();
+          out.timedEnd().close();
+        }
         GpuScratch.release(device, out.host());
         GpuScratch.release(device, out.staging());
         GpuScratch.release(device, out.done());

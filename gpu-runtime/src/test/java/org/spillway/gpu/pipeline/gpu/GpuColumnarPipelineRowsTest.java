@@ -205,6 +205,25 @@ class GpuColumnarPipelineRowsTest {
     }
   }
 
+  /**
+   * Batches of whole tiles travel together in one chunk under pinned copy (GpuBatchStreamer.groups): their rows
+   * stay in their batches and morsels, and NULL bitmaps continue across them.
+   */
+  @Test void batchesJoinedIntoOneChunkKeepTheirRowsAndNulls() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int rows : new int[] {256, 512, MORSELS, 1024, 300, 256, 768, 0, 2048, 1}) {
+      batches.add(data.batch(gen, rows, rows == 512 || random.nextBoolean()));
+    }
+    for (int workers : new int[] {1, 2}) {
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, fixedStages()).withStreamWorkers(workers);
+      RandomBatches.assertSameBatches(gpu, TransferMethod.PINNED_COPY, batches, "seed " + seed + ", " + workers
+          + " workers");
+    }
+  }
+
   /** Only the projected columns come back: not the wide columns the filter alone reads. */
   @Test void onlyTheProjectedOutputComesBack() {
     RandomExprs gen = new RandomExprs(new Random(System.nanoTime()));

@@ -70,18 +70,81 @@ class GpuRowsAssemblerTest {
       }
       String where = "seed " + seed + ", trial " + trial + ", chunk " + chunkRows + ", selectivity " + selectivity
           + ", nullable " + Arrays.toString(nullable);
-      GpuRowsAssembler assembler = new GpuRowsAssembler(layout, inputs.size());
+      GpuRowsAssembler assembler = new GpuRowsAssembler(layout, rowsOf(inputs));
       try (ArrowBuf buffer = allocator.buffer(layout.bytes())) {
         for (int b = 0; b < inputs.size(); b++) {
           for (long first = 0; first < inputs.get(b).rows(); first += chunkRows) {
             long rows = Math.min(chunkRows, inputs.get(b).rows() - first);
             long selected = writeChunk(random, buffer, layout, inputs.get(b), first, rows);
-            assertEquals(selected, assembler.add(b, first, rows, buffer.memoryAddress()), where);
+            assertEquals(selected, assembler.add(b, 1, first, rows, buffer.memoryAddress()), where);
           }
         }
       }
       assertSameBatches(expected(inputs), assembler.result(), where);
     }
+  }
+
+  /** Small batches travel together in one chunk (GpuBatchStreamer.groups): each still gets its own morsels. */
+  @Test void chunksOfSeveralBatchesAssembleIntoEachBatchsMorsels() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int[] wholeTiles = {0, TILE, 3 * TILE, MorselScheduler.MORSEL_ROWS + 2 * TILE};
+    int[] last = {0, 1, TILE - 1, TILE + 1, 700, MorselScheduler.MORSEL_ROWS + 300};
+    double[] selectivities = {0, 0.02, 0.5, 1};
+    for (int trial = 0; trial < 16; trial++) {
+      double selectivity = selectivities[random.nextInt(selectivities.length)];
+      boolean[] nullable = new boolean[TYPES.size()];
+      for (int k = 0; k < nullable.length; k++) {
+        nullable[k] = random.nextBoolean();
+      }
+      List<Input> inputs = new ArrayList<>();
+      for (int b = 1 + random.nextInt(3); b > 0; b--) {
+        inputs.add(input(random, wholeTiles[random.nextInt(wholeTiles.length)], nullable, selectivity));
+      }
+      inputs.add(input(random, last[random.nextInt(last.length)], nullable, selectivity));
+      long total = Arrays.stream(rowsOf(inputs)).sum();
+      GpuRowsLayout layout = new GpuRowsLayout(TYPES, nullable, Math.max(1, GpuRowsLayout.tiles(total)) * TILE);
+      GpuRowsAssembler assembler = new GpuRowsAssembler(layout, rowsOf(inputs));
+      String where = "seed " + seed + ", trial " + trial + ", batches " + Arrays.toString(rowsOf(inputs));
+      try (ArrowBuf buffer = allocator.buffer(layout.bytes())) {
+        long selected = writeChunk(random, buffer, layout, concatenated(inputs), 0, total);
+        assertEquals(selected, assembler.add(0, inputs.size(), 0, total, buffer.memoryAddress()), where);
+      }
+      assertSameBatches(expected(inputs), assembler.result(), where);
+    }
+  }
+
+  @Test void refusesABatchOfPartTilesFollowedByAnother() {
+    GpuRowsLayout layout = new GpuRowsLayout(List.of(ExprType.INT64), new boolean[1], 4 * TILE);
+    GpuRowsAssembler assembler = new GpuRowsAssembler(layout, new long[] {300, 200});
+    try (ArrowBuf buffer = allocator.buffer(layout.bytes())) {
+      buffer.setZero(0, layout.bytes());
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> assembler.add(0, 2, 0, 500, buffer.memoryAddress()));
+      assertTrue(e.getMessage().contains("holds no whole tiles"), e.getMessage());
+    }
+  }
+
+  private static long[] rowsOf(List<Input> inputs) {
+    return inputs.stream().mapToLong(Input::rows).toArray();
+  }
+
+  /** The batches' rows one after the other, as a chunk of several batches holds them. */
+  private static Input concatenated(List<Input> inputs) {
+    int rows = (int) Arrays.stream(rowsOf(inputs)).sum();
+    long[][] values = new long[TYPES.size()][rows];
+    boolean[][] nulls = new boolean[TYPES.size()][rows];
+    boolean[] selected = new boolean[rows];
+    int at = 0;
+    for (Input in : inputs) {
+      for (int k = 0; k < TYPES.size(); k++) {
+        System.arraycopy(in.values()[k], 0, values[k], at, (int) in.rows());
+        System.arraycopy(in.nulls()[k], 0, nulls[k], at, (int) in.rows());
+      }
+      System.arraycopy(in.selected(), 0, selected, at, (int) in.rows());
+      at += (int) in.rows();
+    }
+    return new Input(values, nulls, selected);
   }
 
   @Test void layoutAlignsEveryRegionAndCountsWhatCrossesTheLink() {
@@ -118,12 +181,12 @@ class GpuRowsAssemblerTest {
 
   @Test void refusesACountLargerThanItsTile() {
     GpuRowsLayout layout = new GpuRowsLayout(List.of(ExprType.INT64), new boolean[1], 2 * TILE);
-    GpuRowsAssembler assembler = new GpuRowsAssembler(layout, 1);
+    GpuRowsAssembler assembler = new GpuRowsAssembler(layout, new long[] {300});
     try (ArrowBuf buffer = allocator.buffer(layout.bytes())) {
       buffer.setZero(0, layout.bytes());
       buffer.setInt(layout.countsAt() + 4, 100);  // the second tile of a 300-row chunk has 44 rows
       IllegalStateException e = assertThrows(IllegalStateException.class,
-          () -> assembler.add(0, 0, 300, buffer.memoryAddress()));
+          () -> assembler.add(0, 1, 0, 300, buffer.memoryAddress()));
       assertTrue(e.getMessage().contains("100 selected rows for a tile of 44 rows"), e.getMessage());
     }
   }
