@@ -25,12 +25,15 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  *
  * <p>Appended batches are staged as plain IPC files. Commit then picks the text columns to
  * dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct values, each used on average at
- * least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no transfer bytes), rewrites
+ * least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no transfer bytes; or at most
+ * {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are what GPU pipelines carry
+ * as join payloads and group keys, where plain text keeps a pipeline on the CPU), rewrites
  * the staged files with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
  */
 public final class TableWriter implements AutoCloseable {
   static final int DICTIONARY_MAX_ENTRIES = 65536;
   static final int DICTIONARY_MIN_REUSE = 4;
+  static final int DICTIONARY_ALWAYS_ENTRIES = 256;
   private static final String STAGING = "staging";
   /** Lock file in the temporary directory: while it is locked, {@link Catalog#open} leaves the directory alone. */
   static final String LOCK = ".writer.lock";
@@ -181,7 +184,7 @@ public final class TableWriter implements AutoCloseable {
     for (ColumnStatisticsCollector collector : statistics) {
       Set<String> distinct = collector.exactDistinct();
       boolean encode = distinct != null && !distinct.isEmpty()
-          && (long) distinct.size() * DICTIONARY_MIN_REUSE <= rowCount;
+          && ((long) distinct.size() * DICTIONARY_MIN_REUSE <= rowCount || distinct.size() <= DICTIONARY_ALWAYS_ENTRIES);
       dictionaries.add(encode ? distinct.stream().sorted().toList() : null);
     }
     return dictionaries;

@@ -116,6 +116,31 @@ class TableRoundTripTest {
     }
   }
 
+  /**
+   * A small dimension table's names (each used once) become a dictionary all the same: GPU pipelines carry codes,
+   * not strings. Beyond {@value TableWriter#DICTIONARY_ALWAYS_ENTRIES} such values they stay plain.
+   */
+  @Test
+  void fewDistinctNamesAreADictionaryEvenWhenEachIsUsedOnce() {
+    TableSchema schema = TableSchema.of(ColumnDef.of("name", "VARCHAR(20) NOT NULL"));
+    try (Catalog catalog = Catalog.create(dir)) {
+      for (int rows : new int[] {25, TableWriter.DICTIONARY_ALWAYS_ENTRIES + 1}) {
+        try (TableWriter writer = catalog.createTable("names" + rows, schema)) {
+          BatchBuilder batch = writer.newBatch(rows);
+          for (int r = 0; r < rows; r++) {
+            batch.setString(0, r, "name-" + (rows - r));
+          }
+          batch.setRowCount(rows);
+          writer.append(batch);
+          writer.commit();
+        }
+      }
+      assertEquals(25, catalog.table("names25").orElseThrow().dictionary(0).orElseThrow().size());
+      assertFalse(catalog.table("names" + (TableWriter.DICTIONARY_ALWAYS_ENTRIES + 1)).orElseThrow()
+          .isDictionaryEncoded(0));
+    }
+  }
+
   @Test
   void physicalLayoutIsGpuFriendly() {
     try (Catalog catalog = Catalog.create(dir)) {

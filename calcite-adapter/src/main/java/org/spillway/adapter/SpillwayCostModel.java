@@ -41,11 +41,12 @@ final class SpillwayCostModel {
    */
   static final double ASSUMED_RETURNED_ROW_NANOS = 40;
   /**
-   * ASSUMPTION: scanned bytes per second of a GPU pass that returns rows, whatever its transfer. On the H200 host
-   * such passes (TPC-H SF 10: Q8's lineitem probing part, Q3's orders probing customer, Q14's lineitem) streamed at
-   * 12-35 GB/s where the same scans aggregating on the GPU reached the link's speed; the cause is not found yet.
+   * ASSUMPTION: scanned bytes per second of a GPU pass that returns rows, whatever its transfer: below the link's
+   * speed, since such a pass waits for each chunk's rows on the host (three launches, an event, the copy into Java
+   * arrays) where an aggregating pass only launches. Chunks of several storage batches made that wait a fraction
+   * of the pass; the returned rows themselves are priced per row beside it.
    */
-  static final double ASSUMED_ROWS_PASS_GB_PER_SECOND = 20;
+  static final double ASSUMED_ROWS_PASS_GB_PER_SECOND = 40;
   /**
    * ASSUMPTION: CPU nanoseconds per aggregated row and aggregate call on one thread, beyond the scan that the
    * Q6-shaped calibration rate covers (one call, no group keys). TPC-H Q1 at SF 10 on the H200 host: the CPU backend
@@ -201,8 +202,8 @@ final class SpillwayCostModel {
   }
 
   /**
-   * Reading a grouped aggregation's GPU hash table back into Java arrays and turning its slots into groups: the
-   * table holds twice the {@code groups} slots, with a key, a count and three words per aggregate call each.
+   * Reading a grouped aggregation's groups back into Java arrays and turning them into columns: the device gathers the
+   * table's groups first, so what crosses is a key, a count and three words per aggregate call for each group.
    */
   double aggregateStateMillis(long groups, List<PipelineStage> stages) {
     if (groups == 0) {
@@ -215,8 +216,7 @@ final class SpillwayCostModel {
         break;
       }
     }
-    long slots = Long.highestOneBit(Math.max(1, 2 * groups - 1)) << 1;
-    double bytes = slots * (2.0 + 3 * calls) * 8;
+    double bytes = groups * (2.0 + 3 * calls) * 8;
     return bytes / (bandwidth(TransferMethod.PAGEABLE_COPY) * 1e9) * 1e3
         + bytes / (ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND * 1e9) * 1e3;
   }

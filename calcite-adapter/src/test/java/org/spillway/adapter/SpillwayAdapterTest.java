@@ -100,11 +100,11 @@ class SpillwayAdapterTest {
         .query("select name, id from items where id > 1")
         .returns("name=nut; id=2\nname=null; id=3\n")
         .explainContains("PLAN=SpillwayToEnumerableConverter\n"
-            + "  SpillwayProject(name=[$1], id=[$0], device=[cpu], variant=[vectorized], transfer=[none], linkBytes=[56])\n"
+            + "  SpillwayProject(name=[$1], id=[$0], device=[cpu], variant=[vectorized], transfer=[none], linkBytes=[16])\n"
             + "    SpillwayFilter(condition=[>($0, 1)], device=[cpu], variant=[predication], transfer=[none], "
-            + "linkBytes=[84])\n"
+            + "linkBytes=[24])\n"
             + "      SpillwayTableScan(table=[[spillway, items]], fields=[[0, 1]], device=[cpu], "
-            + "variant=[morsel-scan], transfer=[none], linkBytes=[84])");
+            + "variant=[morsel-scan], transfer=[none], linkBytes=[24])");
   }
 
   @Test void expressionsReadOnlyTheColumnsTheyUse() throws SQLException {

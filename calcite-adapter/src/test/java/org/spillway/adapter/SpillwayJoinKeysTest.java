@@ -7,7 +7,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;
-import org.spillway.storage.StoredTable;
 import org.spillway.storage.TableSchema;
 
 import java.math.BigDecimal;
@@ -24,11 +23,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * text with plain text, NULLs in any key column; rows pinned, and each join runs in Spillway without a fallback.
  */
 class SpillwayJoinKeysTest {
+  /** Rows of pa and pb, each with that many distinct notes: more than a small table's dictionary holds. */
+  private static final int PLAIN_ROWS = 300;
   @TempDir static Path dir;
 
   /**
    * {@code name} is dictionary-encoded in both tables (a: x, y; b: y, z: "y" is code 1 in a, 0 in b);
-   * {@code note} is plain text (every value distinct).
+   * {@code note} is dictionary-encoded too (few distinct values); pa's and pb's notes are plain text.
    */
   @BeforeAll static void createTables() {
     Catalog catalog = Catalog.create(dir);
@@ -53,9 +54,20 @@ class SpillwayJoinKeysTest {
             row(6, 5L, "1.00", "z", "nz", null),
             row(7, null, "1.00", "y", "n8", "6.00"),
             row(8, 3L, "1.00", "z", "n1", "7.00")));
+    // More distinct notes than a small dictionary holds: plain text. pa's notes n0..n299, pb's n0, n3, ..., x, y.
+    List<Object[]> pa = new ArrayList<>();
+    List<Object[]> pb = new ArrayList<>();
+    for (int i = 0; i < PLAIN_ROWS; i++) {
+      pa.add(new Object[] {i, "n" + i});
+      pb.add(new Object[] {i, i == PLAIN_ROWS - 2 ? "x" : i == PLAIN_ROWS - 1 ? "y" : "n" + 3 * i});
+    }
+    CalciteReference.write(catalog, "pa", schema("id INTEGER", "note VARCHAR(10)"), pa);
+    CalciteReference.write(catalog, "pb", schema("id INTEGER", "note VARCHAR(10)"), pb);
     for (String table : List.of("a", "b")) {
-      StoredTable stored = catalog.table(table).orElseThrow();
-      assertTrue(stored.isDictionaryEncoded(3) && !stored.isDictionaryEncoded(4), table + ": name and note encoding");
+      assertTrue(catalog.table(table).orElseThrow().isDictionaryEncoded(3), table + ": name encoding");
+    }
+    for (String table : List.of("pa", "pb")) {
+      assertTrue(!catalog.table(table).orElseThrow().isDictionaryEncoded(1), table + ": plain notes");
     }
     catalog.close();
   }
@@ -85,11 +97,20 @@ class SpillwayJoinKeysTest {
         .returns("id=2; bid=1\nid=4; bid=2\n");
   }
 
-  @Test void plainTextKeysAndPlainWithDictionaryText() throws SQLException {
+  @Test void notesOfSmallTablesAcrossDictionaries() throws SQLException {
     inSpillway("select a.id, b.id as bid from a join b on a.note = b.note order by 1, 2")
         .returns("id=1; bid=8\nid=2; bid=1\nid=3; bid=2\nid=6; bid=4\nid=8; bid=7\n");
     inSpillway("select a.id, b.id as bid from a join b on a.name = b.note where a.id <= 3 order by 1, 2")
         .returns("id=1; bid=3\nid=2; bid=5\nid=3; bid=3\n");
+  }
+
+  /** pa's n3i meets pb's row i for i below 100; a's dictionary names x and y meet pb's last two plain notes. */
+  @Test void plainTextKeysAndPlainWithDictionaryText() throws SQLException {
+    inSpillway("select count(*) as c, sum(pa.id) as s from pa join pb on pa.note = pb.note")
+        .returns("c=100; s=14850\n");
+    inSpillway("select a.id, pb.id as bid from a join pb on a.name = pb.note where a.id <= 3 order by 1, 2")
+        .returns("id=1; bid=" + (PLAIN_ROWS - 2) + "\nid=2; bid=" + (PLAIN_ROWS - 1) + "\nid=3; bid="
+            + (PLAIN_ROWS - 2) + "\n");
   }
 
   /** 1.5000 = 1.50, and 3.1234 equals no DECIMAL(10,2) value. */

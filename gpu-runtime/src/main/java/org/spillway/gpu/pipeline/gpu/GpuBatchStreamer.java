@@ -35,11 +35,11 @@ final class GpuBatchStreamer {
   /** Worker threads (system property spillway.gpu.streamWorkers), each streaming with its own pipeline. */
   static final int WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.streamWorkers", 1));
   /**
-   * Worker threads of pipelines that return rows (system property spillway.gpu.rowsStreamWorkers): each worker
-   * also copies its chunks' selected rows into Java arrays, which one thread did at 2-3 GB/s of input; four
-   * streamed TPC-H Q3's lineitem scan (32 M of 60 M rows kept, SF 10) at 21-23 GB/s instead.
+   * Worker threads of pipelines that return rows (system property spillway.gpu.rowsStreamWorkers). One: the rows of a
+   * chunk of several batches are copied into Java arrays by several threads at once (GpuRowsAssembler), and several
+   * workers, each issuing its own copies, launches and event waits, slowed each other's driver calls down.
    */
-  static final int ROWS_WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.rowsStreamWorkers", 4));
+  static final int ROWS_WORKERS = Math.max(1, Integer.getInteger("spillway.gpu.rowsStreamWorkers", 1));
 
   private static final ExecutorService POOL = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "spillway-gpu-stream");

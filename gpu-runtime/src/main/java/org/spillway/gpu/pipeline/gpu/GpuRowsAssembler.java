@@ -4,6 +4,7 @@ import org.spillway.gpu.vector.ColumnVector;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.pipeline.ColumnBatch;
@@ -16,7 +17,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * {@link MorselScheduler#MORSEL_ROWS} input rows of a batch that kept a row, in input order, with the
  * pipeline's output types, 0 in NULL rows and NULL flags only for columns that hold a NULL. Chunks start at
  * multiples of {@link GpuRowsLayout#TILE_ROWS} rows, so every tile lies in one morsel. The chunks of one batch
- * must be added in row order, by one thread; different batches may be added by different threads.
+ * must be added in row order, by one thread; different batches may be added by different threads, and the batches
+ * of a chunk that holds several are read in parallel.
  */
 final class GpuRowsAssembler {
   private final GpuRowsLayout layout;
@@ -51,23 +53,31 @@ final class GpuRowsAssembler {
     if (batches == 1) {
       return add(batch, firstRow, rows, address, 0, 0);
     }
-    long selected = 0;
-    long tile = 0;
-    long covered = 0;
-    for (int b = batch; b < batch + batches; b++) {
-      if (b + 1 < batch + batches && batchRows[b] % GpuRowsLayout.TILE_ROWS != 0) {
+    // where each batch's tiles and selected rows start; then the batches are read in parallel (they share no state)
+    long[] firstTile = new long[batches + 1];
+    long[] firstPosition = new long[batches + 1];
+    for (int i = 0; i < batches; i++) {
+      int b = batch + i;
+      if (i + 1 < batches && batchRows[b] % GpuRowsLayout.TILE_ROWS != 0) {
         throw new IllegalArgumentException("batch " + b + " of " + batchRows[b] + " rows is followed by another in"
             + " one chunk but holds no whole tiles of " + GpuRowsLayout.TILE_ROWS + " rows");
       }
-      selected += add(b, 0, batchRows[b], address, tile, selected);
-      tile += GpuRowsLayout.tiles(batchRows[b]);
-      covered += batchRows[b];
+      long tiles = GpuRowsLayout.tiles(batchRows[b]);
+      long counted = 0;
+      for (long t = firstTile[i]; t < firstTile[i] + tiles; t++) {
+        counted += MemoryUtil.getInt(address + layout.countsAt() + 4 * t) & 0xffffffffL;
+      }
+      firstTile[i + 1] = firstTile[i] + tiles;
+      firstPosition[i + 1] = firstPosition[i] + counted;
     }
+    long covered = Arrays.stream(batchRows, batch, batch + batches).sum();
     if (covered != rows || firstRow != 0) {
       throw new IllegalArgumentException("a chunk of batches " + batch + ".." + (batch + batches - 1) + " holds "
           + covered + " rows from row 0, not " + rows + " from row " + firstRow);
     }
-    return selected;
+    IntStream.range(0, batches).parallel().forEach(i -> add(batch + i, 0, batchRows[batch + i], address,
+        firstTile[i], firstPosition[i]));
+    return firstPosition[batches];
   }
 
   /**
