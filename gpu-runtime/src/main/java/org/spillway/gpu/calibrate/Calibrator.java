@@ -18,6 +18,7 @@ import org.spillway.gpu.bench.RandomFill;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostBuffer;
@@ -208,25 +209,41 @@ public final class Calibrator {
     }
   }
 
-  /** {@code Calibrator [--out FILE] [--quick]}: measures and writes the profile (default ~/.spillway/...). */
+  /**
+   * {@code Calibrator [--out FILE] [--quick] [--tlb-probe SIZE]}: measures and writes the profile (default
+   * ~/.spillway/...); {@code --tlb-probe} sets the pinned region beyond the GPU's TLB reach (e.g. 32g; 0: not
+   * measured), which a quick calibration leaves out otherwise.
+   */
   public static void main(String[] args) throws IOException {
     Path out = CalibrationOptions.defaultProfilePath();
     CalibrationOptions opts = CalibrationOptions.FULL;
+    Long tlbProbe = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> opts = CalibrationOptions.QUICK;
-        case "--out" -> {
-          if (++i >= args.length) {
-            throw new IllegalArgumentException("--out needs a file name");
-          }
-          out = Path.of(args[i]);
+        case "--out" -> out = Path.of(value(args, ++i));
+        case "--tlb-probe" -> {
+          String size = value(args, ++i);
+          tlbProbe = size.trim().equals("0") ? 0 : DeviceAllocator.parseBytes("--tlb-probe", size);
         }
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + " (known: --out FILE, --quick)");
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + " (known: --out FILE, --quick, --tlb-probe SIZE)");
       }
+    }
+    if (tlbProbe != null) {
+      opts = new CalibrationOptions(opts.mode(), opts.methodBytes(), opts.probeBytes(), opts.cpuScanBytes(),
+          opts.reps(), opts.everyLinkRead(), tlbProbe);
     }
     MachineProfile profile = calibrate(opts, System.out);
     profile.write(out);
     System.out.println("machine profile written to " + out + " (" + opts.mode()
         + (profile.cpuOnly() ? ", CPU only)" : ")"));
+  }
+
+  private static String value(String[] args, int i) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(args[i - 1] + " needs a value");
+    }
+    return args[i];
   }
 }
