@@ -52,7 +52,7 @@ class CalibrateCommandTest {
     Path file = dir.resolve("lookups.json");
     withLookups.write(file);
     assertTrue(show(file).contains("index lookups: binary search 2.50 M/s, RadixSpline 4.00 M/s per core; random"
-        + " 128 B link reads 21.50 GB/s within the TLB's reach, unmeasured GB/s beyond it"), show(file));
+        + " 128 B link reads 21.50 GB/s within the TLB's reach, unmeasured beyond it"), show(file));
   }
 
   @Test void aFullProfileShowsAsCalibrated() throws Exception {
