@@ -11,7 +11,7 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * The arguments of {@link IndexJoinBenchmark}, parsed and checked. {@code --preset target} (first, later arguments
  * override it) is issue #15's target measurement in one call: R of 32 GiB, |S| 0.01% to 20% of R's keys of which 10%
  * miss, RadixSpline and binary search on both devices against GPU NOPA and Triton, one run per point after one
- * warm-up per join, 30 s per point and 200 s in all.
+ * warm-up per join, 30 s per point and 180 s in all.
  */
 record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, List<Double> selectivities,
     double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads,
@@ -59,7 +59,7 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, Li
           runs = 1;
           missShare = 0.1;
           pointLimit = 30;
-          budget = 200;
+          budget = 180;
           warmupOnce = true;
         }
         case "--out" -> out = Path.of(value(args, ++i));
