@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.storage.StorageAllocator;
 import org.spillway.tpch.ProgressListener;
@@ -137,6 +138,28 @@ class SpillwayIndexJoinTest {
       String auto = explain("device=auto", SELECTIVE);
       assertTrue(auto.contains("algorithm=[inlj]") || auto.contains("algorithm=[cpu-nopa]")
           || auto.contains("algorithm=[nopa]"), auto);
+    }
+  }
+
+  /**
+   * A join with an index to look up counts as calibrated only where calibration measured the index lookups too: a
+   * profile from before them prices the index join with assumed rates, and EXPLAIN says so.
+   */
+  @Test void theIndexJoinsCostsAreCalibratedOnlyWithMeasuredLookupRates() throws Exception {
+    update("CREATE INDEX orders_radixspline ON orders (o_orderkey) USING RADIXSPLINE");
+    Map<String, Double> joins = Map.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, 5e8,
+        MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, 2e8, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, 7e8,
+        MachineProfile.CPU_JOIN_RADIX, 1.7e8);
+    for (boolean measured : new boolean[] {false, true}) {
+      MachineProfile profile = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-26T00:00:00Z", "cpu host",
+          16, 80, null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, null, 16.0, joins,
+          MachineProfile.MODE_FULL, null, measured ? new MachineProfile.IndexLookupRates(null, null, null, null, 2e6,
+          4e6, 2L << 30) : null);
+      try (AutoCloseable pinned = MachineProfiles.pin(profile)) {
+        String plan = explain("joinAlgorithm=inlj", SELECTIVE);
+        assertTrue(plan.contains("algorithm=[inlj]"), plan);
+        assertTrue(plan.contains(measured ? "costs=[calibrated]" : "costs=[assumed]"), measured + ": " + plan);
+      }
     }
   }
 
