@@ -28,10 +28,18 @@ import org.spillway.gpu.transfer.ColumnType;
 final class IndexLookupProbe {
   /** Keys a worker looks up per task: a vector, as the index join hands them over. */
   static final int VECTOR = 4096;
-  /** Lookups per timed run at most: enough for a steady rate, few enough for a quick calibration. */
+  /**
+   * Lookups per timed run at most, and per key of the region at most one in {@link #KEYS_PER_LOOKUP}: enough for a
+   * steady rate, few enough that a calibration on first use stays quick.
+   */
   static final int MAX_LOOKUPS = 1 << 23;
-  /** Random line reads per timed link run: 2 GiB of lines, well past the start-up of the kernel. */
-  static final long LINK_ACCESSES = 1L << 24;
+  static final int KEYS_PER_LOOKUP = 8;
+  /**
+   * Random line reads per timed link run: four per line of the region, within 2^20 (past the kernel's start-up) and
+   * 2^24 (2 GiB of lines).
+   */
+  static final long MIN_LINK_ACCESSES = 1L << 20;
+  static final long MAX_LINK_ACCESSES = 1L << 24;
 
   private IndexLookupProbe() {}
 
@@ -43,7 +51,8 @@ final class IndexLookupProbe {
          ArrowBuf keys = allocator.buffer(rows * Long.BYTES)) {
       SortedKeys.fill(keys.memoryAddress(), rows);
       SortedKeyColumn column = SortedKeyColumn.ofLongs(keys.memoryAddress(), rows);
-      long[] probes = SortedKeys.probes(rows, (int) Math.min(MAX_LOOKUPS, Math.max(VECTOR, rows)), 0, 31);
+      long[] probes = SortedKeys.probes(rows, (int) Math.min(MAX_LOOKUPS, Math.max(VECTOR, rows / KEYS_PER_LOOKUP)),
+          0, 31);
       double binary = perCore(IndexKind.BINARY_SEARCH, column, allocator, probes, reps, threads, progress);
       double radixSpline = perCore(IndexKind.RADIXSPLINE, column, allocator, probes, reps, threads, progress);
       return new MachineProfile.IndexLookupRates(link.small(), link.smallBytes(), link.large(), link.largeBytes(),
@@ -96,7 +105,7 @@ final class IndexLookupProbe {
 
   /**
    * Random line reads over {@code smallBytes} of pinned memory and, where {@code largeBytes} is positive, over that
-   * many (beyond the TLB's reach): the median of {@code reps} runs of {@link #LINK_ACCESSES} reads each.
+   * many (beyond the TLB's reach): the median of {@code reps} runs.
    */
   static LinkRates link(CudaDevice device, LinkProbe probe, long smallBytes, long largeBytes, int reps,
       PrintStream progress) {
@@ -111,8 +120,9 @@ final class IndexLookupProbe {
     try (HostBuffer host = device.pinnedAllocator().allocate(bytes)) {
       RandomFill.fill(host.address(), ColumnType.INT64, bytes / Long.BYTES, 41);
       long mapped = HostMemoryKind.mappedDeviceAddress(device, host.address());
-      double seconds = probe.readSeconds(mapped, bytes, line, true, LINK_ACCESSES, reps);
-      double gbs = LINK_ACCESSES * line / seconds / 1e9;
+      long accesses = Math.min(MAX_LINK_ACCESSES, Math.max(MIN_LINK_ACCESSES, bytes / line * 4));
+      double seconds = probe.readSeconds(mapped, bytes, line, true, accesses, reps);
+      double gbs = accesses * line / seconds / 1e9;
       progress.printf("  index line reads (random %d B) over %d MiB pinned: %7.2f GB/s%n", line, bytes >> 20, gbs);
       return gbs;
     }
