@@ -122,7 +122,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("placement", chosen.placement(), chosen.placement() != null)
         .itemIf("radixBits", chosen.radixBits(), chosen.radixBits() != null)
         .itemIf("index", chosen.algorithm().indexed() ? indexLabel(chosen) : "", chosen.algorithm().indexed())
-        .itemIf("window", (IndexJoinNode.DEFAULT_WINDOW_BYTES >> 20) + " MiB", chosen.algorithm().indexed())
+        .itemIf("window", windowLabel(indexJoinWindowBytes()), chosen.algorithm().indexed())
         .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
             chosen.cacheShare() != null)
         .item("buildSide", chosen.buildLeft() ? "left" : "right")
@@ -142,6 +142,19 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
             built.sizeBytes() < 1 << 20 ? String.format(Locale.ROOT, "%.1f KiB", built.sizeBytes() / 1024.0)
                 : String.format(Locale.ROOT, "%.1f MiB", built.sizeBytes() / (double) (1 << 20)), built.buildMillis()))
         .orElse(index.name() + " (built on first use)");
+  }
+
+  /** A window's bytes as EXPLAIN shows them: MiB or KiB where whole, else bytes. */
+  static String windowLabel(long bytes) {
+    if (bytes % (1 << 20) == 0) {
+      return (bytes >> 20) + " MiB";
+    }
+    return bytes % (1 << 10) == 0 ? (bytes >> 10) + " KiB" : bytes + " B";
+  }
+
+  /** The connection's window of the index join: its tables share the connection's options. */
+  private long indexJoinWindowBytes() {
+    return SpillwayFields.scansOf(this).get(0).spillwayTable().indexJoinWindowBytes();
   }
 
   private SpillwayIndexSite indexSite(Candidate chosen) {
@@ -216,7 +229,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     String index = site.index(chosen.variant()).name();
     SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
     implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
-        materializedJoinKind(label), chosen.buildLeft(), IndexJoinNode.DEFAULT_WINDOW_BYTES, chosen.algorithm().gpu(),
+        materializedJoinKind(label), chosen.buildLeft(), indexJoinWindowBytes(), chosen.algorithm().gpu(),
         site.table().deviceUsage(), label), probe);
   }
 
@@ -445,7 +458,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     // Where the model predicts a tie, the smaller build side wins.
     orientations.sort(Comparator.comparingDouble(Estimate::buildRows));
     SpillwayTable table = SpillwayFields.scansOf(this).get(0).spillwayTable();
-    MachineProfile profile = MachineProfiles.current();
+    // The GPU site's profile where there is one: the pipeline that probes this join is planned with it too.
+    MachineProfile profile = gpuProfile();
     SpillwayJoinCost cost = new SpillwayJoinCost(profile);
     // "calibrated" only where this machine was measured and the CPU join rates were too: a profile from before
     // they were calibrated still charges the CPU joins the H100 host's constants.
@@ -453,11 +467,16 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     boolean pairResidual = keys.residual() != null && joinType != JoinRelType.INNER;
     SpillwayIndexSite.Found[] sites = {indexSite(false, keys), indexSite(true, keys)};
     indexSites = sites;
+    // Where an index join is a candidate, its lookup rates must have been measured too.
+    boolean indexed = sites[0].site() != null || sites[1].site() != null;
+    boolean calibrated = MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured()
+        && (!indexed || cost.indexJoins().measured());
+    long window = table.indexJoinWindowBytes();
     return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
-        algorithm -> whyNot(algorithm, sites), MachineProfiles.calibrated(profile) && cost.cpuRatesMeasured(),
+        algorithm -> whyNot(algorithm, sites), calibrated,
         c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA,
-        e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0]));
+        e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0], window));
   }
 
   /**
@@ -478,13 +497,14 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   }
 
   /** The index joins of one orientation: one per index of its site, on each device the profile has. */
-  private static List<Candidate> indexJoins(SpillwayJoinCost cost, Estimate e, SpillwayIndexSite.Found found) {
+  private static List<Candidate> indexJoins(SpillwayJoinCost cost, Estimate e, SpillwayIndexSite.Found found,
+      long windowBytes) {
     if (found.site() == null) {
       return List.of();
     }
     List<Candidate> out = new ArrayList<>();
     for (IndexDefinition index : found.site().indexes()) {
-      out.addAll(cost.inlj(e, index.kind(), found.site().rows()));
+      out.addAll(cost.inlj(e, index.kind(), found.site().rows(), windowBytes));
     }
     return out;
   }
@@ -505,9 +525,12 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return rows == null ? 1 : rows;
   }
 
-  /** Why a GPU join cannot run here: no device, or the join is not in this build. */
+  /**
+   * Why a GPU join cannot run here: no device (nor a GPU site a plan test assumed), or the join is not in this
+   * build.
+   */
   static Optional<String> gpuUnavailable(SpillwayJoinAlgorithm algorithm) {
-    if (GpuRuntime.device().isEmpty()) {
+    if (SpillwayGpuSite.current().isEmpty()) {
       return Optional.of("no usable CUDA device: " + GpuRuntime.unavailableReason());
     }
     if (!algorithm.gpu()) {

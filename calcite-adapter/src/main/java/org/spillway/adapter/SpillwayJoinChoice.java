@@ -57,14 +57,18 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
     all.removeIf(implemented.negate());
     // NOPA with its table in GPU memory is the pipelined hash join probed by a GPU pipeline: the CPU NOPA candidate
     // stands for it (its probe is a stage of the probe side's pipeline, which runs on the device its own cost
-    // picks), unless the connection forces an algorithm. Where such a table fits, the joins that run as nodes of
-    // their own (Triton, NOPA with a hybrid or host table) are not offered either: they hand every pair back over
-    // the link and through Java arrays; they are for build sides that do not fit.
+    // picks), unless the connection forces an algorithm. Where such a table fits, the hash joins that run as nodes
+    // of their own (Triton, NOPA with a hybrid or host table) are not offered either: they hand every pair back over
+    // the link and through Java arrays; they are for build sides that do not fit. An index join (on either device)
+    // builds no table and reads only the lines its lookups need: it stays where it beats the GPU hash join it would
+    // replace (the CPU NOPA candidate's own time is the pipeline's on the CPU).
     boolean fitsGpu = false;
     if (forced == SpillwayJoinAlgorithm.AUTO && device != SpillwayDevice.CPU) {
-      fitsGpu = all.stream().anyMatch(SpillwayJoinChoice::gpuTable);
+      double gpuHashJoin = all.stream().filter(SpillwayJoinChoice::gpuTable).mapToDouble(Candidate::seconds).min()
+          .orElse(Double.NaN);
+      fitsGpu = !Double.isNaN(gpuHashJoin);
       if (fitsGpu) {
-        all.removeIf(c -> c.algorithm().gpu());
+        all.removeIf(c -> c.algorithm().indexed() ? c.seconds() >= gpuHashJoin : c.algorithm().gpu());
       }
     }
     all.sort(Comparator.comparingDouble(Candidate::seconds));
@@ -83,7 +87,9 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
     } else if (device == SpillwayDevice.GPU) {
       Candidate pipelined = fitsGpu ? runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA)
           .findFirst().orElse(null) : null;
-      chosen = pipelined != null ? pipelined
+      Candidate indexedGpu = runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.GPU_INLJ)
+          .findFirst().orElse(null);
+      chosen = pipelined != null ? (indexedGpu != null ? indexedGpu : pipelined)
           : runnable.stream().filter(c -> c.algorithm().gpu()).findFirst().orElse(bestCpu);
       if (pipelined == null && !chosen.algorithm().gpu()) {
         because = whyNot.apply(SpillwayJoinAlgorithm.NOPA).or(() -> whyNot.apply(SpillwayJoinAlgorithm.TRITON))

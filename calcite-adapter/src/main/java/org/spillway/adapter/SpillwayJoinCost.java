@@ -5,7 +5,6 @@ import org.spillway.gpu.plan.JoinChoice;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -92,25 +91,6 @@ final class SpillwayJoinCost {
   static final int KEY_BYTES = 8;
   /** Bytes per output row handed back to the host: a pair of 4-byte row ids. */
   static final int PAIR_BYTES = 8;
-
-  /**
-   * ASSUMPTION (not calibrated): one step of an index search on the CPU whose line a cache holds: a dependent load
-   * from L2 or L3 and a compare, with the 16 searches a vector lookup interleaves (LookupGroup) hiding part of it.
-   */
-  static final double CPU_INDEX_STEP_SECONDS = 4e-9;
-  /** ASSUMPTION: the CPU's last-level cache, which keeps an index's upper levels (not calibrated). */
-  static final long CPU_INDEX_CACHE_BYTES = 32L << 20;
-  /** ASSUMPTION: the windowed join's partitioning of one probe key and putting its match back, per thread. */
-  static final double CPU_WINDOW_PARTITION_SECONDS = 3e-9;
-  /** ASSUMPTION: the GPU's L2 cache, which keeps an index's upper levels (the H100's 50 MiB). */
-  static final long GPU_L2_BYTES = 50L << 20;
-  /** ASSUMPTION (digest 1.5, LA-SWWC in GPU memory): probe keys the GPU radix-partitions per second. */
-  static final double GPU_WINDOW_PARTITION_PER_SECOND = 10e9;
-  /** Bytes of a line the GPU reads over the link per random access (digest 3.3), and of a CPU cache line. */
-  static final int GPU_LINE_BYTES = 128;
-  static final int CPU_LINE_BYTES = 64;
-  /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
-  static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
 
   /** The workloads whose rates calibration measures (MachineProfile's keys). */
   static final List<String> CPU_WORKLOADS = List.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH,
@@ -211,7 +191,7 @@ final class SpillwayJoinCost {
    * A CPU join's rate in tuples per second on all cores: measured by calibration where the profile has it,
    * else the per-thread ASSUMPTION times the profile's cores.
    */
-  private double cpuRate(String workload, double assumedPerThread) {
+  double cpuRate(String workload, double assumedPerThread) {
     Double rate = measuredCpuRate(workload);
     return rate != null ? rate : assumedPerThread * Math.max(1, profile.cpuCores());
   }
@@ -250,68 +230,24 @@ final class SpillwayJoinCost {
   }
 
   /**
-   * The windowed index nested-loop join of one orientation through an index of {@code kind} over the build side's
-   * {@code indexedRows} keys (digest 3.3): the build side is neither scanned nor built, each probe row is a lookup
-   * (a cached hash probe's work, the search's further steps, and the lines that miss the cache:
-   * {@link #uncachedLines}) and a key partitioned in its window; the probe side is collected into columns first, as
-   * for any join node of its own. On the CPU at the hash join's rates and the ASSUMPTIONs above; on the GPU (where the
-   * profile has one) the probe keys cross the link, and every line a lookup misses in L2 is a random read of
-   * {@value #GPU_LINE_BYTES} B over it, at the profile's random-read bandwidth.
+   * The windowed index nested-loop joins of one orientation through an index of {@code kind} over the build side's
+   * {@code indexedRows} keys, in windows of {@code windowBytes} of probe keys: on the CPU, and on the GPU where the
+   * profile has one ({@link SpillwayIndexJoinCost}).
    */
-  List<Candidate> inlj(Estimate e, String kind, double indexedRows) {
-    int threads = Math.max(1, profile.cpuCores());
-    double rows = Math.max(2, indexedRows);
-    double steps = "RADIXSPLINE".equals(kind) ? Math.min(log2(rows), log2(RADIX_SPLINE_LAST_MILE_KEYS) + 4)
-        : log2(rows);
-    // A lookup does what a probe of a cached hash table does (read the key, one access, a pair out), at its measured
-    // rate, and the search's further steps; a line it misses costs what a probe beyond the caches costs more.
-    double probe = threads / cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, CPU_NOPA_CACHED_PER_THREAD);
-    double miss = Math.max(0, threads / cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING,
-        CPU_NOPA_PROBING_PER_THREAD) - probe);
-    double lookup = probe + Math.max(0, steps - 1) * CPU_INDEX_STEP_SECONDS
-        + uncachedLines(kind, rows, CPU_INDEX_CACHE_BYTES, CPU_LINE_BYTES) * miss;
-    double around = materialized(e, threads) + e.outputRows() * CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
-    String variant = kind.toLowerCase(Locale.ROOT);
-    List<Candidate> out = new ArrayList<>();
-    out.add(new Candidate(SpillwayJoinAlgorithm.INLJ, variant, null, null, null, "none",
-        e.probeRows() * (lookup + CPU_WINDOW_PARTITION_SECONDS) / threads + around, e.buildLeft()));
-    if (profile.gpu() != null) {
-      double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);
-      double gpu = e.probeRows() * KEY_BYTES / zeroCopyBytesPerSecond()
-          + e.probeRows() * lines * GPU_LINE_BYTES / randomLinkBytesPerSecond()
-          + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + handBack(e);
-      out.add(new Candidate(SpillwayJoinAlgorithm.GPU_INLJ, variant, null, null, null, "zero-copy", gpu + around,
-          e.buildLeft()));
-    }
-    return out;
+  List<Candidate> inlj(Estimate e, String kind, double indexedRows, long windowBytes) {
+    return indexJoins().candidates(e, kind, indexedRows, windowBytes);
   }
 
-  /**
-   * Lines of {@code lineBytes} a lookup reads beyond a cache of {@code cacheBytes} in an index of {@code kind} over
-   * {@code rows} 8-byte keys. Every halving of the key range is one binary-search step; the steps whose range
-   * exceeds the cache miss it (the upper ones touch few lines, which stay cached). A B+tree covers 9 halvings with
-   * one 4 KiB node whose binary search reads 6 of its lines, Harmonia 5 with one 256 B node (about 2 lines read),
-   * RadixSpline only its last-mile search over {@value #RADIX_SPLINE_LAST_MILE_KEYS} keys.
-   */
-  static double uncachedLines(String kind, double rows, long cacheBytes, int lineBytes) {
-    double beyond = Math.max(0, log2(Math.max(1, rows) * KEY_BYTES / cacheBytes));
-    return switch (kind) {
-      case "BTREE" -> beyond / log2(4096.0 / KEY_BYTES) * log2(4096.0 / lineBytes);
-      case "HARMONIA" -> beyond / log2(32) * 2;
-      case "RADIXSPLINE" -> Math.min(beyond, log2(RADIX_SPLINE_LAST_MILE_KEYS * KEY_BYTES / (double) lineBytes) + 1);
-      default -> beyond;
-    };
-  }
-
-  private static double log2(double x) {
-    return Math.log(x) / Math.log(2);
+  /** The index join's costs on this profile. */
+  SpillwayIndexJoinCost indexJoins() {
+    return new SpillwayIndexJoinCost(this, profile);
   }
 
   /** Random reads over the link of at least a GPU line, in bytes per second; a quarter of zero-copy unmeasured. */
-  private double randomLinkBytesPerSecond() {
+  double randomLinkBytesPerSecond() {
     MachineProfile.LinkAccess best = null;
     for (MachineProfile.LinkAccess a : profile.linkReads()) {
-      if (a.pattern().equals("random") && a.granularityBytes() >= GPU_LINE_BYTES
+      if (a.pattern().equals("random") && a.granularityBytes() >= MachineProfile.INDEX_LINE_BYTES
           && (best == null || a.granularityBytes() < best.granularityBytes())) {
         best = a;
       }
@@ -401,13 +337,13 @@ final class SpillwayJoinCost {
   }
 
   /** The output's row-id pairs over the link back to the host. */
-  private double handBack(Estimate e) {
+  double handBack(Estimate e) {
     Double raw = profile.rawPinnedCopyGbPerSecond();
     double bytesPerSecond = (raw != null ? raw : transfer("pinned copy", 55)) * 1e9;
     return e.outputRows() * PAIR_BYTES / bytesPerSecond;
   }
 
-  private double zeroCopyBytesPerSecond() {
+  double zeroCopyBytesPerSecond() {
     return transfer("zero-copy", 51) * 1e9;
   }
 

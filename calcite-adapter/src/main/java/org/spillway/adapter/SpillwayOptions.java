@@ -5,16 +5,20 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.plan.GpuColumnCaches;
+import org.spillway.gpu.plan.IndexJoinNode;
 import org.spillway.gpu.transfer.TransferMethod;
 
 /**
  * The execution settings of one connection (or model schema): the device, and optionally a forced transfer
  * method and filter variant (null: the cost model chooses), the bytes of GPU memory the process-wide
- * column cache may hold for it (0: the connection does not use the cache), and the equi-join algorithm
- * (AUTO: the join cost model chooses).
+ * column cache may hold for it (0: the connection does not use the cache), the equi-join algorithm
+ * (AUTO: the join cost model chooses), and the bytes of probe keys per window of the windowed index join
+ * ({@code indexJoinWindow}; the paper's 32 MiB by default).
  */
 public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, FilterVariant filterVariant,
-    long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm) {
+    long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm, long indexJoinWindowBytes) {
+  /** The largest window: 2^27 keys, whose GPU buffers (28 B a key, two windows in flight) stay a few GiB. */
+  static final long MAX_INDEX_JOIN_WINDOW_BYTES = 1L << 30;
   /** Everything chosen by the planner, no cache. */
   public static final SpillwayOptions DEFAULT = new SpillwayOptions(SpillwayDevice.AUTO, null, null, 0,
       SpillwayJoinAlgorithm.AUTO);
@@ -29,6 +33,16 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
     if (gpuCacheBytes < 0) {
       throw new IllegalArgumentException("gpuCache must not be negative, got " + gpuCacheBytes);
     }
+    if (indexJoinWindowBytes < Long.BYTES || indexJoinWindowBytes > MAX_INDEX_JOIN_WINDOW_BYTES) {
+      throw new IllegalArgumentException("indexJoinWindow must hold a key (8 bytes) and be at most 1g, got "
+          + indexJoinWindowBytes + " bytes");
+    }
+  }
+
+  /** Options with the default window of the index join. */
+  public SpillwayOptions(SpillwayDevice device, TransferMethod transfer, FilterVariant filterVariant,
+      long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm) {
+    this(device, transfer, filterVariant, gpuCacheBytes, joinAlgorithm, IndexJoinNode.DEFAULT_WINDOW_BYTES);
   }
 
   /** Default options on {@code device}. */
@@ -38,7 +52,7 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
 
   /** These options with another equi-join algorithm. */
   public SpillwayOptions withJoinAlgorithm(SpillwayJoinAlgorithm algorithm) {
-    return new SpillwayOptions(device, transfer, filterVariant, gpuCacheBytes, algorithm);
+    return new SpillwayOptions(device, transfer, filterVariant, gpuCacheBytes, algorithm, indexJoinWindowBytes);
   }
 
   /**
@@ -52,9 +66,34 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
   /** As {@link #parse(String, String, String, String)}, with the {@code joinAlgorithm} property too. */
   public static SpillwayOptions parse(String device, String transfer, String filterVariant, String gpuCache,
       String joinAlgorithm) {
+    return parse(device, transfer, filterVariant, gpuCache, joinAlgorithm, null);
+  }
+
+  /** As above, with the {@code indexJoinWindow} property too (a byte count such as 32m; null: the default). */
+  public static SpillwayOptions parse(String device, String transfer, String filterVariant, String gpuCache,
+      String joinAlgorithm, String indexJoinWindow) {
     return new SpillwayOptions(device == null ? SpillwayDevice.AUTO : parseDevice(device), parseTransfer(transfer),
         parseFilterVariant(filterVariant), parseGpuCache(gpuCache),
-        joinAlgorithm == null ? SpillwayJoinAlgorithm.AUTO : SpillwayJoinAlgorithm.parse(joinAlgorithm));
+        joinAlgorithm == null ? SpillwayJoinAlgorithm.AUTO : SpillwayJoinAlgorithm.parse(joinAlgorithm),
+        parseIndexJoinWindow(indexJoinWindow));
+  }
+
+  /** A byte count such as 4m, 32m or 1g, at least one 8-byte key and at most 1g; null or blank is the default. */
+  static long parseIndexJoinWindow(String value) {
+    if (value == null || value.isBlank()) {
+      return IndexJoinNode.DEFAULT_WINDOW_BYTES;
+    }
+    long bytes;
+    try {
+      bytes = GpuColumnCaches.parseBytes(value);
+    } catch (IllegalArgumentException e) {
+      bytes = -1;
+    }
+    if (bytes < Long.BYTES || bytes > MAX_INDEX_JOIN_WINDOW_BYTES) {
+      throw new IllegalArgumentException("Property 'indexJoinWindow' must be a byte count from 8 to 1g, such as 4m,"
+          + " 32m or 1g, not '" + value + "'");
+    }
+    return bytes;
   }
 
   private static SpillwayDevice parseDevice(String value) {

@@ -34,7 +34,8 @@ public final class SpillwaySchemaFactory implements SchemaFactory {
     SpillwayOptions options;
     try {
       options = SpillwayOptions.parse(text(operand, "device"), text(operand, "transfer"),
-          text(operand, "filterVariant"), text(operand, "gpuCache"), text(operand, "joinAlgorithm"));
+          text(operand, "filterVariant"), text(operand, "gpuCache"), text(operand, "joinAlgorithm"),
+          text(operand, "indexJoinWindow"));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("Spillway schema '" + name + "': " + e.getMessage(), e);
     }

@@ -61,6 +61,11 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
     return options.joinAlgorithm();
   }
 
+  /** Bytes of probe keys per window of the windowed index joins over this table (a connection setting). */
+  public long indexJoinWindowBytes() {
+    return options.indexJoinWindowBytes();
+  }
+
   /** The catalog the table belongs to (its index definitions, and the indexes built from them). */
   Catalog catalog() {
     return catalog;

@@ -1,6 +1,7 @@
 package org.spillway.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,7 @@ import org.spillway.gpu.calibrate.MachineProfile;
  */
 class SpillwayIndexJoinCostTest {
   private static final long GIB = 1L << 30;
+  private static final long WINDOW = 32L << 20;
   private static final MachineProfile CPU_HOST = new MachineProfile(MachineProfile.FORMAT_VERSION, "test",
       "test host", 16, 80, null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null);
 
@@ -50,7 +52,7 @@ class SpillwayIndexJoinCostTest {
     Estimate onIndexed = estimate(indexed, probe);
     Estimate onProbe = new Estimate(probe, indexed, probe, null, true);
     return SpillwayJoinChoice.choose(cost, List.of(onIndexed, onProbe), device, forced, whyNot, true, c -> true,
-        e -> indexExists && !e.buildLeft() ? cost.inlj(e, "RADIXSPLINE", indexed) : List.of());
+        e -> indexExists && !e.buildLeft() ? cost.inlj(e, "RADIXSPLINE", indexed, WINDOW) : List.of());
   }
 
   @Test void aSelectiveProbeOfALargeIndexedTableJoinsThroughTheIndex() {
@@ -70,33 +72,33 @@ class SpillwayIndexJoinCostTest {
 
   @Test void moreProbesCostTheIndexJoinMoreAndABiggerIndexSlightly() {
     SpillwayJoinCost cost = new SpillwayJoinCost(CPU_HOST);
-    double few = cost.inlj(estimate(1e8, 1e5), "BTREE", 1e8).get(0).seconds();
-    double many = cost.inlj(estimate(1e8, 1e7), "BTREE", 1e8).get(0).seconds();
-    double bigger = cost.inlj(estimate(1e10, 1e5), "BTREE", 1e10).get(0).seconds();
+    double few = cost.inlj(estimate(1e8, 1e5), "BTREE", 1e8, WINDOW).get(0).seconds();
+    double many = cost.inlj(estimate(1e8, 1e7), "BTREE", 1e8, WINDOW).get(0).seconds();
+    double bigger = cost.inlj(estimate(1e10, 1e5), "BTREE", 1e10, WINDOW).get(0).seconds();
     assertTrue(many > 50 * few, few + " vs " + many);
     assertTrue(bigger > few && bigger < 2 * few, few + " vs " + bigger);
   }
 
   @Test void kindsMissTheCacheInThePapersOrder() {
     double rows = Math.pow(2, 33);
-    double binary = SpillwayJoinCost.uncachedLines("BINARY_SEARCH", rows, 32L << 20, 64);
-    double btree = SpillwayJoinCost.uncachedLines("BTREE", rows, 32L << 20, 64);
-    double harmonia = SpillwayJoinCost.uncachedLines("HARMONIA", rows, 32L << 20, 64);
-    double radixSpline = SpillwayJoinCost.uncachedLines("RADIXSPLINE", rows, 32L << 20, 64);
+    double binary = SpillwayIndexJoinCost.uncachedLines("BINARY_SEARCH", rows, 32L << 20, 64);
+    double btree = SpillwayIndexJoinCost.uncachedLines("BTREE", rows, 32L << 20, 64);
+    double harmonia = SpillwayIndexJoinCost.uncachedLines("HARMONIA", rows, 32L << 20, 64);
+    double radixSpline = SpillwayIndexJoinCost.uncachedLines("RADIXSPLINE", rows, 32L << 20, 64);
     assertTrue(radixSpline < harmonia && harmonia < btree && btree < binary,
         radixSpline + " < " + harmonia + " < " + btree + " < " + binary);
     assertEquals(11, binary, 1e-9, "2^36 bytes of keys, 2^25 cached: 11 halvings miss");
-    assertEquals(0, SpillwayJoinCost.uncachedLines("BINARY_SEARCH", 1e6, 32L << 20, 64), "8 MB stay cached");
+    assertEquals(0, SpillwayIndexJoinCost.uncachedLines("BINARY_SEARCH", 1e6, 32L << 20, 64), "8 MB stay cached");
   }
 
   @Test void theGpuIndexJoinPaysTheLinksRandomReads() {
     Estimate e = estimate(4e9, 1e7);
-    Candidate fast = new SpillwayJoinCost(gpuHost(20)).inlj(e, "BINARY_SEARCH", 4e9).get(1);
-    Candidate slow = new SpillwayJoinCost(gpuHost(5)).inlj(e, "BINARY_SEARCH", 4e9).get(1);
+    Candidate fast = new SpillwayJoinCost(gpuHost(20)).inlj(e, "BINARY_SEARCH", 4e9, WINDOW).get(1);
+    Candidate slow = new SpillwayJoinCost(gpuHost(5)).inlj(e, "BINARY_SEARCH", 4e9, WINDOW).get(1);
     assertEquals(SpillwayJoinAlgorithm.GPU_INLJ, fast.algorithm());
     assertEquals("zero-copy", fast.transfer());
     assertTrue(slow.seconds() > 2.5 * fast.seconds(), fast + " vs " + slow);
-    assertEquals(1, new SpillwayJoinCost(CPU_HOST).inlj(e, "BINARY_SEARCH", 4e9).size(), "no GPU, no GPU variant");
+    assertEquals(1, new SpillwayJoinCost(CPU_HOST).inlj(e, "BINARY_SEARCH", 4e9, WINDOW).size(), "no GPU, no GPU variant");
   }
 
   @Test void whereTheIndexJoinCannotRunExplainSaysWhy() {
@@ -115,5 +117,108 @@ class SpillwayIndexJoinCostTest {
     assertEquals(SpillwayJoinAlgorithm.INLJ, auto.chosen().algorithm(), "the CPU index join serves");
     assertTrue(auto.cpuBecause().startsWith("gpu-inlj ") && auto.cpuBecause().endsWith("not in this build"),
         auto.cpuBecause());
+  }
+
+  /** {@code profile} with the index lookup rates calibration measures. */
+  private static MachineProfile withLookups(MachineProfile p, MachineProfile.IndexLookupRates lookups) {
+    return new MachineProfile(p.formatVersion(), p.createdAt(), p.host(), p.cpuCores(), p.cpuScanGbPerSecond(),
+        p.gpu(), p.gpuUnavailableReason(), p.transferGbPerSecond(), p.unsupportedTransfers(),
+        p.rawPinnedCopyGbPerSecond(), p.linkReads(), p.hostWriteGbPerSecond(), p.gpuMemoryReadGbPerSecond(),
+        p.gpuPipelineRunMillis(), p.cpuPipelineGbPerSecond(), p.cpuJoinTuplesPerSecond(), p.calibrationMode(),
+        p.gpuRowsNanosPerRow(), lookups);
+  }
+
+  /** Rates as calibration writes them: link lines within and beyond the TLB's reach, CPU lookups over 2 GiB. */
+  private static MachineProfile.IndexLookupRates lookups(double within, double beyond, double binary,
+      double radixSpline) {
+    return new MachineProfile.IndexLookupRates(within, GIB, beyond, 32 * GIB, binary, radixSpline, 2 * GIB);
+  }
+
+  @Test void theCalibratedCpuLookupRateScalesTheCpuIndexJoin() {
+    SpillwayIndexJoinCost assumed = new SpillwayJoinCost(CPU_HOST).indexJoins();
+    SpillwayIndexJoinCost slow = new SpillwayJoinCost(withLookups(CPU_HOST, lookups(0, 0, 1e6, 4e6))).indexJoins();
+    SpillwayIndexJoinCost fast = new SpillwayJoinCost(withLookups(CPU_HOST, lookups(0, 0, 4e6, 16e6))).indexJoins();
+    // at the measured size, a lookup takes what was measured
+    assertEquals(1e-6, slow.cpuLookupSeconds("BINARY_SEARCH", (2 * GIB) / 8.0), 1e-12);
+    assertEquals(0.25e-6, slow.cpuLookupSeconds("RADIXSPLINE", (2 * GIB) / 8.0), 1e-12);
+    for (String kind : List.of("BINARY_SEARCH", "BTREE", "HARMONIA", "RADIXSPLINE")) {
+      double s = slow.cpuLookupSeconds(kind, 4e9);
+      double f = fast.cpuLookupSeconds(kind, 4e9);
+      assertEquals(4, s / f, 1e-9, kind + ": four times the measured rate, a quarter of the time");
+      assertNotEquals(assumed.cpuLookupSeconds(kind, 4e9), s, kind);
+    }
+    assertTrue(slow.cpuLookupSeconds("BINARY_SEARCH", 4e9) > slow.cpuLookupSeconds("BINARY_SEARCH", 2.7e8),
+        "a larger index misses more lines than the measured one");
+    assertFalse(assumed.measured());
+    assertTrue(slow.measured(), "a CPU host needs only the CPU rates");
+  }
+
+  @Test void beyondTheTlbReachSmallWindowsPayTheTranslatedRate() {
+    MachineProfile gpu = withLookups(gpuHost(20), lookups(10, 1, 4e6, 16e6));
+    SpillwayIndexJoinCost cost = new SpillwayJoinCost(gpu).indexJoins();
+    assertEquals(1 / 10e9, cost.lineSecondsPerByte(8.0 * GIB, 1 << 22), 1e-20, "within the reach");
+    // 64 GiB over 2048 partitions: 16 pages of 2 MiB each; 2^22 keys give 2048 lookups a partition
+    double large = cost.lineSecondsPerByte(64.0 * GIB, 1 << 22);
+    assertEquals((1 - 16 / 2048.0) / 10e9 + 16 / 2048.0 / 1e9, large, 1e-20);
+    assertEquals(1 / 1e9, cost.lineSecondsPerByte(64.0 * GIB, 2048), 1e-20, "one lookup a partition: all translate");
+    SpillwayIndexJoinCost unmeasured = new SpillwayJoinCost(gpuHost(20)).indexJoins();
+    assertEquals(1 / (20e9 * SpillwayIndexJoinCost.ASSUMED_BEYOND_TLB_SHARE),
+        unmeasured.lineSecondsPerByte(64.0 * GIB, 2048), 1e-20);
+    assertFalse(unmeasured.measured());
+    assertTrue(cost.measured());
+    assertFalse(new SpillwayJoinCost(withLookups(gpuHost(20), new MachineProfile.IndexLookupRates(10.0, GIB, null,
+        null, 4e6, 16e6, 2 * GIB))).indexJoins().measured(), "the region beyond the reach is missing");
+  }
+
+  /**
+   * The benchmark's target shape on the H100 host's assumed numbers with measured lookup rates: R of 32 GiB indexed
+   * (4.3e9 keys), a probe of 0.01% to 20% of them. The GPU index join at low selectivity, a hash join at high.
+   */
+  @Test void onAGpuHostTheIndexJoinWinsAtLowSelectivityAndAHashJoinAtHigh() {
+    MachineProfile h100 = withLookups(AssumedGpuSite.h100(true).profile(), lookups(20, 5, 1.5e6, 3e6));
+    double r = 32.0 * GIB / 8;
+    Function<SpillwayJoinAlgorithm, Optional<String>> none = a -> Optional.empty();
+    for (double selectivity : new double[] {1e-4, 1e-3, 1e-2}) {
+      SpillwayJoinChoice low = choose(h100, r, r * selectivity, SpillwayDevice.AUTO, SpillwayJoinAlgorithm.AUTO, none,
+          true);
+      assertEquals(SpillwayJoinAlgorithm.GPU_INLJ, low.chosen().algorithm(), selectivity + ": " + low);
+    }
+    SpillwayJoinChoice high = choose(h100, r, r * 0.2, SpillwayDevice.AUTO, SpillwayJoinAlgorithm.AUTO, none, true);
+    assertFalse(high.chosen().algorithm().indexed(), high.toString());
+    assertEquals(SpillwayJoinAlgorithm.CPU_NOPA, high.chosen().algorithm(),
+        "the pipelined hash join (its table fits the GPU) stands for GPU NOPA: " + high);
+    // forced onto the GPU, the index join still wins where it is the faster GPU join
+    SpillwayJoinChoice onGpu = choose(h100, r, r * 1e-3, SpillwayDevice.GPU, SpillwayJoinAlgorithm.AUTO, none, true);
+    assertEquals(SpillwayJoinAlgorithm.GPU_INLJ, onGpu.chosen().algorithm(), onGpu.toString());
+  }
+
+  @Test void underAutoTheGpuIndexJoinCompetesWithTheGpuHashJoinItWouldReplace() {
+    MachineProfile h100 = withLookups(AssumedGpuSite.h100(true).profile(), lookups(20, 5, 1.5e6, 3e6));
+    double r = 32.0 * GIB / 8;
+    SpillwayJoinCost cost = new SpillwayJoinCost(h100);
+    Estimate selective = estimate(r, r * 1e-3);
+    Candidate gpuInlj = cost.inlj(selective, "RADIXSPLINE", r, WINDOW).get(1);
+    Candidate gpuNopa = cost.gpu(new Estimate(r * 1e-3, r, r * 1e-3, null, true)).get(0);
+    assertEquals("gpu", gpuNopa.placement(), "the probe's table fits the GPU");
+    assertTrue(gpuInlj.seconds() < gpuNopa.seconds(), gpuInlj + " vs " + gpuNopa);
+    // the same join where the GPU index join is slower than the GPU hash join: dropped, as every GPU join node
+    Function<SpillwayJoinAlgorithm, Optional<String>> none = a -> Optional.empty();
+    SpillwayJoinChoice slowLink = choose(withLookups(h100, lookups(0.01, 0.001, 1.5e6, 3e6)), r, r * 1e-3,
+        SpillwayDevice.AUTO, SpillwayJoinAlgorithm.AUTO, none, true);
+    assertNotEquals(SpillwayJoinAlgorithm.GPU_INLJ, slowLink.chosen().algorithm(), slowLink.toString());
+    assertTrue(slowLink.runnerUp() == null || slowLink.runnerUp().algorithm() != SpillwayJoinAlgorithm.GPU_INLJ,
+        slowLink.toString());
+  }
+
+  @Test void aLargerWindowSpreadsTranslationsOverMoreLookups() {
+    MachineProfile h100 = withLookups(AssumedGpuSite.h100(true).profile(), lookups(20, 2, 1.5e6, 3e6));
+    double r = 64.0 * GIB / 8;
+    SpillwayJoinCost cost = new SpillwayJoinCost(h100);
+    Estimate e = estimate(r, 1e8);
+    double small = cost.inlj(e, "RADIXSPLINE", r, 1L << 20).get(1).seconds();
+    double paper = cost.inlj(e, "RADIXSPLINE", r, WINDOW).get(1).seconds();
+    assertTrue(small > 1.5 * paper, small + " vs " + paper);
+    assertEquals(cost.inlj(e, "RADIXSPLINE", r, 1L << 20).get(0).seconds(), cost.inlj(e, "RADIXSPLINE", r, WINDOW)
+        .get(0).seconds(), "the CPU's cost does not model the window");
   }
 }

@@ -25,7 +25,7 @@ import org.spillway.tpch.TpchGenerator;
 /**
  * joinAlgorithm=gpu-inlj in SQL: the index the first query builds (pinned, as the process's storage memory is on a
  * GPU machine) is read by the GPU windowed index join, which EXPLAIN ANALYZE reports on the GPU (no fallback), with
- * the CPU hash join's rows. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
+ * the CPU hash join's rows, in the default window and in windows of 1 KiB. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
  */
 @Tag("gpu")
 class SpillwayIndexJoinGpuTest {
@@ -69,6 +69,12 @@ class SpillwayIndexJoinGpuTest {
       assertEquals(1, joins.size(), analysis.text());
       assertEquals("gpu", joins.get(0).device(), analysis.text());
       assertEquals(expected.size(), joins.get(0).rows(), analysis.text());
+      // windows of 1 KiB (128 keys, many per query) on the GPU: the same rows
+      List<String> small = new ArrayList<>(SpillwayAssert.rows(gpu + ";indexJoinWindow=1k", select));
+      small.sort(null);
+      assertEquals(expected, small, kind + " in windows of 1 KiB");
+      assertTrue(String.join("\n", SpillwayAssert.rows(gpu + ";indexJoinWindow=1k", "EXPLAIN PLAN FOR " + select))
+          .contains("window=[1 KiB]"));
     } finally {
       try (Connection c = DriverManager.getConnection(cpu); Statement s = c.createStatement()) {
         s.executeUpdate("DROP INDEX orders_key");

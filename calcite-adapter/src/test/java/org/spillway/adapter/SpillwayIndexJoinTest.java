@@ -22,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.calibrate.MachineProfiles;
 import org.spillway.storage.StorageAllocator;
 import org.spillway.tpch.ProgressListener;
@@ -87,6 +88,7 @@ class SpillwayIndexJoinTest {
     assertTrue(selective.contains("window=[32 MiB]"), selective);
     assertTrue(selective.contains("runnerUp=[cpu-nopa "), selective);
     assertEquals(hashJoinRows(SELECTIVE), rows("", SELECTIVE));
+    assertEquals(rows("joinAlgorithm=nopa", SELECTIVE), rows("", SELECTIVE), "as NOPA returns them");
     assertFalse(rows("", SELECTIVE).isEmpty(), "the day has shipments");
     String full = explain("", FULL);
     assertFalse(full.contains("algorithm=[inlj]"), full);
@@ -101,6 +103,63 @@ class SpillwayIndexJoinTest {
       String plan = explain("joinAlgorithm=inlj", sql);
       assertTrue(plan.contains("algorithm=[inlj], variant=[" + kind.toLowerCase() + "]"), plan);
       assertEquals(hashJoinRows(sql), rows("joinAlgorithm=inlj", sql), kind + ": " + sql);
+    }
+  }
+
+  /**
+   * The window is a connection property: EXPLAIN shows it, and windows of 16 keys (many per query) join like the
+   * paper's 32 MiB (one); a window without room for a key is refused with the property's name.
+   */
+  @Test void theWindowIsAConnectionPropertyThatExplainShowsAndTheJoinUses() throws SQLException {
+    update("CREATE INDEX orders_radixspline ON orders (o_orderkey) USING RADIXSPLINE");
+    String sql = JOINS.get(0);
+    assertTrue(explain("joinAlgorithm=inlj;indexJoinWindow=4m", sql).contains("window=[4 MiB]"));
+    assertTrue(explain("joinAlgorithm=inlj;indexJoinWindow=128", sql).contains("window=[128 B]"));
+    assertEquals(hashJoinRows(sql), rows("joinAlgorithm=inlj;indexJoinWindow=128", sql));
+    SQLException bad = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+        () -> rows("indexJoinWindow=4", sql));
+    assertTrue(bad.getMessage().contains("Property 'indexJoinWindow' must be a byte count from 8 to 1g"),
+        bad.getMessage());
+  }
+
+  /**
+   * On a GPU site the GPU index join is planned (the site stands for a device in plan tests), forced or under auto,
+   * where it was once dropped with every GPU join node whenever the probe side's table fit the GPU; under auto at
+   * this scale its fixed cost loses to the joins on the CPU, and the plan still names a hash join or the CPU one.
+   */
+  @Test void onAGpuSiteTheGpuIndexJoinIsPlannedAndCostedAgainstTheOthers() throws Exception {
+    update("CREATE INDEX orders_radixspline ON orders (o_orderkey) USING RADIXSPLINE");
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      String forced = explain("device=auto;joinAlgorithm=gpu-inlj;indexJoinWindow=8m", SELECTIVE);
+      assertTrue(forced.contains("device=[gpu], algorithm=[gpu-inlj], variant=[radixspline], index=[orders_radixspline"),
+          forced);
+      assertTrue(forced.contains("window=[8 MiB]"), forced);
+      assertFalse(forced.contains("cpuBecause=[joinAlgorithm"), "the site runs it: " + forced);
+      String auto = explain("device=auto", SELECTIVE);
+      assertTrue(auto.contains("algorithm=[inlj]") || auto.contains("algorithm=[cpu-nopa]")
+          || auto.contains("algorithm=[nopa]"), auto);
+    }
+  }
+
+  /**
+   * A join with an index to look up counts as calibrated only where calibration measured the index lookups too: a
+   * profile from before them prices the index join with assumed rates, and EXPLAIN says so.
+   */
+  @Test void theIndexJoinsCostsAreCalibratedOnlyWithMeasuredLookupRates() throws Exception {
+    update("CREATE INDEX orders_radixspline ON orders (o_orderkey) USING RADIXSPLINE");
+    Map<String, Double> joins = Map.of(MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, 5e8,
+        MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, 2e8, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, 7e8,
+        MachineProfile.CPU_JOIN_RADIX, 1.7e8);
+    for (boolean measured : new boolean[] {false, true}) {
+      MachineProfile profile = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-26T00:00:00Z", "cpu host",
+          16, 80, null, "no GPU", Map.of(), Map.of(), null, List.of(), null, null, null, 16.0, joins,
+          MachineProfile.MODE_FULL, null, measured ? new MachineProfile.IndexLookupRates(null, null, null, null, 2e6,
+          4e6, 2L << 30) : null);
+      try (AutoCloseable pinned = MachineProfiles.pin(profile)) {
+        String plan = explain("joinAlgorithm=inlj", SELECTIVE);
+        assertTrue(plan.contains("algorithm=[inlj]"), plan);
+        assertTrue(plan.contains(measured ? "costs=[calibrated]" : "costs=[assumed]"), measured + ": " + plan);
+      }
     }
   }
 
@@ -173,8 +232,9 @@ class SpillwayIndexJoinTest {
     return rows;
   }
 
+  /** A connection on the CPU unless {@code properties} name another device. */
   private static String url(String properties) {
-    return SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu" + (properties.isEmpty() ? ""
-        : ";" + properties);
+    return SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + (properties.contains("device=") ? ""
+        : ";device=cpu") + (properties.isEmpty() ? "" : ";" + properties);
   }
 }

@@ -36,6 +36,24 @@ class SpillwayOptionsTest {
     CatalogRegistry.close(dir);
   }
 
+  @Test void theIndexJoinWindowIsAByteCountWithSuffixesAndTheFirstRunsDefault() {
+    assertEquals(32L << 20, SpillwayOptions.DEFAULT.indexJoinWindowBytes());
+    assertEquals(32L << 20, SpillwayOptions.parse(null, null, null, null, null, null).indexJoinWindowBytes());
+    assertEquals(4L << 20, SpillwayOptions.parse(null, null, null, null, null, "4M").indexJoinWindowBytes());
+    assertEquals(512L << 10, SpillwayOptions.parse(null, null, null, null, null, "512k").indexJoinWindowBytes());
+    assertEquals(1L << 30, SpillwayOptions.parse(null, null, null, null, null, "1g").indexJoinWindowBytes());
+    assertEquals(8, SpillwayOptions.parse(null, null, null, null, null, "8").indexJoinWindowBytes());
+    SpillwayOptions inlj = SpillwayOptions.parse(null, null, null, null, null, "4m")
+        .withJoinAlgorithm(SpillwayJoinAlgorithm.INLJ);
+    assertEquals(4L << 20, inlj.indexJoinWindowBytes(), "another algorithm keeps the window");
+    for (String bad : new String[] {"4", "2g", "-1m", "lots"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> SpillwayOptions.parse(null, null, null, null, null, bad));
+      assertEquals("Property 'indexJoinWindow' must be a byte count from 8 to 1g, such as 4m, 32m or 1g, not '" + bad
+          + "'", e.getMessage());
+    }
+  }
+
   @Test void valuesParseCaseInsensitivelyWithAutoAndOffAsDefaults() {
     SpillwayOptions o = SpillwayOptions.parse("GPU", "Zero-Copy", "Predication", "40g");
     assertEquals(SpillwayDevice.GPU, o.device());

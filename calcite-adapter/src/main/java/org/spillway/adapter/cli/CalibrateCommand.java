@@ -65,6 +65,17 @@ public final class CalibrateCommand implements Callable<Integer> {
             rate(p.gpuMemoryReadGbPerSecond())));
     out.println(String.format(Locale.ROOT, "  %d CPU cores: scan %s GB/s, Q6-shaped pipeline %s GB/s", p.cpuCores(),
         rate(p.cpuScanGbPerSecond()), rate(p.cpuPipelineGbPerSecond())));
+    MachineProfile.IndexLookupRates lookups = p.indexLookups();
+    out.println(lookups == null ? "  index lookups: unmeasured (the index join's costs are assumed)"
+        : String.format(Locale.ROOT, "  index lookups: binary search %.2f M/s, RadixSpline %.2f M/s per core;"
+            + " random 128 B link reads %s within the TLB's reach, %s beyond it",
+            lookups.cpuBinarySearchPerSecondPerCore() / 1e6, lookups.cpuRadixSplinePerSecondPerCore() / 1e6,
+            gbPerSecond(lookups.linkRandomLineSmallGbPerSecond()),
+            gbPerSecond(lookups.linkRandomLineLargeGbPerSecond())));
+  }
+
+  private static String gbPerSecond(Double rate) {
+    return rate == null ? "unmeasured" : rate(rate) + " GB/s";
   }
 
   private static String rate(Double gbPerSecond) {

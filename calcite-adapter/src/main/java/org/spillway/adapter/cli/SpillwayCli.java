@@ -59,6 +59,11 @@ public final class SpillwayCli implements Callable<Integer> {
           + " joinAlgorithm).")
   String joinAlgorithm;
 
+  @Option(names = "--index-join-window", paramLabel = "SIZE",
+      description = "Probe keys per window of the windowed index join, e.g. 4m (the connection property"
+          + " indexJoinWindow; default 32m).")
+  String indexJoinWindow;
+
   @Override public Integer call() throws Exception {
     Path dir = data.ensureData(System.err);
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + connectionProperties();
@@ -71,7 +76,8 @@ public final class SpillwayCli implements Callable<Integer> {
 
   /** The options as connection properties (";key=value..."), checked here so that a typo fails before any work. */
   String connectionProperties() {
-    SpillwayOptions options = SpillwayOptions.parse(device, transfer, filterVariant, gpuCache, joinAlgorithm);
+    SpillwayOptions options = SpillwayOptions.parse(device, transfer, filterVariant, gpuCache, joinAlgorithm,
+        indexJoinWindow);
     StringBuilder props = new StringBuilder();
     if (device != null) {
       props.append(";device=").append(options.device());
@@ -89,6 +95,9 @@ public final class SpillwayCli implements Callable<Integer> {
     }
     if (joinAlgorithm != null) {
       props.append(";joinAlgorithm=").append(options.joinAlgorithm());
+    }
+    if (indexJoinWindow != null) {
+      props.append(";indexJoinWindow=").append(options.indexJoinWindowBytes());
     }
     return props.toString();
   }

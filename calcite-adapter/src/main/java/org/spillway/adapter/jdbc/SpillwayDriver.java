@@ -53,7 +53,7 @@ public class SpillwayDriver extends Driver {
     try {
       options = SpillwayOptions.parse(props.get(SpillwayProperty.DEVICE), props.get(SpillwayProperty.TRANSFER),
           props.get(SpillwayProperty.FILTER_VARIANT), props.get(SpillwayProperty.GPU_CACHE),
-          props.get(SpillwayProperty.JOIN_ALGORITHM));
+          props.get(SpillwayProperty.JOIN_ALGORITHM), props.get(SpillwayProperty.INDEX_JOIN_WINDOW));
     } catch (IllegalArgumentException e) {
       throw new SQLException(e.getMessage(), "08001", e);
     }

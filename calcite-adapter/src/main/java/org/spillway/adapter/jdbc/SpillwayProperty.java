@@ -18,7 +18,9 @@ public enum SpillwayProperty {
       + "process-wide cache shared by the connections that set it; off: stream every run"),
   JOIN_ALGORITHM("joinAlgorithm", "auto", "Equi-join algorithm: auto (the cost model chooses), cpu-nopa, "
       + "cpu-radix, nopa or triton (GPU; the CPU serves with the reason in EXPLAIN where they cannot run), inlj "
-      + "(through an index on the other side's join key, CREATE INDEX; else the reason in EXPLAIN) or gpu-inlj");
+      + "(through an index on the other side's join key, CREATE INDEX; else the reason in EXPLAIN) or gpu-inlj"),
+  INDEX_JOIN_WINDOW("indexJoinWindow", "32m", "Probe keys per window of the windowed index join, in bytes of 8-byte"
+      + " keys (e.g. 4m, 32m, 1g): each window is partitioned before its lookups");
 
   public final String camelName;
   public final String defaultValue;

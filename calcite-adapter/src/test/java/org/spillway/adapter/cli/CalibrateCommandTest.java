@@ -39,6 +39,20 @@ class CalibrateCommandTest {
     assertTrue(shown.contains("H100 (test): pinned copy 53.50 GB/s, zero-copy 49.75 GB/s, GPU memory 2400.00 GB/s"),
         shown);
     assertTrue(shown.contains("16 CPU cores: scan 61.25 GB/s, Q6-shaped pipeline 17.50 GB/s"), shown);
+    assertTrue(shown.contains("index lookups: unmeasured (the index join's costs are assumed)"), shown);
+  }
+
+  @Test void theIndexLookupRatesShowWhereMeasured() throws Exception {
+    MachineProfile p = profile(MachineProfile.MODE_FULL);
+    MachineProfile withLookups = new MachineProfile(p.formatVersion(), p.createdAt(), p.host(), p.cpuCores(),
+        p.cpuScanGbPerSecond(), p.gpu(), null, p.transferGbPerSecond(), p.unsupportedTransfers(),
+        p.rawPinnedCopyGbPerSecond(), p.linkReads(), p.hostWriteGbPerSecond(), p.gpuMemoryReadGbPerSecond(),
+        p.gpuPipelineRunMillis(), p.cpuPipelineGbPerSecond(), p.cpuJoinTuplesPerSecond(), p.calibrationMode(), null,
+        new MachineProfile.IndexLookupRates(21.5, 1L << 30, null, null, 2.5e6, 4e6, 2L << 30));
+    Path file = dir.resolve("lookups.json");
+    withLookups.write(file);
+    assertTrue(show(file).contains("index lookups: binary search 2.50 M/s, RadixSpline 4.00 M/s per core; random"
+        + " 128 B link reads 21.50 GB/s within the TLB's reach, unmeasured beyond it"), show(file));
   }
 
   @Test void aFullProfileShowsAsCalibrated() throws Exception {

@@ -84,6 +84,12 @@ class SpillwayCliTest {
         "--gpu-cache", "1g", "-e", "select count(*) as n from nation where n_regionkey = 1");
     assertEquals(0, r.code(), r.err());
     assertEquals("+---+\n| n |\n+---+\n| 5 |\n+---+\n", r.out());
+    Run window = run("-d", data.toString(), "--index-join-window", "4m", "-e", "select count(*) as n from region");
+    assertEquals(0, window.code(), window.err());
+    Run badWindow = run("-d", data.toString(), "--index-join-window", "4", "-e", "select 1");
+    assertEquals(1, badWindow.code());
+    assertTrue(badWindow.err().contains("Property 'indexJoinWindow' must be a byte count from 8 to 1g"),
+        badWindow.err());
     Run bad = run("-d", data.toString(), "--filter-variant", "sideways", "-e", "select 1");
     assertEquals(1, bad.code());
     assertTrue(bad.err().contains("Property 'filterVariant' must be auto, branching or predication, not 'sideways'"),

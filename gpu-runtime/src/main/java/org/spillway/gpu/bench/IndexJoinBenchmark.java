@@ -1,26 +1,27 @@
 package org.spillway.gpu.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
-import java.util.function.LongSupplier;
-import org.apache.arrow.memory.ArrowBuf;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.memory.util.MemoryUtil;
+import org.spillway.gpu.bench.IndexJoinBenchmarkData.Probe;
+import org.spillway.gpu.bench.IndexJoinBenchmarkData.Relation;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
-import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.index.IndexKind;
-import org.spillway.gpu.index.SortedKeyColumn;
 import org.spillway.gpu.index.SortedKeyIndex;
 import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.GpuEquiJoin;
@@ -36,189 +37,173 @@ import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
 import org.spillway.gpu.join.nopa.NopaHashJoin;
 import org.spillway.gpu.join.radix.CpuRadixJoin;
 import org.spillway.gpu.join.triton.TritonJoin;
-import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
-import org.spillway.gpu.transfer.ColumnType;
-import org.spillway.gpu.transfer.HostColumn;
 
 /**
  * The windowed index nested-loop join against the hash joins (issue #15), in the shape of Schmeißer, Lutz and
- * Markl's figures (EDBT 2025): the indexed relation R holds dense sorted 8-byte keys in pinned host memory
- * ({@code --sizes} GiB, Fig. 5 and 9), the probe S draws foreign keys of R uniformly (all match), and the
- * selectivity is |S| / |R|. Three sweeps: {@code size} (R grows, |S| fixed at {@code --probe-keys}),
- * {@code selectivity} (R fixed at {@code --sweep-gib}, |S| a share of it) and {@code window} (Fig. 7: the INLJ's
- * window from 2^18 to 2^26 keys). Each case runs the GPU windowed INLJ through each index (timed by its CUDA
- * events), GPU NOPA and Triton (building on S, probing R zero-copy; their own CUDA event times), and the CPU joins
- * (CPU INLJ, NOPA and radix join on all threads; wall clock). Hash joins aggregate (R's key is also its payload);
- * the INLJ emits its join index. Every join is checked: |S| pairs, and the rows found sum to the probe keys (R's
- * row of a dense key is the key). One warm-up, then the median of {@code --runs}. The crossover selectivity (and
- * R size) where the best hash join catches up with the best INLJ is printed and written beside the table.
+ * Markl's figures (EDBT 2025): the indexed relation R holds sorted unique 8-byte keys with gaps ({@link SortedKeys})
+ * in pinned host memory ({@code --sizes} GiB, Fig. 5 and 9), the probe S draws keys of R uniformly, a share
+ * {@code --miss-share} of them moved into the gaps (misses), and the selectivity is |S| / |R|. Three sweeps:
+ * {@code size} (R grows, |S| fixed at {@code --probe-keys}), {@code selectivity} (R fixed at {@code --sweep-gib}, |S|
+ * a share of it) and {@code window} (Fig. 7: the INLJ's window from 2^18 to 2^26 keys). Each case runs the GPU
+ * windowed INLJ through each index (timed by its CUDA events), the CPU one, GPU NOPA and Triton (building on S,
+ * probing R zero-copy; their own CUDA event times), and the CPU hash joins (NOPA and radix join on all threads; wall
+ * clock; while R fits a Java array). Hash joins aggregate (R's key is also its payload); the INLJ emits its join
+ * index. Every join is checked: as many pairs as S has keys in R, and the rows found (payload sums) add up to theirs.
+ * One warm-up (per point, or per join with {@code --warmup-once}), then the median of {@code --runs}.
  *
- * <p>Usage: {@code IndexJoinBenchmark [--out DIR] [--sizes GIB,...] [--probe-keys N] [--selectivities PERCENT,...]
- * [--sweep-gib GIB] [--windows LOG2,...] [--kinds BINARY_SEARCH,...] [--joins nopa,triton,cpu-inlj,cpu-nopa,
- * cpu-radix] [--runs N] [--threads N] [--cpu-only]}; writes {@code index-join.csv} and
- * {@code index-join-crossover.csv} into DIR. Draw a sweep with {@code BenchReport index-join.csv PNG case "Q/s"
- * Q/s}.
+ * <p>A point (one join in one case) stops at {@code --point-limit-s}: the index joins are cancelled between windows,
+ * and a join that exceeded the limit is not run on the cases after (they are larger); once {@code --budget-s} is
+ * spent no further point starts. Skipped and stopped points get a row with the reason in {@code note}. The table is
+ * rewritten to {@code index-join.csv} after every point, so a run cut short keeps what it measured; the crossover
+ * selectivity (and R size) where the best hash join catches up with the best INLJ goes to
+ * {@code index-join-crossover.csv}. {@code --preset target} is the issue's target measurement in one call
+ * ({@link IndexJoinBenchmarkArgs}). {@code IndexJoinChart} draws the CSV (on a machine with fonts), and the adapter's
+ * {@code SpillwayIndexJoinPredictions} adds what the cost model predicts and picks at each point.
+ *
+ * <p>Usage: see {@link IndexJoinBenchmarkArgs}; docs/bench/index-join/README.md gives the command lines.
  */
 public final class IndexJoinBenchmark {
-  /** Keys a chunk of the parallel fill writes. */
-  private static final int FILL_CHUNK = 1 << 20;
-
   private final IndexJoinBenchmarkArgs options;
   private final CudaDevice device;
   private final BenchReport report = new BenchReport("Windowed index join against hash joins", List.of("sweep",
-      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "join", "device", "ms", "total ms",
-      "M keys/s", "Q/s", "note"));
+      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "join", "device", "line", "ms",
+      "total ms", "M keys/s", "Q/s", "note"));
+  private final long started = System.nanoTime();
+  /** Joins ("join device") that exceeded the point limit, and the case where they did. */
+  private final Map<String, String> overLimit = new HashMap<>();
+  /** Joins that ran their warm-up ({@code --warmup-once}). */
+  private final Set<String> warm = new HashSet<>();
 
   private IndexJoinBenchmark(IndexJoinBenchmarkArgs options, CudaDevice device) {
     this.options = options;
     this.device = device;
   }
 
-  /** R: dense keys 0 .. rows-1 off-heap (pinned where a GPU runs), its indexes, and a Java copy for CPU joins. */
-  private final class Relation implements AutoCloseable {
-    final long rows;
-    final ArrowBuf keys;
-    final SortedKeyColumn column;
-    final Map<IndexKind, SortedKeyIndex> indexes = new EnumMap<>(IndexKind.class);
-    private final BufferAllocator allocator;
-    private long[] javaKeys;
-
-    Relation(BufferAllocator allocator, long rows) {
-      this.allocator = allocator;
-      this.rows = rows;
-      this.keys = allocator.buffer(rows * Long.BYTES);
-      long address = keys.memoryAddress();
-      int chunks = (int) ((rows + FILL_CHUNK - 1) / FILL_CHUNK);
-      MorselScheduler.forEach(chunks, options.threads(), () -> false, (worker, chunk) -> {
-        for (long i = (long) chunk * FILL_CHUNK; i < Math.min(rows, (chunk + 1L) * FILL_CHUNK); i++) {
-          MemoryUtil.putLong(address + i * Long.BYTES, i);
-        }
-      });
-      this.column = SortedKeyColumn.ofLongs(address, rows);
-    }
-
-    SortedKeyIndex index(IndexKind kind) {
-      return indexes.computeIfAbsent(kind, k -> k.build(column, allocator, options.threads()));
-    }
-
-    HostColumn hostColumn() {
-      return new HostColumn("R keys", ColumnType.INT64, keys.memoryAddress(), rows);
-    }
-
-    /** The keys as a Java array for the CPU hash joins, or null beyond an array's size. */
-    long[] javaKeys() {
-      if (javaKeys == null && rows < Integer.MAX_VALUE - 8) {
-        javaKeys = new long[(int) rows];
-        Arrays.setAll(javaKeys, i -> i);
-      }
-      return javaKeys;
-    }
-
-    @Override
-    public void close() {
-      indexes.values().forEach(SortedKeyIndex::close);
-      keys.close();
-    }
-  }
-
-  /** One case's probe: |S| keys of R drawn uniformly, on the heap and off-heap, and their sum. */
-  private record Probe(long[] keys, ArrowBuf offHeap, long sum) implements AutoCloseable {
-    static Probe draw(BufferAllocator allocator, long rRows, int rows, long seed) {
-      SplittableRandom random = new SplittableRandom(seed);
-      long[] keys = random.longs(rows, 0, rRows).toArray();
-      ArrowBuf offHeap = allocator.buffer((long) rows * Long.BYTES);
-      HostCopy.put(offHeap.memoryAddress(), keys, 0, rows);
-      return new Probe(keys, offHeap, Arrays.stream(keys).sum());
-    }
-
-    HostColumn hostColumn() {
-      return new HostColumn("S keys", ColumnType.INT64, offHeap.memoryAddress(), keys.length);
-    }
-
-    @Override
-    public void close() {
-      offHeap.close();
-    }
-  }
-
   /** One case of a sweep: what the report's first columns say of it. */
   private record Case(String sweep, String label, long rRows, int sRows, long windowBytes) {}
 
+  /** One execution of a join: returns its own time in nanoseconds (CUDA events), or -1 for the wall clock. */
+  @FunctionalInterface
+  private interface Execution {
+    long run(BooleanSupplier cancelled);
+  }
+
   private void run() throws IOException {
+    Files.createDirectories(options.out());
     try (BufferAllocator allocator = device != null ? ArrowAllocators.root(HostMemoryKind.PINNED)
         : new RootAllocator()) {
       for (double gib : options.sizesGib()) {
-        try (Relation r = new Relation(allocator, rowsOf(gib))) {
+        try (Relation r = new Relation(allocator, rowsOf(gib), options.threads())) {
           measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
               WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
         }
       }
-      try (Relation r = new Relation(allocator, rowsOf(options.sweepGib()))) {
-        for (double selectivity : options.selectivities()) {
-          long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
-          if (sRows > Integer.MAX_VALUE - 8) {
-            System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n",
-                selectivity, r.rows, sRows);
-            continue;
+      if (!options.selectivities().isEmpty() || !options.windows().isEmpty()) {
+        try (Relation r = new Relation(allocator, rowsOf(options.sweepGib()), options.threads())) {
+          for (double selectivity : options.selectivities()) {
+            long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
+            if (sRows > Integer.MAX_VALUE - 8) {
+              System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n",
+                  selectivity, r.rows, sRows);
+              continue;
+            }
+            measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, (int) sRows,
+                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
           }
-          measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, (int) sRows,
-              WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
-        }
-        for (int log : options.windows()) {
-          measure(allocator, r, new Case("window", "W 2^" + log, r.rows, options.probeKeys(),
-              (1L << log) * Long.BYTES), false);
+          for (int log : options.windows()) {
+            measure(allocator, r, new Case("window", "W 2^" + log, r.rows, options.probeKeys(),
+                (1L << log) * Long.BYTES), false);
+          }
         }
       }
     }
     System.out.println(report.toTable());
-    Files.createDirectories(options.out());
     report.writeCsv(options.out().resolve("index-join.csv"));
     BenchReport crossovers = crossovers();
     System.out.println(crossovers.toTable());
     crossovers.writeCsv(options.out().resolve("index-join-crossover.csv"));
+    System.out.printf(Locale.ROOT, "done in %.1f s%n", elapsedSeconds());
   }
 
   private static long rowsOf(double gib) {
     return Math.max(1, Math.round(gib * (1L << 30) / Long.BYTES));
   }
 
-  /** Runs every join of the case ({@code hashJoins} false: the index joins only) and reports each. */
+  /**
+   * Runs every join of the case ({@code hashJoins} false: the index joins only) and reports each: the GPU's joins
+   * first (the index joins, then the hash joins in the order {@code --joins} names them), then the CPU's, so that a
+   * run whose budget ends within a case has the GPU's comparison. A case whose probe would start after the budget is
+   * spent reports its joins as skipped without drawing it.
+   */
   private void measure(BufferAllocator allocator, Relation r, Case c, boolean hashJoins) {
-    try (Probe s = Probe.draw(allocator, r.rows, c.sRows(), c.rRows() ^ c.sRows())) {
+    if (budgetSpent()) {
+      skipCase(c, hashJoins);
+      return;
+    }
+    try (Probe s = Probe.draw(allocator, r.rows, c.sRows(), options.missShare(), c.rRows() ^ c.sRows())) {
       for (IndexKind kind : options.kinds()) {
-        SortedKeyIndex index = r.index(kind);
         if (device != null) {
+          SortedKeyIndex index = r.index(kind);
           GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes());
-          time(c, "inlj/" + kind, "gpu", s, () -> {
-            checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, () -> false), s, kind);
+          time(c, "inlj/" + kind, "gpu", cancelled -> {
+            checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
             return join.lastStats().gpuNanos();
           });
         }
-        if (options.joins().contains("cpu-inlj")) {
-          WindowedIndexJoin join = new WindowedIndexJoin(index, c.windowBytes(), options.threads());
-          time(c, "inlj/" + kind, "cpu", s, () -> {
-            checkIndex(join.join(s.keys(), null, JoinType.INNER), s, kind);
+      }
+      for (String name : hashJoins ? options.joins() : List.<String>of()) {
+        if (gpuHashJoin(name)) {
+          hashJoin(r, c, s, name);
+        }
+      }
+      for (IndexKind kind : options.kinds()) {
+        if (options.runs("cpu-inlj")) {
+          WindowedIndexJoin join = new WindowedIndexJoin(r.index(kind), c.windowBytes(), options.threads());
+          time(c, "inlj/" + kind, "cpu", cancelled -> {
+            checkIndex(join.join(s.keys(), null, JoinType.INNER, cancelled), s, kind);
             return -1;
           });
         }
       }
-      if (hashJoins) {
-        for (String name : options.joins()) {
+      for (String name : hashJoins ? options.joins() : List.<String>of()) {
+        if (!gpuHashJoin(name)) {
           hashJoin(r, c, s, name);
         }
       }
     }
   }
 
+  /** The joins a case would run, each reported as skipped: the budget was spent before the case began. */
+  private void skipCase(Case c, boolean hashJoins) {
+    for (IndexKind kind : options.kinds()) {
+      if (device != null) {
+        skipped(c, "inlj/" + kind, "gpu", "budget spent");
+      }
+      if (options.runs("cpu-inlj")) {
+        skipped(c, "inlj/" + kind, "cpu", "budget spent");
+      }
+    }
+    for (String name : hashJoins ? options.joins() : List.<String>of()) {
+      boolean gpu = gpuHashJoin(name);
+      if (!name.equals("cpu-inlj") && (!gpu || device != null)) {
+        skipped(c, name, gpu ? "gpu" : "cpu", "budget spent");
+      }
+    }
+  }
+
+  private static boolean gpuHashJoin(String name) {
+    return name.equals("nopa") || name.equals("triton");
+  }
+
   private void hashJoin(Relation r, Case c, Probe s, String name) {
-    if (name.equals("nopa") || name.equals("triton")) {
+    if (gpuHashJoin(name)) {
       if (device == null) {
         return;
       }
       try (GpuEquiJoin join = name.equals("nopa") ? new NopaHashJoin(device) : new TritonJoin(device)) {
         HostJoinInput build = HostJoinInput.of(s.hostColumn(), s.hostColumn());
         HostJoinInput probe = HostJoinInput.of(r.hostColumn(), r.hostColumn());
-        time(c, name, "gpu", s, () -> {
+        time(c, name, "gpu", cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return join.lastStats().totalNanos();
         });
@@ -226,16 +211,14 @@ public final class IndexJoinBenchmark {
     } else if (name.equals("cpu-nopa") || name.equals("cpu-radix")) {
       long[] rKeys = r.javaKeys();
       if (rKeys == null) {
-        time(c, name, "cpu", s, () -> {
-          throw new UnsupportedOperationException("R of " + r.rows + " rows exceeds a Java array");
-        });
+        skipped(c, name, "cpu", "R of " + r.rows + " rows exceeds a Java array");
         return;
       }
       try (EquiJoin join = name.equals("cpu-nopa") ? new CpuNopaHashJoin(options.threads())
           : new CpuRadixJoin(options.threads())) {
         JoinInput build = JoinInput.of(s.keys(), s.keys());
         JoinInput probe = JoinInput.of(rKeys, rKeys);
-        time(c, name, "cpu", s, () -> {
+        time(c, name, "cpu", cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return -1;
         });
@@ -244,37 +227,95 @@ public final class IndexJoinBenchmark {
   }
 
   /**
-   * Runs {@code join} once to warm up and then {@link IndexJoinBenchmarkArgs#runs} times; it returns its own time in
-   * nanoseconds (CUDA events) or -1 for the wall clock. Reports the medians.
+   * Runs a point: one warm-up (unless {@code --warmup-once} and the join had one), then {@link
+   * IndexJoinBenchmarkArgs#runs} runs, and reports the medians. Within the point limit: an execution that starts
+   * after it is not run, one that is still running is cancelled where the join can be (the index joins, between
+   * windows); a warm-up that took half the limit counts as the run (the code it warms ran on the earlier cases).
    */
-  private void time(Case c, String join, String where, Probe s, LongSupplier run) {
-    double[] own = new double[options.runs()];
-    double[] wall = new double[options.runs()];
+  private void time(Case c, String join, String where, Execution execution) {
+    String key = join + " " + where;
+    if (overLimit.containsKey(key)) {
+      skipped(c, join, where, "skipped: over the point limit at " + overLimit.get(key));
+      return;
+    }
+    if (budgetSpent()) {
+      skipped(c, join, where, "budget spent");
+      return;
+    }
+    double limit = options.pointLimitSeconds();
+    long deadline = limit > 0 ? System.nanoTime() + (long) (limit * 1e9) : Long.MAX_VALUE;
+    BooleanSupplier cancelled = () -> System.nanoTime() > deadline;
+    boolean warmUp = !(options.warmupOnce() && warm.contains(key));
+    List<double[]> runs = new ArrayList<>();  // own ms, wall ms
+    String note = "";
     try {
-      for (int i = -1; i < options.runs(); i++) {
+      for (int i = warmUp ? -1 : 0; i < options.runs(); i++) {
+        if (cancelled.getAsBoolean()) {
+          note = "stopped after " + runs.size() + " run(s) at the " + limit + " s point limit";
+          overLimit.put(key, c.label());
+          break;
+        }
         long start = System.nanoTime();
-        long nanos = run.getAsLong();
+        long nanos = execution.run(cancelled);
         long elapsed = System.nanoTime() - start;
-        if (i >= 0) {
-          own[i] = (nanos < 0 ? elapsed : nanos) / 1e6;
-          wall[i] = elapsed / 1e6;
+        double[] run = {(nanos < 0 ? elapsed : nanos) / 1e6, elapsed / 1e6};
+        warm.add(key);
+        if (i >= 0 || limit > 0 && elapsed > limit * 1e9 / 2) {
+          runs.add(run);
+          note = i < 0 ? "warm-up counted (a long run)" : note;
+        }
+        if (i < 0 && !runs.isEmpty()) {
+          break;
         }
       }
     } catch (WrongResult e) {
       throw e;
+    } catch (CancellationException e) {
+      overLimit.put(key, c.label());
+      note = "stopped at the " + limit + " s point limit" + (runs.isEmpty() ? "" : " after " + runs.size() + " run(s)");
     } catch (RuntimeException e) {  // a join that cannot run this case (memory, limits) leaves the others running
-      String note = e.getClass().getSimpleName() + ": " + e.getMessage();
-      report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
-          selectivity(c), c.windowBytes() / 1048576.0, join, where, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-          note);
-      System.out.printf(Locale.ROOT, "%-11s %-14s %-20s %-3s failed: %s%n", c.sweep(), c.label(), join, where, note);
+      note = e.getClass().getSimpleName() + ": " + e.getMessage();
+      runs.clear();
+    }
+    if (limit > 0 && System.nanoTime() > deadline) {
+      overLimit.put(key, c.label());
+    }
+    if (runs.isEmpty()) {
+      skipped(c, join, where, note);
       return;
     }
-    double ms = median(own);
+    double ms = median(runs.stream().mapToDouble(r -> r[0]).toArray());
+    double wall = median(runs.stream().mapToDouble(r -> r[1]).toArray());
+    row(c, join, where, ms, wall, note);
+    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %10.2f ms %s%n", elapsedSeconds(), c.sweep(),
+        c.label(), join, where, ms, note);
+  }
+
+  /** A point without a time: skipped, stopped or failed, {@code note} says which. */
+  private void skipped(Case c, String join, String where, String note) {
+    row(c, join, where, Double.NaN, Double.NaN, note);
+    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %s%n", elapsedSeconds(), c.sweep(), c.label(),
+        join, where, note);
+  }
+
+  /** Adds a point to the table and rewrites the CSV, so that a run cut short keeps what it measured. */
+  private void row(Case c, String join, String where, double ms, double wall, String note) {
     report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
-        selectivity(c), c.windowBytes() / 1048576.0, join, where, ms, median(wall), c.sRows() / ms / 1e3,
-        1e3 / ms, "");
-    System.out.printf(Locale.ROOT, "%-11s %-14s %-20s %-3s %10.2f ms%n", c.sweep(), c.label(), join, where, ms);
+        selectivity(c), c.windowBytes() / 1048576.0, join, where, join + " " + where, ms, wall,
+        c.sRows() / ms / 1e3, 1e3 / ms, note);
+    try {
+      report.writeCsv(options.out().resolve("index-join.csv"));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + options.out().resolve("index-join.csv"), e);
+    }
+  }
+
+  private boolean budgetSpent() {
+    return options.budgetSeconds() > 0 && elapsedSeconds() > options.budgetSeconds();
+  }
+
+  private double elapsedSeconds() {
+    return (System.nanoTime() - started) / 1e9;
   }
 
   /** A join returned a wrong result: the benchmark stops, whatever else it would measure. */
@@ -298,22 +339,22 @@ public final class IndexJoinBenchmark {
     return 100.0 * c.sRows() / c.rRows();
   }
 
-  /** Every probe key matches its own row: |S| pairs whose build rows sum to the keys. */
+  /** The probe keys R holds each match their own row: that many pairs, whose rows sum to theirs. */
   private static void checkIndex(JoinIndex index, Probe s, IndexKind kind) {
-    long sum = Arrays.stream(index.buildRows()).sum();
-    if (index.size() != s.keys().length || sum != s.sum()) {
+    long sum = Arrays.stream(index.buildRows()).parallel().sum();
+    if (index.size() != s.matches() || sum != s.matchedRowSum()) {
       throw new WrongResult("INLJ through " + kind + " found " + index.size() + " pairs (rows summing to "
-          + sum + "), expected " + s.keys().length + " (summing to " + s.sum() + ")");
+          + sum + "), expected " + s.matches() + " (summing to " + s.matchedRowSum() + ")");
     }
   }
 
-  /** |S| pairs whose payloads (the keys on both sides) sum to the probe keys. */
+  /** As many pairs as probe keys R holds, whose payloads (the keys on both sides) sum to those keys. */
   private static void checkSums(JoinResult result, Probe s, String join) {
-    if (result.rowCount() != s.keys().length || result.buildPayloadSum() != s.sum()
-        || result.probePayloadSum() != s.sum()) {
+    if (result.rowCount() != s.matches() || result.buildPayloadSum() != s.matchedKeySum()
+        || result.probePayloadSum() != s.matchedKeySum()) {
       throw new WrongResult(join + " joined " + result.rowCount() + " pairs (sums " + result
-          .buildPayloadSum() + ", " + result.probePayloadSum() + "), expected " + s.keys().length + " (sum "
-          + s.sum() + ")");
+          .buildPayloadSum() + ", " + result.probePayloadSum() + "), expected " + s.matches() + " (sum "
+          + s.matchedKeySum() + ")");
     }
   }
 
@@ -394,10 +435,12 @@ public final class IndexJoinBenchmark {
         System.out.println("No GPU (" + GpuRuntime.unavailableReason() + "): CPU joins only");
       }
     }
-    System.out.printf("Index join: R %s GiB, |S| %d, selectivities %s%%, sweep R %s GiB, windows 2^%s, %d runs, %d"
-        + " threads, %s, Java %s%n", options.sizesGib(), options.probeKeys(), options.selectivities(),
-        options.sweepGib(), options.windows(), options.runs(), options.threads(),
-        device == null ? "CPU only" : device.toString(), Runtime.version());
+    System.out.printf("Index join: R %s GiB, |S| %d, selectivities %s%%, sweep R %s GiB, windows 2^%s, kinds %s,"
+        + " joins %s, %d runs, %s misses, point limit %s s, budget %s s, %d threads, %s, Java %s%n",
+        options.sizesGib(), options.probeKeys(), options.selectivities(), options.sweepGib(), options.windows(),
+        options.kinds(), options.joins(), options.runs(), options.missShare(), options.pointLimitSeconds(),
+        options.budgetSeconds(), options.threads(), device == null ? "CPU only" : device.toString(),
+        Runtime.version());
     new IndexJoinBenchmark(options, device).run();
   }
 }

@@ -7,14 +7,25 @@ import java.util.List;
 import org.spillway.gpu.index.IndexKind;
 import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
-/** The arguments of {@link IndexJoinBenchmark}, parsed and checked. */
+/**
+ * The arguments of {@link IndexJoinBenchmark}, parsed and checked. {@code --preset target} (first, later arguments
+ * override it) is issue #15's target measurement in one call: R of 32 GiB, |S| 0.01% to 20% of R's keys of which 10%
+ * miss, RadixSpline and binary search on both devices against GPU NOPA and Triton, one run per point after one
+ * warm-up per join, 30 s per point and 180 s in all.
+ */
 record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, List<Double> selectivities,
     double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads,
-    boolean cpuOnly) {
-  private static final String USAGE = "IndexJoinBenchmark [--out DIR] [--sizes GIB,...] [--probe-keys N]"
-      + " [--selectivities PERCENT,...] [--sweep-gib GIB] [--windows LOG2,...] [--kinds BINARY_SEARCH,...]"
-      + " [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N] [--cpu-only]";
+    boolean cpuOnly, double missShare, double pointLimitSeconds, double budgetSeconds, boolean warmupOnce) {
+  private static final String USAGE = "IndexJoinBenchmark [--preset target] [--out DIR] [--sizes GIB,...|none]"
+      + " [--probe-keys N] [--selectivities PERCENT,...|none] [--sweep-gib GIB] [--windows LOG2,...|none]"
+      + " [--kinds BINARY_SEARCH,...] [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N]"
+      + " [--miss-share FRACTION] [--point-limit-s S] [--budget-s S] [--warmup-once] [--cpu-only]";
   private static final List<String> JOINS = List.of("nopa", "triton", "cpu-inlj", "cpu-nopa", "cpu-radix");
+
+  /** Whether a join named in {@code --joins} runs. */
+  boolean runs(String join) {
+    return joins.contains(join);
+  }
 
   static IndexJoinBenchmarkArgs parse(String[] args) {
     Path out = Path.of("docs/bench/index-join");
@@ -28,18 +39,43 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, Li
     int runs = 5;
     int threads = MorselScheduler.THREADS;
     boolean cpuOnly = false;
+    double missShare = 0;
+    double pointLimit = 0;
+    double budget = 0;
+    boolean warmupOnce = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--preset" -> {
+          String preset = value(args, ++i);
+          if (!preset.equals("target")) {
+            throw new IllegalArgumentException("--preset knows 'target', not '" + preset + "'; usage: " + USAGE);
+          }
+          sizes = List.of();
+          selectivities = List.of(0.01, 0.1, 1.0, 5.0, 20.0);
+          sweepGib = 32;
+          windows = List.of();
+          kinds = List.of(IndexKind.RADIXSPLINE, IndexKind.BINARY_SEARCH);
+          joins = List.of("cpu-inlj", "nopa", "triton");
+          runs = 1;
+          missShare = 0.1;
+          pointLimit = 30;
+          budget = 180;
+          warmupOnce = true;
+        }
         case "--out" -> out = Path.of(value(args, ++i));
         case "--sizes" -> sizes = doubles(value(args, ++i));
         case "--probe-keys" -> probeKeys = Integer.parseInt(value(args, ++i));
         case "--selectivities" -> selectivities = doubles(value(args, ++i));
         case "--sweep-gib" -> sweepGib = Double.parseDouble(value(args, ++i));
-        case "--windows" -> windows = Arrays.stream(value(args, ++i).split(",")).map(Integer::valueOf).toList();
-        case "--kinds" -> kinds = Arrays.stream(value(args, ++i).split(",")).map(IndexKind::valueOf).toList();
-        case "--joins" -> joins = List.of(value(args, ++i).split(","));
+        case "--windows" -> windows = list(value(args, ++i)).stream().map(Integer::valueOf).toList();
+        case "--kinds" -> kinds = list(value(args, ++i)).stream().map(IndexKind::valueOf).toList();
+        case "--joins" -> joins = list(value(args, ++i));
         case "--runs" -> runs = Integer.parseInt(value(args, ++i));
         case "--threads" -> threads = Integer.parseInt(value(args, ++i));
+        case "--miss-share" -> missShare = Double.parseDouble(value(args, ++i));
+        case "--point-limit-s" -> pointLimit = Double.parseDouble(value(args, ++i));
+        case "--budget-s" -> budget = Double.parseDouble(value(args, ++i));
+        case "--warmup-once" -> warmupOnce = true;
         case "--cpu-only" -> cpuOnly = true;
         default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'; usage: " + USAGE);
       }
@@ -49,14 +85,16 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, Li
     boolean positive = sizes.stream().allMatch(s -> s > 0) && sweepGib > 0
         && selectivities.stream().allMatch(s -> s > 0 && s <= 100);
     if (!positive || probeKeys < 1 || runs < 1 || threads < 1 || !unknown.isEmpty()
-        || windows.stream().anyMatch(w -> w < 5 || w > 28)) {
+        || windows.stream().anyMatch(w -> w < 5 || w > 28) || missShare < 0 || missShare > 1 || pointLimit < 0
+        || budget < 0) {
       throw new IllegalArgumentException("--sizes and --sweep-gib are positive GiB, --selectivities percent in"
           + " (0, 100], --probe-keys, --runs and --threads at least 1, --windows 5..28 (log2 keys), --joins of "
-          + JOINS + "; got " + sizes + ", " + sweepGib + ", " + selectivities + ", " + probeKeys + ", " + runs
-          + ", " + threads + ", " + windows + ", " + joins);
+          + JOINS + ", --miss-share in [0, 1], --point-limit-s and --budget-s not negative (0: none); got " + sizes
+          + ", " + sweepGib + ", " + selectivities + ", " + probeKeys + ", " + runs + ", " + threads + ", " + windows
+          + ", " + joins + ", " + missShare + ", " + pointLimit + ", " + budget);
     }
     return new IndexJoinBenchmarkArgs(out, sizes, probeKeys, selectivities, sweepGib, windows, kinds, joins, runs,
-        threads, cpuOnly);
+        threads, cpuOnly, missShare, pointLimit, budget, warmupOnce);
   }
 
   private static String value(String[] args, int i) {
@@ -66,7 +104,12 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, int probeKeys, Li
     return args[i];
   }
 
+  /** Comma-separated values; "none" is the empty list (a sweep left out). */
+  private static List<String> list(String text) {
+    return text.equalsIgnoreCase("none") ? List.of() : List.of(text.split(","));
+  }
+
   private static List<Double> doubles(String text) {
-    return Arrays.stream(text.split(",")).map(Double::valueOf).toList();
+    return list(text).stream().map(Double::valueOf).toList();
   }
 }

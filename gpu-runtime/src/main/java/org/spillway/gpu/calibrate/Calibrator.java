@@ -18,6 +18,7 @@ import org.spillway.gpu.bench.RandomFill;
 import org.spillway.gpu.device.ArrowAllocators;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaException;
+import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostBuffer;
@@ -35,7 +36,8 @@ import org.spillway.gpu.transfer.TransferSupport;
  * Measures this machine for the cost model (the {@code spillway calibrate} command): CPU scan
  * bandwidth, and with a GPU, every transfer method, raw pinned copy, reads over the link at 4-512 B
  * granularity (sequential and random), kernel writes to host memory, GPU memory bandwidth and the fixed cost
- * of a GPU pipeline run; and the CPU backend's rate on a Q6-shaped pipeline and the CPU joins' rates.
+ * of a GPU pipeline run; the CPU backend's rate on a Q6-shaped pipeline and the CPU joins' rates; and the index
+ * join's lookup rates (CPU index lookups, random line reads over the link within and beyond the GPU's TLB reach).
  */
 public final class Calibrator {
   /** Access granularities of the link read probes, in bytes. */
@@ -68,8 +70,11 @@ public final class Calibrator {
     double cpuPipeline = CpuPipelineProbe.gbPerSecond(Math.max(opts.cpuScanBytes(), MIN_CPU_PIPELINE_BYTES),
         opts.reps(), progress);
     Map<String, Double> cpuJoins = CpuJoinProbe.tuplesPerSecond(opts.cpuScanBytes(), opts.reps(), progress);
+    MachineProfile.IndexLookupRates lookups = IndexLookupProbe.measure(opts.cpuScanBytes(), opts.reps(),
+        IndexLookupProbe.LinkRates.NONE, progress);
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu,
-        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins, opts.mode());
+        null, reason, Map.of(), Map.of(), null, List.of(), null, null, null, cpuPipeline, cpuJoins, opts.mode(), null,
+        lookups);
   }
 
   private static MachineProfile withGpu(CudaDevice device, CalibrationOptions opts, PrintStream progress) {
@@ -99,14 +104,16 @@ public final class Calibrator {
     List<MachineProfile.LinkAccess> reads = new ArrayList<>();
     double[] write = {Double.NaN};
     double[] gpuMemory = {Double.NaN};
-    probeLink(device, opts, progress, reads, write, gpuMemory);
+    IndexLookupProbe.LinkRates lines = probeLink(device, opts, progress, reads, write, gpuMemory);
+    MachineProfile.IndexLookupRates lookups = IndexLookupProbe.measure(opts.cpuScanBytes(), opts.reps(), lines,
+        progress);
     double pipelineRun = PipelineRunProbe.runMillis(device, opts.reps() * 4, progress);
     double rowsNanos = PipelineRunProbe.rowsNanosPerRow(device, opts.reps(), progress);
     var gpu = new MachineProfile.GpuInfo(device.name(), device.totalMemory(), device.allocator().budget(),
         device.multiprocessors(), device.pageableMemoryAccess());
     return new MachineProfile(MachineProfile.FORMAT_VERSION, Instant.now().toString(), hostName(), cores(), cpu, gpu,
         null, methods, unsupported, raw[0], reads, write[0], gpuMemory[0], pipelineRun, cpuPipeline,
-        cpuJoins, opts.mode(), rowsNanos);
+        cpuJoins, opts.mode(), rowsNanos, lookups);
   }
 
   /** Streams one column of {@code kind} memory with each method of the group; the pinned group also times raw copy. */
@@ -135,8 +142,9 @@ public final class Calibrator {
     }
   }
 
-  private static void probeLink(CudaDevice device, CalibrationOptions opts, PrintStream progress,
-      List<MachineProfile.LinkAccess> reads, double[] write, double[] gpuMemory) {
+  /** The link probes; returns the index join's random line reads within and beyond the TLB's reach. */
+  private static IndexLookupProbe.LinkRates probeLink(CudaDevice device, CalibrationOptions opts,
+      PrintStream progress, List<MachineProfile.LinkAccess> reads, double[] write, double[] gpuMemory) {
     long bytes = opts.probeBytes();
     try (HostBuffer host = device.pinnedAllocator().allocate(bytes);
          DeviceBuffer onGpu = device.allocator().allocate(bytes, "calibration probe");
@@ -163,6 +171,7 @@ public final class Calibrator {
       CudaException.check(cuMemcpyHtoD(onGpu.pointer(), new HostPointer(host.address()), bytes), "cuMemcpyHtoD");
       gpuMemory[0] = bytes / probe.readSeconds(onGpu.address(), bytes, 16, false, bytes / 16, opts.reps()) / 1e9;
       progress.printf("  GPU memory read: %7.2f GB/s%n", gpuMemory[0]);
+      return IndexLookupProbe.link(device, probe, bytes, opts.tlbProbeBytes(), opts.reps(), progress);
     }
   }
 
@@ -200,25 +209,41 @@ public final class Calibrator {
     }
   }
 
-  /** {@code Calibrator [--out FILE] [--quick]}: measures and writes the profile (default ~/.spillway/...). */
+  /**
+   * {@code Calibrator [--out FILE] [--quick] [--tlb-probe SIZE]}: measures and writes the profile (default
+   * ~/.spillway/...); {@code --tlb-probe} sets the pinned region beyond the GPU's TLB reach (e.g. 32g; 0: not
+   * measured), which a quick calibration leaves out otherwise.
+   */
   public static void main(String[] args) throws IOException {
     Path out = CalibrationOptions.defaultProfilePath();
     CalibrationOptions opts = CalibrationOptions.FULL;
+    Long tlbProbe = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> opts = CalibrationOptions.QUICK;
-        case "--out" -> {
-          if (++i >= args.length) {
-            throw new IllegalArgumentException("--out needs a file name");
-          }
-          out = Path.of(args[i]);
+        case "--out" -> out = Path.of(value(args, ++i));
+        case "--tlb-probe" -> {
+          String size = value(args, ++i);
+          tlbProbe = size.trim().equals("0") ? 0 : DeviceAllocator.parseBytes("--tlb-probe", size);
         }
-        default -> throw new IllegalArgumentException("unknown option " + args[i] + " (known: --out FILE, --quick)");
+        default -> throw new IllegalArgumentException("unknown option " + args[i]
+            + " (known: --out FILE, --quick, --tlb-probe SIZE)");
       }
+    }
+    if (tlbProbe != null) {
+      opts = new CalibrationOptions(opts.mode(), opts.methodBytes(), opts.probeBytes(), opts.cpuScanBytes(),
+          opts.reps(), opts.everyLinkRead(), tlbProbe);
     }
     MachineProfile profile = calibrate(opts, System.out);
     profile.write(out);
     System.out.println("machine profile written to " + out + " (" + opts.mode()
         + (profile.cpuOnly() ? ", CPU only)" : ")"));
+  }
+
+  private static String value(String[] args, int i) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(args[i - 1] + " needs a value");
+    }
+    return args[i];
   }
 }

@@ -17,7 +17,8 @@ import java.util.Map;
  * bandwidth, the fixed cost of one GPU pipeline run and the host's cost per row a GPU pipeline returns
  * ({@code gpuRowsNanosPerRow}: reading the rows back and assembling them), the CPU backend's rate on a Q6-shaped
  * pipeline, and the
- * CPU joins' rates in tuples (|R| + |S|) per second on all cores, aggregated output, by workload (the keys below).
+ * CPU joins' rates in tuples (|R| + |S|) per second on all cores, aggregated output, by workload (the keys below),
+ * and the windowed index join's lookup rates ({@link IndexLookupRates}).
  * Bandwidths are GB/s (1e9 bytes per second). Without a GPU, {@code gpu} and the GPU-only numbers are null and
  * {@code gpuUnavailableReason} says why. Numbers added after format 1 are nullable and absent from older files,
  * which read as null (the cost model assumes them). {@code calibrationMode} records how the numbers were measured
@@ -42,7 +43,8 @@ public record MachineProfile(
     Double cpuPipelineGbPerSecond,
     Map<String, Double> cpuJoinTuplesPerSecond,
     String calibrationMode,
-    Double gpuRowsNanosPerRow) {
+    Double gpuRowsNanosPerRow,
+    IndexLookupRates indexLookups) {
 
   public static final int FORMAT_VERSION = 1;
   /** {@code spillway calibrate}: full-size buffers, every probe. */
@@ -65,6 +67,19 @@ public record MachineProfile(
    */
   public static final int CPU_JOIN_PROBE_PER_BUILD = 8;
 
+  /** A profile without the index lookup rates (as files before {@code indexLookups}: the cost model assumes them). */
+  public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
+      GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
+      Map<String, String> unsupportedTransfers, Double rawPinnedCopyGbPerSecond, List<LinkAccess> linkReads,
+      Double hostWriteGbPerSecond, Double gpuMemoryReadGbPerSecond, Double gpuPipelineRunMillis,
+      Double cpuPipelineGbPerSecond, Map<String, Double> cpuJoinTuplesPerSecond, String calibrationMode,
+      Double gpuRowsNanosPerRow) {
+    this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
+        unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, cpuJoinTuplesPerSecond, calibrationMode, gpuRowsNanosPerRow,
+        null);
+  }
+
   /** A profile without the cost of rows a GPU pipeline returns (as files before {@code gpuRowsNanosPerRow}). */
   public MachineProfile(int formatVersion, String createdAt, String host, int cpuCores, double cpuScanGbPerSecond,
       GpuInfo gpu, String gpuUnavailableReason, Map<String, Double> transferGbPerSecond,
@@ -73,7 +88,7 @@ public record MachineProfile(
       Double cpuPipelineGbPerSecond, Map<String, Double> cpuJoinTuplesPerSecond, String calibrationMode) {
     this(formatVersion, createdAt, host, cpuCores, cpuScanGbPerSecond, gpu, gpuUnavailableReason, transferGbPerSecond,
         unsupportedTransfers, rawPinnedCopyGbPerSecond, linkReads, hostWriteGbPerSecond, gpuMemoryReadGbPerSecond,
-        gpuPipelineRunMillis, cpuPipelineGbPerSecond, cpuJoinTuplesPerSecond, calibrationMode, null);
+        gpuPipelineRunMillis, cpuPipelineGbPerSecond, cpuJoinTuplesPerSecond, calibrationMode, null, null);
   }
 
   /** A profile that does not say how it was measured (as files before {@code calibrationMode}). */
@@ -121,6 +136,21 @@ public record MachineProfile(
    * "sequential" (coalesced) or "random"; useful bytes per second and accesses per second.
    */
   public record LinkAccess(String pattern, int granularityBytes, double gbPerSecond, double accessesPerSecond) {}
+
+  /**
+   * What the windowed index join's cost reads (issue #15, digest 3.3): random {@value #INDEX_LINE_BYTES}-byte reads
+   * by GPU kernels over the link from pinned host memory, over a region the GPU's TLB covers
+   * ({@code linkSmallRegionBytes}) and over one beyond its reach ({@code linkLargeRegionBytes}, where nearly every
+   * access also translates its address), in useful GB/s; and CPU index lookups per second per core of a binary search
+   * and a RadixSpline over {@code cpuRegionBytes} of sorted keys, more than the last-level cache holds. The GPU
+   * numbers are null without a GPU, the large region's also where the calibration had no room for it (quick modes).
+   */
+  public record IndexLookupRates(Double linkRandomLineSmallGbPerSecond, Long linkSmallRegionBytes,
+      Double linkRandomLineLargeGbPerSecond, Long linkLargeRegionBytes, double cpuBinarySearchPerSecondPerCore,
+      double cpuRadixSplinePerSecondPerCore, long cpuRegionBytes) {}
+
+  /** Bytes of one random read of an index lookup over the link: a GPU cache line (digest 3.3). */
+  public static final int INDEX_LINE_BYTES = 128;
 
   /** True when no GPU was measured (the CPU backend serves). */
   public boolean cpuOnly() {

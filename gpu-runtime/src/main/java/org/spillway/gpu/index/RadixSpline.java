@@ -204,6 +204,9 @@ public final class RadixSpline implements SortedKeyIndex {
     }
     long lo = pointRow(up - 1) + 1;
     long guess = estimate(up, key);
+    if (atEstimate(guess, lo, upRow, key)) {
+      return guess;
+    }
     long from = windowFrom(guess, lo, upRow);
     long to = windowTo(guess, lo, upRow);
     return settle(column.lowerBound(from, to, key), from, to, lo, upRow, key);
@@ -239,6 +242,12 @@ public final class RadixSpline implements SortedKeyIndex {
         lo[g] = pointRow(up - 1) + 1;
         hi[g] = pointRow(up);
         long guess = estimate(up, key);
+        if (atEstimate(guess, lo[g], hi[g], key)) {
+          rows[first + g] = guess;
+          group.from[g] = 0;
+          group.to[g] = 0;
+          continue;
+        }
         group.from[g] = windowFrom(guess, lo[g], hi[g]);
         group.to[g] = windowTo(guess, lo[g], hi[g]);
       }
@@ -282,6 +291,15 @@ public final class RadixSpline implements SortedKeyIndex {
     long downKey = pointKey(up - 1);
     long downRow = pointRow(up - 1);
     return (long) (downRow + unsigned(key - downKey) * (pointRow(up) - downRow) / unsigned(pointKey(up) - downKey));
+  }
+
+  /**
+   * Whether the key is at the estimate {@code guess} (a row strictly between the segment's points): where the spline
+   * is exact (evenly spaced keys) one read of the column instead of the search over the error bound's window, as the
+   * GPU lookup does (radix_spline.cu).
+   */
+  private boolean atEstimate(long guess, long lo, long hi, long key) {
+    return guess >= lo && guess < hi && column.key(guess) == key;
   }
 
   /**

@@ -31,6 +31,8 @@ import org.spillway.gpu.vector.ExprType;
 public final class IndexJoinNode implements PlanNode {
   /** The window the paper uses by default: 32 MiB of probe keys. */
   public static final long DEFAULT_WINDOW_BYTES = WindowedIndexJoin.DEFAULT_WINDOW_BYTES;
+  /** Partitions of a window: lookups of one partition read a stretch of 1/this of the index. */
+  public static final int WINDOW_PARTITIONS = WindowedIndexJoin.WINDOW_PARTITIONS;
 
   private final PlanNode probe;
   private final int probeKey;

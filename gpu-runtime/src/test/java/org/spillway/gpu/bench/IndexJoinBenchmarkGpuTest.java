@@ -26,4 +26,18 @@ class IndexJoinBenchmarkGpuTest {
     assertEquals("gpu", report.cell(0, "device"));
     assertEquals("inlj/BINARY_SEARCH", report.cell(0, "join"));
   }
+
+  /** The target preset at a tiny R on the GPU: every join of every selectivity runs, checked, within its limits. */
+  @Test
+  void theTargetPresetRunsEveryJoinAtATinySize(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--preset", "target", "--sweep-gib", "0.001", "--out", out.toString()});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    // 5 selectivities: RadixSpline and binary search on both devices, NOPA and Triton
+    assertEquals(5 * 6, report.rowCount());
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertEquals("", report.cell(row, "note"), report.cell(row, "case") + " failed");
+      assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0, report.cell(row, "case") + " took no time");
+    }
+    assertEquals("inlj/RADIXSPLINE gpu", report.cell(0, "line"));
+  }
 }

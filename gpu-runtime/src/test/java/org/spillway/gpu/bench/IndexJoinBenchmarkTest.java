@@ -1,10 +1,13 @@
 package org.spillway.gpu.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -36,6 +39,69 @@ class IndexJoinBenchmarkTest {
     assertEquals("inlj/RADIXSPLINE", report.cell(report.rowCount() - 1, "join"));
     BenchReport crossover = BenchReport.readCsv("crossover", out.resolve("index-join-crossover.csv"));
     assertEquals(2, crossover.rowCount());  // selectivity and size, for the CPU index join
+  }
+
+  /**
+   * The target preset's run at a tiny size on the CPU: R's keys with gaps, 10% of the probes missing (every run is
+   * checked against them), the CPU index joins of both kinds at each selectivity, a CSV with a row per point; and the
+   * charts drawn from that CSV.
+   */
+  @Test
+  void theTargetPresetRunsAtATinySizeOnTheCpuAndItsCsvDraws(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--preset", "target", "--sweep-gib", "0.001", "--threads", "2",
+        "--out", out.toString(), "--cpu-only"});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(5 * 2, report.rowCount(), "5 selectivities, RadixSpline and binary search on the CPU");
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertEquals("selectivity", report.cell(row, "sweep"));
+      assertEquals("cpu", report.cell(row, "device"));
+      assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0, report.cell(row, "note").toString());
+    }
+    assertEquals("inlj/RADIXSPLINE cpu", report.cell(0, "line"));
+    assertEquals(0.01, ((Number) report.cell(0, "selectivity %")).doubleValue(), 1e-3);
+    assertEquals(20.0, ((Number) report.cell(report.rowCount() - 1, "selectivity %")).doubleValue(), 1e-3);
+    List<Path> charts = IndexJoinChart.draw(report, out);
+    assertEquals(List.of(out.resolve("index-join-selectivity.png")), charts);
+    assertTrue(ImageIO.read(charts.get(0).toFile()).getWidth() > 100);
+  }
+
+  /**
+   * A point that outlasts the limit is stopped (the index join between windows) and the join is not run on the
+   * larger cases; once the budget is spent, no point starts.
+   */
+  @Test
+  void aPointOverTheLimitStopsAndTheBudgetEndsTheRun(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--sizes", "none", "--sweep-gib", "0.001", "--selectivities", "1,5",
+        "--windows", "none", "--kinds", "RADIXSPLINE", "--joins", "cpu-inlj", "--runs", "2", "--threads", "2",
+        "--point-limit-s", "0.000001", "--out", out.toString(), "--cpu-only"});
+    BenchReport limited = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(2, limited.rowCount());
+    assertTrue(limited.cell(0, "note").toString().startsWith("stopped"), limited.cell(0, "note").toString());
+    assertEquals("skipped: over the point limit at sel 1.0%", limited.cell(1, "note"));
+    assertFalse(limited.cell(1, "ms") instanceof Number ms && ms.doubleValue() > 0, "no time");
+    IndexJoinBenchmark.main(new String[] {"--sizes", "0.0001", "--probe-keys", "100", "--selectivities", "1",
+        "--sweep-gib", "0.0001", "--windows", "none", "--kinds", "RADIXSPLINE", "--joins", "cpu-inlj,cpu-nopa",
+        "--runs", "1", "--threads", "2", "--budget-s", "0.000001", "--out", out.toString(), "--cpu-only"});
+    BenchReport spent = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(4, spent.rowCount(), "both cases, both joins");
+    for (int row = 0; row < spent.rowCount(); row++) {
+      assertEquals("budget spent", spent.cell(row, "note"));
+    }
+  }
+
+  @Test
+  void sortedKeysHaveGapsAndProbesMissInThem() {
+    long rows = 1000;
+    long[] probes = SortedKeys.probes(rows, 100_000, 0.25, 7);
+    long misses = java.util.Arrays.stream(probes).filter(k -> SortedKeys.rowOf(k, rows) < 0).count();
+    assertEquals(0.25, misses / 100_000.0, 0.01);
+    for (long k : probes) {
+      assertTrue(k >= 0 && k < SortedKeys.key(rows), "within R's range: " + k);
+    }
+    assertEquals(7, SortedKeys.rowOf(SortedKeys.key(7), rows));
+    assertEquals(-1, SortedKeys.rowOf(SortedKeys.key(7) + 1, rows));
+    assertEquals(-1, SortedKeys.rowOf(SortedKeys.key(rows), rows), "beyond the last row");
+    assertTrue(java.util.Arrays.equals(probes, SortedKeys.probes(rows, 100_000, 0.25, 7)), "the seed decides");
   }
 
   @Test

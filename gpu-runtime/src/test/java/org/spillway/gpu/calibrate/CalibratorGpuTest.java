@@ -37,6 +37,11 @@ class CalibratorGpuTest {
     // Device memory is far faster than any link: a probe reading the wrong memory would break this.
     assertTrue(p.gpuMemoryReadGbPerSecond() > 2 * p.rawPinnedCopyGbPerSecond(), log.toString());
     assertTrue(p.hostWriteGbPerSecond() > 0, log.toString());
+    // The index join's random line reads within the TLB's reach; these options leave the region beyond it out.
+    assertTrue(p.indexLookups().linkRandomLineSmallGbPerSecond() > 0, log.toString());
+    assertEquals(opts.probeBytes(), p.indexLookups().linkSmallRegionBytes());
+    assertEquals(null, p.indexLookups().linkRandomLineLargeGbPerSecond());
+    assertTrue(p.indexLookups().cpuRadixSplinePerSecondPerCore() > 0, log.toString());
     // A pipeline run over 32 KiB costs launch and setup, not transfer: well under a second, above a microsecond.
     assertTrue(p.gpuPipelineRunMillis() > 0.001 && p.gpuPipelineRunMillis() < 1000, log.toString());
     // Both CPU rates are positive; at this test's tiny sizes thread start-up dominates either, so they are not

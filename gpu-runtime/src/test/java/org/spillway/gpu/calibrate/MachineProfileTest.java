@@ -33,6 +33,12 @@ class MachineProfileTest {
     assertTrue(p.cpuPipelineGbPerSecond() > 0, "CPU pipeline " + p.cpuPipelineGbPerSecond());
     assertEquals(4, p.cpuJoinTuplesPerSecond().size(), p.cpuJoinTuplesPerSecond().toString());
     assertTrue(log.toString().contains("CPU join nopa-linear-probing "), log.toString());
+    MachineProfile.IndexLookupRates lookups = p.indexLookups();
+    assertTrue(lookups.cpuBinarySearchPerSecondPerCore() > 0 && lookups.cpuRadixSplinePerSecondPerCore() > 0,
+        lookups.toString());
+    assertEquals(TINY.cpuScanBytes(), lookups.cpuRegionBytes());
+    assertNull(lookups.linkRandomLineSmallGbPerSecond(), "no GPU, no link reads");
+    assertTrue(log.toString().contains("CPU index lookups RADIXSPLINE"), log.toString());
     Path file = dir.resolve("nested/profile.json");
     p.write(file);
     assertEquals(p, MachineProfile.read(file));
@@ -88,6 +94,33 @@ class MachineProfileTest {
     assertFalse(read.quick());
     assertEquals("calibrated", MachineProfiles.calibratedLabel(read));
     assertEquals(7.5, read.cpuPipelineGbPerSecond());
+  }
+
+  @Test
+  void theIndexLookupRatesRoundTripAndAFileWithoutThemStillLoads(@TempDir Path dir) throws IOException {
+    var lookups = new MachineProfile.IndexLookupRates(9.5, 1L << 30, 2.5, 32L << 30, 4e6, 9e6, 2L << 30);
+    MachineProfile p = new MachineProfile(MachineProfile.FORMAT_VERSION, "2026-11-26T00:00:00Z", "h", 16, 70.5,
+        new MachineProfile.GpuInfo("H100", 80L << 30, 76L << 30, 132, false), null, Map.of("zero-copy", 48.7),
+        Map.of(), 53.2, List.of(), 45.0, 2000.0, 1.0, 7.5, Map.of(), MachineProfile.MODE_FULL, 20.0, lookups);
+    Path file = dir.resolve("p.json");
+    p.write(file);
+    assertEquals(p, MachineProfile.read(file));
+    assertEquals(2.5, MachineProfile.read(file).indexLookups().linkRandomLineLargeGbPerSecond());
+    String older = Files.readString(file).replaceAll(",\\s*\"indexLookups\" : \\{[^}]*}", "");
+    assertFalse(older.contains("indexLookups"), older);
+    Files.writeString(file, older);
+    MachineProfile read = MachineProfile.read(file);
+    assertNull(read.indexLookups());
+    assertEquals(20.0, read.gpuRowsNanosPerRow());
+  }
+
+  @Test
+  void theRegionBeyondTheTlbIsAPowerOfTwoWithinAThirdOfTheHost() {
+    assertEquals(32L << 30, CalibrationOptions.tlbProbeBytes(126L << 30));
+    assertEquals(64L << 30, CalibrationOptions.tlbProbeBytes(1L << 40), "at most 64 GiB");
+    assertEquals(0, CalibrationOptions.tlbProbeBytes(4L << 30), "no room beyond the probe buffers");
+    assertThrows(IllegalArgumentException.class,
+        () -> new CalibrationOptions(MachineProfile.MODE_FULL, 1 << 20, 1 << 20, 1 << 20, 1, true, 3L << 30));
   }
 
   @Test

@@ -20,6 +20,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 public final class WindowedIndexJoin {
   /** The paper's default window: 32 MiB of 8-byte keys. */
   public static final long DEFAULT_WINDOW_BYTES = 32L << 20;
+  /** Partitions of a window on either device: the top bits of the indexed column's key range (WindowRadix). */
+  public static final int WINDOW_PARTITIONS = 1 << WindowRadix.RADIX_BITS;
 
   private final SortedKeyIndex index;
   private final int windowTuples;

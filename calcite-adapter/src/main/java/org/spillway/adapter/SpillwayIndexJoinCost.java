@@ -1,0 +1,196 @@
+package org.spillway.adapter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.adapter.SpillwayJoinCost.Estimate;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.plan.IndexJoinNode;
+
+/**
+ * Predicts the windowed index nested-loop join (digest 3.3) of one orientation through an index of a kind over the
+ * build side's keys: the build side is neither scanned nor built, each probe row is a lookup and a key partitioned in
+ * its window, and the probe side is collected into columns first, as for any join node of its own.
+ *
+ * <p>On the CPU a lookup costs the model's steps and lines missed, scaled to the binary search's or RadixSpline's
+ * rate that calibration measured beyond the last-level cache ({@link MachineProfile.IndexLookupRates}). On the GPU the
+ * probe keys cross the link, and every line a lookup misses in L2 is a random read of
+ * {@value MachineProfile#INDEX_LINE_BYTES} B over it: at the measured rate within the TLB's reach, or, where the index
+ * exceeds the reach and a window's partition has too few lookups per page to share its translation, towards the rate
+ * measured beyond it. Unmeasured rates are the ASSUMPTIONs below.
+ */
+final class SpillwayIndexJoinCost {
+  /**
+   * ASSUMPTION (not calibrated): one step of an index search on the CPU whose line a cache holds: a dependent load
+   * from L2 or L3 and a compare, with the 16 searches a vector lookup interleaves (LookupGroup) hiding part of it.
+   */
+  static final double CPU_INDEX_STEP_SECONDS = 4e-9;
+  /** ASSUMPTION: the CPU's last-level cache, which keeps an index's upper levels (not calibrated). */
+  static final long CPU_INDEX_CACHE_BYTES = 32L << 20;
+  /** ASSUMPTION: the windowed join's partitioning of one probe key and putting its match back, per thread. */
+  static final double CPU_WINDOW_PARTITION_SECONDS = 3e-9;
+  /** ASSUMPTION: the GPU's L2 cache, which keeps an index's upper levels (the H100's 50 MiB). */
+  static final long GPU_L2_BYTES = 50L << 20;
+  /**
+   * ASSUMPTION (not calibrated): what the GPU index join costs beyond its keys and lines: a window's five kernel
+   * launches, the copy of its rows back and the synchronization with its stream.
+   */
+  static final double GPU_FIXED_SECONDS = 0.1e-3;
+  /** ASSUMPTION (digest 1.5, LA-SWWC in GPU memory): probe keys the GPU radix-partitions per second. */
+  static final double GPU_WINDOW_PARTITION_PER_SECOND = 10e9;
+  /**
+   * ASSUMPTION (digest 1.4, the V100's): host memory the GPU's TLB covers; an index within it never misses the TLB.
+   * Calibration measures the rate on either side of it, not the reach itself.
+   */
+  static final long GPU_TLB_REACH_BYTES = 32L << 30;
+  /** ASSUMPTION: the pages the GPU translates host memory in; a partition's lookups share a page's translation. */
+  static final long GPU_PAGE_BYTES = 2L << 20;
+  /**
+   * ASSUMPTION (digest 1.5: up to 16.7x throughput lost to translations): random line reads beyond the TLB's reach
+   * at this fraction of the rate within it, where calibration did not measure the region beyond.
+   */
+  static final double ASSUMED_BEYOND_TLB_SHARE = 1.0 / 8;
+  /** Bytes of a line the GPU reads over the link per random access, and of a CPU cache line. */
+  static final int GPU_LINE_BYTES = MachineProfile.INDEX_LINE_BYTES;
+  static final int CPU_LINE_BYTES = 64;
+  /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
+  static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
+  private static final int KEY_BYTES = SpillwayJoinCost.KEY_BYTES;
+
+  private final SpillwayJoinCost joins;
+  private final MachineProfile profile;
+
+  SpillwayIndexJoinCost(SpillwayJoinCost joins, MachineProfile profile) {
+    this.joins = joins;
+    this.profile = profile;
+  }
+
+  /**
+   * The CPU index join through an index of {@code kind} over {@code indexedRows} keys in windows of
+   * {@code windowBytes} of probe keys, and the GPU one where the profile has a GPU.
+   */
+  List<Candidate> candidates(Estimate e, String kind, double indexedRows, long windowBytes) {
+    int threads = Math.max(1, profile.cpuCores());
+    double rows = Math.max(2, indexedRows);
+    double around = SpillwayJoinCost.materialized(e, threads)
+        + e.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
+    String variant = kind.toLowerCase(Locale.ROOT);
+    List<Candidate> out = new ArrayList<>();
+    out.add(new Candidate(SpillwayJoinAlgorithm.INLJ, variant, null, null, null, "none",
+        e.probeRows() * (cpuLookupSeconds(kind, rows) + CPU_WINDOW_PARTITION_SECONDS) / threads + around,
+        e.buildLeft()));
+    if (profile.gpu() != null) {
+      double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);
+      double windowKeys = Math.min(e.probeRows(), Math.max(1, windowBytes / KEY_BYTES));
+      double gpu = e.probeRows() * KEY_BYTES / joins.zeroCopyBytesPerSecond()
+          + e.probeRows() * lines * GPU_LINE_BYTES * lineSecondsPerByte(rows * KEY_BYTES, windowKeys)
+          + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
+      out.add(new Candidate(SpillwayJoinAlgorithm.GPU_INLJ, variant, null, null, null, "zero-copy", gpu + around,
+          e.buildLeft()));
+    }
+    return out;
+  }
+
+  /**
+   * Seconds of one CPU lookup on one core through an index of {@code kind} over {@code rows} keys: the model's
+   * ({@link #modelledCpuLookupSeconds}), scaled by what calibration measured of the nearest kind (RadixSpline for
+   * itself, binary search for the searches of the other kinds) against what the model predicts for that measurement.
+   */
+  double cpuLookupSeconds(String kind, double rows) {
+    MachineProfile.IndexLookupRates measured = profile.indexLookups();
+    double modelled = modelledCpuLookupSeconds(kind, rows);
+    if (measured == null) {
+      return modelled;
+    }
+    boolean learned = "RADIXSPLINE".equals(kind);
+    double rate = learned ? measured.cpuRadixSplinePerSecondPerCore() : measured.cpuBinarySearchPerSecondPerCore();
+    if (!(rate > 0)) {
+      return modelled;
+    }
+    double calibratedRows = Math.max(2, measured.cpuRegionBytes() / (double) KEY_BYTES);
+    return modelled * (1 / rate) / modelledCpuLookupSeconds(learned ? "RADIXSPLINE" : "BINARY_SEARCH", calibratedRows);
+  }
+
+  /**
+   * A lookup does what a probe of a cached hash table does (read the key, one access, a pair out), at its rate, and
+   * the search's further steps; a line it misses costs what a probe beyond the caches costs more.
+   */
+  private double modelledCpuLookupSeconds(String kind, double rows) {
+    int threads = Math.max(1, profile.cpuCores());
+    double steps = "RADIXSPLINE".equals(kind) ? Math.min(log2(rows), log2(RADIX_SPLINE_LAST_MILE_KEYS) + 4)
+        : log2(rows);
+    double probe = threads / joins.cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED,
+        SpillwayJoinCost.CPU_NOPA_CACHED_PER_THREAD);
+    double miss = Math.max(0, threads / joins.cpuRate(MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING,
+        SpillwayJoinCost.CPU_NOPA_PROBING_PER_THREAD) - probe);
+    return probe + Math.max(0, steps - 1) * CPU_INDEX_STEP_SECONDS
+        + uncachedLines(kind, rows, CPU_INDEX_CACHE_BYTES, CPU_LINE_BYTES) * miss;
+  }
+
+  /**
+   * Seconds per byte of random line reads over the link into an index of {@code indexBytes}, probed in windows of
+   * {@code windowKeys} keys. Within the TLB's reach, the rate measured there. Beyond it, a window's partition looks
+   * up {@code windowKeys / partitions} keys over {@code indexBytes / partitions} of the index: the share of its
+   * lookups that translate a page of their own (pages over lookups, at most all) read at the rate measured beyond
+   * the reach, the others at the rate within it.
+   */
+  double lineSecondsPerByte(double indexBytes, double windowKeys) {
+    double within = linkLineBytesPerSecond(false);
+    if (indexBytes <= GPU_TLB_REACH_BYTES) {
+      return 1 / within;
+    }
+    int partitions = IndexJoinNode.WINDOW_PARTITIONS;
+    double pages = Math.ceil(indexBytes / partitions / GPU_PAGE_BYTES);
+    double lookups = Math.max(1, windowKeys / partitions);
+    double translated = Math.min(1, pages / lookups);
+    return (1 - translated) / within + translated / linkLineBytesPerSecond(true);
+  }
+
+  /**
+   * Random line reads over the link in bytes per second, within the TLB's reach or beyond it: measured by
+   * calibration, else a random read of at least a line from the link reads the profile has (a quarter of zero-copy
+   * without one), beyond the reach {@link #ASSUMED_BEYOND_TLB_SHARE} of that.
+   */
+  private double linkLineBytesPerSecond(boolean beyondTlb) {
+    MachineProfile.IndexLookupRates measured = profile.indexLookups();
+    Double gbs = measured == null ? null : beyondTlb ? measured.linkRandomLineLargeGbPerSecond()
+        : measured.linkRandomLineSmallGbPerSecond();
+    if (gbs != null && gbs > 0) {
+      return gbs * 1e9;
+    }
+    return beyondTlb ? linkLineBytesPerSecond(false) * ASSUMED_BEYOND_TLB_SHARE : joins.randomLinkBytesPerSecond();
+  }
+
+  /**
+   * Whether calibration measured every rate these costs read on this profile: the CPU lookups, and with a GPU the
+   * line reads on both sides of the TLB's reach.
+   */
+  boolean measured() {
+    MachineProfile.IndexLookupRates m = profile.indexLookups();
+    return m != null && m.cpuBinarySearchPerSecondPerCore() > 0 && m.cpuRadixSplinePerSecondPerCore() > 0
+        && (profile.gpu() == null || m.linkRandomLineSmallGbPerSecond() != null
+        && m.linkRandomLineLargeGbPerSecond() != null);
+  }
+
+  /**
+   * Lines of {@code lineBytes} a lookup reads beyond a cache of {@code cacheBytes} in an index of {@code kind} over
+   * {@code rows} 8-byte keys. Every halving of the key range is one binary-search step; the steps whose range
+   * exceeds the cache miss it (the upper ones touch few lines, which stay cached). A B+tree covers 9 halvings with
+   * one 4 KiB node whose binary search reads 6 of its lines, Harmonia 5 with one 256 B node (about 2 lines read),
+   * RadixSpline only its last-mile search over {@value #RADIX_SPLINE_LAST_MILE_KEYS} keys.
+   */
+  static double uncachedLines(String kind, double rows, long cacheBytes, int lineBytes) {
+    double beyond = Math.max(0, log2(Math.max(1, rows) * KEY_BYTES / cacheBytes));
+    return switch (kind) {
+      case "BTREE" -> beyond / log2(4096.0 / KEY_BYTES) * log2(4096.0 / lineBytes);
+      case "HARMONIA" -> beyond / log2(32) * 2;
+      case "RADIXSPLINE" -> Math.min(beyond, log2(RADIX_SPLINE_LAST_MILE_KEYS * KEY_BYTES / (double) lineBytes) + 1);
+      default -> beyond;
+    };
+  }
+
+  private static double log2(double x) {
+    return Math.log(x) / Math.log(2);
+  }
+}

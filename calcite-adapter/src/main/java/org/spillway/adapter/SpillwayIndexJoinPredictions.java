@@ -1,0 +1,161 @@
+package org.spillway.adapter;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.spillway.adapter.SpillwayJoinCost.Candidate;
+import org.spillway.adapter.SpillwayJoinCost.Estimate;
+import org.spillway.adapter.SpillwayStatistics.KeyStatistics;
+import org.spillway.gpu.bench.BenchReport;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.plan.IndexJoinNode;
+
+/**
+ * What the join cost model predicts and picks at each point of the index join benchmark's CSV (gpu-runtime's
+ * {@code IndexJoinBenchmark}), on a machine profile: the predicted time of every join the benchmark measured, the
+ * model's pick among them against the fastest measured (issue #15's target: the pick is the fastest or within 10% of
+ * it), and the planner's own choice among every algorithm (where a GPU hash table fits, the pipelined hash join, which
+ * EXPLAIN shows as cpu-nopa until its pipeline runs on the GPU). R holds sorted unique keys with gaps (no perfect hash)
+ * and is the indexed side; the hash joins build on S, as the benchmark's do.
+ *
+ * <p>{@code SpillwayIndexJoinPredictions index-join.csv [PROFILE.json]} (the process's profile without one) writes
+ * {@code index-join-predicted.csv} (a row per measured point) and {@code index-join-picks.csv} (a row per case)
+ * beside the CSV, and prints both. It runs anywhere: the profile says what machine it predicts.
+ */
+public final class SpillwayIndexJoinPredictions {
+  /** A pick within this factor of the fastest measured join meets the target. */
+  static final double TOLERANCE = 1.10;
+
+  private SpillwayIndexJoinPredictions() {}
+
+  /** One case of the benchmark: its sweep, x (the case's label), R and S rows and window. */
+  private record Case(String sweep, String label, double rRows, double sRows, long windowBytes) {}
+
+  /** The two tables: per point and per case. */
+  record Tables(BenchReport predicted, BenchReport picks) {}
+
+  static Tables predict(BenchReport measured, MachineProfile profile) {
+    SpillwayJoinCost cost = new SpillwayJoinCost(profile);
+    BenchReport predicted = new BenchReport("Index join benchmark: measured and predicted", List.of("sweep", "case",
+        "selectivity %", "R GiB", "join", "device", "measured ms", "predicted ms", "predicted / measured"));
+    BenchReport picks = new BenchReport("Index join benchmark: the cost model's picks", List.of("sweep", "case",
+        "selectivity %", "R GiB", "fastest", "fastest ms", "model picks", "pick ms", "pick / fastest", "within 10%",
+        "planner chooses"));
+    Map<Case, List<Integer>> cases = new LinkedHashMap<>();
+    for (int row = 0; row < measured.rowCount(); row++) {
+      String label = measured.cell(row, "case").toString();
+      String line = measured.cell(row, "join") + " " + measured.cell(row, "device");
+      Case c = new Case(measured.cell(row, "sweep").toString(), label.substring(0, label.length() - line.length())
+          .trim(), number(measured.cell(row, "R rows")), number(measured.cell(row, "S rows")),
+          Math.round(number(measured.cell(row, "window MiB")) * (1 << 20)));
+      cases.computeIfAbsent(c, k -> new ArrayList<>()).add(row);
+    }
+    cases.forEach((c, rows) -> {
+      Object selectivity = measured.cell(rows.get(0), "selectivity %");
+      Object gib = measured.cell(rows.get(0), "R GiB");
+      String fastest = null;
+      double fastestMs = Double.POSITIVE_INFINITY;
+      String pick = null;
+      double pickPredicted = Double.POSITIVE_INFINITY;
+      double pickMs = Double.NaN;
+      for (int row : rows) {
+        String join = measured.cell(row, "join").toString();
+        String device = measured.cell(row, "device").toString();
+        double ms = number(measured.cell(row, "ms"));
+        Optional<Candidate> model = candidate(cost, c, join, device);
+        double predictedMs = model.map(m -> m.seconds() * 1e3).orElse(Double.NaN);
+        predicted.row(c.sweep(), c.label(), selectivity, gib, join, device, ms, predictedMs, predictedMs / ms);
+        if (Double.isNaN(ms) || model.isEmpty()) {
+          continue;
+        }
+        if (ms < fastestMs) {
+          fastestMs = ms;
+          fastest = join + " " + device;
+        }
+        if (predictedMs < pickPredicted) {
+          pickPredicted = predictedMs;
+          pick = join + " " + device;
+          pickMs = ms;
+        }
+      }
+      double ratio = pickMs / fastestMs;
+      picks.row(c.sweep(), c.label(), selectivity, gib, fastest, fastestMs, pick, pickMs, ratio,
+          pick == null ? "" : ratio <= TOLERANCE ? "yes" : "no", plannerChoice(cost, c));
+    });
+    return new Tables(predicted, picks);
+  }
+
+  /** The model's candidate for a join the benchmark ran, or empty for one it does not know. */
+  private static Optional<Candidate> candidate(SpillwayJoinCost cost, Case c, String join, String device) {
+    boolean gpu = device.equals("gpu");
+    if (join.startsWith("inlj/")) {
+      List<Candidate> inlj = cost.inlj(indexed(c), join.substring("inlj/".length()), c.rRows(), c.windowBytes());
+      return gpu ? inlj.stream().filter(x -> x.algorithm().gpu()).findFirst() : Optional.of(inlj.get(0));
+    }
+    Estimate onS = hashed(c);
+    return switch (join + " " + device) {
+      case "nopa gpu" -> cost.gpu(onS).stream().filter(x -> x.algorithm() == SpillwayJoinAlgorithm.NOPA).findFirst();
+      case "triton gpu" -> cost.gpu(onS).stream().filter(x -> x.algorithm() == SpillwayJoinAlgorithm.TRITON)
+          .findFirst();
+      case "cpu-nopa cpu" -> Optional.of(cost.cpu(onS).get(0));
+      case "cpu-radix cpu" -> Optional.of(cost.cpu(onS).get(1));
+      default -> Optional.empty();
+    };
+  }
+
+  /** What the planner would choose for the case among every algorithm and both orientations, on any device. */
+  private static String plannerChoice(SpillwayJoinCost cost, Case c) {
+    SpillwayJoinChoice choice = SpillwayJoinChoice.choose(cost, List.of(hashed(c), indexed(c)), SpillwayDevice.AUTO,
+        SpillwayJoinAlgorithm.AUTO, a -> Optional.empty(), true, x -> true,
+        e -> e.buildLeft() ? List.of() : List.of(cost.inlj(e, "RADIXSPLINE", c.rRows(), c.windowBytes()),
+            cost.inlj(e, "BINARY_SEARCH", c.rRows(), c.windowBytes())).stream().flatMap(List::stream).toList());
+    Candidate chosen = choice.chosen();
+    String text = chosen.algorithm() + (chosen.variant() != null ? "/" + chosen.variant() : "") + " "
+        + SpillwayJoinChoice.time(chosen.seconds());
+    if (chosen.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA) {  // the pipelined join: its GPU time where it fits
+      Optional<Candidate> onGpu = cost.gpu(chosen.buildLeft() ? hashed(c) : indexed(c)).stream()
+          .filter(x -> x.algorithm() == SpillwayJoinAlgorithm.NOPA && "gpu".equals(x.placement())).findFirst();
+      text += onGpu.map(g -> ", in a gpu pipeline " + SpillwayJoinChoice.time(g.seconds())).orElse("");
+    }
+    return text;
+  }
+
+  /** Built on R, the indexed side (the index join's orientation): unique keys with gaps. */
+  private static Estimate indexed(Case c) {
+    return new Estimate(c.rRows(), c.sRows(), c.sRows(), new KeyStatistics(0L, (long) (4 * c.rRows()), c.rRows(),
+        true), false);
+  }
+
+  /** Built on S (the hash joins' orientation): keys drawn from R's range, with repeats. */
+  private static Estimate hashed(Case c) {
+    return new Estimate(c.sRows(), c.rRows(), c.sRows(), new KeyStatistics(0L, (long) (4 * c.rRows()), c.sRows(),
+        false), true);
+  }
+
+  private static double number(Object cell) {
+    return cell instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  public static void main(String[] args) throws IOException {
+    if (args.length < 1 || args.length > 2) {
+      System.err.println("usage: SpillwayIndexJoinPredictions index-join.csv [PROFILE.json]");
+      System.exit(2);
+    }
+    Path csv = Path.of(args[0]);
+    MachineProfile profile = args.length > 1 ? MachineProfile.read(Path.of(args[1])) : MachineProfiles.current();
+    Tables tables = predict(BenchReport.readCsv("index join", csv), profile);
+    Path dir = csv.toAbsolutePath().getParent();
+    tables.predicted().writeCsv(dir.resolve("index-join-predicted.csv"));
+    tables.picks().writeCsv(dir.resolve("index-join-picks.csv"));
+    System.out.println("profile: " + profile.host() + (MachineProfiles.calibrated(profile) ? "" : " (assumed)")
+        + (profile.indexLookups() == null ? ", index lookup rates assumed" : "") + "; window default "
+        + SpillwayJoin.windowLabel(IndexJoinNode.DEFAULT_WINDOW_BYTES));
+    System.out.println(tables.predicted().toTable());
+    System.out.println(tables.picks().toTable());
+  }
+}
