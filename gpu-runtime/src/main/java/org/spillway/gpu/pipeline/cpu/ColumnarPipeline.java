@@ -344,9 +344,9 @@ public final class ColumnarPipeline {
       return result;
     }
     if (runs != null) {
-      return finish(runs.result(threads, cancelled), breaker + 1);
+      return finish(runs.result(threads, cancelled), breaker + 1, threads, cancelled);
     }
-    return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1);
+    return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1, threads, cancelled);
   }
 
   /** Where a worker hands the rows that left the last per-morsel stage: its partial aggregate or its output. */
@@ -374,6 +374,19 @@ public final class ColumnarPipeline {
       outputs.set(m, out);
     });
     return outputs;
+  }
+
+  /**
+   * Runs the stages from {@code first} on the result of an aggregation: a large result (more than a morsel, a second
+   * aggregation's input, say) in morsels on up to {@code threads} workers as a pipeline of its own, a small one here.
+   */
+  public List<ColumnBatch> finish(ColumnVector[] columns, int first, int threads, BooleanSupplier cancelled) {
+    int rows = columns.length == 0 ? 0 : columns[0].size;
+    if (threads <= 1 || rows <= MORSEL_ROWS || first >= stages.size()) {
+      return finish(columns, first);
+    }
+    return new ColumnarPipeline(stageTypes.get(first), stages.subList(first, stages.size()))
+        .runColumns(List.of(new ColumnBatch(columns, rows)), threads, cancelled);
   }
 
   /** Runs the stages from {@code first} on the (small) result of an aggregation, on this thread. */

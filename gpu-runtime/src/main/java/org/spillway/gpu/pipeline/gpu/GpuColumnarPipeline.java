@@ -378,7 +378,7 @@ public final class GpuColumnarPipeline {
         lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
             pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), outcome.stateBytes());
         if (outcome.result() != null) {
-          return cpu.finish(outcome.result(), aggregateStage + 1);
+          return cpu.finish(outcome.result(), aggregateStage + 1, cpuThreads, cancelled);
         }
         if (capacity >= MAX_CAPACITY) {
           lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";

@@ -25,6 +25,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
@@ -272,6 +273,39 @@ class ColumnarPipelineTest {
     List<Object[]> out = rowsOf(pipeline.run(batches, 2, () -> false));
     assertEquals(1, out.size());
     assertEquals(Arrays.asList(null, 0L), Arrays.asList(out.get(0)));
+  }
+
+  /**
+   * A second aggregation over a first one's many groups (Q16's count of distinct suppliers) runs in morsels on all
+   * workers, and gives what one thread gives.
+   */
+  @Test void aSecondAggregationOverManyGroupsRunsOnAllWorkersAsOnOne() {
+    int rows = 3 * MorselScheduler.MORSEL_ROWS + 17;
+    long[] keys = new long[rows];
+    long[] values = new long[rows];
+    Random random = new Random();
+    for (int r = 0; r < rows; r++) {
+      keys[r] = random.nextInt(rows / 2);  // about 0.43 x rows groups: several morsels of them
+      values[r] = random.nextInt(1000);
+    }
+    Expr key = new Expr.Column(0, ExprType.INT64);
+    List<PipelineStage> stages = List.of(
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64))),
+        new PipelineStage.Project(List.of(new Expr.Arith(Expr.ArithOp.DIVIDE, key,
+            new Expr.Literal((long) rows / 14 + 1, ExprType.INT64), ExprType.INT64), new Expr.Column(1, ExprType.INT64))),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
+            new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64))));
+    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.INT64, ExprType.INT64), stages);
+    List<ColumnBatch> in = List.of(new ColumnBatch(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, keys, null,
+        rows), ColumnVector.ofLongs(ExprType.INT64, values, null, rows)}, rows));
+    Comparator<Object[]> byKey = Comparator.comparingLong(row -> (Long) row[0]);
+    List<Object[]> one = rowsOf(pipeline.runColumns(in, 1, () -> false));
+    List<Object[]> all = rowsOf(pipeline.runColumns(in, 8, () -> false));
+    one.sort(byKey);
+    all.sort(byKey);
+    assertTrue(one.size() >= 6 && one.size() <= 7, one.size() + " groups of keys / (rows / 14 + 1)");
+    assertEquals(one.stream().map(Arrays::asList).toList(), all.stream().map(Arrays::asList).toList());
+    assertEquals(Arrays.stream(values).sum(), one.stream().mapToLong(row -> (Long) row[2]).sum());
   }
 
   /**
