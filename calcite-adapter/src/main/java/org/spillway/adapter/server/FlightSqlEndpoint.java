@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -114,6 +115,11 @@ public final class FlightSqlEndpoint implements AutoCloseable {
   /** Statements open now; for tests that check nothing is left behind. */
   int openStatements() {
     return producer.openStatements();
+  }
+
+  /** Drops the statement queries whose tickets were not fetched within {@code lifetime} (tests; a timer does it). */
+  void dropUnfetched(Duration lifetime) {
+    producer.dropUnfetched(lifetime);
   }
 
   /** Blocks until the endpoint stops. */

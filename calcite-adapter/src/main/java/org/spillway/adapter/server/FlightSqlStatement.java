@@ -16,6 +16,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class FlightSqlStatement implements AutoCloseable {
   final ByteString handle;
   final int id;
+  /** Whether the client prepared it (it lives until closed), rather than asked for a query's ticket. */
+  final boolean prepared;
+  final long createdNanos = System.nanoTime();
   final String user;
   final String sql;
   final Connection connection;
@@ -29,10 +32,11 @@ final class FlightSqlStatement implements AutoCloseable {
   private boolean cancelled;
   private boolean closed;
 
-  FlightSqlStatement(ByteString handle, int id, String user, String sql, Connection connection,
+  FlightSqlStatement(ByteString handle, int id, boolean prepared, String user, String sql, Connection connection,
       PreparedStatement query) throws SQLException {
     this.handle = handle;
     this.id = id;
+    this.prepared = prepared;
     this.user = user;
     this.sql = sql;
     this.connection = connection;
@@ -96,8 +100,9 @@ final class FlightSqlStatement implements AutoCloseable {
     return true;
   }
 
-  synchronized boolean isCancelled() {
-    return cancelled;
+  /** A statement query whose ticket was never fetched, older than {@code ageNanos}. */
+  synchronized boolean isUnfetched(long nowNanos, long ageNanos) {
+    return !prepared && running == null && nowNanos - createdNanos > ageNanos;
   }
 
   @Override

@@ -82,6 +82,11 @@ import org.spillway.adapter.jdbc.SpillwayStatementGuard;
 final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SpillwayFlightSqlProducer.class);
   private static final SecureRandom RANDOM = new SecureRandom();
+  /**
+   * A statement query's ticket not fetched within this time is dropped with its connection: a client that asked
+   * for a query and went away must not hold server memory for good.
+   */
+  static final Duration UNFETCHED_TICKET_LIFETIME = Duration.ofMinutes(10);
   /** How long the client may wait for a slow consumer before the stream is abandoned. */
   private static final long BACKPRESSURE_WAIT_MS = TimeUnit.MINUTES.toMillis(10);
 
@@ -112,6 +117,19 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       thread.setDaemon(true);
       return thread;
     });
+    watchdog.scheduleWithFixedDelay(() -> dropUnfetched(UNFETCHED_TICKET_LIFETIME), 1, 1, TimeUnit.MINUTES);
+  }
+
+  /** Closes the statement queries whose tickets were not fetched within {@code lifetime}. */
+  void dropUnfetched(Duration lifetime) {
+    final long now = System.nanoTime();
+    for (FlightSqlStatement statement : new ArrayList<>(statements.values())) {
+      if (statement.isUnfetched(now, lifetime.toNanos())) {
+        LOG.info("dropping Flight SQL statement {} of user {}: its ticket was not fetched within {} s",
+            statement.id, statement.user, lifetime.toSeconds());
+        close(statement);
+      }
+    }
   }
 
   private static SqlInfoBuilder sqlInfo(boolean allowWrites) {
@@ -143,7 +161,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   @Override
   public FlightInfo getFlightInfoStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
-    final FlightSqlStatement statement = open(context, command.getQuery());
+    final FlightSqlStatement statement = open(context, command.getQuery(), false);
     if (!statement.isQuery()) {
       close(statement);
       throw CallStatus.INVALID_ARGUMENT.withDescription("not a query; send it as an update: "
@@ -157,7 +175,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   @Override
   public SchemaResult getSchemaStatement(CommandStatementQuery command, CallContext context,
       FlightDescriptor descriptor) {
-    final FlightSqlStatement statement = open(context, command.getQuery());
+    final FlightSqlStatement statement = open(context, command.getQuery(), false);
     try {
       return new SchemaResult(statement.schema);
     } finally {
@@ -187,7 +205,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   public void createPreparedStatement(ActionCreatePreparedStatementRequest request, CallContext context,
       StreamListener<Result> listener) {
     try {
-      final FlightSqlStatement statement = open(context, request.getQuery());
+      final FlightSqlStatement statement = open(context, request.getQuery(), true);
       final ActionCreatePreparedStatementResult result = ActionCreatePreparedStatementResult.newBuilder()
           .setPreparedStatementHandle(statement.handle)
           .setDatasetSchema(ByteString.copyFrom(statement.schema.serializeAsMessage()))
@@ -264,7 +282,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
     return () -> {
       final FlightSqlStatement statement;
       try {
-        statement = open(context, command.getQuery());
+        statement = open(context, command.getQuery(), false);
       } catch (RuntimeException e) {
         ackStream.onError(FlightSqlErrors.toFlight(e));
         return;
@@ -490,7 +508,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
    * Checks {@code sql} as the Avatica server does (length, then read-only unless writes are allowed) and
    * registers it under a new handle: a query prepared by the driver, a write kept as text.
    */
-  private FlightSqlStatement open(CallContext context, String sql) {
+  private FlightSqlStatement open(CallContext context, String sql, boolean prepared) {
     final String user = userOf(context);
     final int id = statementIds.incrementAndGet();
     boolean query;
@@ -511,8 +529,9 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
     Connection connection = null;
     try {
       connection = connect();
-      final PreparedStatement prepared = query ? connection.prepareStatement(sql) : null;
-      final FlightSqlStatement statement = new FlightSqlStatement(handle, id, user, sql, connection, prepared);
+      final PreparedStatement driverStatement = query ? connection.prepareStatement(sql) : null;
+      final FlightSqlStatement statement = new FlightSqlStatement(handle, id, prepared, user, sql, connection,
+          driverStatement);
       statements.put(handle, statement);
       return statement;
     } catch (SQLException | RuntimeException e) {

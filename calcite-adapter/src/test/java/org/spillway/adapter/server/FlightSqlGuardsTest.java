@@ -163,6 +163,21 @@ class FlightSqlGuardsTest {
     assertEquals(0, admission.inUse(), "slots left taken");
   }
 
+  @Test
+  void unfetchedTicketIsDroppedWithItsStatement() throws Exception {
+    final FlightClient flight = flightClient();
+    final CredentialCallOption token = flight.authenticateBasicToken("bob", "builder").orElseThrow();
+    try (FlightSqlClient client = new FlightSqlClient(flight)) {
+      final FlightInfo info = client.execute("select count(*) from nation", token);
+      assertEquals(1, endpoint.openStatements());
+      endpoint.dropUnfetched(Duration.ZERO);
+      assertEquals(0, endpoint.openStatements());
+      final FlightRuntimeException gone = assertThrows(FlightRuntimeException.class,
+          () -> drain(client, info, token));
+      assertEquals(FlightStatusCode.NOT_FOUND, gone.status().code(), gone.toString());
+    }
+  }
+
   /** Reads every batch of the info's stream; returns the row count. */
   private static long drain(FlightSqlClient client, FlightInfo info,
       org.apache.arrow.flight.CallOption... options) {
