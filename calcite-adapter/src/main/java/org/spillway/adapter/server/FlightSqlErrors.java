@@ -21,15 +21,13 @@ final class FlightSqlErrors {
     if (error instanceof FlightRuntimeException flight) {
       return flight;
     }
-    final SpillwaySqlErrors.Classified classified = error instanceof SQLException sql && sql.getSQLState() != null
-        ? new SpillwaySqlErrors.Classified(sql.getSQLState(), sql.getMessage())
-        : SpillwaySqlErrors.classify(error);
-    final CallStatus status = status(classified.sqlState());
+    final SQLException sql = SpillwaySqlErrors.toSqlException(error);
+    final CallStatus status = status(sql.getSQLState());
     if (status == CallStatus.INTERNAL) {
       LOG.error("internal error in a Flight SQL call", error);
     }
-    return status.withDescription(describe(classified.sqlState(), classified.message()))
-        .withCause(error).toRuntimeException();
+    return status.withDescription(describe(sql.getSQLState(), sql.getMessage())).withCause(error)
+        .toRuntimeException();
   }
 
   /** Spillway's message with its SQLSTATE, as every status of this endpoint describes a failure. */

@@ -29,6 +29,8 @@ final class FlightSqlStatement implements AutoCloseable {
   private PreparedStatement query;
   private List<Object> parameters = List.of();
   private QueryRun running;
+  /** Whether the client was handed a ticket that it has not fetched yet: a cancel must stop that execution. */
+  private boolean issued;
   private boolean cancelled;
   private boolean closed;
 
@@ -37,6 +39,7 @@ final class FlightSqlStatement implements AutoCloseable {
     this.handle = handle;
     this.id = id;
     this.prepared = prepared;
+    this.issued = !prepared;
     this.user = user;
     this.sql = sql;
     this.connection = connection;
@@ -67,6 +70,7 @@ final class FlightSqlStatement implements AutoCloseable {
    * start. A cancel that comes while it runs cancels the driver's statement.
    */
   synchronized boolean start(QueryRun run) {
+    issued = false;
     if (cancelled || closed) {
       return false;
     }
@@ -74,13 +78,18 @@ final class FlightSqlStatement implements AutoCloseable {
     return true;
   }
 
+  /** A ticket for the next execution went to the client (GetFlightInfo of a prepared statement). */
+  synchronized void issue() {
+    issued = true;
+  }
+
   /**
-   * Ends the execution; a query whose driver statement was cancelled gets a fresh one, because Calcite's
-   * cancel flag is never reset and the client may execute the prepared statement again.
+   * Ends the execution; a prepared query whose driver statement was cancelled gets a fresh one, because
+   * Calcite's cancel flag is never reset and the client may execute the prepared statement again.
    */
   synchronized void finish() throws SQLException {
     running = null;
-    if (cancelled && query != null && !closed) {
+    if (cancelled && prepared && query != null && !closed) {
       final PreparedStatement fresh = connection.prepareStatement(sql);
       query.close();
       query = fresh;
@@ -88,9 +97,12 @@ final class FlightSqlStatement implements AutoCloseable {
     cancelled = false;
   }
 
-  /** Cancels the running execution, or the next one if none runs yet; false once closed. */
+  /**
+   * Cancels the running execution, or the one whose ticket the client holds; false when there is neither (it
+   * finished, or the statement is closed), so that a late cancel never stops a later execution.
+   */
   synchronized boolean cancel() throws SQLException {
-    if (closed) {
+    if (closed || (running == null && !issued)) {
       return false;
     }
     cancelled = true;

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -136,9 +137,9 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
     final Package arrow = Schema.class.getPackage();
     return new SqlInfoBuilder()
         .withFlightSqlServerName("Spillway")
-        .withFlightSqlServerVersion(String.valueOf(SpillwayFlightSqlProducer.class.getPackage()
-            .getImplementationVersion()))
-        .withFlightSqlServerArrowVersion(String.valueOf(arrow.getImplementationVersion()))
+        .withFlightSqlServerVersion(Objects.toString(SpillwayFlightSqlProducer.class.getPackage()
+            .getImplementationVersion(), "development"))
+        .withFlightSqlServerArrowVersion(Objects.toString(arrow.getImplementationVersion(), "unknown"))
         .withFlightSqlServerReadOnly(!allowWrites)
         .withFlightSqlServerSql(true)
         .withFlightSqlServerSubstrait(false)
@@ -237,6 +238,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       throw CallStatus.INVALID_ARGUMENT.withDescription("the prepared statement is not a query; execute it as"
           + " an update: " + StatementClassifier.abbreviate(statement.sql)).toRuntimeException();
     }
+    statement.issue();
     return flightInfo(statement.schema, descriptor, command);
   }
 

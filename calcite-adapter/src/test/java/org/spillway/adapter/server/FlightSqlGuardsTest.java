@@ -140,6 +140,15 @@ class FlightSqlGuardsTest {
       assertTrue(timedOut.getMessage().contains("query timeout of 2000 ms"), timedOut.getMessage());
       assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "the timeout took effect late");
     }
+    awaitNothingLeftBehind();
+  }
+
+  /** The server closes a failed stream's statement and frees its slot just after the client saw the error. */
+  private static void awaitNothingLeftBehind() throws InterruptedException {
+    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while ((endpoint.openStatements() > 0 || admission.inUse() > 0) && System.nanoTime() < deadline) {
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
     assertEquals(0, endpoint.openStatements(), "statements left open on the server");
     assertEquals(0, admission.inUse(), "slots left taken");
   }
@@ -160,7 +169,23 @@ class FlightSqlGuardsTest {
       assertEquals(CallStatus.CANCELLED.code(), ((FlightRuntimeException) failure).status().code(),
           failure.toString());
     }
-    assertEquals(0, admission.inUse(), "slots left taken");
+    awaitNothingLeftBehind();
+  }
+
+  @Test
+  void lateCancelDoesNotStopTheNextExecutionOfAPreparedStatement() throws Exception {
+    final FlightClient flight = flightClient();
+    final CredentialCallOption token = flight.authenticateBasicToken("alice", "wonderland").orElseThrow();
+    try (FlightSqlClient client = new FlightSqlClient(flight)) {
+      final FlightSqlClient.PreparedStatement prepared = client.prepare("select n_name from nation", token);
+      final FlightInfo first = prepared.execute(token);
+      assertEquals(25, drain(client, first, token));
+      assertEquals(CancelStatus.NOT_CANCELLABLE,
+          client.cancelFlightInfo(new CancelFlightInfoRequest(first), token).getStatus());
+      assertEquals(25, drain(client, prepared.execute(token), token));
+      prepared.close(token);
+    }
+    assertEquals(0, endpoint.openStatements(), "statements left open on the server");
   }
 
   @Test
