@@ -510,6 +510,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
    * Checks {@code sql} as the Avatica server does (length, then read-only unless writes are allowed) and
    * registers it under a new handle: a query prepared by the driver, a write kept as text.
    */
+  @SuppressWarnings("try")
   private FlightSqlStatement open(CallContext context, String sql, boolean prepared) {
     final String user = userOf(context);
     final int id = statementIds.incrementAndGet();
@@ -529,7 +530,8 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
     RANDOM.nextBytes(random);
     final ByteString handle = ByteString.copyFrom(random);
     Connection connection = null;
-    try {
+    try (AdmissionControl.Permit ignored = admission.acquire()) {
+      // Inside a slot, as with Avatica: planning a query is work too.
       connection = connect();
       final PreparedStatement driverStatement = query ? connection.prepareStatement(sql) : null;
       final FlightSqlStatement statement = new FlightSqlStatement(handle, id, prepared, user, sql, connection,
@@ -538,7 +540,10 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       return statement;
     } catch (SQLException | RuntimeException e) {
       closeQuietly(connection);
-      log(new QueryRun(user, connectionLabel(id), id, sql).finish(QueryLog.Outcome.FAILED, e.getMessage()));
+      final boolean busy = e instanceof SQLException refusal
+          && AdmissionControl.BUSY_SQLSTATE.equals(refusal.getSQLState());
+      log(new QueryRun(user, connectionLabel(id), id, sql).finish(
+          busy ? QueryLog.Outcome.REFUSED : QueryLog.Outcome.FAILED, e.getMessage()));
       throw FlightSqlErrors.toFlight(e);
     }
   }

@@ -189,6 +189,22 @@ class FlightSqlGuardsTest {
   }
 
   @Test
+  void anotherUsersTicketIsNotFound() throws Exception {
+    final FlightClient bobsFlight = flightClient();
+    final CredentialCallOption bob = bobsFlight.authenticateBasicToken("bob", "builder").orElseThrow();
+    final FlightClient alicesFlight = flightClient();
+    final CredentialCallOption alice = alicesFlight.authenticateBasicToken("alice", "wonderland").orElseThrow();
+    try (FlightSqlClient bobs = new FlightSqlClient(bobsFlight);
+        FlightSqlClient alices = new FlightSqlClient(alicesFlight)) {
+      final FlightInfo info = bobs.execute("select n_name from nation", bob);
+      final FlightRuntimeException notHers = assertThrows(FlightRuntimeException.class,
+          () -> drain(alices, info, alice));
+      assertEquals(FlightStatusCode.NOT_FOUND, notHers.status().code(), notHers.toString());
+      assertEquals(25, drain(bobs, info, bob));
+    }
+  }
+
+  @Test
   void unfetchedTicketIsDroppedWithItsStatement() throws Exception {
     final FlightClient flight = flightClient();
     final CredentialCallOption token = flight.authenticateBasicToken("bob", "builder").orElseThrow();
