@@ -236,6 +236,14 @@ class FlightSqlGuardsTest {
   }
 
   @Test
+  void nonLoopbackHostWithoutUsersRefusesToStartAsAvaticaDoes() {
+    final java.io.IOException refused = assertThrows(java.io.IOException.class,
+        () -> FlightSqlEndpoint.start(ServerConfig.of(TpchTestData.dataDir()).withHost("0.0.0.0"), 0).close());
+    assertTrue(refused.getMessage().contains("Refusing to serve 0.0.0.0 without authentication"),
+        refused.getMessage());
+  }
+
+  @Test
   void writesRunOnlyWhenTheServerAllowsThem() throws Exception {
     final Path catalog = Files.createDirectory(dir.resolve("writable"));
     try (FlightSqlEndpoint writable = FlightSqlEndpoint.start(
