@@ -12,7 +12,9 @@ import org.apache.arrow.flight.sql.FlightSqlProducer.Schemas;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetDbSchemas;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -21,7 +23,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The catalog metadata a Flight SQL client browses (catalogs, schemas, tables with their Arrow schemas, table
- * types), read from the embedded driver's {@link DatabaseMetaData}, so that it says exactly what embedded JDBC
+ * types, SQL types), read from the embedded driver's {@link DatabaseMetaData}, so that it says exactly what embedded JDBC
  * and the Avatica server say.
  */
 final class FlightSqlMetadata {
@@ -84,6 +86,35 @@ final class FlightSqlMetadata {
     return rows;
   }
 
+  /**
+   * The SQL types the embedded driver knows, as {@code DatabaseMetaData.getTypeInfo} lists them, in the columns of
+   * Flight SQL's type info (its list of create parameters left empty); {@code dataType} keeps one JDBC type.
+   */
+  static List<Object[]> typeInfo(DatabaseMetaData metaData, Integer dataType) throws SQLException {
+    final List<Object[]> rows = new ArrayList<>();
+    try (ResultSet types = metaData.getTypeInfo()) {
+      while (types.next()) {
+        final int type = types.getInt("DATA_TYPE");
+        if (dataType != null && dataType != type) {
+          continue;
+        }
+        rows.add(new Object[] {types.getString("TYPE_NAME"), type, intOrNull(types, "PRECISION"),
+            types.getString("LITERAL_PREFIX"), types.getString("LITERAL_SUFFIX"), null,
+            types.getInt("NULLABLE"), types.getBoolean("CASE_SENSITIVE"), types.getInt("SEARCHABLE"),
+            types.getBoolean("UNSIGNED_ATTRIBUTE"), types.getBoolean("FIXED_PREC_SCALE"),
+            types.getBoolean("AUTO_INCREMENT"), types.getString("LOCAL_TYPE_NAME"),
+            intOrNull(types, "MINIMUM_SCALE"), intOrNull(types, "MAXIMUM_SCALE"), type, null,
+            intOrNull(types, "NUM_PREC_RADIX"), null});
+      }
+    }
+    return rows;
+  }
+
+  private static Integer intOrNull(ResultSet resultSet, String column) throws SQLException {
+    final int value = resultSet.getInt(column);
+    return resultSet.wasNull() ? null : value;
+  }
+
   /** The Arrow schema of one table, its columns typed as a query over it would return them. */
   static Schema tableSchema(DatabaseMetaData metaData, String catalog, String schema, String table)
       throws SQLException {
@@ -112,8 +143,9 @@ final class FlightSqlMetadata {
   }
 
   /**
-   * Sends {@code rows} as one record batch of {@code schema}, whose columns are text or binary (every metadata
-   * schema this endpoint fills); a row may be shorter than the schema when its last columns are optional.
+   * Sends {@code rows} as one record batch of {@code schema}, whose columns are text, binary, 32-bit integers or
+   * booleans (every metadata schema this endpoint fills); a row may be shorter than the schema when its last
+   * columns are optional.
    */
   static void send(Schema schema, List<Object[]> rows, BufferAllocator allocator, ServerStreamListener listener) {
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
@@ -139,8 +171,13 @@ final class FlightSqlMetadata {
       text.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
     } else if (vector instanceof VarBinaryVector binary) {
       binary.setSafe(row, (byte[]) value);
+    } else if (vector instanceof IntVector ints) {
+      ints.setSafe(row, (Integer) value);
+    } else if (vector instanceof BitVector bits) {
+      bits.setSafe(row, (Boolean) value ? 1 : 0);
     } else {
-      throw new IllegalArgumentException("metadata column " + vector.getName() + " is neither text nor binary");
+      throw new IllegalArgumentException("metadata column " + vector.getName() + " has a type this endpoint does"
+          + " not fill: " + vector.getField().getType());
     }
   }
 

@@ -53,6 +53,7 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetPrimaryKeys;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetSqlInfo;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTableTypes;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetTables;
+import org.apache.arrow.flight.sql.impl.FlightSql.CommandGetXdbcTypeInfo;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
@@ -436,6 +437,19 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   @Override
   public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
     sendMetadata(Schemas.GET_TABLE_TYPES_SCHEMA, listener, FlightSqlMetadata::tableTypes);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTypeInfo(CommandGetXdbcTypeInfo command, CallContext context,
+      FlightDescriptor descriptor) {
+    return flightInfo(Schemas.GET_TYPE_INFO_SCHEMA, descriptor, command);
+  }
+
+  @Override
+  public void getStreamTypeInfo(CommandGetXdbcTypeInfo command, CallContext context,
+      ServerStreamListener listener) {
+    sendMetadata(Schemas.GET_TYPE_INFO_SCHEMA, listener,
+        metaData -> FlightSqlMetadata.typeInfo(metaData, command.hasDataType() ? command.getDataType() : null));
   }
 
   // Spillway's tables declare no keys: the key calls answer with no rows rather than "unimplemented".

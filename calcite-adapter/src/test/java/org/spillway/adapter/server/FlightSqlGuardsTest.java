@@ -205,6 +205,31 @@ class FlightSqlGuardsTest {
   }
 
   @Test
+  void typeInfoListsTheEmbeddedDriversTypes() throws Exception {
+    final FlightClient flight = flightClient();
+    final CredentialCallOption token = flight.authenticateBasicToken("bob", "builder").orElseThrow();
+    final List<String> expected = new java.util.ArrayList<>();
+    try (Connection embedded = TpchTestData.embedded(); ResultSet types = embedded.getMetaData().getTypeInfo()) {
+      while (types.next()) {
+        expected.add(types.getString("TYPE_NAME") + " " + types.getInt("DATA_TYPE"));
+      }
+    }
+    final List<String> actual = new java.util.ArrayList<>();
+    try (FlightSqlClient client = new FlightSqlClient(flight);
+        FlightStream stream = client.getStream(
+            client.getXdbcTypeInfo(token).getEndpoints().get(0).getTicket(), token)) {
+      while (stream.next()) {
+        final var root = stream.getRoot();
+        for (int row = 0; row < root.getRowCount(); row++) {
+          actual.add(root.getVector("type_name").getObject(row) + " " + root.getVector("data_type").getObject(row));
+        }
+      }
+    }
+    assertTrue(actual.contains("DECIMAL " + java.sql.Types.DECIMAL), actual.toString());
+    assertEquals(expected, actual);
+  }
+
+  @Test
   void unfetchedTicketIsDroppedWithItsStatement() throws Exception {
     final FlightClient flight = flightClient();
     final CredentialCallOption token = flight.authenticateBasicToken("bob", "builder").orElseThrow();
