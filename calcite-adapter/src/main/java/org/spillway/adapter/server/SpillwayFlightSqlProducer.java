@@ -9,9 +9,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
@@ -59,7 +56,6 @@ import org.apache.arrow.flight.sql.impl.FlightSql.CommandPreparedStatementUpdate
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementQuery;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementUpdate;
 import org.apache.arrow.flight.sql.impl.FlightSql.DoPutPreparedStatementResult;
-import org.apache.arrow.flight.sql.impl.FlightSql.DoPutUpdateResult;
 import org.apache.arrow.flight.sql.impl.FlightSql.SqlSupportedTransaction;
 import org.apache.arrow.flight.sql.impl.FlightSql.TicketStatementQuery;
 import org.apache.arrow.memory.ArrowBuf;
@@ -68,7 +64,6 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spillway.adapter.SpillwayDeviceUsage;
 import org.spillway.adapter.jdbc.SpillwayStatementGuard;
 
 /**
@@ -76,7 +71,7 @@ import org.spillway.adapter.jdbc.SpillwayStatementGuard;
  * as Arrow record batches, updates (with --allow-writes), cancel, and the metadata BI tools browse. It guards
  * every statement as the Avatica server does, with the same code: length limit and read-only classification
  * ({@link StatementClassifier}), the concurrency limit ({@link AdmissionControl}, shared with Avatica when both
- * run), the query timeout and one {@link QueryLog} line per execution.
+ * run), the query timeout and one {@link QueryLog} line per execution (run by {@link FlightSqlExecutions}).
  *
  * <p>Each statement owns an embedded connection; handles are random and belong to the user who created them
  * (another user's handle is "not found").
@@ -89,18 +84,15 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
    * for a query and went away must not hold server memory for good.
    */
   static final Duration UNFETCHED_TICKET_LIFETIME = Duration.ofMinutes(10);
-  /** How long the client may wait for a slow consumer before the stream is abandoned. */
-  private static final long BACKPRESSURE_WAIT_MS = TimeUnit.MINUTES.toMillis(10);
 
   private final String url;
   private final Properties driverInfo;
   private final boolean allowWrites;
-  private final Duration queryTimeout;
   private final AdmissionControl admission;
-  private final QueryLog queryLog;
   private final BufferAllocator allocator;
   private final SqlInfoBuilder sqlInfo;
   private final ScheduledExecutorService watchdog;
+  private final FlightSqlExecutions executions;
   private final Map<ByteString, FlightSqlStatement> statements = new ConcurrentHashMap<>();
   private final AtomicInteger statementIds = new AtomicInteger();
 
@@ -109,16 +101,15 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
     this.url = url;
     this.driverInfo = driverInfo;
     this.allowWrites = config.allowWrites();
-    this.queryTimeout = config.queryTimeout();
     this.admission = admission;
-    this.queryLog = queryLog;
     this.allocator = allocator;
     this.sqlInfo = sqlInfo(allowWrites);
     this.watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      final Thread thread = new Thread(runnable, "spillway-flight-sql-timeout");
+      final Thread thread = new Thread(runnable, "spillway-flight-sql-timer");
       thread.setDaemon(true);
       return thread;
     });
+    this.executions = new FlightSqlExecutions(config.queryTimeout(), admission, queryLog, allocator, watchdog);
     watchdog.scheduleWithFixedDelay(() -> dropUnfetched(UNFETCHED_TICKET_LIFETIME), 1, 1, TimeUnit.MINUTES);
   }
 
@@ -196,7 +187,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       return;
     }
     try {
-      stream(statement, listener);
+      executions.stream(statement, listener);
     } finally {
       // A statement query's ticket is good for one stream.
       close(statement);
@@ -253,7 +244,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   public void getStreamPreparedStatement(CommandPreparedStatementQuery command, CallContext context,
       ServerStreamListener listener) {
     try {
-      stream(lookUp(context, command.getPreparedStatementHandle()), listener);
+      executions.stream(lookUp(context, command.getPreparedStatementHandle()), listener);
     } catch (FlightRuntimeException e) {
       listener.error(e);
     }
@@ -291,7 +282,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
         return;
       }
       try {
-        update(statement, ackStream);
+        executions.update(statement, ackStream);
       } finally {
         close(statement);
       }
@@ -308,7 +299,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
         if (!values.isEmpty()) {
           statement.setParameters(values);
         }
-        update(statement, ackStream);
+        executions.update(statement, ackStream);
       } catch (RuntimeException e) {
         ackStream.onError(FlightSqlErrors.toFlight(e));
       }
@@ -535,7 +526,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       query = true;
     } catch (SQLException e) {
       if (!allowWrites || !StatementClassifier.READ_ONLY_SQLSTATE.equals(e.getSQLState())) {
-        log(new QueryRun(user, connectionLabel(id), id, sql).finish(QueryLog.Outcome.REFUSED, e.getMessage()));
+        executions.log(new QueryRun(user, FlightSqlExecutions.connectionLabel(id), id, sql).finish(QueryLog.Outcome.REFUSED, e.getMessage()));
         throw FlightSqlErrors.toFlight(e);
       }
       query = false;
@@ -556,7 +547,7 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       closeQuietly(connection);
       final boolean busy = e instanceof SQLException refusal
           && AdmissionControl.BUSY_SQLSTATE.equals(refusal.getSQLState());
-      log(new QueryRun(user, connectionLabel(id), id, sql).finish(
+      executions.log(new QueryRun(user, FlightSqlExecutions.connectionLabel(id), id, sql).finish(
           busy ? QueryLog.Outcome.REFUSED : QueryLog.Outcome.FAILED, e.getMessage()));
       throw FlightSqlErrors.toFlight(e);
     }
@@ -582,145 +573,6 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
       statement.close();
     } catch (SQLException e) {
       LOG.warn("cannot close Flight SQL statement {}: {}", statement.id, e.toString());
-    }
-  }
-
-  /** Runs a query and streams its rows as record batches, inside a slot and under the query timeout. */
-  @SuppressWarnings("try")
-  private void stream(FlightSqlStatement statement, ServerStreamListener listener) {
-    final QueryRun run = begin(statement);
-    QueryLog.Outcome outcome = QueryLog.Outcome.OK;
-    try (AdmissionControl.Permit ignored = admission.acquire()) {
-      if (!statement.start(run)) {
-        throw CallStatus.CANCELLED.withDescription("Query cancelled by the client before it ran; statement: "
-            + StatementClassifier.abbreviate(statement.sql)).toRuntimeException();
-      }
-      armTimeout(run, statement);
-      final PreparedStatement query = statement.query();
-      FlightSqlParameters.bind(query, statement.parameters());
-      listener.setOnCancelHandler(() -> cancelQuietly(statement));
-      try (ResultSet resultSet = query.executeQuery();
-          BufferAllocator streamAllocator = allocator.newChildAllocator("flight-sql-" + statement.id, 0,
-              Long.MAX_VALUE);
-          VectorSchemaRoot root = VectorSchemaRoot.create(FlightSqlTypes.schema(resultSet.getMetaData()),
-              streamAllocator)) {
-        final BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
-        backpressure.register(listener);
-        listener.start(root);
-        final FlightSqlResultBatches batches = new FlightSqlResultBatches(resultSet, root);
-        int rows;
-        while ((rows = batches.next(FlightSqlResultBatches.BATCH_ROWS)) > 0) {
-          if (backpressure.waitForListener(BACKPRESSURE_WAIT_MS) != BackpressureStrategy.WaitResult.READY) {
-            // The client went away or stopped reading: what it has is all it gets.
-            outcome = QueryLog.Outcome.CLOSED;
-            break;
-          }
-          listener.putNext();
-          run.addRows(rows);
-        }
-        if (outcome == QueryLog.Outcome.OK) {
-          listener.completed();
-        }
-      }
-      log(run.finish(outcome, null));
-    } catch (SQLException | RuntimeException e) {
-      listener.error(failure(run, statement, e));
-    } finally {
-      finishQuietly(statement);
-    }
-  }
-
-  /** Executes a write (or a query, counting its rows) and acknowledges with the update count. */
-  @SuppressWarnings("try")
-  private void update(FlightSqlStatement statement, StreamListener<PutResult> ackStream) {
-    final QueryRun run = begin(statement);
-    try (AdmissionControl.Permit ignored = admission.acquire()) {
-      if (!statement.start(run)) {
-        throw CallStatus.CANCELLED.withDescription("Statement cancelled by the client before it ran")
-            .toRuntimeException();
-      }
-      armTimeout(run, statement);
-      final long count;
-      if (statement.isQuery()) {
-        final PreparedStatement query = statement.query();
-        FlightSqlParameters.bind(query, statement.parameters());
-        count = query.executeLargeUpdate();
-      } else {
-        if (!statement.parameters().isEmpty()) {
-          throw new SQLException("parameters are not supported in statements other than queries", "0A000");
-        }
-        try (Statement write = statement.connection.createStatement()) {
-          write.execute(statement.sql);
-          count = Math.max(write.getLargeUpdateCount(), 0);
-        }
-      }
-      run.addRows(count);
-      final byte[] result = DoPutUpdateResult.newBuilder().setRecordCount(count).build().toByteArray();
-      try (ArrowBuf metadata = allocator.buffer(result.length)) {
-        metadata.writeBytes(result);
-        ackStream.onNext(PutResult.metadata(metadata));
-      }
-      ackStream.onCompleted();
-      log(run.finish(QueryLog.Outcome.OK, null));
-    } catch (SQLException | RuntimeException e) {
-      ackStream.onError(failure(run, statement, e));
-    } finally {
-      finishQuietly(statement);
-    }
-  }
-
-  private QueryRun begin(FlightSqlStatement statement) {
-    SpillwayDeviceUsage deviceUsage;
-    try {
-      deviceUsage = SpillwayDeviceUsage.of(statement.connection).orElse(null);
-    } catch (SQLException e) {
-      deviceUsage = null;  // the statement itself will report the broken connection
-    }
-    return new QueryRun(statement.user, connectionLabel(statement.id), statement.id, statement.sql, deviceUsage);
-  }
-
-  /** Ends {@code run} with the outcome {@code e} implies; returns the status the client gets. */
-  private FlightRuntimeException failure(QueryRun run, FlightSqlStatement statement, Throwable e) {
-    if (run.timedOut()) {
-      final String message = GuardedJdbcMeta.timeoutMessage(queryTimeout, statement.sql);
-      log(run.finish(QueryLog.Outcome.TIMED_OUT, message));
-      return CallStatus.TIMED_OUT.withDescription(
-          FlightSqlErrors.describe(GuardedJdbcMeta.TIMEOUT_SQLSTATE, message)).toRuntimeException();
-    }
-    final FlightRuntimeException flight = FlightSqlErrors.toFlight(e);
-    final QueryLog.Outcome outcome = switch (flight.status().code()) {
-      case RESOURCE_EXHAUSTED -> e instanceof SQLException sql
-          && AdmissionControl.BUSY_SQLSTATE.equals(sql.getSQLState())
-          ? QueryLog.Outcome.REFUSED : QueryLog.Outcome.FAILED;
-      case CANCELLED -> QueryLog.Outcome.CLOSED;
-      default -> QueryLog.Outcome.FAILED;
-    };
-    log(run.finish(outcome, flight.status().description()));
-    return flight;
-  }
-
-  /** Cancels the statement at the deadline, as the Avatica server's watchdog does. */
-  private void armTimeout(QueryRun run, FlightSqlStatement statement) {
-    if (queryTimeout.isZero()) {
-      return;
-    }
-    run.setTimeoutTask(watchdog.schedule(() -> run.timeOut(() -> cancelQuietly(statement)),
-        queryTimeout.toNanos(), TimeUnit.NANOSECONDS));
-  }
-
-  private static void cancelQuietly(FlightSqlStatement statement) {
-    try {
-      statement.cancel();
-    } catch (SQLException e) {
-      LOG.debug("cancel failed for Flight SQL statement {}", statement.id, e);
-    }
-  }
-
-  private static void finishQuietly(FlightSqlStatement statement) {
-    try {
-      statement.finish();
-    } catch (SQLException e) {
-      LOG.warn("cannot renew the cancelled Flight SQL statement {}: {}", statement.id, e.toString());
     }
   }
 
@@ -751,16 +603,6 @@ final class SpillwayFlightSqlProducer extends NoOpFlightSqlProducer implements A
   private static String userOf(CallContext context) {
     final String peer = context.peerIdentity();
     return peer == null || peer.isEmpty() ? RemoteUserHandler.ANONYMOUS : peer;
-  }
-
-  private static String connectionLabel(int statementId) {
-    return "flight-" + statementId;
-  }
-
-  private void log(QueryLog.Entry entry) {
-    if (entry != null) {
-      queryLog.write(entry);
-    }
   }
 
   private static void closeQuietly(Connection connection) {
