@@ -38,15 +38,16 @@ class PackageLayoutTest {
       "transfer.TransferMethod", "device.HostMemoryKind", "device.GpuRuntime", "device.SpillwayResourceException");
   /**
    * Adapter files outside its planning and translation code, with the engine types each may use beyond the API:
-   * the process's setup of Arrow memory, the command line's data directory, the server's byte sizes and its load
-   * benchmark's report, and the index join benchmark's report that the cost model's predictions are added to.
+   * the process's setup of Arrow memory, the command line's data directory, the server's byte sizes and its
+   * benchmarks' reports, and the index join benchmark's report that the cost model's predictions are added to.
    */
   static final Map<String, Set<String>> ADAPTER_EXCEPTIONS = Map.of(
       "org/spillway/adapter/HostMemorySetup.java", Set.of("device.PinnedAllocationManager"),
       "org/spillway/adapter/cli/DataDirOptions.java", Set.of("SpillwayHome"),
       "org/spillway/adapter/server/ServerCommand.java", Set.of("device.DeviceAllocator"),
       "org/spillway/adapter/server/ServerLoadBenchmark.java", Set.of("bench.BenchReport"),
-      "org/spillway/adapter/SpillwayIndexJoinPredictions.java", Set.of("bench.BenchReport"));
+      "org/spillway/adapter/SpillwayIndexJoinPredictions.java", Set.of("bench.BenchReport"),
+      "org/spillway/adapter/server/FlightSqlBenchmark.java", Set.of("bench.BenchReport"));
 
   /**
    * The engine's packages, lowest layer first (relative to {@link #ENGINE}; "" is the engine's root package): a

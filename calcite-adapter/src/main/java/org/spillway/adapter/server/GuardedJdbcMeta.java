@@ -406,9 +406,14 @@ public class GuardedJdbcMeta extends CaseFoldingJdbcMeta {
   }
 
   private AvaticaRuntimeException timeoutError(QueryRun run) {
-    return new AvaticaRuntimeException("Query cancelled: it ran longer than the server's query"
-        + " timeout of " + queryTimeout.toMillis() + " ms (--query-timeout); statement: "
-        + StatementClassifier.abbreviate(run.sql), 0, TIMEOUT_SQLSTATE, AvaticaSeverity.ERROR);
+    return new AvaticaRuntimeException(timeoutMessage(queryTimeout, run.sql), 0, TIMEOUT_SQLSTATE,
+        AvaticaSeverity.ERROR);
+  }
+
+  /** What a client whose statement ran past the server's query timeout is told, over either protocol. */
+  static String timeoutMessage(Duration queryTimeout, String sql) {
+    return "Query cancelled: it ran longer than the server's query timeout of " + queryTimeout.toMillis()
+        + " ms (--query-timeout); statement: " + StatementClassifier.abbreviate(sql);
   }
 
   private void finish(int statementId, QueryLog.Outcome outcome) {

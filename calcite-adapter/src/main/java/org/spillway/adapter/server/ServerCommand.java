@@ -1,7 +1,9 @@
 package org.spillway.adapter.server;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -17,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 /** The {@code spillway server} subcommand: serves a catalog over Avatica until interrupted. */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Serve a Spillway catalog to remote JDBC clients and BI tools (Avatica over HTTP).")
+    description = "Serve a Spillway catalog to remote JDBC clients and BI tools (Avatica over HTTP,"
+        + " Arrow Flight SQL over gRPC).")
 public final class ServerCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -30,9 +33,15 @@ public final class ServerCommand implements Callable<Integer> {
           + " needs --users or --allow-anonymous).")
   String host;
 
-  @Option(names = "--port", defaultValue = "" + ServerConfig.DEFAULT_PORT,
-      description = "TCP port (default: ${DEFAULT-VALUE}); 0 picks a free port and prints it.")
-  int port;
+  @Option(names = "--port",
+      description = "Avatica (HTTP) TCP port (default: " + ServerConfig.DEFAULT_PORT + ", unless only"
+          + " --flight-sql-port is given); 0 picks a free port and prints it.")
+  Integer port;
+
+  @Option(names = "--flight-sql-port", paramLabel = "N",
+      description = "Also (or, without --port, only) serve Arrow Flight SQL on TCP port N, with the same"
+          + " users, limits and read-only default; 0 picks a free port and prints it.")
+  Integer flightSqlPort;
 
   @Option(names = "--serialization", defaultValue = "protobuf",
       description = "Wire format: protobuf or json (default: ${DEFAULT-VALUE}); clients must match.")
@@ -77,19 +86,52 @@ public final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     final ServerConfig config = toConfig();
     final PrintWriter out = spec.commandLine().getOut();
-    final SpillwayServer server = SpillwayServer.start(config);
-    final Thread stopOnExit = new Thread(server::close, "spillway-server-stop");
+    final AdmissionControl admission = new AdmissionControl(config.maxConcurrent(), config.admissionWait());
+    final QueryLog queryLog = new QueryLog();
+    final SpillwayServer server = servesAvatica() ? SpillwayServer.start(config, admission, queryLog) : null;
+    final FlightSqlEndpoint flightSql;
+    try {
+      flightSql = flightSqlPort == null ? null
+          : FlightSqlEndpoint.start(config, flightSqlPort, admission, queryLog);
+    } catch (IOException | SQLException | RuntimeException e) {
+      if (server != null) {
+        server.close();
+      }
+      throw e;
+    }
+    final Runnable stop = () -> {
+      try {
+        if (flightSql != null) {
+          flightSql.close();
+        }
+      } finally {
+        if (server != null) {
+          server.close();
+        }
+      }
+    };
+    final Thread stopOnExit = new Thread(stop, "spillway-server-stop");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
     try {
-      // Scripts that pass --port 0 read the bound port from this line.
-      out.println("Spillway server listening on " + server.httpUrl() + " (port " + server.port()
-          + ")");
-      out.println("Connect with: " + server.jdbcUrl()
-          + (config.usersFile() == null ? "" : ";avatica_user=USER;avatica_password=PASSWORD"));
+      // Scripts that pass port 0 read the bound ports from these lines.
+      if (server != null) {
+        out.println("Spillway server listening on " + server.httpUrl() + " (port " + server.port() + ")");
+        out.println("Connect with: " + server.jdbcUrl()
+            + (config.usersFile() == null ? "" : ";avatica_user=USER;avatica_password=PASSWORD"));
+      }
+      if (flightSql != null) {
+        out.println("Spillway Flight SQL listening on " + config.host() + " (port " + flightSql.port() + ")");
+        out.println("Connect with: " + flightSql.jdbcUrl()
+            + (config.usersFile() == null ? "" : "&user=USER&password=PASSWORD"));
+      }
       out.flush();
-      server.join();
+      if (server != null) {
+        server.join();
+      } else {
+        flightSql.join();
+      }
     } finally {
-      server.close();
+      stop.run();
       try {
         Runtime.getRuntime().removeShutdownHook(stopOnExit);
       } catch (IllegalStateException shuttingDown) {
@@ -97,6 +139,11 @@ public final class ServerCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  /** Avatica is served unless only --flight-sql-port was given. */
+  boolean servesAvatica() {
+    return port != null || flightSqlPort == null;
   }
 
   /** The configuration these options describe; invalid values fail with the option named. */
@@ -113,7 +160,12 @@ public final class ServerCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(),
           "--max-concurrent must be at least 1, got " + maxConcurrent);
     }
-    ServerConfig config = new ServerConfig(dataDir, host, port, serialization(), usersFile, allowWrites,
+    if (flightSqlPort != null && (flightSqlPort < 0 || flightSqlPort > 65535)) {
+      throw new ParameterException(spec.commandLine(),
+          "--flight-sql-port must be in 0..65535, got " + flightSqlPort);
+    }
+    ServerConfig config = new ServerConfig(dataDir, host, port == null ? ServerConfig.DEFAULT_PORT : port,
+        serialization(), usersFile, allowWrites,
         maxConcurrent, seconds(admissionWaitSeconds), seconds(queryTimeoutSeconds), Map.of(),
         allowAnonymous, maxRequestBytes());
     if (gpuCache != null) {

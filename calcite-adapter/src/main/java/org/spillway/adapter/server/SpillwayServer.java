@@ -45,14 +45,20 @@ public final class SpillwayServer implements AutoCloseable {
    * first client), and starts listening.
    */
   public static SpillwayServer start(ServerConfig config) throws IOException, SQLException {
+    return start(config, new AdmissionControl(config.maxConcurrent(), config.admissionWait()), new QueryLog());
+  }
+
+  /**
+   * Starts a server whose statements take their slots from {@code admission} and are logged to {@code queryLog}:
+   * the Flight SQL endpoint's, when both protocols are served, so that the limit covers both.
+   */
+  public static SpillwayServer start(ServerConfig config, AdmissionControl admission, QueryLog queryLog)
+      throws IOException, SQLException {
     ServerSecurity.checkAtStartup(config);
     final Properties driverInfo = embeddedProperties(config);
     try (Connection probe = DriverManager.getConnection(EMBEDDED_URL, driverInfo)) {
       probe.getMetaData();
     }
-    final AdmissionControl admission =
-        new AdmissionControl(config.maxConcurrent(), config.admissionWait());
-    final QueryLog queryLog = new QueryLog();
     final GuardedJdbcMeta meta = new GuardedJdbcMeta(EMBEDDED_URL, driverInfo,
         config.allowWrites(), config.queryTimeout(), admission, queryLog);
     final AvaticaHandler avaticaHandler =

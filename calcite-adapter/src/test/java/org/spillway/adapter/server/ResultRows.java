@@ -29,6 +29,27 @@ record ResultRows(List<String> labels, List<Integer> types, List<List<Object>> r
     }
   }
 
+  /**
+   * The result with every DECIMAL value rounded half up to its column's declared scale, as a protocol with
+   * typed columns (Flight SQL's Arrow decimals) carries it.
+   */
+  static ResultRows queryAtDeclaredScale(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet resultSet = statement.executeQuery(sql)) {
+      final ResultRows rows = read(resultSet);
+      final ResultSetMetaData metaData = resultSet.getMetaData();
+      for (List<Object> row : rows.rows) {
+        for (int c = 0; c < row.size(); c++) {
+          if (row.get(c) != null && (rows.types.get(c) == Types.DECIMAL || rows.types.get(c) == Types.NUMERIC)) {
+            row.set(c, new BigDecimal((String) row.get(c)).setScale(metaData.getScale(c + 1),
+                java.math.RoundingMode.HALF_UP).stripTrailingZeros().toPlainString());
+          }
+        }
+      }
+      return rows;
+    }
+  }
+
   static ResultRows read(ResultSet resultSet) throws SQLException {
     final ResultSetMetaData metaData = resultSet.getMetaData();
     final int columns = metaData.getColumnCount();

@@ -148,4 +148,56 @@ class ServerCommandTest {
     assertTrue(!serverThread.isAlive(), "server command did not stop on interrupt");
     assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
   }
+
+  @Test
+  void flightSqlPortAloneServesOnlyFlightSqlAndWithPortBoth() {
+    final ServerCommand alone = new ServerCommand();
+    new CommandLine(alone).parseArgs("--data-dir", "/data", "--flight-sql-port", "32010");
+    alone.toConfig();
+    assertEquals(32010, alone.flightSqlPort);
+    assertTrue(!alone.servesAvatica(), "Avatica served although only --flight-sql-port was given");
+    final ServerCommand both = new ServerCommand();
+    new CommandLine(both).parseArgs("--data-dir", "/data", "--flight-sql-port", "0", "--port", "9000");
+    assertEquals(9000, both.toConfig().port());
+    assertTrue(both.servesAvatica());
+    final ServerCommand avaticaOnly = new ServerCommand();
+    new CommandLine(avaticaOnly).parseArgs("--data-dir", "/data");
+    assertTrue(avaticaOnly.servesAvatica());
+    assertEquals(null, avaticaOnly.flightSqlPort);
+    final CommandLine.ParameterException bad = assertThrows(CommandLine.ParameterException.class,
+        () -> parse("--data-dir", "/data", "--flight-sql-port", "70000"));
+    assertTrue(bad.getMessage().contains("--flight-sql-port must be in 0..65535"), bad.getMessage());
+  }
+
+  @Test
+  void flightSqlPortZeroPrintsTheBoundPortAndServesUntilInterrupted() throws Exception {
+    final StringWriter output = new StringWriter();
+    final CommandLine commandLine = new CommandLine(new ServerCommand());
+    commandLine.setOut(new PrintWriter(output, true));
+    final Thread serverThread = new Thread(() -> commandLine.execute("--data-dir",
+        TpchTestData.dataDir().toString(), "--flight-sql-port", "0"), "server-command-flight-test");
+    serverThread.start();
+    final Pattern bound = Pattern.compile("Flight SQL listening on 127\\.0\\.0\\.1 \\(port (\\d+)\\)");
+    Matcher matcher = bound.matcher(output.toString());
+    for (int i = 0; i < 600 && !matcher.find(); i++) {
+      Thread.sleep(50);
+      matcher = bound.matcher(output.toString());
+    }
+    assertTrue(matcher.find(0), "no port printed: " + output);
+    final int port = Integer.parseInt(matcher.group(1));
+    assertNotEquals(0, port);
+    assertTrue(!output.toString().contains("avatica"), "Avatica served too: " + output);
+    final String url = "jdbc:arrow-flight-sql://127.0.0.1:" + port + "/?useEncryption=false";
+    assertTrue(output.toString().contains(url), output.toString());
+    try (Connection remote = DriverManager.getConnection(url);
+        Statement statement = remote.createStatement();
+        ResultSet resultSet = statement.executeQuery("select count(*) from region")) {
+      assertTrue(resultSet.next());
+      assertEquals(5, resultSet.getLong(1));
+    }
+    serverThread.interrupt();
+    serverThread.join(TimeUnit.SECONDS.toMillis(30));
+    assertTrue(!serverThread.isAlive(), "server command did not stop on interrupt");
+    assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+  }
 }
