@@ -106,12 +106,14 @@ public final class JoinHashTable {
   }
 
   /**
-   * The widest key range that gets the direct array for {@code count} unique keys: one whose array (4 bytes a slot)
-   * takes at most twice the unchained table's bytes (a 16-byte tuple per key, an 8-byte directory entry per bucket),
-   * since a probe of the direct array waits for one cache miss and one of the unchained table for two.
+   * The widest key range that gets the direct array for {@code count} unique keys: 16 to 24 slots (4 bytes each) per
+   * key, 8 plus 8 per directory bucket, since a probe of the direct array waits for one cache miss and one of the
+   * unchained table for two. (Twice the unchained table's bytes when it had two to four buckets per key: the range
+   * stayed where the TPC-H plans were measured when the directory shrank, so that a build side such as Q9's part
+   * keeps its direct array.)
    */
   private static long denseRangeLimit(long count) {
-    return 2 * (16 * count + 8 * (1L << bucketBits(count))) / 4;
+    return 8 * count + 8 * (1L << bucketBits(count));
   }
 
   /**
