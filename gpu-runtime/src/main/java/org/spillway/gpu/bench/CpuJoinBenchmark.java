@@ -227,11 +227,12 @@ public final class CpuJoinBenchmark {
       long[] sums = new long[morsels];
       MorselScheduler.forEach(morsels, threads, () -> false, (w, m) -> {
         int[] firsts = new int[TABLE_GROUP];
+        JoinHashTable.ProbeScratch scratch = new JoinHashTable.ProbeScratch(TABLE_GROUP);
         long count = 0;
         long sum = 0;
         for (int from = m * TABLE_MORSEL, end = Math.min(s, from + TABLE_MORSEL); from < end; from += TABLE_GROUP) {
           int to = Math.min(end, from + TABLE_GROUP);
-          hashTable.firsts(probeKeys, null, from, to, firsts);
+          hashTable.firsts(probeKeys, null, from, to, firsts, scratch);
           for (int i = 0; i < to - from; i++) {
             for (int p = firsts[i]; p >= 0; p = hashTable.next(p)) {
               count++;

@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
 import org.spillway.gpu.bench.MethodTimer;
-import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
 import org.spillway.gpu.join.radix.CpuRadixJoin;
 import org.spillway.gpu.join.EquiJoin;
 import org.spillway.gpu.join.JoinInput;
@@ -16,7 +16,9 @@ import org.spillway.gpu.join.JoinType;
 
 /**
  * Measures the CPU joins' rates on this machine with all cores, in tuples (|R| + |S|) per second of a whole join
- * (build and probe) with aggregated output: the rates the join cost model charges the CPU NOPA and radix joins.
+ * (build and probe) with aggregated output: the rates the join cost model charges the CPU NOPA and radix joins. The
+ * NOPA workloads run the join that candidate runs in a query, the pipelined hash join ({@link PipelinedHashJoin}: a
+ * direct array for the dense keys, the unchained table for the sparse ones); the radix workload the radix join.
  * Constants measured once on an H100 host predicted the H200 host's NOPA join 1.9x too slow, so the CPU side of
  * the join choice needs this machine's numbers as much as the GPU side does. Build keys are unique and every
  * probe key is drawn from them (exactly one match), so the row count and the probe payload sum are known and
@@ -44,8 +46,8 @@ final class CpuJoinProbe {
 
   /**
    * Median rates of {@code reps} runs per workload with a probe side of about {@code bytes} of keys and
-   * payloads (capped at {@link #MAX_PROBE_ROWS} rows) and a build side 1/{@link #PROBE_PER_BUILD} of it; from
-   * 128 MiB up the linear-probing table (2 x next power of two of |R| x 16 B) exceeds a 32 MiB last-level cache.
+   * payloads (capped at {@link #MAX_PROBE_ROWS} rows) and a build side 1/{@link #PROBE_PER_BUILD} of it, whose
+   * unchained hash table takes 24 to 32 B a key (a 16-byte tuple and 8 to 16 B of directory).
    */
   static Map<String, Double> tuplesPerSecond(long bytes, int reps, PrintStream progress) {
     int probeRows = (int) Math.min(MAX_PROBE_ROWS, Math.max(PROBE_PER_BUILD * CACHED_BUILD_ROWS,
@@ -64,40 +66,42 @@ final class CpuJoinProbe {
     for (long p : payloads) {
       payloadSum += p;
     }
-    try (EquiJoin nopa = new CpuNopaHashJoin(threads); EquiJoin radix = new CpuRadixJoin(threads)) {
+    try (EquiJoin radix = new CpuRadixJoin(threads)) {
       long[] buildKeys = scatteredRange(buildRows);
       long[] probeKeys = drawFrom(buildKeys, new long[probeRows], random);
-      JoinInput probe = JoinInput.of(probeKeys, payloads);
-      time(rates, MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, nopa, JoinInput.of(buildKeys, buildPayloads), probe,
-          payloadSum, reps, threads, progress);
+      double tuples = (double) buildRows + probeRows;
+      time(rates, MachineProfile.CPU_JOIN_NOPA_PERFECT_HASH, () -> PipelinedHashJoin.run(buildKeys, buildPayloads,
+          probeKeys, payloads, threads), tuples, probeRows, payloadSum, reps, threads, progress);
       sparse(buildKeys);
       sparse(probeKeys);
+      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, () -> PipelinedHashJoin.run(buildKeys, buildPayloads,
+          probeKeys, payloads, threads), tuples, probeRows, payloadSum, reps, threads, progress);
       JoinInput build = JoinInput.of(buildKeys, buildPayloads);
-      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING, nopa, build, probe, payloadSum, reps, threads,
-          progress);
-      time(rates, MachineProfile.CPU_JOIN_RADIX, radix, build, probe, payloadSum, reps, threads, progress);
+      JoinInput probe = JoinInput.of(probeKeys, payloads);
+      time(rates, MachineProfile.CPU_JOIN_RADIX, () -> result(radix.join(build, probe, JoinType.INNER,
+          JoinOutput.AGGREGATED)), tuples, probeRows, payloadSum, reps, threads, progress);
       long[] cachedKeys = scatteredRange(Math.min(buildRows, CACHED_BUILD_ROWS));
       sparse(cachedKeys);
       long[] cachedPayloads = Arrays.copyOf(buildPayloads, cachedKeys.length);
       // The large workloads are done: their probe keys are redrawn in place, which halves the memory needed.
-      JoinInput cachedProbe = JoinInput.of(drawFrom(cachedKeys, probeKeys, random), payloads);
-      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, nopa, JoinInput.of(cachedKeys, cachedPayloads),
-          cachedProbe, payloadSum, reps, threads, progress);
+      long[] cachedProbeKeys = drawFrom(cachedKeys, probeKeys, random);
+      time(rates, MachineProfile.CPU_JOIN_NOPA_LINEAR_PROBING_CACHED, () -> PipelinedHashJoin.run(cachedKeys,
+          cachedPayloads, cachedProbeKeys, payloads, threads), (double) cachedKeys.length + probeRows, probeRows,
+          payloadSum, reps, threads, progress);
     }
     return rates;
   }
 
   /** Times {@code join} after {@link #WARMUP_RUNS} untimed runs, checking every run; puts the median rate. */
-  private static void time(Map<String, Double> rates, String workload, EquiJoin join, JoinInput build,
-      JoinInput probe, long probePayloadSum, int reps, int threads, PrintStream progress) {
-    double tuples = (double) build.rows() + probe.rows();
+  private static void time(Map<String, Double> rates, String workload, Supplier<PipelinedHashJoin.Result> join,
+      double tuples, long probeRows, long probePayloadSum, int reps, int threads, PrintStream progress) {
     double[] perSecond = new double[reps];
     String algorithm = "";
     for (int r = -WARMUP_RUNS; r < reps; r++) {
       long t0 = System.nanoTime();
-      JoinResult result = join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED);
+      PipelinedHashJoin.Result result = join.get();
       long nanos = System.nanoTime() - t0;
-      check(workload, result, probe.rows(), probePayloadSum);
+      check(workload, result, probeRows, probePayloadSum);
       algorithm = result.algorithm();
       if (r >= 0) {
         perSecond[r] = tuples * 1e9 / nanos;
@@ -105,15 +109,20 @@ final class CpuJoinProbe {
     }
     double median = MethodTimer.median(perSecond);
     rates.put(workload, median);
-    progress.printf("  CPU join %-26s %-24s (%d threads, %d x %d): %7.3f G tuples/s%n", workload, algorithm,
-        threads, build.rows(), probe.rows(), median / 1e9);
+    progress.printf("  CPU join %-26s %-24s (%d threads, %d tuples): %7.3f G tuples/s%n", workload, algorithm,
+        threads, (long) tuples, median / 1e9);
+  }
+
+  /** A materialized join's aggregated result as a pipelined one's. */
+  static PipelinedHashJoin.Result result(JoinResult result) {
+    return new PipelinedHashJoin.Result(result.rowCount(), result.probePayloadSum(), result.algorithm());
   }
 
   /** Every probe row matches exactly once: the join must count them all and sum their payloads. */
-  static void check(String workload, JoinResult result, long probeRows, long probePayloadSum) {
-    if (result.rowCount() != probeRows || result.probePayloadSum() != probePayloadSum) {
+  static void check(String workload, PipelinedHashJoin.Result result, long probeRows, long probePayloadSum) {
+    if (result.rows() != probeRows || result.probePayloadSum() != probePayloadSum) {
       throw new IllegalStateException("CPU join probe " + workload + " (" + result.algorithm() + "): "
-          + result.rowCount() + " rows and probe payload sum " + result.probePayloadSum() + ", expected "
+          + result.rows() + " rows and probe payload sum " + result.probePayloadSum() + ", expected "
           + probeRows + " and " + probePayloadSum);
     }
   }

@@ -22,6 +22,10 @@ import java.util.function.BooleanSupplier;
  * counts the tuples per bucket, turns the counts into offsets by a prefix sum and scatters the tuples to them, each
  * step on all cores.
  *
+ * <p>Each bucket's tuples are sorted by key (stably: equal keys stay in build-row order), so the matches of a key are
+ * one run of consecutive positions: {@link #next} compares one neighbouring key instead of scanning the bucket
+ * again, and a table whose build found no two equal keys ({@link #uniqueKeys}) spares the probe that step.
+ *
  * <p>A probe addresses matches by position ({@link #first}, {@link #next}); {@link #row} turns a position into the
  * build row.
  */
@@ -32,7 +36,7 @@ public final class JoinHashTable {
   /** log2 of the number of partitions of the unchained table's build (fewer for a small table). */
   private static final int PARTITION_BITS = 8;
   /** Fibonacci hashing's multiplier: the product's high bits depend on every key bit. */
-  private static final long HASH_MULTIPLIER = 0x9E37_79B9_7F4A_7C15L;
+  static final long HASH_MULTIPLIER = 0x9E37_79B9_7F4A_7C15L;
   /** Low bits of a directory entry: the Bloom filter of its bucket's keys; the bits above are the bucket's end. */
   private static final int TAG_BITS = 16;
   private static final long TAG_MASK = (1L << TAG_BITS) - 1;
@@ -44,6 +48,8 @@ public final class JoinHashTable {
   private static final char[] TAGS = tags();
   /** The most tuples an unchained table holds (two longs each in one array). */
   private static final long MAX_TUPLES = (Integer.MAX_VALUE - 8) / 2;
+  /** Buckets up to this many tuples are sorted by insertion; longer ones (skewed keys) by merging. */
+  private static final int INSERTION_SORT_TUPLES = 16;
 
   private final int rows;
   /** Direct array: entry {@code key - min} is 1 + the row of that key, 0 for none; null for the unchained table. */
@@ -54,17 +60,27 @@ public final class JoinHashTable {
    * Bloom filter tag; entry 0 is 0, so bucket b's tuples start at entry b's end.
    */
   private final long[] directory;
-  /** Unchained table: tuple i's key at {@code 2i}, its build row at {@code 2i + 1}, buckets one after the other. */
+  /**
+   * Unchained table: tuple i's key at {@code 2i}, its build row at {@code 2i + 1}, buckets one after the other, each
+   * sorted by key; never empty (a table without tuples holds one unused tuple that a rejected probe may read).
+   */
   private final long[] tuples;
+  /** The tuples in {@link #tuples} (without the unused one of an empty table). */
+  private final int tupleCount;
   private final int shift;
+  /** Whether no two build rows share a key: a key has at most one match. */
+  private final boolean uniqueKeys;
 
-  private JoinHashTable(int rows, int[] direct, long min, long[] directory, long[] tuples, int shift) {
+  private JoinHashTable(int rows, int[] direct, long min, long[] directory, long[] tuples, int tupleCount, int shift,
+      boolean uniqueKeys) {
     this.rows = rows;
     this.direct = direct;
     this.min = min;
     this.directory = directory;
     this.tuples = tuples;
+    this.tupleCount = tupleCount;
     this.shift = shift;
+    this.uniqueKeys = uniqueKeys;
   }
 
   /**
@@ -83,28 +99,31 @@ public final class JoinHashTable {
     if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, denseRangeLimit(count)) && hi - lo < Integer.MAX_VALUE - 8) {
       int[] direct = buildDirect(keys, validity, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
       if (direct != null) {
-        return new JoinHashTable(rows, direct, lo, null, null, 0);
+        return new JoinHashTable(rows, direct, lo, null, null, 0, 0, true);
       }
     }
     return buildUnchained(keys, validity, rows, count, tasks, threads, cancelled);
   }
 
   /**
-   * The widest key range that gets the direct array for {@code count} unique keys: one whose array (4 bytes a slot)
-   * takes at most twice the unchained table's bytes (a 16-byte tuple per key, an 8-byte directory entry per bucket),
-   * since a probe of the direct array waits for one cache miss and one of the unchained table for two.
+   * The widest key range that gets the direct array for {@code count} unique keys: 16 to 24 slots (4 bytes each) per
+   * key, 8 plus 8 per directory bucket, since a probe of the direct array waits for one cache miss and one of the
+   * unchained table for two. (Twice the unchained table's bytes when it had two to four buckets per key: the range
+   * stayed where the TPC-H plans were measured when the directory shrank, so that a build side such as Q9's part
+   * keeps its direct array.)
    */
   private static long denseRangeLimit(long count) {
-    return 2 * (16 * count + 8 * (1L << bucketBits(count))) / 4;
+    return 8 * count + 8 * (1L << bucketBits(count));
   }
 
   /**
-   * log2 of the unchained table's buckets for {@code count} keys: at least two buckets per key, so that a probe
-   * rarely compares keys of other buckets' worth (each a mispredicted branch) and four of a tag's sixteen bits
-   * rarely pass a missing key.
+   * log2 of the unchained table's buckets for {@code count} keys: one or two buckets per key. Four of a tag's sixteen
+   * bits still rarely pass a missing key at that load, and a probe that mostly misses (most do: a join's build side
+   * is usually filtered) reads only the directory, which this keeps at 8 to 16 bytes per key, so that more of it
+   * stays in the cache than with more buckets.
    */
   private static int bucketBits(long count) {
-    return Math.max(4, 65 - Long.numberOfLeadingZeros(Math.max(1, count - 1)));
+    return Math.max(4, 64 - Long.numberOfLeadingZeros(Math.max(1, count - 1)));
   }
 
   /** The direct array, or null as soon as a duplicate key shows the keys are not unique. */
@@ -127,8 +146,10 @@ public final class JoinHashTable {
    * per partition (the hash's top bits, so a partition is a range of buckets), copy them into a staging array grouped
    * by partition, and then each partition on its own counts its tuples per bucket (and sets their Bloom filter bits)
    * in its range of the directory, turns the counts into start offsets by a prefix sum, and scatters its tuples
-   * there, moving each bucket's offset past every tuple it writes, which leaves the bucket's end there. A partition's
-   * range of the directory and tuples stays in the cache while it is built.
+   * there, moving each bucket's offset past every tuple it writes, which leaves the bucket's end there; last it sorts
+   * each bucket of several tuples by key, noting whether two were equal. A partition's range of the directory and
+   * tuples stays in the cache while it is built. The staging keeps build-row order within a partition, and so the
+   * scatter within a bucket, which the stable sort keeps for equal keys.
    */
   private static JoinHashTable buildUnchained(long[] keys, long[] validity, int rows, long count, int tasks,
       int threads, BooleanSupplier cancelled) {
@@ -173,8 +194,9 @@ public final class JoinHashTable {
       }
     });
     long[] directory = new long[(1 << bits) + 1];
-    long[] tuples = new long[staged.length];
+    long[] tuples = new long[Math.max(2, staged.length)];
     int bucketsPerPartition = 1 << (bits - partitionBits);
+    boolean[] duplicates = new boolean[partitions];
     MorselScheduler.forEach(partitions, threads, cancelled, (w, p) -> {
       int from = partitionStarts[p];
       int to = partitionStarts[p + 1];
@@ -197,8 +219,96 @@ public final class JoinHashTable {
         tuples[2 * at] = key;
         tuples[2 * at + 1] = staged[2 * i + 1];
       }
+      duplicates[p] = sortBuckets(directory, tuples, from, 1 + p * bucketsPerPartition, bucketsPerPartition);
     });
-    return new JoinHashTable(rows, null, 0, directory, tuples, shift);
+    boolean unique = true;
+    for (boolean d : duplicates) {
+      unique &= !d;
+    }
+    return new JoinHashTable(rows, null, 0, directory, tuples, (int) count, shift, unique);
+  }
+
+  /**
+   * Sorts each of the {@code buckets} buckets whose end offsets are directory entries {@code entry ..} by key, the
+   * first starting at tuple {@code from}; returns whether one holds a key twice.
+   */
+  private static boolean sortBuckets(long[] directory, long[] tuples, int from, int entry, int buckets) {
+    boolean duplicates = false;
+    long[] scratch = null;
+    int start = from;
+    for (int e = entry; e < entry + buckets; e++) {
+      int end = (int) (directory[e] >>> TAG_BITS);
+      int n = end - start;
+      if (n > INSERTION_SORT_TUPLES && (scratch == null || scratch.length < 2 * n)) {
+        scratch = new long[2 * n];
+      }
+      duplicates |= n > 1 && sortBucket(tuples, start, end, scratch);
+      start = end;
+    }
+    return duplicates;
+  }
+
+  /**
+   * Sorts tuples {@code from .. to-1} by key, stably; returns whether two keys are equal. {@code scratch} holds at
+   * least the tuples of a bucket too long for insertion.
+   */
+  static boolean sortBucket(long[] tuples, int from, int to, long[] scratch) {
+    if (to - from > INSERTION_SORT_TUPLES) {
+      mergeSort(tuples, from, to, scratch);
+    } else {
+      insertionSort(tuples, from, to);
+    }
+    for (int i = from + 1; i < to; i++) {
+      if (tuples[2 * i] == tuples[2 * i - 2]) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void insertionSort(long[] tuples, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      long key = tuples[2 * i];
+      long row = tuples[2 * i + 1];
+      int j = i - 1;
+      for (; j >= from && tuples[2 * j] > key; j--) {
+        tuples[2 * j + 2] = tuples[2 * j];
+        tuples[2 * j + 3] = tuples[2 * j + 1];
+      }
+      tuples[2 * j + 2] = key;
+      tuples[2 * j + 3] = row;
+    }
+  }
+
+  /** Sorts tuples {@code from .. to-1} by key, stably, top-down, through {@code scratch} (two longs a tuple). */
+  private static void mergeSort(long[] tuples, int from, int to, long[] scratch) {
+    if (to - from <= INSERTION_SORT_TUPLES) {
+      insertionSort(tuples, from, to);
+      return;
+    }
+    int mid = (from + to) >>> 1;
+    mergeSort(tuples, from, mid, scratch);
+    mergeSort(tuples, mid, to, scratch);
+    if (tuples[2 * mid - 2] <= tuples[2 * mid]) {
+      return;  // already in order
+    }
+    int n = 2 * (to - from);
+    int leftEnd = 2 * (mid - from);
+    System.arraycopy(tuples, 2 * from, scratch, 0, n);
+    int left = 0;
+    int right = leftEnd;
+    for (int out = 2 * from; out < 2 * to; out += 2) {
+      // Equal keys take the left run's tuple first: stable.
+      boolean takeLeft = right >= n || left < leftEnd && scratch[left] <= scratch[right];
+      int take = takeLeft ? left : right;
+      tuples[out] = scratch[take];
+      tuples[out + 1] = scratch[take + 1];
+      if (takeLeft) {
+        left += 2;
+      } else {
+        right += 2;
+      }
+    }
   }
 
   /** The Bloom filter bits of the key with this hash: picked by the hash bits just below the bucket number's. */
@@ -235,6 +345,11 @@ public final class JoinHashTable {
     return direct != null;
   }
 
+  /** Whether no two build rows share a key (NULL keys aside): {@link #next} never finds a further match. */
+  public boolean uniqueKeys() {
+    return uniqueKeys;
+  }
+
   /** The build row at a position that {@link #first}, {@link #firsts} or {@link #next} gave. */
   public int row(int position) {
     return direct != null ? position : (int) tuples[2 * position + 1];
@@ -264,40 +379,92 @@ public final class JoinHashTable {
   }
 
   /**
-   * {@link #first} of keys {@code from .. to-1} into {@code out[0 .. to-from-1]} (-1 for a NULL key or no match).
-   * All directory entries are loaded first, then the surviving buckets' tuples: the loads of different rows do not
-   * wait on one another, so the CPU keeps many cache misses in flight.
+   * {@link #first} of keys {@code from .. to-1} (at most {@link ProbeScratch#rows}) into {@code out[0 .. to-from-1]}
+   * (-1 for a NULL key or no match). The rows go through the table in phases, each a loop whose loads do not wait on
+   * a branch over an earlier load, so that a mispredicted branch never discards the loads of the rows after it and
+   * the CPU keeps many cache misses in flight: the directory entries of all rows, whose Bloom filters leave the
+   * candidates (listed without a branch); then the first key of each candidate's bucket; and only then the
+   * comparisons, from the cache, and the rare scans further into a bucket. A rejected row costs its first phase only.
    */
-  public void firsts(long[] probeKeys, long[] validity, int from, int to, int[] out) {
+  public void firsts(long[] probeKeys, long[] validity, int from, int to, int[] out, ProbeScratch scratch) {
     if (direct != null) {
-      for (int r = from; r < to; r++) {
-        long slot = probeKeys[r] - min;
-        out[r - from] = valid(validity, r) && slot >= 0 && slot < direct.length ? direct[(int) slot] - 1 : -1;
-      }
+      directFirsts(probeKeys, validity, from, to, out);
       return;
     }
-    for (int r = from; r < to; r++) {
-      long hash = probeKeys[r] * HASH_MULTIPLIER;
+    int n = to - from;
+    int[] candidates = scratch.candidates;
+    long[] keysAt = scratch.keysAt;
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+      long hash = probeKeys[from + i] * HASH_MULTIPLIER;
       int bucket = (int) (hash >>> shift);
-      boolean maybe = (tag(hash, shift) & ~directory[bucket + 1]) == 0;
-      out[r - from] = maybe && valid(validity, r) ? bucket : -1;
+      long rejected = tag(hash, shift) & ~directory[bucket + 1];  // 0 where the bucket may hold the key
+      // 1 where the bucket may hold the key and the key is not NULL, else 0
+      long candidate = (rejected - 1) >>> 63 & validBit(validity, from + i);
+      out[i] = (int) ((bucket + 1 & -candidate) - 1);
+      candidates[count] = i;
+      count += (int) candidate;
     }
-    for (int r = from; r < to; r++) {
-      int bucket = out[r - from];
-      if (bucket >= 0) {
-        out[r - from] = scan(probeKeys[r], (int) (directory[bucket] >>> TAG_BITS),
-            (int) (directory[bucket + 1] >>> TAG_BITS));
+    for (int c = 0; c < count; c++) {
+      int i = candidates[c];
+      int start = (int) (directory[out[i]] >>> TAG_BITS);
+      out[i] = start;
+      keysAt[c] = tuples[2 * start];
+    }
+    for (int c = 0; c < count; c++) {
+      int i = candidates[c];
+      long key = probeKeys[from + i];
+      if (keysAt[c] != key) {
+        int end = (int) (directory[(int) ((key * HASH_MULTIPLIER) >>> shift) + 1] >>> TAG_BITS);
+        out[i] = scan(key, out[i] + 1, end);
       }
     }
   }
 
-  /** The position after {@code position} (one {@link #first} or this gave) with the same key, or -1. */
+  /** What {@link #firsts} needs besides its output for a group of probe rows: one per probing thread. */
+  public static final class ProbeScratch {
+    private final int[] candidates;
+    private final long[] keysAt;
+
+    /** Scratch for groups of up to {@code rows} probe rows. */
+    public ProbeScratch(int rows) {
+      this.candidates = new int[rows];
+      this.keysAt = new long[rows];
+    }
+
+    /** The most probe rows of one {@link #firsts} call. */
+    public int rows() {
+      return candidates.length;
+    }
+  }
+
+  /** {@link #firsts} of the direct array: one load a row, independent of the other rows'. */
+  private void directFirsts(long[] probeKeys, long[] validity, int from, int to, int[] out) {
+    for (int r = from; r < to; r++) {
+      long slot = probeKeys[r] - min;
+      out[r - from] = valid(validity, r) && slot >= 0 && slot < direct.length ? direct[(int) slot] - 1 : -1;
+    }
+  }
+
+  /** 1 if row {@code r}'s bit in {@code validity} is set or there is no bitmap, else 0. */
+  private static long validBit(long[] validity, int r) {
+    return validity == null ? 1 : validity[r >>> 6] >>> r & 1;
+  }
+
+  /** {@link #firsts} with scratch of its own. */
+  public void firsts(long[] probeKeys, long[] validity, int from, int to, int[] out) {
+    firsts(probeKeys, validity, from, to, out, new ProbeScratch(to - from));
+  }
+
+  /**
+   * The position after {@code position} (one {@link #first}, {@link #firsts} or this gave) with the same key, or -1:
+   * the next tuple, if it holds the same key (a bucket's equal keys are adjacent).
+   */
   public int next(int position) {
-    if (direct != null) {
+    if (uniqueKeys) {
       return -1;
     }
-    long key = tuples[2 * position];
-    int end = (int) (directory[(int) ((key * HASH_MULTIPLIER) >>> shift) + 1] >>> TAG_BITS);
-    return scan(key, position + 1, end);
+    int p = position + 1;
+    return p < tupleCount && tuples[2 * p] == tuples[2 * position] ? p : -1;
   }
 }

@@ -303,6 +303,8 @@ public final class JoinProbe {
     private int row;
     /** Table positions of the first matches of probe rows {@code firstsFrom ..}, a group at a time ({@link #first}). */
     private final int[] firsts = new int[PROBE_GROUP];
+    /** Scratch of {@link JoinHashTable#firsts}. */
+    private final JoinHashTable.ProbeScratch scratch = new JoinHashTable.ProbeScratch(PROBE_GROUP);
     private int firstsFrom = -PROBE_GROUP;
     private PairBuffers buffers;
 
@@ -366,7 +368,7 @@ public final class JoinProbe {
     private int first(int r) {
       if (r >= firstsFrom + PROBE_GROUP) {
         firstsFrom = r;
-        table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts);
+        table.firsts(keys.keys(), keys.validity(), r, Math.min(rows, r + PROBE_GROUP), firsts, scratch);
       }
       return firsts[r - firstsFrom];
     }

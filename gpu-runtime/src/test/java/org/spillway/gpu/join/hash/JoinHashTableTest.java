@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The join hash table against a HashMap from key to build rows on random build sides: duplicate, NULL, skewed and
  * extreme keys, empty and all-NULL builds, sizes that span several build tasks and several prefix-sum chunks, both
- * layouts (direct and unchained). Every probe key's matches (first, then next, turned into rows) must be exactly the
- * reference's rows, and the batched firsts must equal the one-by-one ones.
+ * layouts (direct and unchained), keys crafted to share a bucket and its Bloom filter bits. Every probe key's matches
+ * (first, then next, turned into rows) must be exactly the reference's rows in build-row order, the batched firsts
+ * must equal the one-by-one ones, and the table must know whether its keys were unique.
  */
 class JoinHashTableTest {
   private static final int THREADS = 2;
@@ -76,14 +77,13 @@ class JoinHashTableTest {
   private static void assertMatchesReference(Build build, JoinHashTable table, long[] probe, long[] probeValidity) {
     for (long key : Arrays.stream(probe).distinct().toArray()) {
       List<Integer> expected = build.reference().getOrDefault(key, List.of());
-      List<Integer> actual = matches(table, key);
-      actual.sort(null);
-      assertEquals(expected, actual, "matches of key " + key);
+      assertEquals(expected, matches(table, key), "matches of key " + key + " (in build-row order)");
     }
     int[] firsts = new int[64];
+    JoinHashTable.ProbeScratch scratch = new JoinHashTable.ProbeScratch(64);
     for (int from = 0; from < probe.length; from += 64) {
       int to = Math.min(probe.length, from + 64);
-      table.firsts(probe, probeValidity, from, to, firsts);
+      table.firsts(probe, probeValidity, from, to, firsts, scratch);
       for (int r = from; r < to; r++) {
         int expected = JoinHashTable.valid(probeValidity, r) ? table.first(probe[r]) : -1;
         assertEquals(expected, firsts[r - from], "batched first of probe row " + r + ", key " + probe[r]);
@@ -112,6 +112,8 @@ class JoinHashTableTest {
         Build build = Build.of(buildKeys, validity(random, rows, 0.1));
         JoinHashTable table = JoinHashTable.build(buildKeys, build.validity(), rows, THREADS, () -> false);
         assertEquals(rows, table.rows());
+        assertEquals(build.reference().values().stream().allMatch(r -> r.size() == 1), table.uniqueKeys(),
+            rows + " " + keys + " keys: unique");
         int probeRows = Math.min(rows * 2, 20_000);
         assertMatchesReference(build, table, probe(random, buildKeys, keys, probeRows),
             validity(random, probeRows, 0.1));
@@ -194,5 +196,70 @@ class JoinHashTableTest {
     assertTrue(direct.direct());
     assertMatchesReference(Build.of(top, null), direct, new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE - 3},
         null);
+  }
+
+  /** Keys whose hashes agree in their top 32 bits: one bucket, and one Bloom filter tag, in any table here. */
+  private static long[] sharingABucket(int count, long seed) {
+    long inverse = JoinHashTable.HASH_MULTIPLIER;  // Newton's iteration: the multiplier's inverse modulo 2^64
+    for (int i = 0; i < 5; i++) {
+      inverse *= 2 - JoinHashTable.HASH_MULTIPLIER * inverse;
+    }
+    long[] keys = new long[count];
+    for (int i = 0; i < count; i++) {
+      keys[i] = (seed << 32 | i) * inverse;
+    }
+    return keys;
+  }
+
+  @Test void keysSharingABucketAndItsTagAreToldApartByTheirKeys() {
+    long[] colliding = sharingABucket(12, 0x5EED);
+    assertEquals(colliding[3] * JoinHashTable.HASH_MULTIPLIER >>> 32, colliding[8] * JoinHashTable.HASH_MULTIPLIER >>> 32);
+    SplittableRandom random = new SplittableRandom(3);
+    long[] keys = new long[2_000];
+    for (int r = 0; r < keys.length; r++) {
+      // the even colliding keys, a few times each in scattered rows, amid random keys
+      keys[r] = r % 5 == 0 ? colliding[2 * random.nextInt(6)] : random.nextLong();
+    }
+    Build build = Build.of(keys, null);
+    JoinHashTable table = JoinHashTable.build(keys, null, keys.length, THREADS, () -> false);
+    assertFalse(table.uniqueKeys());
+    for (int i = 1; i < colliding.length; i += 2) {
+      assertEquals(-1, table.first(colliding[i]), "absent key " + i + " passes the bucket's Bloom filter only");
+    }
+    assertMatchesReference(build, table, colliding, null);
+    assertMatchesReference(build, table, probe(random, keys, Keys.SPARSE, 3_000), null);
+  }
+
+  /**
+   * A bucket of over a hundred tuples of three keys in scattered build rows (sorted by merging, not insertion) keeps
+   * each key's rows together and in build-row order; NULL rows of those keys stay out.
+   */
+  @Test void aLongBucketOfSeveralKeysKeepsEachKeysRowsInOrder() {
+    long[] colliding = sharingABucket(3, 0xB0CE);
+    SplittableRandom random = new SplittableRandom(9);
+    long[] keys = new long[150];
+    for (int r = 0; r < keys.length; r++) {
+      keys[r] = colliding[random.nextInt(3)];
+    }
+    long[] validity = validity(random, keys.length, 0.2);
+    Build build = Build.of(keys, validity);
+    JoinHashTable table = JoinHashTable.build(keys, validity, keys.length, THREADS, () -> false);
+    assertFalse(table.direct());
+    assertMatchesReference(build, table, colliding, null);
+    long[] tuples = {5, 50, 3, 30, 5, 51, 1, 10, 3, 31};  // (key, row) pairs, rows ascending per key
+    assertTrue(JoinHashTable.sortBucket(tuples, 0, 5, new long[10]));
+    assertEquals(Arrays.toString(new long[] {1, 10, 3, 30, 3, 31, 5, 50, 5, 51}), Arrays.toString(tuples));
+    assertFalse(JoinHashTable.sortBucket(new long[] {2, 0, 1, 1}, 0, 2, null), "two keys, no duplicate");
+  }
+
+  @Test void uniqueKeysSurviveNullRowsOfTheSameKey() {
+    long[] keys = new long[100];
+    for (int r = 0; r < keys.length; r++) {
+      keys[r] = r * 1_000_003L;
+    }
+    keys[7] = keys[3];  // row 7 repeats row 3's key, but its key is NULL
+    long[] validity = {~(1L << 7), -1L};
+    assertTrue(JoinHashTable.build(keys, validity, keys.length, THREADS, () -> false).uniqueKeys());
+    assertFalse(JoinHashTable.build(keys, null, keys.length, THREADS, () -> false).uniqueKeys());
   }
 }
