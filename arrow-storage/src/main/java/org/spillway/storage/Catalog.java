@@ -82,11 +82,10 @@ public final class Catalog implements AutoCloseable {
         }
       }
     } catch (IOException | RuntimeException e) {
-      catalog.close();
-      if (e instanceof StorageException se) {
-        throw se;
-      }
-      throw new StorageException("cannot list data directory " + directory + ": " + e.getMessage(), e);
+      StorageException failure = e instanceof StorageException se ? se
+          : new StorageException("cannot list data directory " + directory + ": " + e.getMessage(), e);
+      Cleanup.runAll(failure, catalog::close);
+      throw failure;
     }
     return catalog;
   }
@@ -350,26 +349,12 @@ public final class Catalog implements AutoCloseable {
       unfinished = List.copyOf(writers.values());
     }
     indexes.values().forEach(this::indexesGone);
-    List<RuntimeException> failures = new ArrayList<>();
-    for (TableWriter writer : unfinished) {
-      try {
-        writer.close();
-      } catch (RuntimeException e) {
-        failures.add(e);
-      }
-    }
-    for (StoredTable table : Stream.concat(tables.values().stream(), retired.stream()).toList()) {
-      try {
-        table.close();
-      } catch (RuntimeException e) {
-        failures.add(e);
-      }
-    }
-    tables.clear();
-    allocator.close();
-    if (!failures.isEmpty()) {
-      throw failures.get(0);
-    }
+    List<Runnable> steps = new ArrayList<>();
+    unfinished.forEach(writer -> steps.add(writer::close));
+    Stream.concat(tables.values().stream(), retired.stream()).forEach(table -> steps.add(table::close));
+    steps.add(tables::clear);
+    steps.add(allocator::close);
+    Cleanup.runAll(null, steps);
   }
 
   /** Bytes of Arrow memory held by loaded tables and open writers of this catalog. */

@@ -26,8 +26,8 @@ record FileChecksum(String name, long bytes, List<Long> chunkCrcs) {
   static FileChecksum of(Path file) {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = channel.size();
-      List<Long> crcs = IntStream.range(0, chunkCount(size)).parallel()
-          .mapToObj(chunk -> crc(channel, chunk, size)).toList();
+      // all chunks stop before the channel closes and the writer's cleanup deletes the file
+      List<Long> crcs = ParallelWork.mapAll(chunkCount(size), chunk -> crc(channel, chunk, size));
       return new FileChecksum(file.getFileName().toString(), size, crcs);
     } catch (IOException | UncheckedStorageIo e) {
       throw new StorageException("cannot checksum " + file + ": " + IoErrors.reason(e), e);

@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
@@ -69,10 +68,10 @@ public final class TableWriter implements AutoCloseable {
       Files.createDirectories(stagingDirectory);
       lock = OwnerLock.acquire(tempDirectory.resolve(LOCK));
     } catch (IOException | RuntimeException e) {
-      allocator.close();
-      deleteRecursively(tempDirectory);
-      throw new StorageException("cannot create " + stagingDirectory + " for table " + name + ": "
-          + IoErrors.reason(e), e);
+      StorageException failure = new StorageException("cannot create " + stagingDirectory + " for table " + name
+          + ": " + IoErrors.reason(e), e);
+      Cleanup.runAll(failure, allocator::close, () -> deleteRecursively(tempDirectory));
+      throw failure;
     }
   }
 
@@ -174,7 +173,7 @@ public final class TableWriter implements AutoCloseable {
       return table;
     } catch (RuntimeException e) {
       state = State.FAILED;
-      close();
+      Cleanup.runAll(e, this::close);
       throw e;
     }
   }
@@ -199,8 +198,9 @@ public final class TableWriter implements AutoCloseable {
     }
     boolean anyEncoded = dictionaries.stream().anyMatch(d -> d != null);
     DictionaryEncoder encoder = anyEncoded ? new DictionaryEncoder(schema, dictionaries) : null;
-    // files are independent, so the rewrite runs on all cores
-    return IntStream.range(0, inputs.size()).parallel().mapToObj(i -> {
+    // files are independent, so the rewrite runs on all cores; a failure returns once no rewrite still writes files
+    // into the directory that the cleanup deletes
+    return ParallelWork.mapAll(inputs.size(), i -> {
       Path source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
       if (encoder != null) {
@@ -209,7 +209,7 @@ public final class TableWriter implements AutoCloseable {
         move(source, target);
       }
       return FileChecksum.of(target);
-    }).toList();
+    });
   }
 
   /** Discards everything unless committed: open batches, staged and written files, the temporary directory. */
@@ -219,16 +219,9 @@ public final class TableWriter implements AutoCloseable {
       return;
     }
     state = State.CLOSED;
-    try {
-      for (BatchBuilder batch : List.copyOf(openBatches)) {
-        batch.close();
-      }
-      lock.close();
-      deleteRecursively(tempDirectory);
-    } finally {
-      allocator.close();
-      catalog.abandon(name);
-    }
+    // each step runs whatever the others did, so that one failure leaves no more behind than it must
+    Cleanup.runAll(null, () -> List.copyOf(openBatches).forEach(BatchBuilder::close), lock::close,
+        () -> deleteRecursively(tempDirectory), allocator::close, () -> catalog.abandon(name));
   }
 
   private void checkState(State expected, String operation) {

@@ -1,0 +1,107 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A commit whose dictionary rewrite fails for one staged file reports that file's error, even when the cleanup
+ * fails too, and leaves neither scratch files nor a table behind.
+ */
+class FailedCommitTest {
+  /** {@code s} has few distinct values, so the commit dictionary-encodes it and rewrites every staged file. */
+  private static final TableSchema SCHEMA = TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"),
+      ColumnDef.of("s", "VARCHAR(8)"));
+  private static final int BATCHES = 64;
+
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void allocatorBackToZero() {
+    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+  }
+
+  private static void appendBatches(TableWriter writer) {
+    for (int b = 0; b < BATCHES; b++) {
+      BatchBuilder batch = writer.newBatch(50);
+      for (int row = 0; row < 50; row++) {
+        batch.setInt(0, row, b * 50 + row);
+        batch.setString(1, row, "v" + row % 3);
+      }
+      batch.setRowCount(50);
+      writer.append(batch);
+    }
+  }
+
+  private List<Path> entries() throws IOException {
+    try (Stream<Path> paths = Files.list(dir)) {
+      return paths.toList();
+    }
+  }
+
+  /** The writer's temporary directory, the only entry of the data directory while it writes. */
+  private Path scratchDirectory() throws IOException {
+    List<Path> entries = entries();
+    assertEquals(1, entries.size(), "one scratch directory while writing: " + entries);
+    assertTrue(entries.get(0).getFileName().toString().startsWith(".t.tmp-"), entries.toString());
+    return entries.get(0);
+  }
+
+  private void assertNothingLeft(Catalog catalog) throws IOException {
+    assertEquals(List.of(), entries(), "no scratch directory");
+    assertTrue(catalog.table("t").isEmpty());
+    assertEquals(List.of(), catalog.tableNames());
+    try (TableWriter again = catalog.createTable("t", SCHEMA)) {  // the name is free again
+      assertEquals(0, again.commit().rowCount());
+    }
+  }
+
+  @Test
+  void aRewriteThatFailsForOneFileReportsThatFileAndLeavesNothing() throws IOException {
+    try (Catalog catalog = Catalog.create(dir)) {
+      try (TableWriter writer = catalog.createTable("t", SCHEMA)) {
+        appendBatches(writer);
+        Path damaged = scratchDirectory().resolve("staging").resolve("17.arrow");
+        Files.write(damaged, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+        StorageException failure = assertThrows(StorageException.class, writer::commit);
+        assertTrue(failure.getMessage().startsWith("cannot read Arrow file " + damaged + ": "), failure.getMessage());
+      }
+      assertNothingLeft(catalog);
+    }
+    try (Catalog reopened = Catalog.open(dir)) {
+      assertEquals(List.of("t"), reopened.tableNames(), "only the table written again");
+    }
+  }
+
+  @Test
+  void aFailedCleanupDoesNotReplaceTheCommitsError() throws IOException {
+    try (Catalog catalog = Catalog.create(dir)) {
+      try (TableWriter writer = catalog.createTable("t", SCHEMA)) {
+        appendBatches(writer);
+        Path scratch = scratchDirectory();
+        Path missing = scratch.resolve("staging").resolve("5.arrow");
+        Files.delete(missing);
+        // the writer's lock file replaced by a non-empty directory: releasing the lock cannot delete it
+        Path lock = scratch.resolve(TableWriter.LOCK);
+        Files.delete(lock);
+        Files.createDirectories(lock.resolve("in-the-way"));
+        StorageException failure = assertThrows(StorageException.class, writer::commit);
+        assertTrue(failure.getMessage().startsWith("cannot read Arrow file " + missing + ": "), failure.getMessage());
+        assertEquals(1, failure.getSuppressed().length, List.of(failure.getSuppressed()).toString());
+        assertTrue(failure.getSuppressed()[0].getMessage().startsWith("cannot delete " + lock),
+            failure.getSuppressed()[0].getMessage());
+      }
+      assertNothingLeft(catalog);  // the later cleanup steps ran all the same
+    }
+  }
+}

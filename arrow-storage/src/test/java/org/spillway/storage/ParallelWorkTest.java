@@ -1,0 +1,89 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class ParallelWorkTest {
+  @Test
+  void resultsComeInIndexOrder() {
+    assertEquals(IntStream.range(0, 1000).map(i -> 2 * i).boxed().toList(), ParallelWork.mapAll(1000, i -> 2 * i));
+  }
+
+  @Test
+  void aFailureReturnsOnlyOnceEveryStartedTaskHasStopped() {
+    AtomicInteger started = new AtomicInteger();
+    AtomicInteger failed = new AtomicInteger();
+    AtomicInteger finished = new AtomicInteger();
+    CountDownLatch workerStarted = new CountDownLatch(1);
+    Thread caller = Thread.currentThread();
+    IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> ParallelWork.mapAll(8, i -> {
+      started.incrementAndGet();
+      // the calling thread's task fails while a pool thread's runs: a plain parallel stream would return at once
+      if (Thread.currentThread() == caller) {
+        await(workerStarted, 2000);
+        failed.incrementAndGet();
+        throw new IllegalStateException("task " + i + " failed");
+      }
+      workerStarted.countDown();
+      sleep(100);
+      finished.incrementAndGet();
+      return i;
+    }));
+    assertEquals(started.get() - failed.get(), finished.get(), "every task that did not fail finished before the throw");
+    assertEquals(failed.get(), 1 + thrown.getSuppressed().length);
+  }
+
+  @Test
+  void theFirstFailureIsThrownWithTheOthersSuppressed() {
+    Set<RuntimeException> failures = ConcurrentHashMap.newKeySet();
+    RuntimeException thrown = assertThrows(RuntimeException.class, () -> ParallelWork.mapAll(64, i -> {
+      RuntimeException failure = new RuntimeException("task " + i);
+      failures.add(failure);
+      sleep(5);
+      throw failure;
+    }));
+    List<Throwable> reported = new ArrayList<>(List.of(thrown.getSuppressed()));
+    reported.add(thrown);
+    assertEquals(failures, new HashSet<>(reported), "each started task's failure reported once");
+    assertEquals(failures.size(), reported.size());
+  }
+
+  /** Also when every task throws the same instance, which cannot be suppressed in itself. */
+  @Test
+  void anErrorIsRethrownAsItIs() {
+    AssertionError error = new AssertionError("broken");
+    assertSame(error, assertThrows(AssertionError.class, () -> ParallelWork.mapAll(4, i -> {
+      throw error;
+    })));
+  }
+
+  private static void await(CountDownLatch latch, long millis) {
+    try {
+      latch.await(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
