@@ -120,19 +120,11 @@ class ServerCommandTest {
 
   @Test
   void portZeroPrintsTheBoundPortAndServesUntilInterrupted() throws Exception {
-    final StringWriter output = new StringWriter();
-    final CommandLine commandLine = new CommandLine(new ServerCommand());
-    commandLine.setOut(new PrintWriter(output, true));
-    final Thread serverThread = new Thread(() -> commandLine.execute("--data-dir",
-        TpchTestData.dataDir().toString(), "--port", "0"), "server-command-test");
-    serverThread.start();
-    final Pattern bound = Pattern.compile("listening on (http://127\\.0\\.0\\.1:(\\d+))");
-    Matcher matcher = bound.matcher(output.toString());
-    for (int i = 0; i < 600 && !matcher.find(); i++) {
-      Thread.sleep(50);
-      matcher = bound.matcher(output.toString());
-    }
-    assertTrue(matcher.find(0), "no port printed: " + output);
+    final Running running = startUntilPrinted(Pattern.compile("listening on (http://127\\.0\\.0\\.1:(\\d+))"),
+        "server-command-test", "--data-dir", TpchTestData.dataDir().toString(), "--port", "0");
+    final StringWriter output = running.output();
+    final Thread serverThread = running.thread();
+    final Matcher matcher = running.bound();
     final int port = Integer.parseInt(matcher.group(2));
     assertNotEquals(0, port);
     assertTrue(output.toString().contains("jdbc:avatica:remote:url=" + matcher.group(1)), output.toString());
@@ -171,19 +163,12 @@ class ServerCommandTest {
 
   @Test
   void flightSqlPortZeroPrintsTheBoundPortAndServesUntilInterrupted() throws Exception {
-    final StringWriter output = new StringWriter();
-    final CommandLine commandLine = new CommandLine(new ServerCommand());
-    commandLine.setOut(new PrintWriter(output, true));
-    final Thread serverThread = new Thread(() -> commandLine.execute("--data-dir",
-        TpchTestData.dataDir().toString(), "--flight-sql-port", "0"), "server-command-flight-test");
-    serverThread.start();
-    final Pattern bound = Pattern.compile("Flight SQL listening on 127\\.0\\.0\\.1 \\(port (\\d+)\\)");
-    Matcher matcher = bound.matcher(output.toString());
-    for (int i = 0; i < 600 && !matcher.find(); i++) {
-      Thread.sleep(50);
-      matcher = bound.matcher(output.toString());
-    }
-    assertTrue(matcher.find(0), "no port printed: " + output);
+    final Running running = startUntilPrinted(
+        Pattern.compile("Flight SQL listening on 127\\.0\\.0\\.1 \\(port (\\d+)\\)"), "server-command-flight-test",
+        "--data-dir", TpchTestData.dataDir().toString(), "--flight-sql-port", "0");
+    final StringWriter output = running.output();
+    final Thread serverThread = running.thread();
+    final Matcher matcher = running.bound();
     final int port = Integer.parseInt(matcher.group(1));
     assertNotEquals(0, port);
     assertTrue(!output.toString().contains("avatica"), "Avatica served too: " + output);
@@ -199,5 +184,24 @@ class ServerCommandTest {
     serverThread.join(TimeUnit.SECONDS.toMillis(30));
     assertTrue(!serverThread.isAlive(), "server command did not stop on interrupt");
     assertThrows(ConnectException.class, () -> new Socket("127.0.0.1", port).close());
+  }
+
+  /** The server command on a thread of its own, its output, and the match of {@code bound} once it printed it. */
+  private record Running(Thread thread, StringWriter output, Matcher bound) {}
+
+  private static Running startUntilPrinted(Pattern bound, String threadName, String... args)
+      throws InterruptedException {
+    final StringWriter output = new StringWriter();
+    final CommandLine commandLine = new CommandLine(new ServerCommand());
+    commandLine.setOut(new PrintWriter(output, true));
+    final Thread thread = new Thread(() -> commandLine.execute(args), threadName);
+    thread.start();
+    Matcher matcher = bound.matcher(output.toString());
+    for (int i = 0; i < 600 && !matcher.find(); i++) {
+      Thread.sleep(50);
+      matcher = bound.matcher(output.toString());
+    }
+    assertTrue(matcher.find(0), "no port printed: " + output);
+    return new Running(thread, output, matcher);
   }
 }
