@@ -3,8 +3,14 @@ package org.spillway.gpu.pipeline.gpu;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
 import java.util.ArrayDeque;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import jcuda.Pointer;
 import org.spillway.gpu.device.CudaDevice;
@@ -24,9 +30,9 @@ import org.spillway.gpu.pipeline.ColumnBatch;
  * place) with three launches per chunk (columnar_pipeline_rows.cu: the rows into a staging buffer in GPU memory, a
  * scan of the tiles' counts, and a gather of the rows into consecutive places of the output), and gives each stream
  * worker a ring of pooled pinned output buffers laid out by {@link GpuRowsLayout}, with their staging buffers, one
- * per chunk in flight. When the ring is full, the oldest chunk's kernels are awaited, its rows go to the
- * {@link GpuRowsAssembler} and its buffers serve the next chunk: reading rows back overlaps the streaming and kernels
- * of later chunks. Once every chunk is done, the error word is read and turned into the CPU backend's exception.
+ * per chunk in flight. When the ring is full, the oldest chunk's kernels are awaited and its rows go to the
+ * {@link GpuRowsAssembler} on a copying thread, whose buffers then serve later chunks: copying rows into the result
+ * overlaps the streaming, the kernels and the launches of later chunks. Once every chunk is done, the error word is read and turned into the CPU backend's exception.
  */
 final class GpuRowsPass {
   /** Threads of the one block that scans a chunk's tile counts (block_exclusive_scan in the kernel's 1025 slots). */
@@ -108,10 +114,24 @@ final class GpuRowsPass {
   /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
   private record InFlight(int batch, int batches, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
 
-  /** One worker's ring of output buffers in flight (oldest first) and its spare ones. */
+  /**
+   * One worker's ring of output buffers in flight (oldest first), the ones whose rows are being copied into the
+   * result (oldest first) and its spare ones. The copies run on a thread of their own, one chunk after the other (the
+   * chunks of a batch in row order), while the worker streams and launches the next chunks.
+   */
   private final class Outputs implements GpuBatchStreamer.WorkerSink {
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<Future<OutputBuffer>> assembling = new ArrayDeque<>();
     private final ArrayDeque<OutputBuffer> spare = new ArrayDeque<>();
+    private final ExecutorService copier = Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "spillway-gpu-rows-assembly");
+      thread.setDaemon(true);
+      return thread;
+    });
+    /** Output buffers taken so far: at most twice the chunks in flight. */
+    private int buffers;
+    /** The first failure of a copy into the result. */
+    private final AtomicReference<RuntimeException> copyFailure = new AtomicReference<>();
     private final GpuRowsAssembler assembler;
     private final AtomicLong returned;
     private final long[] argument;
@@ -123,7 +143,7 @@ final class GpuRowsPass {
     private double kernelMillis;
     private long launchNanos;
     private long waitNanos;
-    private long addNanos;
+    private final AtomicLong addNanos = new AtomicLong();
     private int chunks;
 
     Outputs(GpuRowsAssembler assembler, AtomicLong returned, long[] argument, long columns, DevicePointer error) {
@@ -138,7 +158,7 @@ final class GpuRowsPass {
       if (inFlight.size() >= depth) {
         collect(inFlight.poll());
       }
-      OutputBuffer out = spare.isEmpty() ? acquire() : spare.pop();
+      OutputBuffer out = nextBuffer();
       inFlight.add(new InFlight(batch, batches, firstRow, rows, out, stream));  // before the launch: a failure finds it
       long launchStart = System.nanoTime();
       if (timing) {
@@ -159,6 +179,42 @@ final class GpuRowsPass {
       launchNanos += System.nanoTime() - launchStart;
     }
 
+    /** A spare buffer, one whose rows were copied, a new one while fewer than twice the depth exist, or the next freed. */
+    private OutputBuffer nextBuffer() {
+      while (!assembling.isEmpty() && assembling.peek().isDone()) {
+        spare.push(await(assembling.poll()));
+      }
+      if (!spare.isEmpty()) {
+        return spare.pop();
+      }
+      if (buffers < 2 * depth || assembling.isEmpty()) {
+        buffers++;
+        return acquire();
+      }
+      long waitStart = System.nanoTime();
+      OutputBuffer freed = await(assembling.poll());
+      waitNanos += System.nanoTime() - waitStart;
+      return freed;
+    }
+
+    /** The buffer of a finished copy; a copy's failure is thrown once its buffer is back. */
+    private OutputBuffer await(Future<OutputBuffer> copy) {
+      try {
+        OutputBuffer buffer = copy.get();
+        if (copyFailure.get() != null) {
+          spare.push(buffer);
+          throw copyFailure.get();
+        }
+        return buffer;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CancellationException("interrupted while GPU rows were copied into the result");
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof RuntimeException r ? r
+            : new IllegalStateException("copying GPU rows into the result failed: " + e.getCause(), e.getCause());
+      }
+    }
+
     private OutputBuffer acquire() {
       HostBuffer host = GpuScratch.acquireHost(device, layout.bytes());
       DeviceBuffer staging = null;
@@ -175,24 +231,48 @@ final class GpuRowsPass {
       }
     }
 
-    /** Waits for the chunk's kernel, adds its rows to the result and keeps its buffer for a later chunk. */
+    /**
+     * Waits for the chunk's kernels and hands its rows to the copying thread, which gives its buffer back for a later
+     * chunk.
+     */
     private void collect(InFlight chunk) {
+      long waitStart = System.nanoTime();
       try {
-        long waitStart = System.nanoTime();
         chunk.out().done().synchronize();
-        long addStart = System.nanoTime();
-        waitNanos += addStart - waitStart;
-        if (timing) {
-          kernelMillis += chunk.out().timedEnd().elapsedMillisSince(chunk.out().timedStart());
-        }
-        chunks++;
-        long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(),
-            chunk.out().host().address());
-        returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
-        addNanos += System.nanoTime() - addStart;
-      } finally {
+      } catch (RuntimeException e) {
         spare.push(chunk.out());
+        throw e;
       }
+      waitNanos += System.nanoTime() - waitStart;
+      if (timing) {
+        kernelMillis += chunk.out().timedEnd().elapsedMillisSince(chunk.out().timedStart());
+      }
+      chunks++;
+      assembling.add(copier.submit(() -> {  // the buffer comes back whatever happens; a failure is kept aside
+        long addStart = System.nanoTime();
+        try {
+          long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(),
+              chunk.out().host().address());
+          returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
+        } catch (RuntimeException e) {
+          copyFailure.compareAndSet(null, e);
+        } finally {
+          addNanos.addAndGet(System.nanoTime() - addStart);
+        }
+        return chunk.out();
+      }));
+    }
+
+    /** Waits for every copy still running; their buffers become spare; the first failure is returned. */
+    private RuntimeException drainCopies(RuntimeException failure) {
+      while (!assembling.isEmpty()) {
+        try {
+          spare.push(await(assembling.poll()));
+        } catch (RuntimeException e) {  // the buffer is spare already where the copy failed
+          failure = failure == null ? e : failure;
+        }
+      }
+      return failure;
     }
 
     @Override public void finish(boolean completed) {
@@ -213,11 +293,13 @@ final class GpuRowsPass {
         spare.push(chunk.out());
       }
       inFlight.clear();
+      failure = drainCopies(failure);  // nothing may still read a buffer given back either
+      copier.shutdown();
       if (timing) {
         System.err.printf("[spillway] gpu rows worker %s: %d chunks in %.1f ms: kernels %.1f ms (CUDA events),"
             + " host launching %.1f ms, waiting %.1f ms, assembling %.1f ms%n", Thread.currentThread().getName(),
             chunks, (System.nanoTime() - created) / 1e6, kernelMillis, launchNanos / 1e6, waitNanos / 1e6,
-            addNanos / 1e6);
+            addNanos.get() / 1e6);
       }
       for (OutputBuffer out : spare) {
         if (out.timedStart() != null) {
