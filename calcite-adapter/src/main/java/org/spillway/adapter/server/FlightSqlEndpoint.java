@@ -117,6 +117,20 @@ public final class FlightSqlEndpoint implements AutoCloseable {
     return producer.openStatements();
   }
 
+  /** Waits up to the shutdown wait for the server to terminate, through interrupts. */
+  private boolean awaitTermination() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SHUTDOWN_WAIT_SECONDS);
+    while (true) {
+      try {
+        return server.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        if (System.nanoTime() >= deadline) {
+          throw e;
+        }
+      }
+    }
+  }
+
   /** Drops the statement queries whose tickets were not fetched within {@code lifetime} (tests; a timer does it). */
   void dropUnfetched(Duration lifetime) {
     producer.dropUnfetched(lifetime);
@@ -133,16 +147,22 @@ public final class FlightSqlEndpoint implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    // An interrupt (how the server command stops) must not cut the wait short: the port is free only once the
+    // server terminated. The interrupt is kept for the caller.
+    boolean interrupted = Thread.interrupted();
     try {
       server.shutdown();
-      if (!server.awaitTermination(SHUTDOWN_WAIT_SECONDS, TimeUnit.SECONDS)) {
+      if (!awaitTermination()) {
         server.close();
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      interrupted = true;
     } finally {
       producer.close();
       allocator.close();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -260,6 +260,24 @@ class FlightSqlGuardsTest {
     return rows;
   }
 
+  /**
+   * The server command stops the endpoint from an interrupted thread: close still waits until the server terminated
+   * (the port refuses connections once it returns) and keeps the interrupt.
+   */
+  @Test
+  void closingOnAnInterruptedThreadFreesThePortAndKeepsTheInterrupt() throws Exception {
+    final FlightSqlEndpoint closing = FlightSqlEndpoint.start(ServerConfig.of(TpchTestData.dataDir()), 0);
+    final int port = closing.port();
+    new java.net.Socket("127.0.0.1", port).close();
+    Thread.currentThread().interrupt();
+    try {
+      closing.close();
+    } finally {
+      assertTrue(Thread.interrupted(), "the interrupt was lost");
+    }
+    assertThrows(java.net.ConnectException.class, () -> new java.net.Socket("127.0.0.1", port).close());
+  }
+
   @Test
   void nonLoopbackHostWithoutUsersRefusesToStartAsAvaticaDoes() {
     final java.io.IOException refused = assertThrows(java.io.IOException.class,
