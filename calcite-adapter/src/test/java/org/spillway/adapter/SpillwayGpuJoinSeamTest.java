@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -52,10 +51,7 @@ class SpillwayGpuJoinSeamTest {
   private static final List<GpuJoinSpec> OPTIONS = new ArrayList<>();
 
   @BeforeAll static void generate() {
-    if (GpuRuntime.device().isEmpty() && Boolean.getBoolean("gpu.required")) {
-      throw new IllegalStateException("no usable CUDA device: " + GpuRuntime.unavailableReason());
-    }
-    Assumptions.assumeTrue(GpuRuntime.device().isPresent(), "no CUDA device");
+    GpuTests.requireDevice();
     TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
     previous = GpuJoins.install(new HostReadingJoins());
   }

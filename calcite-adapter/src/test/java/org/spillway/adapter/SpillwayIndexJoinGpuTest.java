@@ -11,14 +11,12 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 
@@ -34,10 +32,7 @@ class SpillwayIndexJoinGpuTest {
   @TempDir static Path dir;
 
   @BeforeAll static void generate() {
-    if (GpuRuntime.device().isEmpty() && Boolean.getBoolean("gpu.required")) {
-      throw new IllegalStateException("no usable CUDA device: " + GpuRuntime.unavailableReason());
-    }
-    Assumptions.assumeTrue(GpuRuntime.device().isPresent(), "no CUDA device");
+    GpuTests.requireDevice();
     TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
   }
 

@@ -1,13 +1,11 @@
 package org.spillway.adapter;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;
@@ -135,10 +133,7 @@ class SpillwayWideSumTest {
   /** On the GPU the kernels' 128-bit sums come back as the CPU backend's exact values (Q1 at an assumed SF 100). */
   @Tag("gpu")
   @Test void wideSumsOnTheGpuEqualTheCpuBackend() throws Exception {
-    if (GpuRuntime.device().isEmpty() && Boolean.getBoolean("gpu.required")) {
-      throw new IllegalStateException("no usable CUDA device: " + GpuRuntime.unavailableReason());
-    }
-    Assumptions.assumeTrue(GpuRuntime.device().isPresent(), "no CUDA device");
+    GpuTests.requireDevice();
     String gpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu";
     String cpu = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=cpu";
     for (String sql : List.of("select sum(h), count(h) from huge", "select k, sum(h), sum(s) from huge group by k "
