@@ -247,8 +247,10 @@ class JoinKeyEncoderTest {
         case BIG_DECIMAL -> {
           Object[] o = new Object[rows];
           for (int r = 0; r < rows; r++) {
-            // values of any scale, such as 1.5, 1.50 and 1.500
-            o[r] = nulls[r] ? null : BigDecimal.valueOf(random.nextInt(probe ? 40 : 30) - 15, 1).setScale(1 + random.nextInt(4));
+            // values of any scale, such as 0.05, 0.050 and 0.0500, in hundredths: the DECIMAL columns' small domains
+            // (whole hundredths at scale 2, hundredths and quarters of them at scale 4) must share values with them
+            // often, or a round may see no match at all
+            o[r] = nulls[r] ? null : BigDecimal.valueOf(random.nextInt(probe ? 40 : 30) - 15, 2).setScale(2 + random.nextInt(3));
           }
           yield JoinKeyColumn.of(ColumnVector.ofObjects(type, o, nulls, rows));
         }
