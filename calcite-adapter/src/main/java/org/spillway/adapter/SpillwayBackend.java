@@ -30,21 +30,33 @@ import org.spillway.gpu.vector.ExprType;
  * @param costing the prediction behind the choice, or null where none was made (CPU forced, or no GPU)
  * @param cacheBytes capacity of the GPU column cache the pipeline reads through, 0 when it uses none
  * @param groups the groups the pipeline's aggregation is estimated to make (0: none), which size its GPU table
+ * @param coprocess whether the CPU backend shares the GPU's scan (under {@code device=auto}, where the cost model
+ *     predicts the two together at most {@link SpillwayCostModel#SHARED_GAIN} of the faster one alone)
  */
 record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant, String reason,
-    SpillwayCostModel.Estimate costing, double selectivity, long cacheBytes, long groups) {
+    SpillwayCostModel.Estimate costing, double selectivity, long cacheBytes, long groups, boolean coprocess) {
   /** System property forcing the transfer method when the connection's {@code transfer} is auto (fallback). */
   static final String TRANSFER_PROPERTY = "spillway.gpu.transfer";
+  /**
+   * System property that, set to false, keeps the CPU backend out of GPU pipelines' scans under {@code device=auto}
+   * (for comparisons; default true).
+   */
+  static final String COPROCESS_PROPERTY = "spillway.coprocess";
 
   private static final SpillwayBackend CPU = cpu(null);
 
   private static SpillwayBackend cpu(String reason) {
-    return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0, 0);
+    return new SpillwayBackend(false, null, null, reason, null, Double.NaN, 0, 0, false);
   }
 
   /** The device label EXPLAIN shows. */
   String device() {
     return gpu ? "gpu" : "cpu";
+  }
+
+  /** EXPLAIN's label of the processors sharing the scan with the GPU: "cpu", or empty where the GPU runs alone. */
+  String coprocessor() {
+    return coprocess ? "cpu" : "";
   }
 
   /** The transfer method label EXPLAIN shows ("none": the CPU backend reads host memory in place). */
@@ -85,7 +97,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * where the CPU backend runs it.
    */
   GpuPipelineChoice gpuChoice(SpillwayOptions options) {
-    return gpu ? new GpuPipelineChoice(method, variant, cacheBytes > 0 ? options.gpuCacheBytes() : 0, groups) : null;
+    return gpu ? new GpuPipelineChoice(method, variant, cacheBytes > 0 ? options.gpuCacheBytes() : 0, groups, coprocess)
+        : null;
   }
 
   /** The choice recorded in {@code scan}; the CPU backend for none or before the implementor decided. */
@@ -156,12 +169,16 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
         .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages),
             extraGpuMillis + model.aggregateStateMillis(groups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
-    if (options.device() == SpillwayDevice.AUTO && !estimate.gpuIsFaster()) {
+    boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident && estimate.sharingPays(shape, groups)
+        && !"false".equalsIgnoreCase(System.getProperty(COPROCESS_PROPERTY))
+        && ScanPipelineNode.coprocessingUnsupportedReason(types, stages).isEmpty();
+    estimate = estimate.shared(coprocess);
+    if (options.device() == SpillwayDevice.AUTO && !coprocess && !estimate.gpuIsFaster()) {
       return new SpillwayBackend(false, null, null, "the cost model predicts the CPU backend faster", estimate,
-          shape.selectivity(), 0, 0);
+          shape.selectivity(), 0, 0, false);
     }
     return new SpillwayBackend(true, run.method(), run.variant(), null, estimate, shape.selectivity(), cacheBytes,
-        groups);
+        groups, coprocess);
   }
 
   /**

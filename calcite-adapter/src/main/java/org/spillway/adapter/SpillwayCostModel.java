@@ -55,6 +55,23 @@ final class SpillwayCostModel {
   static final double CPU_AGGREGATE_CALL_NANOS_PER_ROW = 6;
   /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
+  /**
+   * The CPU backend shares a GPU pipeline's scan where the two together are predicted to take at most this share of
+   * the faster one alone: where one is much faster, the other adds too little to repay a second set of join tables
+   * and the merge of the two results.
+   */
+  static final double SHARED_GAIN = 0.85;
+  /**
+   * Most groups of an aggregation whose scan the CPU shares: each side makes all the groups it sees, and merging two
+   * sets of many groups costs more than the CPU's share saves (TPC-H Q10, Q11, Q15, Q16 at SF 10).
+   */
+  static final long SHARED_MAX_GROUPS = 1 << 16;
+  /**
+   * Most returned rows per scanned row of a pipeline without an aggregation whose scan the CPU shares: the GPU's side
+   * then assembles rows on the host itself, and the CPU's workers slow it down more than they add (TPC-H Q3's
+   * orders pipeline at SF 10, a tenth of its rows returned).
+   */
+  static final double SHARED_MAX_RETURNED_SHARE = 0.05;
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
   static final double BRANCHING_MIN_SAVING = 0.05;
 
@@ -123,9 +140,42 @@ final class SpillwayCostModel {
    * The prediction for one pipeline: the best GPU run (null when no method is usable), the CPU backend's time,
    * whether its columns are predicted resident in the GPU column cache, and whether the profile was measured.
    */
-  record Estimate(GpuRun gpu, double cpuMillis, boolean resident, boolean calibrated) {
+  record Estimate(GpuRun gpu, double cpuMillis, boolean resident, boolean calibrated, double sharedMillis) {
+    Estimate(GpuRun gpu, double cpuMillis, boolean resident, boolean calibrated) {
+      this(gpu, cpuMillis, resident, calibrated, Double.NaN);
+    }
+
     boolean gpuIsFaster() {
       return gpu != null && gpu.millis() < cpuMillis;
+    }
+
+    /**
+     * The time of the GPU and the CPU backend sharing the scan (P1's heterogeneous morsel scheduling: each takes
+     * batches until none is left, so each does the share of the work its speed gives it): {@code 1 / (1/gpu + 1/cpu)}.
+     */
+    double sharedPrediction() {
+      return gpu == null ? Double.POSITIVE_INFINITY : gpu.millis() * cpuMillis / (gpu.millis() + cpuMillis);
+    }
+
+    /**
+     * Whether sharing the scan of a pipeline of {@code shape} making {@code groups} groups is predicted to pay: at
+     * most {@link #SHARED_GAIN} of the faster alone, with few groups to merge and few rows for the GPU's side to
+     * assemble on the host.
+     */
+    boolean sharingPays(Shape shape, long groups) {
+      return groups <= SHARED_MAX_GROUPS && shape.returnedRows() <= SHARED_MAX_RETURNED_SHARE * shape.rows()
+          && sharingPays();
+    }
+
+    /** Whether sharing the scan is predicted to pay: at most {@link #SHARED_GAIN} of the faster alone. */
+    boolean sharingPays() {
+      return sharedPrediction() <= SHARED_GAIN * Math.min(gpu == null ? Double.POSITIVE_INFINITY : gpu.millis(),
+          cpuMillis);
+    }
+
+    /** This prediction with the shared time recorded where the scan is shared ({@code shared}). */
+    Estimate shared(boolean shared) {
+      return new Estimate(gpu, cpuMillis, resident, calibrated, shared ? sharedPrediction() : Double.NaN);
     }
 
     /** This prediction with work beyond the pipeline's scan added to each side (join probes, say). */
@@ -135,14 +185,15 @@ final class SpillwayCostModel {
       }
       GpuRun run = gpu == null ? null
           : new GpuRun(gpu.method(), gpu.variant(), gpu.linkBytes(), gpu.millis() + moreGpuMillis);
-      return new Estimate(run, cpuMillis + moreCpuMillis, resident, calibrated);
+      return new Estimate(run, cpuMillis + moreCpuMillis, resident, calibrated, Double.NaN);
     }
 
     /** EXPLAIN's cost item, e.g. {@code gpu 20.312 ms (1.04 GB over the link), cpu 18.478 ms}. */
     String label() {
       String cpu = String.format(Locale.ROOT, "cpu %.3f ms", cpuMillis);
-      return gpu == null ? cpu : String.format(Locale.ROOT, "gpu %.3f ms (%s over the link), %s", gpu.millis(),
-          bytes(gpu.linkBytes()), cpu);
+      String shared = Double.isNaN(sharedMillis) ? "" : String.format(Locale.ROOT, ", shared %.3f ms", sharedMillis);
+      return gpu == null ? cpu : String.format(Locale.ROOT, "gpu %.3f ms (%s over the link), %s%s", gpu.millis(),
+          bytes(gpu.linkBytes()), cpu, shared);
     }
   }
 

@@ -42,6 +42,7 @@ final class SpillwayExplain {
     return pw.item("device", backend.device())
         .item("variant", variant)
         .item("transfer", backend.transfer())
+        .itemIf("coprocess", backend.coprocessor(), backend.coprocess())
         .item("linkBytes", linkBytes(rows, columns))
         .itemIf("cost", costing == null ? "" : costing.label(), costing != null)
         .itemIf("selectivity", String.format(Locale.ROOT, "%.4f", backend.selectivity()), filter && costing != null)

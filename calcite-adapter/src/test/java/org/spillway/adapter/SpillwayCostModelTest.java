@@ -43,6 +43,30 @@ class SpillwayCostModelTest {
    * The CPU backend pays for every aggregate call and group key per selected row beyond the calibrated Q6 shape:
    * Q1's eight calls and two keys cost it more than its scan, a global SUM nothing more.
    */
+  /**
+   * A scan shared by the GPU and the CPU takes {@code 1 / (1/gpu + 1/cpu)}; it is chosen only where that is well
+   * below the faster one alone, and EXPLAIN's cost says so.
+   */
+  @Test void sharingAScanPaysWhereTheDevicesAreComparable() {
+    SpillwayCostModel.GpuRun run = new SpillwayCostModel.GpuRun(TransferMethod.PINNED_COPY,
+        FilterVariant.PREDICATION, 1L << 30, 60);
+    SpillwayCostModel.Estimate comparable = new SpillwayCostModel.Estimate(run, 40, false, true);
+    assertEquals(24, comparable.sharedPrediction(), 1e-9);
+    assertTrue(comparable.sharingPays());
+    assertTrue(comparable.shared(true).label().endsWith(", cpu 40.000 ms, shared 24.000 ms"),
+        comparable.shared(true).label());
+    assertFalse(comparable.shared(false).label().contains("shared"));
+    assertFalse(new SpillwayCostModel.Estimate(run, 2, false, true).sharingPays(), "the CPU alone is 30x faster");
+    assertFalse(new SpillwayCostModel.Estimate(run, 4000, false, true).sharingPays(), "the GPU alone is 66x faster");
+    assertFalse(new SpillwayCostModel.Estimate(null, 40, false, true).sharingPays(), "no GPU run");
+    SpillwayCostModel.Shape rows = new SpillwayCostModel.Shape(1_000_000, List.of(new SpillwayCostModel.Column(8, 1)),
+        0.02, 16);
+    assertTrue(comparable.sharingPays(rows, 0));
+    assertFalse(comparable.sharingPays(rows, SpillwayCostModel.SHARED_MAX_GROUPS + 1), "too many groups to merge");
+    assertFalse(comparable.sharingPays(new SpillwayCostModel.Shape(1_000_000,
+        List.of(new SpillwayCostModel.Column(8, 1)), 0.5, 16), 0), "half the rows come back to the GPU's host side");
+  }
+
   @Test void aggregationWorkWeighsOnTheCpuBackend() {
     SpillwayCostModel.Shape q1 = q1(SF10_LINEITEM);
     AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64);

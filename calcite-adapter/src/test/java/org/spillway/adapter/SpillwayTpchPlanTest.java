@@ -226,7 +226,9 @@ class SpillwayTpchPlanTest {
           .explainContains("SpillwayAggregate(group=[{}], revenue=[SUM($0)], device=[gpu], variant=[global], "
               + "transfer=[zero-copy], linkBytes=[")
           .explainContains("fields=[[4, 5, 6, 10]], device=[gpu], variant=[chunk-stream], transfer=[zero-copy]")
-          .explainContains("ms], profile=[uncalibrated])");
+          .explainContains("ms], profile=[uncalibrated])")
+          .explainLacks("coprocess=")
+          .explainLacks("shared ");
     }
   }
 

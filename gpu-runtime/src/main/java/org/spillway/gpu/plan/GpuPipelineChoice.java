@@ -8,15 +8,16 @@ import org.spillway.gpu.transfer.TransferMethod;
  * What the planner chose for a pipeline over a scan that the GPU runs: the transfer method that streams its
  * columns, how its kernel filters, the bytes it asks the device's column cache to hold (0: it streams every
  * run; the first request sizes the process-wide cache, see {@link GpuColumnCaches}), and the groups its
- * aggregation is estimated to make (0: none or unknown), which size the GPU hash table's first try.
+ * aggregation is estimated to make (0: none or unknown), which size the GPU hash table's first try, and whether
+ * the CPU backend shares the scan with the GPU ({@link GpuColumnarPipeline#withCoprocessing}).
  */
 public record GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes,
-    long expectedGroups) {
+    long expectedGroups, boolean coprocess) {
   /** The most groups a GPU aggregation holds; more run on the CPU backend. */
   public static final long MAX_GROUPS = GpuColumnarPipeline.MAX_GROUPS;
 
   public GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes) {
-    this(method, variant, cacheRequestBytes, 0);
+    this(method, variant, cacheRequestBytes, 0, false);
   }
 
   public GpuPipelineChoice {

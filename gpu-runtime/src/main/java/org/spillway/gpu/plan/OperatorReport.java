@@ -18,7 +18,8 @@ public record OperatorReport(PlannedOperator planned, Execution execution, long 
   }
 
   /**
-   * Where a node ran: {@code device} is {@code cpu}, {@code gpu}, {@code gpu, fell back to cpu: why} or
+   * Where a node ran: {@code device} is {@code cpu}, {@code gpu}, {@code gpu+cpu} with the batches each took (a scan
+   * the CPU workers shared with the GPU), {@code gpu, fell back to cpu: why} or
    * {@code shared} (an output the run computed once for another use of the same subtree), with the bytes that
    * crossed the link to the GPU and back.
    */
@@ -43,7 +44,11 @@ public record OperatorReport(PlannedOperator planned, Execution execution, long 
         return new Execution("gpu, fell back to cpu: " + pipeline.lastFallback(), 0, 0);
       }
       GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
-      return stats == null ? gpu(0, 0) : gpu(stats.bytes(), stats.returnedBytes());
+      GpuColumnarPipeline.Share share = pipeline.lastShare();
+      String device = share == null ? "gpu"
+          : String.format(Locale.ROOT, "gpu+cpu (%d+%d batches)", share.gpu(), share.cpu());
+      return stats == null ? new Execution(device, 0, 0)
+          : new Execution(device, stats.bytes(), stats.returnedBytes());
     }
   }
 

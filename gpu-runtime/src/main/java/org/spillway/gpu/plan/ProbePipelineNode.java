@@ -137,7 +137,7 @@ public final class ProbePipelineNode implements PlanNode {
    */
   private NodeOutput runOnGpu(RunContext context, BitSet read) {
     GpuColumnarPipeline pipeline = new GpuColumnarPipeline(inputTypes, stages).withFilterVariant(gpu.variant())
-        .withExpectedGroups(gpu.expectedGroups());
+        .withExpectedGroups(gpu.expectedGroups()).withCoprocessing(gpu.coprocess());
     CudaDevice device = GpuRuntime.requireDevice();
     if (gpu.cacheRequestBytes() > 0) {
       pipeline.withCache(GpuColumnCaches.of(device, gpu.cacheRequestBytes()));
@@ -161,7 +161,7 @@ public final class ProbePipelineNode implements PlanNode {
     long built = System.nanoTime();
     context.checkCancelled("before a GPU pipeline over " + table.name());
     List<ColumnBatch> out = pipeline.run(device, gpu.method(), ScanPipelineNode.sources(table, scanFields), buildRows,
-        () -> cpuOver(context, read, probeStages, buildRows), context.threads(), context.cancelled());
+        stop -> cpuOver(context, read, probeStages, buildRows, stop), context.threads(), context.cancelled());
     table.deviceRuns().record(pipeline.lastFallback() == null);
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
@@ -169,23 +169,26 @@ public final class ProbePipelineNode implements PlanNode {
             + " (%.1f GB/s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
             stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
             stats.kernel());
-    RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s",
+    RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s%s",
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
-        (built - start) / 1e6, detail);
+        (built - start) / 1e6, detail, ScanPipelineNode.shareOf(pipeline));
     NodeOutput output = new BatchOutput(out, outputTypes);
     context.report(this, OperatorReport.Execution.of(pipeline), output.rows(), built);
     return output;
   }
 
-  /** The CPU backend over build sides that ran already: the fallback of a GPU run. */
+  /**
+   * The CPU backend over build sides that ran already: the fallback of a GPU run, or its share of the scan; building
+   * its tables stops once {@code stop} turns true.
+   */
   private ColumnarPipeline cpuOver(RunContext context, BitSet read, List<Integer> probeStages,
-      List<NodeOutput> buildRows) {
+      List<NodeOutput> buildRows, java.util.function.BooleanSupplier stop) {
     List<PipelineStage> bound = new ArrayList<>(stages);
     for (int i = 0; i < probeStages.size(); i++) {
       int s = probeStages.get(i);
       JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(s)).probe();
       bound.set(s, new PipelineStage.HashJoinProbe(bind(probe, builds.get(s), buildRows.get(i), context,
-          System.nanoTime())));
+          System.nanoTime(), stop)));
     }
     return new ColumnarPipeline(inputTypes, bound, read);
   }
@@ -197,15 +200,21 @@ public final class ProbePipelineNode implements PlanNode {
       read.set(key);
     }
     long start = System.nanoTime();
-    return bind(probe, build, build.node().run(context, read), context, start);
+    return bind(probe, build, build.node().run(context, read), context, start, context.cancelled());
   }
 
   /** Builds the table of a probe over a build side's rows (run since {@code start}, for the trace). */
   public static JoinProbe bind(JoinProbe probe, JoinBuild build, NodeOutput rows, RunContext context,
       long start) {
+    return bind(probe, build, rows, context, start, context.cancelled());
+  }
+
+  /** As above, stopping once {@code cancelled} turns true. */
+  private static JoinProbe bind(JoinProbe probe, JoinBuild build, NodeOutput rows, RunContext context, long start,
+      java.util.function.BooleanSupplier cancelled) {
     context.checkCancelled("before building the hash table of " + build.label());
     JoinProbe bound = probe.bind(rows, build.buildDictionaries(), build.probeDictionaries(), context.threads(),
-        context.cancelled());
+        cancelled);
     RunContext.trace("cpu join build %s (%s table): %d rows in %.1f ms", build.label(),
         bound.table().direct() ? "direct" : "unchained", rows.rows(), (System.nanoTime() - start) / 1e6);
     return bound;

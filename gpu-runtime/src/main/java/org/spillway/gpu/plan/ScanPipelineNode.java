@@ -9,6 +9,7 @@ import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.SourceBatch;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.ArrayList;
@@ -40,13 +41,23 @@ public final class ScanPipelineNode implements PlanNode {
     this.method = gpu == null ? null : gpu.method();
     this.cacheRequestBytes = gpu == null ? 0 : gpu.cacheRequestBytes();
     if (gpu != null) {
-      pipeline.withFilterVariant(gpu.variant()).withExpectedGroups(gpu.expectedGroups());
+      pipeline.withFilterVariant(gpu.variant()).withExpectedGroups(gpu.expectedGroups())
+          .withCoprocessing(gpu.coprocess());
     }
   }
 
   /** Why the GPU cannot run a pipeline of {@code stages} over columns of {@code inputTypes}, or empty. */
   public static Optional<String> gpuUnsupportedReason(List<ExprType> inputTypes, List<PipelineStage> stages) {
     return new GpuColumnarPipeline(inputTypes, stages).unsupportedReason();
+  }
+
+  /**
+   * Why the CPU backend cannot share the scan of a pipeline of {@code stages} with the GPU
+   * ({@link GpuColumnarPipeline#withCoprocessing}), or empty.
+   */
+  public static Optional<String> coprocessingUnsupportedReason(List<ExprType> inputTypes,
+      List<PipelineStage> stages) {
+    return Optional.ofNullable(new ColumnarPipeline(inputTypes, stages).partialsUnsupportedReason());
   }
 
   @Override public List<ExprType> types() {
@@ -83,7 +94,15 @@ public final class ScanPipelineNode implements PlanNode {
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
         : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s), %.3f GB returned, %s", stats.bytes() / 1e9,
             stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9, stats.kernel());
-    RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s", table, method.label(), nanos / 1e6, detail);
+    RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s%s", table, method.label(), nanos / 1e6, detail,
+        shareOf(pipeline));
+  }
+
+  /** How a run shared its scan with the CPU backend, for the trace: empty where the GPU ran alone. */
+  static String shareOf(GpuColumnarPipeline pipeline) {
+    GpuColumnarPipeline.Share share = pipeline.lastShare();
+    return share == null ? "" : String.format(", shared with the CPU: %d batches on the GPU%s, %d on the CPU",
+        share.gpu(), share.fallback() > 0 ? " (" + share.fallback() + " run on the CPU after all)" : "", share.cpu());
   }
 
   /** The scanned columns of every batch of {@code table}, as a pipeline's source. */

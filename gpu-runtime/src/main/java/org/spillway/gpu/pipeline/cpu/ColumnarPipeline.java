@@ -94,6 +94,11 @@ public final class ColumnarPipeline {
    * of the input rows unless an aggregation reorders them. Fails fast if {@code cancelled} turns true.
    */
   public List<ColumnBatch> run(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
+    return finish(runPartial(batches, threads, cancelled), threads, cancelled);
+  }
+
+  /** As {@link #run(List, int, BooleanSupplier)}, without the stages after the first aggregation. */
+  public Partial runPartial(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
     List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
     for (int b = 0; b < batches.size(); b++) {
       SourceBatch batch = batches.get(b);
@@ -103,7 +108,7 @@ public final class ColumnarPipeline {
       }
       addMorsels(morsels, b, batch.rows());
     }
-    return run(morsels.size(), m -> {
+    return partial(morsels.size(), m -> {
       int[] slice = morsels.get(m);
       SourceBatch batch = batches.get(slice[0]);
       return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
@@ -235,7 +240,7 @@ public final class ColumnarPipeline {
       }
       addMorsels(morsels, b, batch.rows());
     }
-    return run(morsels.size(), m -> {
+    return finish(partial(morsels.size(), m -> {
       int[] slice = morsels.get(m);
       ColumnBatch batch = batches.get(slice[0]);
       ColumnVector[] columns = new ColumnVector[batch.columns().length];
@@ -244,7 +249,7 @@ public final class ColumnarPipeline {
         columns[c] = column == null ? null : column.slice(slice[1], slice[2]);
       }
       return Morsel.ofColumns(columns, slice[2]);
-    }, threads, cancelled);
+    }, threads, cancelled), threads, cancelled);
   }
 
   private static void addMorsels(List<int[]> morsels, int batch, int rows) {
@@ -258,10 +263,10 @@ public final class ColumnarPipeline {
    * that preserves its build side (in stage order, as the rows of one pass through the later probes and may mark
    * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
    */
-  private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
+  private Partial partial(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
     if (sortedRuns()) {
       try {
-        List<ColumnBatch> result = run(count, morsel, threads, cancelled, true);
+        Partial result = push(count, morsel, null, threads, cancelled, true);
         lastAggregation = "sorted runs";
         return result;
       } catch (SortedRunAggregation.OutOfOrder e) {
@@ -269,7 +274,7 @@ public final class ColumnarPipeline {
         lastAggregation = "hash: " + e.getMessage();
       }
     }
-    return run(count, morsel, threads, cancelled, false);
+    return push(count, morsel, null, threads, cancelled, false);
   }
 
   /**
@@ -297,7 +302,125 @@ public final class ColumnarPipeline {
     return lastAggregation;
   }
 
-  private List<ColumnBatch> run(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled,
+  /**
+   * What the stages up to the first aggregation left: the rows of a pipeline without an aggregation ({@code groups}
+   * null), else that aggregation's groups, before the stages after it ran. Partials of disjoint parts of the input
+   * combine into the pipeline's result ({@link #finish(List, int, BooleanSupplier)}).
+   */
+  public record Partial(List<ColumnBatch> rows, ColumnVector[] groups) {}
+
+  /**
+   * The partial result over the batches that {@code claim} gives this run (asked once per morsel, from the last
+   * batch to the first: the CPU's end of a scan shared with the GPU, {@link org.spillway.gpu.pipeline.ScanClaims});
+   * rows come in the batches' order. Aggregates by hashing even where the stage asked for sorted runs (the claimed
+   * batches are not known in advance).
+   */
+  public Partial runClaimed(List<SourceBatch> batches, java.util.function.IntPredicate claim, int threads,
+      BooleanSupplier cancelled) {
+    List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}: the last batch first, its morsels in order
+    for (int b = batches.size() - 1; b >= 0; b--) {
+      addMorsels(morsels, b, batches.get(b).rows());
+    }
+    int[] order = new int[morsels.size()];  // the morsels in the batches' order: each batch's run, the last run first
+    for (int end = morsels.size(), at = 0; end > 0; ) {
+      int start = end;
+      while (start > 0 && morsels.get(start - 1)[0] == morsels.get(end - 1)[0]) {
+        start--;
+      }
+      for (int k = start; k < end; k++) {
+        order[at++] = k;
+      }
+      end = start;
+    }
+    return push(morsels.size(), m -> {
+      int[] slice = morsels.get(m);
+      if (!claim.test(slice[0])) {
+        return null;
+      }
+      SourceBatch batch = batches.get(slice[0]);
+      return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
+    }, order, threads, cancelled, false);
+  }
+
+  /**
+   * The result of partials over disjoint parts of the input: their rows one after the other, or their groups merged
+   * (SUM and COUNT summed, MIN and MIN, MAX and MAX) and then the stages after the aggregation.
+   */
+  public List<ColumnBatch> finish(List<Partial> partials, int threads, BooleanSupplier cancelled) {
+    int breaker = firstAggregate();
+    if (breaker < 0) {
+      List<ColumnBatch> rows = new ArrayList<>();
+      partials.forEach(p -> rows.addAll(p.rows()));
+      return rows;
+    }
+    if (partials.size() == 1) {
+      return finish(partials.get(0), threads, cancelled);
+    }
+    PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) stages.get(breaker);
+    List<ExprType> groupTypes = stageTypes.get(breaker + 1);
+    List<PipelineStage> merging = new ArrayList<>();
+    merging.add(mergeOf(aggregate, groupTypes));
+    merging.addAll(stages.subList(breaker + 1, stages.size()));
+    List<ColumnBatch> groups = new ArrayList<>();
+    for (Partial p : partials) {
+      int rows = p.groups().length == 0 ? 0 : p.groups()[0].size;
+      groups.add(new ColumnBatch(p.groups(), rows));
+    }
+    return new ColumnarPipeline(groupTypes, merging).runColumns(groups, threads, cancelled);
+  }
+
+  /**
+   * Why partial results of this pipeline cannot be merged ({@link #finish(List, int, BooleanSupplier)}), or null:
+   * a probe that emits its unmatched build rows after the last morsel, or an aggregate call without a merge.
+   */
+  public String partialsUnsupportedReason() {
+    int breaker = firstAggregate();
+    int end = breaker < 0 ? stages.size() : breaker;
+    for (int s = 0; s < end; s++) {
+      if (stages.get(s) instanceof PipelineStage.HashJoinProbe h
+          && (h.probe().kind().preservesBuild() || h.probe().kind() == JoinProbe.Kind.MARK_BUILD)) {
+        return "its join probe " + h.probe().kind() + " keeps state over all probe rows";
+      }
+    }
+    if (breaker >= 0) {
+      try {
+        mergeOf((PipelineStage.Aggregate) stages.get(breaker), stageTypes.get(breaker + 1));
+      } catch (IllegalArgumentException e) {
+        return "its aggregation has no merge: " + e.getMessage();
+      }
+    }
+    return null;
+  }
+
+  /** The aggregation that merges the groups of {@code aggregate} (whose output types are {@code groupTypes}). */
+  private static PipelineStage.Aggregate mergeOf(PipelineStage.Aggregate aggregate, List<ExprType> groupTypes) {
+    int keys = aggregate.groupKeys().length;
+    int[] groupKeys = new int[keys];
+    for (int k = 0; k < keys; k++) {
+      groupKeys[k] = k;
+    }
+    List<AggCall> calls = new ArrayList<>();
+    for (int c = 0; c < aggregate.calls().size(); c++) {
+      AggCall call = aggregate.calls().get(c);
+      AggCall.Kind kind = call.kind() == AggCall.Kind.COUNT ? AggCall.Kind.SUM0 : call.kind();
+      AggCall merge = new AggCall(kind, keys + c, call.resultType());
+      merge.checkArgument(groupTypes.get(keys + c));
+      calls.add(merge);
+    }
+    return new PipelineStage.Aggregate(groupKeys, calls);
+  }
+
+  /** The result of a partial over the whole input: its rows, or its groups through the stages after them. */
+  public List<ColumnBatch> finish(Partial partial, int threads, BooleanSupplier cancelled) {
+    return partial.groups() == null ? partial.rows()
+        : finish(partial.groups(), firstAggregate() + 1, threads, cancelled);
+  }
+
+  /**
+   * Pushes {@code count} morsels (null from {@code morsel}: none there) through the stages up to the first
+   * aggregation; rows come in morsel order, or in {@code order} (null: morsel order).
+   */
+  private Partial push(int count, IntFunction<Morsel> morsel, int[] order, int threads, BooleanSupplier cancelled,
       boolean sorted) {
     int breaker = firstAggregate();
     int end = breaker < 0 ? stages.size() : breaker;
@@ -324,8 +447,11 @@ public final class ColumnarPipeline {
       }
     };
     MorselScheduler.forEach(count, threads, cancelled, (worker, m) -> {
+      Morsel rows = morsel.apply(m);
       List<ColumnBatch> out = new ArrayList<>(1);
-      push(morsel.apply(m).numbered(m), 0, end, rows -> sink.accept(worker, rows, out));
+      if (rows != null) {
+        push(rows.numbered(m), 0, end, done -> sink.accept(worker, done, out));
+      }
       outputs.set(m, out);
     });
     for (int s = 0; s < end; s++) {
@@ -340,13 +466,22 @@ public final class ColumnarPipeline {
     }
     if (breaker < 0) {
       List<ColumnBatch> result = new ArrayList<>();
-      outputs.forEach(result::addAll);
-      return result;
+      if (order == null) {
+        outputs.forEach(result::addAll);
+      } else {
+        for (int m : order) {
+          result.addAll(outputs.get(m));
+        }
+        for (int m = count; m < outputs.size(); m++) {
+          result.addAll(outputs.get(m));
+        }
+      }
+      return new Partial(result, null);
     }
     if (runs != null) {
-      return finish(runs.result(threads, cancelled), breaker + 1, threads, cancelled);
+      return new Partial(null, runs.result(threads, cancelled));
     }
-    return finish(PartitionedAggregation.merge(partials, cancelled), breaker + 1, threads, cancelled);
+    return new Partial(null, PartitionedAggregation.merge(partials, cancelled));
   }
 
   /** Where a worker hands the rows that left the last per-morsel stage: its partial aggregate or its output. */

@@ -19,6 +19,7 @@ import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.gpu.transfer.TransferOptions;
 import org.spillway.gpu.transfer.TransferPipeline;
 import org.spillway.gpu.transfer.TransferPipelinePool;
+import org.spillway.gpu.pipeline.ScanClaims;
 
 /**
  * Streams the column buffers of many Arrow batches to one kernel launch per chunk. Each batch is a part of a
@@ -93,12 +94,23 @@ final class GpuBatchStreamer {
   private final TransferMethod method;
   private final TransferOptions options;
   private final int workers;
+  /** The scan shared with the CPU workers, or null where the GPU streams every batch. */
+  private ScanClaims claims;
 
   GpuBatchStreamer(CudaDevice device, TransferMethod method, TransferOptions options, int workers) {
     this.device = device;
     this.method = method;
     this.options = options;
     this.workers = workers;
+  }
+
+  /**
+   * This streamer taking only the groups of batches that {@code claims} gives the GPU (a scan shared with the CPU
+   * workers): it stops at the first group the CPU has a batch of. Returns this.
+   */
+  GpuBatchStreamer withClaims(ScanClaims claims) {
+    this.claims = claims;
+    return this;
   }
 
   /**
@@ -223,7 +235,7 @@ final class GpuBatchStreamer {
     return true;
   }
 
-  private static TransferPipeline.Part part(List<BatchBuffers> batches, List<Group> groups,
+  private TransferPipeline.Part part(List<BatchBuffers> batches, List<Group> groups,
       GpuColumnCache.Entry[][] resident, int[][] streamedOf, AtomicInteger next, BooleanSupplier cancelled) {
     int g = next.getAndIncrement();
     if (g >= groups.size()) {
@@ -233,6 +245,10 @@ final class GpuBatchStreamer {
       throw new CancellationException("query cancelled");
     }
     Group group = groups.get(g);
+    if (claims != null && !claims.claimFront(group.first() + group.count())) {
+      next.set(groups.size());  // the CPU has the rest
+      return null;
+    }
     int b = group.first();
     BatchBuffers batch = batches.get(b);
     int[] of = new int[batch.buffers().length];

@@ -6,6 +6,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.spillway.gpu.device.GpuMemoryException;
 import org.spillway.gpu.vector.IndexedColumns;
@@ -20,6 +21,7 @@ import org.spillway.gpu.transfer.TransferOptions;
 import org.spillway.gpu.transfer.TransferPipelinePool;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.ScanClaims;
 import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 
@@ -63,6 +65,14 @@ public final class GpuColumnarPipeline {
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
   private static final int BLOCK_THREADS = 256;
+  /**
+   * Cores a shared scan leaves to the GPU's side of a pipeline that returns rows: the streaming thread, the one
+   * copying rows into the result and the parallel assembly of a chunk's batches. A streaming thread that waits for a
+   * core leaves the copy engines idle.
+   */
+  static final int ROWS_GPU_THREADS = 4;
+  /** Cores a shared scan leaves to the GPU's side of an aggregating pipeline: the streaming thread, and slack. */
+  static final int AGGREGATE_GPU_THREADS = 2;
   static final int BLOCKS_PER_SM = 8;
   static final int SELECTION_BLOCKS_PER_SM = 3;  // __launch_bounds__(256, 3) of selection_aggregate.cu
 
@@ -83,6 +93,11 @@ public final class GpuColumnarPipeline {
   private GpuColumnCache cache;
   private int streamWorkers = GpuBatchStreamer.WORKERS;
   private int rowsStreamWorkers = GpuBatchStreamer.ROWS_WORKERS;
+  private boolean coprocessing;
+  /** Why the CPU backend cannot share this pipeline's scan with the GPU, or null. */
+  private final String coprocessingUnsupported;
+  private volatile Share lastShare;
+  private volatile int fallbackBatches;
 
   /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
   public GpuColumnarPipeline(List<ExprType> inputTypes, List<PipelineStage> stages) {
@@ -104,6 +119,7 @@ public final class GpuColumnarPipeline {
     }
     this.program = compiled;
     this.unsupported = reason;
+    this.coprocessingUnsupported = cpu.partialsUnsupportedReason();
     this.selection = compiled == null || aggregateStage < 0 || compiled.probes() ? null : SelectionAggregate.match(inputTypes,
         stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
   }
@@ -141,6 +157,33 @@ public final class GpuColumnarPipeline {
   public GpuColumnarPipeline withCache(GpuColumnCache cache) {
     this.cache = cache;
     return this;
+  }
+
+  /**
+   * This pipeline sharing its scan with the CPU backend (true) or leaving it to the GPU (false, the default): the
+   * CPU workers take batches from the scan's end while the GPU streams from its front ({@link ScanClaims}), and the
+   * two partial results are combined (rows one after the other, groups merged). Not with a column cache (the GPU
+   * reads resident columns in one launch) or where {@link #coprocessingUnsupportedReason} says why. Returns this.
+   */
+  public GpuColumnarPipeline withCoprocessing(boolean enabled) {
+    this.coprocessing = enabled;
+    return this;
+  }
+
+  /** Why the CPU backend cannot share this pipeline's scan with the GPU, or empty. */
+  public Optional<String> coprocessingUnsupportedReason() {
+    return Optional.ofNullable(coprocessingUnsupported);
+  }
+
+  /**
+   * How the last run's batches were shared: {@code gpu} streamed by the GPU (of which {@code fallback} the CPU ran
+   * after all), {@code cpu} taken by the CPU workers; null when the GPU ran alone.
+   */
+  public record Share(int gpu, int cpu, int fallback) {}
+
+  /** The last run's share, or null where it did not share its scan. */
+  public Share lastShare() {
+    return lastShare;
   }
 
   /** This pipeline streaming with {@code workers} threads, each with its own transfer pipeline; returns this. */
@@ -290,18 +333,27 @@ public final class GpuColumnarPipeline {
    */
   public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches, int cpuThreads,
       BooleanSupplier cancelled) {
-    return run(device, method, batches, List.of(), () -> cpu, cpuThreads, cancelled);
+    return run(device, method, batches, List.of(), stop -> cpu, cpuThreads, cancelled);
+  }
+
+  /** As below, the CPU backend bound by {@code cpuBackend} alone. */
+  public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      List<? extends IndexedColumns> builds, Supplier<ColumnarPipeline> cpuBackend, int cpuThreads,
+      BooleanSupplier cancelled) {
+    return run(device, method, batches, builds, stop -> cpuBackend.get(), cpuThreads, cancelled);
   }
 
   /**
    * As above for a pipeline that probes hash joins: {@code builds} holds each probe stage's build side (in stage
    * order), whose tables are built in GPU memory for this run and freed after it; where the GPU cannot run it
    * after all (duplicate keys of an inner or left join, the GPU memory budget, too many groups), the CPU backend
-   * that {@code cpuBackend} gives (its probes bound to the same build sides) runs it, and
-   * {@link #lastFallback()} says why.
+   * that {@code cpuBackend} binds (its probes bound to the same build sides; binding stops with a
+   * CancellationException once the supplier it is given turns true) runs it, and {@link #lastFallback()} says why.
+   * With {@link #withCoprocessing} the CPU backend also runs beside the GPU over the batches the GPU has not taken
+   * ({@link ScanClaims}), and the two results are combined.
    */
   public List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
-      List<? extends IndexedColumns> builds, Supplier<ColumnarPipeline> cpuBackend, int cpuThreads,
+      List<? extends IndexedColumns> builds, Function<BooleanSupplier, ColumnarPipeline> cpuBackend, int cpuThreads,
       BooleanSupplier cancelled) {
     if (program == null) {
       throw new UnsupportedOperationException("pipeline is not supported on the GPU: " + unsupported);
@@ -310,6 +362,39 @@ public final class GpuColumnarPipeline {
     lastFallback = null;
     lastJoinBytes = 0;
     lastJoinNanos = 0;
+    lastShare = null;
+    ScanClaims claims = coprocessing && cache == null && coprocessingUnsupported == null && batches.size() > 1
+        ? new ScanClaims(batches.size()) : null;
+    CpuShare share = claims == null ? null : CpuShare.start(cpuBackend, batches, claims,
+        Math.max(1, cpuThreads - (aggregateStage < 0 ? ROWS_GPU_THREADS : AGGREGATE_GPU_THREADS)), cancelled);
+    List<ColumnarPipeline.Partial> partials = new ArrayList<>();
+    try {
+      partials.add(gpuPartial(device, method, batches, builds, claims, cpuBackend, cpuThreads, cancelled, started));
+      if (share != null) {
+        share.gpuDone(claims.gpuBatches() == batches.size());
+        ColumnarPipeline.Partial cpuPart = share.await();
+        if (cpuPart != null) {
+          partials.add(cpuPart);
+        }
+        lastShare = new Share(claims.gpuBatches(), claims.cpuBatches(), fallbackBatches);
+      }
+    } catch (RuntimeException | Error e) {
+      if (share != null) {
+        share.abandon();
+      }
+      throw e;
+    }
+    return cpu.finish(partials, cpuThreads, cancelled);
+  }
+
+  /**
+   * The GPU's part of a run: all batches, or those it claims from {@code claims}; where the GPU cannot run it after
+   * all, the CPU backend's part over the same batches.
+   */
+  private ColumnarPipeline.Partial gpuPartial(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      List<? extends IndexedColumns> builds, ScanClaims claims, Function<BooleanSupplier, ColumnarPipeline> cpuBackend,
+      int cpuThreads, BooleanSupplier cancelled, long started) {
+    fallbackBatches = 0;
     GpuJoinTables joins = null;
     if (program.probes()) {
       try {
@@ -318,14 +403,14 @@ public final class GpuColumnarPipeline {
         lastJoinNanos = System.nanoTime() - started;
       } catch (GpuJoinTables.DuplicateKeys | GpuMemoryException e) {
         lastFallback = e.getMessage();
-        return cpuBackend.get().run(batches, cpuThreads, cancelled);
+        return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
       }
     }
     try {
-      return run(device, method, batches, joins, cpuBackend, cpuThreads, cancelled, started);
+      return passes(device, method, batches, joins, claims, cpuBackend, cpuThreads, cancelled, started);
     } catch (GpuPipelineErrors.KeyOutOfRange e) {
       lastFallback = e.getMessage();
-      return cpuBackend.get().run(batches, cpuThreads, cancelled);
+      return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     } catch (GpuMemoryException e) {
       if (joins == null) {
         throw e;
@@ -334,7 +419,7 @@ public final class GpuColumnarPipeline {
       joins.close();
       joins = null;
       lastFallback = e.getMessage();
-      return cpuBackend.get().run(batches, cpuThreads, cancelled);
+      return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     } finally {
       if (joins != null) {
         joins.close();
@@ -342,18 +427,34 @@ public final class GpuColumnarPipeline {
     }
   }
 
-  private List<ColumnBatch> run(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
-      GpuJoinTables joins, Supplier<ColumnarPipeline> cpuBackend, int cpuThreads, BooleanSupplier cancelled,
-      long started) {
+  /**
+   * The CPU backend instead of the GPU: over all batches, or, in a shared scan, over those the GPU claimed (it
+   * claims no more; the CPU's own share takes the rest).
+   */
+  private ColumnarPipeline.Partial cpuInstead(Function<BooleanSupplier, ColumnarPipeline> cpuBackend,
+      List<SourceBatch> batches, ScanClaims claims, int cpuThreads, BooleanSupplier cancelled) {
+    if (claims == null) {
+      return cpuBackend.apply(cancelled).runPartial(batches, cpuThreads, cancelled);
+    }
+    claims.closeFront();
+    fallbackBatches = claims.gpuBatches();
+    return cpuBackend.apply(cancelled).runClaimed(batches.subList(0, fallbackBatches), b -> true, cpuThreads,
+        cancelled);
+  }
+
+  private ColumnarPipeline.Partial passes(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
+      GpuJoinTables joins, ScanClaims claims, Function<BooleanSupplier, ColumnarPipeline> cpuBackend, int cpuThreads,
+      BooleanSupplier cancelled, long started) {
     boolean[][] nulls = nullsOf(batches);
     long nullable = nullableColumns(nulls) | (joins == null ? 0 : joins.nullableSlots());
     if (aggregateStage < 0) {
-      return runRows(device, method, batches, nulls, nullable, joins, cancelled, started);
+      return new ColumnarPipeline.Partial(runRows(device, method, batches, nulls, nullable, joins, claims, cancelled,
+          started), null);
     }
     int[] keyNullBits = program.keyNullBits(nullable);
     if (keyNullBits == null) {
       lastFallback = "the NULL flags of the group keys do not fit beside their values in the GPU's 64-bit keys";
-      return cpuBackend.get().run(batches, cpuThreads, cancelled);
+      return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     }
     long tracked = 0;
     for (int c = 0; c < program.callNullDeps.length; c++) {
@@ -367,7 +468,8 @@ public final class GpuColumnarPipeline {
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
-      GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers);
+      // a pass that must run again with a larger table streams the same batches: those the GPU claimed in the first
+      GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers).withClaims(claims);
       while (true) {
         GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
             chunkRows(batches), cancelled, (state, header) -> {
@@ -375,18 +477,33 @@ public final class GpuColumnarPipeline {
               return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
                   keyNullBits, pass.trackedCalls());
             });
-        lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(),
-            pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(), outcome.stateBytes());
+        lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims),
+            outcome.cachedBytes(), pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(),
+            outcome.stateBytes());
         if (outcome.result() != null) {
-          return cpu.finish(outcome.result(), aggregateStage + 1, cpuThreads, cancelled);
+          return new ColumnarPipeline.Partial(null, outcome.result());
         }
         if (capacity >= MAX_CAPACITY) {
           lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
-          return cpuBackend.get().run(batches, cpuThreads, cancelled);
+          return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
         }
         capacity = Math.min(MAX_CAPACITY, capacity * 16);
       }
     }
+  }
+
+  /** The bytes a pass streamed: all of {@code bytes}, or in a shared scan those of the batches the GPU claimed. */
+  private static long streamed(long bytes, List<GpuBatchStreamer.BatchBuffers> buffers, ScanClaims claims) {
+    if (claims == null) {
+      return bytes;
+    }
+    long mine = 0;
+    for (GpuBatchStreamer.BatchBuffers batch : buffers.subList(0, claims.gpuBatches())) {
+      for (GpuBatchStreamer.Buffer buffer : batch.buffers()) {
+        mine += buffer == null ? 0 : buffer.column().byteLength();
+      }
+    }
+    return mine;
   }
 
   /**
@@ -394,7 +511,8 @@ public final class GpuColumnarPipeline {
    * CPU backend's result), one launch per chunk, the selected rows back in input order.
    */
   private List<ColumnBatch> runRows(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
-      boolean[][] nulls, long nullable, GpuJoinTables joins, BooleanSupplier cancelled, long started) {
+      boolean[][] nulls, long nullable, GpuJoinTables joins, ScanClaims claims, BooleanSupplier cancelled,
+      long started) {
     boolean[] nullableOutputs = new boolean[program.outputs.length];
     for (int k = 0; k < nullableOutputs.length; k++) {
       nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
@@ -408,9 +526,9 @@ public final class GpuColumnarPipeline {
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
       GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
-          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers), cancelled);
-      lastRun = new RunStats(outcome.nanos(), outcome.streamedBytes(), outcome.cachedBytes(), pass.kernelName(),
-          System.nanoTime() - started, -1, outcome.returnedBytes());
+          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers).withClaims(claims), cancelled);
+      lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims), outcome.cachedBytes(),
+          pass.kernelName(), System.nanoTime() - started, -1, outcome.returnedBytes());
       return outcome.result();
     }
   }

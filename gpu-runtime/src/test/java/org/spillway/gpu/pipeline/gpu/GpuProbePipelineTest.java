@@ -105,6 +105,47 @@ class GpuProbePipelineTest {
     }
   }
 
+  /**
+   * The scan shared with the CPU backend ({@link GpuColumnarPipeline#withCoprocessing}): many probe batches, each
+   * taken by the GPU or the CPU workers, the two results combined; duplicate build keys of an inner join leave the
+   * GPU's part to the CPU after all, with the same result.
+   */
+  @ParameterizedTest
+  @MethodSource("variants")
+  void sharedScansMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    for (int round = 0; round < 16; round++) {
+      JoinProbe.Kind kind = JoinProbe.Kind.values()[round % 4];
+      boolean aggregate = round % 3 != 0;
+      boolean unique = kind.projectsBuild() ? round % 8 != 1 : random.nextBoolean();
+      Build build = build(random, new int[] {1, 300, 2000}[random.nextInt(3)], unique, nulls);
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = 4 + random.nextInt(12); b > 0; b--) {
+        batches.add(probe(random, new int[] {0, 256, 4096, 20000}[random.nextInt(4)], nulls));
+      }
+      List<PipelineStage> stages = stages(kind, false, aggregate, random);
+      String where = "seed " + seed + ", round " + round + ", " + kind + ", aggregate " + aggregate + ", " + method
+          + ", " + variant + ", nulls " + nulls + ", unique " + unique + ", stages " + stages;
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant).withCoprocessing(true);
+      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(build)).run(batches, 2, () -> false));
+      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> bound(stages, List.of(build)),
+          4, () -> false);
+      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+      GpuColumnarPipeline.Share share = gpu.lastShare();
+      assertNotNull(share, where);
+      long nonEmpty = batches.stream().filter(b -> b.rows() > 0).count();
+      assertTrue(share.gpu() + share.cpu() >= nonEmpty && share.gpu() + share.cpu() <= batches.size(),
+          where + ": " + share);
+      if (gpu.lastFallback() != null) {
+        assertTrue(kind.projectsBuild() && !unique, where + ": fell back: " + gpu.lastFallback());
+        assertEquals(share.gpu(), share.fallback(), where);
+      }
+    }
+  }
+
   /** Two probes in one pass (Q5's shape): an inner join whose payload is grouped, then a semi-join on another key. */
   @Test void starJoinProbesTwoTablesInOnePass() {
     Random random = new Random(7);
