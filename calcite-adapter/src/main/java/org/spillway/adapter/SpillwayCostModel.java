@@ -72,6 +72,12 @@ final class SpillwayCostModel {
    * orders pipeline at SF 10, a tenth of its rows returned).
    */
   static final double SHARED_MAX_RETURNED_SHARE = 0.05;
+  /**
+   * Least predicted time of the faster device alone for the CPU to share a scan: below it, starting the CPU's share,
+   * binding its join tables and combining the results cost more than its batches save (TPC-H Q2's pipelines over
+   * part and partsupp at SF 10, a few milliseconds each).
+   */
+  static final double SHARED_MIN_MILLIS = 10;
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
   static final double BRANCHING_MIN_SAVING = 0.05;
 
@@ -159,8 +165,8 @@ final class SpillwayCostModel {
 
     /**
      * Whether sharing the scan of a pipeline of {@code shape} making {@code groups} groups is predicted to pay: at
-     * most {@link #SHARED_GAIN} of the faster alone, with few groups to merge and few rows for the GPU's side to
-     * assemble on the host.
+     * most {@link #SHARED_GAIN} of the faster alone, which takes {@link #SHARED_MIN_MILLIS} at least, with few groups
+     * to merge and few rows for the GPU's side to assemble on the host.
      */
     boolean sharingPays(Shape shape, long groups) {
       return groups <= SHARED_MAX_GROUPS && shape.returnedRows() <= SHARED_MAX_RETURNED_SHARE * shape.rows()
@@ -169,8 +175,8 @@ final class SpillwayCostModel {
 
     /** Whether sharing the scan is predicted to pay: at most {@link #SHARED_GAIN} of the faster alone. */
     boolean sharingPays() {
-      return sharedPrediction() <= SHARED_GAIN * Math.min(gpu == null ? Double.POSITIVE_INFINITY : gpu.millis(),
-          cpuMillis);
+      double faster = Math.min(gpu == null ? Double.POSITIVE_INFINITY : gpu.millis(), cpuMillis);
+      return faster >= SHARED_MIN_MILLIS && sharedPrediction() <= SHARED_GAIN * faster;
     }
 
     /** This prediction with the shared time recorded where the scan is shared ({@code shared}). */

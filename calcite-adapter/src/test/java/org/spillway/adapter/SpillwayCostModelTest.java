@@ -59,6 +59,8 @@ class SpillwayCostModelTest {
     assertFalse(new SpillwayCostModel.Estimate(run, 2, false, true).sharingPays(), "the CPU alone is 30x faster");
     assertFalse(new SpillwayCostModel.Estimate(run, 4000, false, true).sharingPays(), "the GPU alone is 66x faster");
     assertFalse(new SpillwayCostModel.Estimate(null, 40, false, true).sharingPays(), "no GPU run");
+    assertFalse(new SpillwayCostModel.Estimate(new SpillwayCostModel.GpuRun(TransferMethod.PINNED_COPY,
+        FilterVariant.PREDICATION, 1L << 20, 6), 4, false, true).sharingPays(), "4 ms alone: too short to share");
     SpillwayCostModel.Shape rows = new SpillwayCostModel.Shape(1_000_000, List.of(new SpillwayCostModel.Column(8, 1)),
         0.02, 16);
     assertTrue(comparable.sharingPays(rows, 0));

@@ -107,8 +107,10 @@ public final class TpchQueryTimer {
         double firstMedian = Double.NaN;
         for (Map.Entry<String, String> config : configs.entrySet()) {
           Timing timing;
+          Map<String, String> before = setSystemProperties(config.getValue());
           try (Connection connection = config.getKey().equals(DUCKDB) ? duckDbSession(duckDb)
-              : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + config.getValue())) {
+              : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + connectionProperties(
+                  config.getValue()))) {
             timing = time(connection, sql, warm, runs, slowMillis);
             if (analyze && !config.getKey().equals(DUCKDB)) {
               writeAnalyzed(connection, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.getKey() + ".txt"));
@@ -119,6 +121,8 @@ public final class TpchQueryTimer {
             report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), Double.NaN,
                 Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
             continue;
+          } finally {
+            restoreSystemProperties(before);
           }
           String difference = reference == null ? null : reference.differenceFrom(timing.rows());
           reference = reference == null ? timing.rows() : reference;
@@ -180,6 +184,46 @@ public final class TpchQueryTimer {
     } catch (Throwable t) {  // a JRE without fonts
       System.out.println("PNG not written: " + t);
     }
+  }
+
+  /**
+   * Sets the system properties a configuration names among its properties as {@code -Dname=value} (switches that are
+   * no connection property, such as {@code -Dspillway.coprocess=false}) while its connection plans and runs; returns
+   * their values before (null: unset), for {@link #restoreSystemProperties}.
+   */
+  static Map<String, String> setSystemProperties(String properties) {
+    Map<String, String> before = new LinkedHashMap<>();
+    for (String item : properties.split(";")) {
+      String p = item.trim();
+      int eq = p.indexOf('=');
+      if (p.startsWith("-D") && eq > 2) {
+        String name = p.substring(2, eq);
+        before.put(name, System.getProperty(name));
+        System.setProperty(name, p.substring(eq + 1));
+      }
+    }
+    return before;
+  }
+
+  static void restoreSystemProperties(Map<String, String> before) {
+    before.forEach((name, value) -> {
+      if (value == null) {
+        System.clearProperty(name);
+      } else {
+        System.setProperty(name, value);
+      }
+    });
+  }
+
+  /** A configuration's properties without its {@code -D} items: those of its JDBC connections. */
+  static String connectionProperties(String properties) {
+    StringBuilder out = new StringBuilder();
+    for (String item : properties.split(";")) {
+      if (!item.trim().startsWith("-D") && !item.isBlank()) {
+        out.append(out.length() > 0 ? ";" : "").append(item.trim());
+      }
+    }
+    return out.toString();
   }
 
   /** "name=properties|name=properties": the properties of each configuration's connections, in order. */

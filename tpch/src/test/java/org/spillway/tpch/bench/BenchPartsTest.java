@@ -71,6 +71,20 @@ class BenchPartsTest {
     assertEquals("gpu zero-copy predication cached", new Config("gpu", "zero-copy", "predication", true).label());
   }
 
+  /** A timer configuration's -D items are system properties while it runs, the rest its connection's properties. */
+  @Test void timerConfigurationsSetTheirSystemPropertiesForTheirRunOnly() {
+    String config = "device=auto; -Dspillway.test.switch=false;joinAlgorithm=nopa";
+    assertEquals("device=auto;joinAlgorithm=nopa", TpchQueryTimer.connectionProperties(config));
+    System.setProperty("spillway.test.other", "kept");
+    var before = TpchQueryTimer.setSystemProperties(config + ";-Dspillway.test.other=changed");
+    assertEquals("false", System.getProperty("spillway.test.switch"));
+    assertEquals("changed", System.getProperty("spillway.test.other"));
+    TpchQueryTimer.restoreSystemProperties(before);
+    assertNull(System.getProperty("spillway.test.switch"));
+    assertEquals("kept", System.getProperty("spillway.test.other"));
+    System.clearProperty("spillway.test.other");
+  }
+
   @Test void resultFilesRoundTripAndCheckTheScaleFactor(@TempDir Path dir) throws Exception {
     Measurement gpu = Measurement.of(new Config("gpu", "zero-copy", "branching", false), 6,
         new double[] {0.0071, 0.0073},
