@@ -110,6 +110,29 @@ class GpuCoprocessingTest {
     assertTrue(supported >= 12, "only " + supported + " pipelines compiled for the GPU (seed " + seed + ")");
   }
 
+  /**
+   * A cancel during a shared scan stops both sides: the run throws CancellationException once the flag turns, the
+   * CPU's share is waited for (no worker runs on), and the same pipeline then runs to the right result.
+   */
+  @Test void aCancelStopsBothSidesAndTheNextRunIsWhole() {
+    Random random = new Random(11);
+    RandomExprs gen = new RandomExprs(random);
+    List<PipelineStage> stages = List.of(new PipelineStage.Aggregate(new int[] {0},
+        List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))));
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, stages).withTransferOptions(SMALL_CHUNKS)
+        .withCoprocessing(true);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = 0; b < 40; b++) {
+      batches.add(data.batch(gen, 8192, false));
+    }
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    assertThrows(java.util.concurrent.CancellationException.class, () -> gpu.run(
+        org.spillway.gpu.device.GpuRuntime.requireDevice(), TransferMethod.PINNED_COPY, batches, 4,
+        () -> asked.incrementAndGet() > 6));
+    RandomBatches.assertSameResult(gpu, TransferMethod.PINNED_COPY, batches, "after a cancel", null);
+    checkShare(gpu, batches, "after a cancel");
+  }
+
   /** Many batches of whole tiles (so that the GPU joins them into chunks) and a few ragged ones. */
   private List<SourceBatch> batches(RandomExprs gen, Random random, boolean nulls) {
     List<SourceBatch> batches = new ArrayList<>();
