@@ -27,6 +27,7 @@ import org.spillway.gpu.index.GpuIndexLookup;
 import org.spillway.gpu.index.SortedKeyIndex;
 import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.pipeline.gpu.PinnedScratch;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
@@ -127,7 +128,7 @@ public final class GpuWindowedIndexJoin {
   private JoinIndex joinStaged(int rows, ColumnType keyType, LongConsumer write, boolean[] nulls, JoinType type,
       BooleanSupplier cancelled) {
     if (rows == 0) {
-      return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
+      return JoinIndex.inProbeOrder(new long[0], 0, type, 1);
     }
     HostBuffer keyBuffer = PinnedScratch.acquire(device, keyType.bytes(rows));
     HostBuffer validity = null;
@@ -174,7 +175,7 @@ public final class GpuWindowedIndexJoin {
     checkProbe(keys, validity);
     int rows = (int) keys.rowCount();
     if (rows == 0) {
-      return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
+      return JoinIndex.inProbeOrder(new long[0], 0, type, 1);
     }
     long started = System.nanoTime();
     int tuples = windowTuples(keys.type().width());
@@ -187,7 +188,7 @@ public final class GpuWindowedIndexJoin {
       long gpuNanos = stream(pipeline, columns, rows, Math.min(tuples, rows), tuples, cancelled, buildRowAt);
       pool.release(pipeline);
       released = true;
-      JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, 0, type);
+      JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, type, MorselScheduler.THREADS);
       lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, gpuNanos,
           System.nanoTime() - started);
       return result;
