@@ -66,7 +66,7 @@ public final class IndexJoinBenchmark {
   private final IndexJoinBenchmarkArgs options;
   private final CudaDevice device;
   private final BenchReport report = new BenchReport("Windowed index join against hash joins", List.of("sweep",
-      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "join", "device", "line", "ms",
+      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "windows", "join", "device", "line", "ms",
       "total ms", "M keys/s", "Q/s", "note"));
   private final long started = System.nanoTime();
   /** Joins ("join device") that exceeded the point limit, and the case where they did. */
@@ -145,7 +145,8 @@ public final class IndexJoinBenchmark {
         if (device != null) {
           SortedKeyIndex index = r.index(kind);
           GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes());
-          time(c, "inlj/" + kind, "gpu", cancelled -> {
+          int tuples = join.windowTuples(Long.BYTES);
+          time(c, "inlj/" + kind, "gpu", (c.sRows() + tuples - 1) / tuples, cancelled -> {
             checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
             return join.lastStats().gpuNanos();
           });
@@ -159,7 +160,7 @@ public final class IndexJoinBenchmark {
       for (IndexKind kind : options.kinds()) {
         if (options.runs("cpu-inlj")) {
           WindowedIndexJoin join = new WindowedIndexJoin(r.index(kind), c.windowBytes(), options.threads());
-          time(c, "inlj/" + kind, "cpu", cancelled -> {
+          time(c, "inlj/" + kind, "cpu", join.windowCount(c.sRows()), cancelled -> {
             checkIndex(join.join(s.keys(), null, JoinType.INNER, cancelled), s, kind);
             return -1;
           });
@@ -203,7 +204,7 @@ public final class IndexJoinBenchmark {
       try (GpuEquiJoin join = name.equals("nopa") ? new NopaHashJoin(device) : new TritonJoin(device)) {
         HostJoinInput build = HostJoinInput.of(s.hostColumn(), s.hostColumn());
         HostJoinInput probe = HostJoinInput.of(r.hostColumn(), r.hostColumn());
-        time(c, name, "gpu", cancelled -> {
+        time(c, name, "gpu", null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return join.lastStats().totalNanos();
         });
@@ -218,7 +219,7 @@ public final class IndexJoinBenchmark {
           : new CpuRadixJoin(options.threads())) {
         JoinInput build = JoinInput.of(s.keys(), s.keys());
         JoinInput probe = JoinInput.of(rKeys, rKeys);
-        time(c, name, "cpu", cancelled -> {
+        time(c, name, "cpu", null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return -1;
         });
@@ -231,8 +232,9 @@ public final class IndexJoinBenchmark {
    * IndexJoinBenchmarkArgs#runs} runs, and reports the medians. Within the point limit: an execution that starts
    * after it is not run, one that is still running is cancelled where the join can be (the index joins, between
    * windows); a warm-up that took half the limit counts as the run (the code it warms ran on the earlier cases).
+   * {@code windows}: the windows an index join cuts S into, which its row records (null for a hash join).
    */
-  private void time(Case c, String join, String where, Execution execution) {
+  private void time(Case c, String join, String where, Integer windows, Execution execution) {
     String key = join + " " + where;
     if (overLimit.containsKey(key)) {
       skipped(c, join, where, "skipped: over the point limit at " + overLimit.get(key));
@@ -286,22 +288,22 @@ public final class IndexJoinBenchmark {
     }
     double ms = median(runs.stream().mapToDouble(r -> r[0]).toArray());
     double wall = median(runs.stream().mapToDouble(r -> r[1]).toArray());
-    row(c, join, where, ms, wall, note);
+    row(c, join, where, windows, ms, wall, note);
     System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %10.2f ms %s%n", elapsedSeconds(), c.sweep(),
         c.label(), join, where, ms, note);
   }
 
   /** A point without a time: skipped, stopped or failed, {@code note} says which. */
   private void skipped(Case c, String join, String where, String note) {
-    row(c, join, where, Double.NaN, Double.NaN, note);
+    row(c, join, where, null, Double.NaN, Double.NaN, note);
     System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %s%n", elapsedSeconds(), c.sweep(), c.label(),
         join, where, note);
   }
 
   /** Adds a point to the table and rewrites the CSV, so that a run cut short keeps what it measured. */
-  private void row(Case c, String join, String where, double ms, double wall, String note) {
+  private void row(Case c, String join, String where, Integer windows, double ms, double wall, String note) {
     report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
-        selectivity(c), c.windowBytes() / 1048576.0, join, where, join + " " + where, ms, wall,
+        selectivity(c), c.windowBytes() / 1048576.0, windows, join, where, join + " " + where, ms, wall,
         c.sRows() / ms / 1e3, 1e3 / ms, note);
     try {
       report.writeCsv(options.out().resolve("index-join.csv"));

@@ -31,8 +31,11 @@ class IndexJoinBenchmarkTest {
       assertTrue(cases.add(report.cell(row, "case").toString()), "cases are unique labels for the chart");
       assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0);
       assertEquals("cpu", report.cell(row, "device"));
+      boolean inlj = report.cell(row, "join").toString().startsWith("inlj/");
+      assertEquals(inlj, report.cell(row, "windows") instanceof Number, "an index join's windows: " + row);
     }
     assertEquals("size", report.cell(0, "sweep"));
+    assertEquals(2.0, report.cell(0, "windows"), "3000 probe keys within one window, a window per thread");
     assertEquals("inlj/BINARY_SEARCH", report.cell(0, "join"));
     assertEquals(3000.0, report.cell(0, "S rows"));
     assertEquals("window", report.cell(report.rowCount() - 1, "sweep"));
