@@ -58,8 +58,9 @@ final class SpillwayIndexJoinCost {
   /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
   static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
   /**
-   * ASSUMPTION: the share of RadixSpline lookups whose spline estimate is the key's row, so that the lookup reads the
-   * column's one line there and searches nothing. The planner does not know how evenly its keys are spaced (evenly
+   * ASSUMPTION: the share of RadixSpline lookups that the spline's estimate answers (the key is at the estimate, or
+   * between the estimate's row and its neighbour, so in no row), reading the column's one line there and searching
+   * nothing. The planner does not know how evenly its keys are spaced (evenly
    * spaced keys give every key its row; TPC-H's order keys, runs of 8 in every 32, few), so it charges every lookup
    * the search.
    */
@@ -130,8 +131,8 @@ final class SpillwayIndexJoinCost {
 
   /**
    * Lines a GPU lookup reads over the link: those beyond the L2 cache ({@link #uncachedLines}); a RadixSpline lookup
-   * reads the column at its estimate first and searches only where the key is not there, so a lookup that finds its
-   * key at the estimate reads one line.
+   * reads the column at its estimate first and searches only where the estimate does not answer it, so such a lookup
+   * reads one line.
    */
   double gpuLinesPerLookup(String kind, double rows) {
     double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);

@@ -31,8 +31,8 @@ public final class SpillwayIndexJoinPredictions {
   /** A pick within this factor of the fastest measured join meets the target. */
   static final double TOLERANCE = 1.10;
   /**
-   * R's keys are evenly spaced ({@code SortedKeys}: row r holds 4r), so RadixSpline's estimate is the row of every
-   * key R holds; the misses (keys in the gaps) search, which the prediction leaves out.
+   * R's keys are evenly spaced ({@code SortedKeys}: row r holds 4r), so RadixSpline's estimate answers every lookup: a
+   * key R holds is at its estimate, a key in a gap between the estimate's row and its neighbour.
    */
   static final double BENCHMARK_EXACT_SPLINE_SHARE = 1;
 

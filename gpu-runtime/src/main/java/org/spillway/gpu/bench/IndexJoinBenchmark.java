@@ -144,12 +144,13 @@ public final class IndexJoinBenchmark {
       for (IndexKind kind : options.kinds()) {
         if (device != null) {
           SortedKeyIndex index = r.index(kind);
-          GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes());
-          int tuples = join.windowTuples(Long.BYTES);
-          time(c, "inlj/" + kind, "gpu", (c.sRows() + tuples - 1) / tuples, cancelled -> {
-            checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
-            return join.lastStats().gpuNanos();
-          });
+          try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes())) {
+            int tuples = join.windowTuples(Long.BYTES);
+            time(c, "inlj/" + kind, "gpu", (c.sRows() + tuples - 1) / tuples, cancelled -> {
+              checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
+              return join.lastStats().gpuNanos();
+            });
+          }
         }
       }
       for (String name : hashJoins ? options.joins() : List.<String>of()) {

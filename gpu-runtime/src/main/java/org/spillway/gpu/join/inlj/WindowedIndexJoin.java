@@ -50,7 +50,9 @@ public final class WindowedIndexJoin {
   public static JoinIndex run(IndexJoinDevice device, long[] keys, boolean[] nulls, SortedKeyIndex index,
       JoinType type, long windowBytes, BooleanSupplier cancelled) {
     if (device instanceof IndexJoinDevice.Gpu gpu) {
-      return new GpuWindowedIndexJoin(gpu.device(), index, windowBytes).join(keys, nulls, type, cancelled);
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(gpu.device(), index, windowBytes)) {
+        return join.join(keys, nulls, type, cancelled);
+      }
     }
     int threads = ((IndexJoinDevice.Cpu) device).threads();
     return new WindowedIndexJoin(index, windowBytes, threads).join(keys, nulls, type, cancelled);
