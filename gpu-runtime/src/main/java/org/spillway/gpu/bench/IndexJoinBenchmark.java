@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,25 +91,41 @@ public final class IndexJoinBenchmark {
 
   private void run() throws IOException {
     Files.createDirectories(options.out());
+    boolean sweepsR = !options.selectivities().isEmpty() || !options.windows().isEmpty();
+    double largest = Math.max(options.sizesGib().stream().mapToDouble(g -> g).max().orElse(0),
+        sweepsR ? options.sweepGib() : 0);
+    if (largest == 0) {
+      System.out.println("no sweep to run");
+      return;
+    }
     try (BufferAllocator allocator = device != null ? ArrowAllocators.root(HostMemoryKind.PINNED)
-        : new RootAllocator()) {
+        : new RootAllocator();
+         Relation all = new Relation(allocator, rowsOf(largest), options.threads())) {
       for (double gib : options.sizesGib()) {
-        try (Relation r = new Relation(allocator, rowsOf(gib), options.threads())) {
-          measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
-              WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+        try (Relation r = all.prefix(rowsOf(gib))) {
+          System.out.printf(Locale.ROOT, "%6.1f s  R %s GiB: the first %d keys of the %.1f GiB written%n",
+              elapsedSeconds(), gib, r.rows, largest);
+          if (options.sizeSelectivities().isEmpty()) {
+            measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
+                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+          }
+          for (double selectivity : options.sizeSelectivities()) {
+            int sRows = probeRows(r, selectivity);
+            if (sRows > 0) {
+              measure(allocator, r, new Case(sizeSweep(selectivity), "R " + gib + " GiB sel " + selectivity + "%",
+                  r.rows, sRows, WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+            }
+          }
         }
       }
-      if (!options.selectivities().isEmpty() || !options.windows().isEmpty()) {
-        try (Relation r = new Relation(allocator, rowsOf(options.sweepGib()), options.threads())) {
+      if (sweepsR) {
+        try (Relation r = all.prefix(rowsOf(options.sweepGib()))) {
           for (double selectivity : options.selectivities()) {
-            long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
-            if (sRows > Integer.MAX_VALUE - 8) {
-              System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n",
-                  selectivity, r.rows, sRows);
-              continue;
+            int sRows = probeRows(r, selectivity);
+            if (sRows > 0) {
+              measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, sRows,
+                  WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
             }
-            measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, (int) sRows,
-                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
           }
           for (int log : options.windows()) {
             measure(allocator, r, new Case("window", "W 2^" + log, r.rows, options.probeKeys(),
@@ -127,6 +144,22 @@ public final class IndexJoinBenchmark {
 
   private static long rowsOf(double gib) {
     return Math.max(1, Math.round(gib * (1L << 30) / Long.BYTES));
+  }
+
+  /** The sweep over R's size at a selectivity: a chart and a crossover of its own. */
+  static String sizeSweep(double selectivity) {
+    return "size " + selectivity + "%";
+  }
+
+  /** |S| at {@code selectivity} percent of R's keys, or 0 (said why) where a join index cannot number them. */
+  private static int probeRows(Relation r, double selectivity) {
+    long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
+    if (sRows > Integer.MAX_VALUE - 8) {
+      System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n", selectivity,
+          r.rows, sRows);
+      return 0;
+    }
+    return (int) sRows;
   }
 
   /**
@@ -368,14 +401,18 @@ public final class IndexJoinBenchmark {
   private BenchReport crossovers() {
     BenchReport out = new BenchReport("Crossover of the best INLJ and the best hash join", List.of("sweep",
         "INLJ device", "crossover", "unit", "note"));
-    for (String sweep : List.of("selectivity", "size")) {
+    for (String sweep : sweeps(report)) {
+      if (sweep.equals("window")) {  // index joins only
+        continue;
+      }
+      boolean bySize = sweep.startsWith("size");
       for (String where : List.of("gpu", "cpu")) {
         List<double[]> points = new ArrayList<>();  // x, best INLJ ms, best hash ms
         for (int row = 0; row < report.rowCount(); row++) {
           if (!report.cell(row, "sweep").equals(sweep)) {
             continue;
           }
-          double x = ((Number) report.cell(row, sweep.equals("size") ? "R GiB" : "selectivity %")).doubleValue();
+          double x = ((Number) report.cell(row, bySize ? "R GiB" : "selectivity %")).doubleValue();
           double ms = ((Number) report.cell(row, "ms")).doubleValue();
           if (Double.isNaN(ms)) {
             continue;
@@ -402,10 +439,19 @@ public final class IndexJoinBenchmark {
         double at = crossover(x, inljMs, hashMs);
         String note = !Double.isNaN(at) ? "" : inljMs[0] < hashMs[0] ? "INLJ faster over the whole sweep"
             : "hash join faster over the whole sweep";
-        out.row(sweep, where, at, sweep.equals("size") ? "R GiB" : "selectivity %", note);
+        out.row(sweep, where, at, bySize ? "R GiB" : "selectivity %", note);
       }
     }
     return out;
+  }
+
+  /** The sweeps of {@code report}, in the order of their first rows. */
+  static List<String> sweeps(BenchReport report) {
+    Set<String> sweeps = new LinkedHashSet<>();
+    for (int row = 0; row < report.rowCount(); row++) {
+      sweeps.add(report.cell(row, "sweep").toString());
+    }
+    return List.copyOf(sweeps);
   }
 
   /**
