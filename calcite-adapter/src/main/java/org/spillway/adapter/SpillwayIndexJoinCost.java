@@ -58,6 +58,13 @@ final class SpillwayIndexJoinCost {
   /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
   static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
   /**
+   * Lines the GPU's RadixSpline lookup reads where the estimate does not answer it: it walks the window a line at a
+   * time from the estimate's to the key's (radix_spline.cu), and a key lies on average a quarter of the window (half
+   * the error bound) from its estimate: the estimate's line and one more.
+   */
+  static final double GPU_RADIX_SPLINE_WALK_LINES =
+      1 + (RADIX_SPLINE_LAST_MILE_KEYS - 2) / 4.0 * SpillwayJoinCost.KEY_BYTES / MachineProfile.INDEX_LINE_BYTES;
+  /**
    * ASSUMPTION: the share of RadixSpline lookups that the spline's estimate answers (the key is at the estimate, or
    * between the estimate's row and its neighbour, so in no row), reading the column's one line there and searching
    * nothing. The planner does not know how evenly its keys are spaced (evenly
@@ -130,13 +137,16 @@ final class SpillwayIndexJoinCost {
   }
 
   /**
-   * Lines a GPU lookup reads over the link: those beyond the L2 cache ({@link #uncachedLines}); a RadixSpline lookup
-   * reads the column at its estimate first and searches only where the estimate does not answer it, so such a lookup
-   * reads one line.
+   * Lines a GPU lookup reads over the link: those beyond the L2 cache ({@link #uncachedLines}). RadixSpline's
+   * structure is in GPU memory and its lookup reads the column at its estimate first: one line where the estimate
+   * answers it, else the lines it walks ({@link #GPU_RADIX_SPLINE_WALK_LINES}).
    */
   double gpuLinesPerLookup(String kind, double rows) {
     double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);
-    return "RADIXSPLINE".equals(kind) ? Math.min(lines, exactSplineShare + (1 - exactSplineShare) * lines) : lines;
+    if (!"RADIXSPLINE".equals(kind)) {
+      return lines;
+    }
+    return Math.min(lines, exactSplineShare + (1 - exactSplineShare) * GPU_RADIX_SPLINE_WALK_LINES);
   }
 
   /** Emitting the join index on the host: a pair per output row on all threads. */

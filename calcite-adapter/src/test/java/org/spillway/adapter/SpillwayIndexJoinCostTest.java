@@ -239,15 +239,18 @@ class SpillwayIndexJoinCostTest {
   }
 
   /**
-   * A RadixSpline lookup reads the column at its estimate first: where that is the key's row (evenly spaced keys) it
-   * reads one line over the link; the planner, not knowing, charges the search's lines, as for a lookup that misses.
+   * A GPU RadixSpline lookup reads the column at its estimate first: where the estimate answers it (evenly spaced
+   * keys) it reads one line over the link, else it walks the error window a line at a time, two lines on average,
+   * fewer than a binary search over the window; the planner, not knowing its keys' spacing, charges the walk.
    */
   @Test void aRadixSplineLookupThatFindsItsKeyAtTheEstimateReadsOneLine() {
     MachineProfile gpu = gpuHost(20);
     SpillwayJoinCost joins = new SpillwayJoinCost(gpu);
-    double search = SpillwayIndexJoinCost.uncachedLines("RADIXSPLINE", 4e9, SpillwayIndexJoinCost.GPU_L2_BYTES,
+    double binarySearch = SpillwayIndexJoinCost.uncachedLines("RADIXSPLINE", 4e9, SpillwayIndexJoinCost.GPU_L2_BYTES,
         SpillwayIndexJoinCost.GPU_LINE_BYTES);
-    assertTrue(search > 2, "the search of 66 keys reads " + search + " lines");
+    double search = SpillwayIndexJoinCost.GPU_RADIX_SPLINE_WALK_LINES;
+    assertEquals(2, search, 1e-12, "16 keys (half the error bound) from the estimate: its line and the next");
+    assertTrue(binarySearch > search, "a binary search over the window's 66 keys reads " + binarySearch + " lines");
     assertEquals(search, joins.indexJoins().gpuLinesPerLookup("RADIXSPLINE", 4e9), 1e-12);
     assertEquals(1, new SpillwayIndexJoinCost(joins, gpu, 1).gpuLinesPerLookup("RADIXSPLINE", 4e9), 1e-12);
     assertEquals((1 + search) / 2, new SpillwayIndexJoinCost(joins, gpu, 0.5).gpuLinesPerLookup("RADIXSPLINE", 4e9),

@@ -17,11 +17,11 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * point after one warm-up per join, 20 s per point and 240 s in all.
  */
 record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> sizeSelectivities, int probeKeys,
-    List<Double> selectivities,
-    double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads,
+    List<Double> selectivities, double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads,
     boolean cpuOnly, double missShare, double pointLimitSeconds, double budgetSeconds, boolean warmupOnce) {
   private static final String USAGE = "IndexJoinBenchmark [--preset target|sizes] [--out DIR]"
-      + " [--sizes GIB,...|none] [--size-selectivities PERCENT,...|none] [--probe-keys N] [--selectivities PERCENT,...|none] [--sweep-gib GIB] [--windows LOG2,...|none]"
+      + " [--sizes GIB,...|none] [--size-selectivities PERCENT,...|none] [--probe-keys N]"
+      + " [--selectivities PERCENT,...|none] [--sweep-gib GIB] [--windows LOG2,...|none]"
       + " [--kinds BINARY_SEARCH,...] [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N]"
       + " [--miss-share FRACTION] [--point-limit-s S] [--budget-s S] [--warmup-once] [--cpu-only]";
   private static final List<String> JOINS = List.of("nopa", "triton", "cpu-inlj", "cpu-nopa", "cpu-radix");
@@ -98,10 +98,11 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> size
         || windows.stream().anyMatch(w -> w < 5 || w > 28) || missShare < 0 || missShare > 1 || pointLimit < 0
         || budget < 0) {
       throw new IllegalArgumentException("--sizes and --sweep-gib are positive GiB, --selectivities and"
-          + " --size-selectivities percent in (0, 100], --probe-keys, --runs and --threads at least 1, --windows 5..28 (log2 keys), --joins of "
-          + JOINS + ", --miss-share in [0, 1], --point-limit-s and --budget-s not negative (0: none); got " + sizes
-          + ", " + sweepGib + ", " + selectivities + ", " + sizeSelectivities + ", " + probeKeys + ", " + runs + ", " + threads + ", " + windows
-          + ", " + joins + ", " + missShare + ", " + pointLimit + ", " + budget);
+          + " --size-selectivities percent in (0, 100], --probe-keys, --runs and --threads at least 1, --windows"
+          + " 5..28 (log2 keys), --joins of " + JOINS + ", --miss-share in [0, 1], --point-limit-s and --budget-s not"
+          + " negative (0: none); got " + sizes + ", " + sweepGib + ", " + selectivities + ", " + sizeSelectivities
+          + ", " + probeKeys + ", " + runs + ", " + threads + ", " + windows + ", " + joins + ", " + missShare + ", "
+          + pointLimit + ", " + budget);
     }
     return new IndexJoinBenchmarkArgs(out, sizes, sizeSelectivities, probeKeys, selectivities, sweepGib, windows,
         kinds, joins, runs, threads, cpuOnly, missShare, pointLimit, budget, warmupOnce);
