@@ -17,8 +17,9 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * point after one warm-up per join, 20 s per point and 240 s in all.
  */
 record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> sizeSelectivities, int probeKeys,
-    List<Double> selectivities, double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins, int runs, int threads,
-    boolean cpuOnly, double missShare, double pointLimitSeconds, double budgetSeconds, boolean warmupOnce) {
+    List<Double> selectivities, double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins,
+    int runs, int threads, boolean cpuOnly, double missShare, double pointLimitSeconds, double budgetSeconds,
+    boolean warmupOnce) {
   private static final String USAGE = "IndexJoinBenchmark [--preset target|sizes] [--out DIR]"
       + " [--sizes GIB,...|none] [--size-selectivities PERCENT,...|none] [--probe-keys N]"
       + " [--selectivities PERCENT,...|none] [--sweep-gib GIB] [--windows LOG2,...|none]"
