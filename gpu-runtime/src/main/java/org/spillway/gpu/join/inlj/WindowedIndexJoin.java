@@ -8,8 +8,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 /**
  * The windowed index nested-loop join (Schmeißer, Lutz and Markl, EDBT 2025) on the CPU: joins probe keys with the
- * sorted unique build keys a {@link SortedKeyIndex} is over. The probe is cut into tumbling windows of
- * {@link #windowTuples()} keys; each window is radix-partitioned ({@link WindowPartitioner}), its keys looked up a
+ * sorted unique build keys a {@link SortedKeyIndex} is over. The probe is cut into tumbling windows of at most
+ * {@link #windowTuples()} keys, balanced over the threads ({@link TumblingWindows#balanced}); each window is radix-partitioned ({@link WindowPartitioner}), its keys looked up a
  * vector at a time (the index interleaves the searches), and its matches put back into the window's original order,
  * so the join index comes out in probe order and a pipeline continues over it. Windows run in parallel on the
  * engine's pool; the result does not depend on which worker ran which window. {@link GpuWindowedIndexJoin} is the
@@ -58,7 +58,7 @@ public final class WindowedIndexJoin {
     return new WindowedIndexJoin(index, windowBytes, threads).join(keys, nulls, type, cancelled);
   }
 
-  /** Probe keys per window. */
+  /** Probe keys per window at most (the budget's). */
   public int windowTuples() {
     return windowTuples;
   }
@@ -102,8 +102,7 @@ public final class WindowedIndexJoin {
    * at most {@code windowBytes} of keys: what the cost model charges rounds of lookups by.
    */
   public static long windowCount(long keys, long windowBytes, int threads) {
-    return TumblingWindows.balanced(keys, TumblingWindows.tuplesFor(windowBytes, Long.BYTES, 1),
-        new IndexJoinDevice.Cpu(threads).threads()).count();
+    return TumblingWindows.balanced(keys, TumblingWindows.tuplesFor(windowBytes, Long.BYTES, 1), threads).count();
   }
 
   /** Checks that every key has its NULL flag, when there are flags. */
