@@ -67,9 +67,8 @@ final class SpillwayIndexJoinCost {
   /**
    * ASSUMPTION: the share of RadixSpline lookups that the spline's estimate answers (the key is at the estimate, or
    * between the estimate's row and its neighbour, so in no row), reading the column's one line there and searching
-   * nothing. The planner does not know how evenly its keys are spaced (evenly
-   * spaced keys give every key its row; TPC-H's order keys, runs of 8 in every 32, few), so it charges every lookup
-   * the search.
+   * nothing. The planner does not know how evenly its keys are spaced (evenly spaced keys give every key its row;
+   * TPC-H's order keys, runs of 8 in every 32, few), so it charges every lookup the search.
    */
   static final double ASSUMED_EXACT_SPLINE_SHARE = 0;
   private static final int KEY_BYTES = SpillwayJoinCost.KEY_BYTES;
@@ -82,7 +81,7 @@ final class SpillwayIndexJoinCost {
     this(joins, profile, ASSUMED_EXACT_SPLINE_SHARE);
   }
 
-  /** The costs where a share {@code exactSplineShare} of RadixSpline lookups find their key at the estimate. */
+  /** The costs where the spline's estimate answers a share {@code exactSplineShare} of RadixSpline lookups. */
   SpillwayIndexJoinCost(SpillwayJoinCost joins, MachineProfile profile, double exactSplineShare) {
     if (!(exactSplineShare >= 0 && exactSplineShare <= 1)) {
       throw new IllegalArgumentException("a share of lookups is in [0, 1], got " + exactSplineShare);
