@@ -79,6 +79,27 @@ class SpillwayIndexJoinPredictionsTest {
   }
 
   /**
+   * The CPU index join is predicted in the windows its run had: the CSV's {@code windows} column, or, in a CSV
+   * without it (recorded before the windows were balanced over the threads), the probe over the window's keys.
+   */
+  @Test void theCpuIndexJoinIsPredictedInTheWindowsItsRunHad() {
+    List<String> columns = List.of("sweep", "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB",
+        "windows", "join", "device", "line", "ms", "total ms", "M keys/s", "Q/s", "note");
+    MachineProfile h100 = AssumedGpuSite.h100(true).profile();
+    double[] predicted = new double[3];
+    Object[] windows = {1.0, 16.0, null};
+    for (int i = 0; i < 3; i++) {
+      BenchReport report = new BenchReport("index join", columns);
+      report.row("selectivity", "sel 0.01% inlj/RADIXSPLINE cpu", 32.0, R_ROWS, 429_497.0, 0.01, 32.0, windows[i],
+          "inlj/RADIXSPLINE", "cpu", "inlj/RADIXSPLINE cpu", 10.0, 10.0, 42.9, 100.0, "");
+      predicted[i] = ((Number) SpillwayIndexJoinPredictions.predict(report, h100).predicted().cell(0, "predicted ms"))
+          .doubleValue();
+    }
+    assertTrue(predicted[0] > 10 * predicted[1], "one window on one thread: " + predicted[0] + " vs " + predicted[1]);
+    assertEquals(predicted[0], predicted[2], 1e-9, "429 497 keys are one window of 32 MiB");
+  }
+
+  /**
    * Issue #15's target on the recorded run (docs/bench/index-join/session8-target: R of 32 GiB, 0.01% to 20%, the H100
    * host's profile): the model's pick is the fastest measured join, or within 10% of it, at every point. The CPU
    * index joins at 0.01% to 1% ran in fewer windows than threads there (cut by the 32 MiB budget alone), which the
