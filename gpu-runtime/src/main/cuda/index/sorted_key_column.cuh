@@ -9,7 +9,7 @@ struct KeyColumn {
   long long rows;
   int wide;  // 1: 8-byte keys, 0: 4-byte keys
 
-  __device__ __forceinline__ long long key(long long row) const {
+  __host__ __device__ __forceinline__ long long key(long long row) const {
     return wide ? static_cast<const long long*>(keys)[row] : static_cast<const int*>(keys)[row];
   }
 };
@@ -17,7 +17,7 @@ struct KeyColumn {
 // The first i in [from, to) whose value read(i) is at least key, or to. Halves without a branch, so the threads of
 // a warp take the same number of steps whatever their keys.
 template <typename Read>
-__device__ __forceinline__ long long lower_bound(long long from, long long to, long long key, Read read) {
+__host__ __device__ __forceinline__ long long lower_bound(long long from, long long to, long long key, Read read) {
   long long base = from;
   long long length = to - from;
   if (length <= 0) return from;
@@ -30,14 +30,14 @@ __device__ __forceinline__ long long lower_bound(long long from, long long to, l
 }
 
 // The row of key within [from, to) of the column, or -1.
-__device__ __forceinline__ long long find_in_column(const KeyColumn& column, long long from, long long to,
+__host__ __device__ __forceinline__ long long find_in_column(const KeyColumn& column, long long from, long long to,
                                                     long long key) {
   long long row = lower_bound(from, to, key, [&](long long i) { return column.key(i); });
   return row < to && column.key(row) == key ? row : -1;
 }
 
 // True when key lies outside the column's keys (or the column is empty): no index holds it.
-__device__ __forceinline__ bool outside(const KeyColumn& column, long long min_key, long long max_key,
+__host__ __device__ __forceinline__ bool outside(const KeyColumn& column, long long min_key, long long max_key,
                                         long long key) {
   return column.rows == 0 || key < min_key || key > max_key;
 }

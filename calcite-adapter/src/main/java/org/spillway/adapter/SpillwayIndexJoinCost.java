@@ -14,7 +14,8 @@ import org.spillway.gpu.plan.IndexJoinNode;
  * its window, and the probe side is collected into columns first, as for any join node of its own.
  *
  * <p>On the CPU a lookup costs the model's steps and lines missed, scaled to the binary search's or RadixSpline's
- * rate that calibration measured beyond the last-level cache ({@link MachineProfile.IndexLookupRates}). On the GPU the
+ * rate that calibration measured beyond the last-level cache ({@link MachineProfile.IndexLookupRates}), and the
+ * threads take the probe's windows in rounds ({@link IndexJoinNode#cpuWindowCount}). On the GPU the
  * probe keys cross the link, and every line a lookup misses in L2 is a random read of
  * {@value MachineProfile#INDEX_LINE_BYTES} B over it: at the measured rate within the TLB's reach, or, where the index
  * exceeds the reach and a window's partition has too few lookups per page to share its translation, towards the rate
@@ -56,40 +57,109 @@ final class SpillwayIndexJoinCost {
   static final int CPU_LINE_BYTES = 64;
   /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
   static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
+  /**
+   * Lines the GPU's RadixSpline lookup reads where the estimate does not answer it: it walks the window a line at a
+   * time from the estimate's to the key's (radix_spline.cu), and a key lies on average a quarter of the window (half
+   * the error bound) from its estimate: the estimate's line and one more.
+   */
+  static final double GPU_RADIX_SPLINE_WALK_LINES =
+      1 + (RADIX_SPLINE_LAST_MILE_KEYS - 2) / 4.0 * SpillwayJoinCost.KEY_BYTES / MachineProfile.INDEX_LINE_BYTES;
+  /**
+   * ASSUMPTION: the share of RadixSpline lookups that the spline's estimate answers (the key is at the estimate, or
+   * between the estimate's row and its neighbour, so in no row), reading the column's one line there and searching
+   * nothing. The planner does not know how evenly its keys are spaced (evenly spaced keys give every key its row;
+   * TPC-H's order keys, runs of 8 in every 32, few), so it charges every lookup the search.
+   */
+  static final double ASSUMED_EXACT_SPLINE_SHARE = 0;
   private static final int KEY_BYTES = SpillwayJoinCost.KEY_BYTES;
 
   private final SpillwayJoinCost joins;
   private final MachineProfile profile;
+  private final double exactSplineShare;
 
   SpillwayIndexJoinCost(SpillwayJoinCost joins, MachineProfile profile) {
+    this(joins, profile, ASSUMED_EXACT_SPLINE_SHARE);
+  }
+
+  /** The costs where the spline's estimate answers a share {@code exactSplineShare} of RadixSpline lookups. */
+  SpillwayIndexJoinCost(SpillwayJoinCost joins, MachineProfile profile, double exactSplineShare) {
+    if (!(exactSplineShare >= 0 && exactSplineShare <= 1)) {
+      throw new IllegalArgumentException("a share of lookups is in [0, 1], got " + exactSplineShare);
+    }
     this.joins = joins;
     this.profile = profile;
+    this.exactSplineShare = exactSplineShare;
   }
 
   /**
    * The CPU index join through an index of {@code kind} over {@code indexedRows} keys in windows of
-   * {@code windowBytes} of probe keys, and the GPU one where the profile has a GPU.
+   * {@code windowBytes} of probe keys, and the GPU one where the profile has a GPU. Each is its join proper
+   * ({@link #cpuJoinSeconds}, {@link #gpuJoinSeconds}) and what the join node does around it: collecting the probe
+   * into columns, and on the GPU emitting the join index from the rows the windows found.
    */
   List<Candidate> candidates(Estimate e, String kind, double indexedRows, long windowBytes) {
-    int threads = Math.max(1, profile.cpuCores());
-    double rows = Math.max(2, indexedRows);
-    double around = SpillwayJoinCost.materialized(e, threads)
-        + e.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads;
+    double materialized = SpillwayJoinCost.materialized(e, threads());
     String variant = kind.toLowerCase(Locale.ROOT);
+    double windows = IndexJoinNode.cpuWindowCount((long) Math.ceil(e.probeRows()), windowBytes, threads());
     List<Candidate> out = new ArrayList<>();
     out.add(new Candidate(SpillwayJoinAlgorithm.INLJ, variant, null, null, null, "none",
-        e.probeRows() * (cpuLookupSeconds(kind, rows) + CPU_WINDOW_PARTITION_SECONDS) / threads + around,
-        e.buildLeft()));
-    if (profile.gpu() != null) {
-      double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);
-      double windowKeys = Math.min(e.probeRows(), Math.max(1, windowBytes / KEY_BYTES));
-      double gpu = e.probeRows() * KEY_BYTES / joins.zeroCopyBytesPerSecond()
-          + e.probeRows() * lines * GPU_LINE_BYTES * lineSecondsPerByte(rows * KEY_BYTES, windowKeys)
-          + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
-      out.add(new Candidate(SpillwayJoinAlgorithm.GPU_INLJ, variant, null, null, null, "zero-copy", gpu + around,
-          e.buildLeft()));
+        cpuJoinSeconds(e, kind, indexedRows, windows) + materialized, e.buildLeft()));
+    if (hasGpu()) {
+      out.add(new Candidate(SpillwayJoinAlgorithm.GPU_INLJ, variant, null, null, null, "zero-copy",
+          gpuJoinSeconds(e, kind, indexedRows, windowBytes) + materialized + emission(e), e.buildLeft()));
     }
     return out;
+  }
+
+  /**
+   * The CPU join proper, as the index join benchmark times it: the lookups and partitioning of the probe cut into
+   * {@code windows} windows, which the threads take in rounds (a round of fewer windows than threads leaves the
+   * others idle), then the join index emitted on all threads.
+   */
+  double cpuJoinSeconds(Estimate e, String kind, double indexedRows, double windows) {
+    int threads = threads();
+    double busy = windows < 1 ? 1 : windows / Math.ceil(windows / threads);
+    return e.probeRows() * (cpuLookupSeconds(kind, Math.max(2, indexedRows)) + CPU_WINDOW_PARTITION_SECONDS) / busy
+        + emission(e);
+  }
+
+  /**
+   * The GPU join proper, as its CUDA events time it: the probe keys over the link, the lines a lookup reads over it
+   * ({@link #gpuLinesPerLookup}), the windows' partitioning, the rows found back to the host.
+   */
+  double gpuJoinSeconds(Estimate e, String kind, double indexedRows, long windowBytes) {
+    double rows = Math.max(2, indexedRows);
+    double windowKeys = Math.min(e.probeRows(), Math.max(1, windowBytes / KEY_BYTES));
+    return e.probeRows() * KEY_BYTES / joins.zeroCopyBytesPerSecond()
+        + e.probeRows() * gpuLinesPerLookup(kind, rows) * GPU_LINE_BYTES * lineSecondsPerByte(rows * KEY_BYTES,
+        windowKeys) + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
+  }
+
+  /**
+   * Lines a GPU lookup reads over the link: those beyond the L2 cache ({@link #uncachedLines}). RadixSpline's
+   * structure is in GPU memory and its lookup reads the column at its estimate first: one line where the estimate
+   * answers it, else the lines it walks ({@link #GPU_RADIX_SPLINE_WALK_LINES}).
+   */
+  double gpuLinesPerLookup(String kind, double rows) {
+    double lines = uncachedLines(kind, rows, GPU_L2_BYTES, GPU_LINE_BYTES);
+    if (!"RADIXSPLINE".equals(kind)) {
+      return lines;
+    }
+    return Math.min(lines, exactSplineShare + (1 - exactSplineShare) * GPU_RADIX_SPLINE_WALK_LINES);
+  }
+
+  /** Emitting the join index on the host: a pair per output row on all threads. */
+  private double emission(Estimate e) {
+    return e.outputRows() * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD / threads();
+  }
+
+  /** Whether the profile has a GPU, for the GPU index join. */
+  boolean hasGpu() {
+    return profile.gpu() != null;
+  }
+
+  private int threads() {
+    return Math.max(1, profile.cpuCores());
   }
 
   /**

@@ -30,6 +30,11 @@ import org.spillway.gpu.plan.IndexJoinNode;
 public final class SpillwayIndexJoinPredictions {
   /** A pick within this factor of the fastest measured join meets the target. */
   static final double TOLERANCE = 1.10;
+  /**
+   * R's keys are evenly spaced ({@code SortedKeys}: row r holds 4r), so RadixSpline's estimate answers every lookup: a
+   * key R holds is at its estimate, a key in a gap between the estimate's row and its neighbour.
+   */
+  static final double BENCHMARK_EXACT_SPLINE_SHARE = 1;
 
   private SpillwayIndexJoinPredictions() {}
 
@@ -41,6 +46,7 @@ public final class SpillwayIndexJoinPredictions {
 
   static Tables predict(BenchReport measured, MachineProfile profile) {
     SpillwayJoinCost cost = new SpillwayJoinCost(profile);
+    SpillwayIndexJoinCost inlj = new SpillwayIndexJoinCost(cost, profile, BENCHMARK_EXACT_SPLINE_SHARE);
     BenchReport predicted = new BenchReport("Index join benchmark: measured and predicted", List.of("sweep", "case",
         "selectivity %", "R GiB", "join", "device", "measured ms", "predicted ms", "predicted / measured"));
     BenchReport picks = new BenchReport("Index join benchmark: the cost model's picks", List.of("sweep", "case",
@@ -67,10 +73,9 @@ public final class SpillwayIndexJoinPredictions {
         String join = measured.cell(row, "join").toString();
         String device = measured.cell(row, "device").toString();
         double ms = number(measured.cell(row, "ms"));
-        Optional<Candidate> model = candidate(cost, c, join, device);
-        double predictedMs = model.map(m -> m.seconds() * 1e3).orElse(Double.NaN);
+        double predictedMs = predictedSeconds(cost, inlj, c, join, device, windows(measured, row, c)) * 1e3;
         predicted.row(c.sweep(), c.label(), selectivity, gib, join, device, ms, predictedMs, predictedMs / ms);
-        if (Double.isNaN(ms) || model.isEmpty()) {
+        if (Double.isNaN(ms) || Double.isNaN(predictedMs)) {
           continue;
         }
         if (ms < fastestMs) {
@@ -85,20 +90,39 @@ public final class SpillwayIndexJoinPredictions {
       }
       double ratio = pickMs / fastestMs;
       picks.row(c.sweep(), c.label(), selectivity, gib, fastest, fastestMs, pick, pickMs, ratio,
-          pick == null ? "" : ratio <= TOLERANCE ? "yes" : "no", plannerChoice(cost, c));
+          pick == null ? "" : ratio <= TOLERANCE ? "yes" : "no", plannerChoice(cost, inlj, c));
     });
     return new Tables(predicted, picks);
   }
 
-  /** The model's candidate for a join the benchmark ran, or empty for one it does not know. */
-  private static Optional<Candidate> candidate(SpillwayJoinCost cost, Case c, String join, String device) {
+  /**
+   * The windows the CPU index join of a row cut S into: the benchmark's {@code windows} column, or, in a CSV without
+   * it, S over the window (the join then cut the probe by the window's budget alone).
+   */
+  private static double windows(BenchReport measured, int row, Case c) {
+    double windows = measured.columns().contains("windows") ? number(measured.cell(row, "windows")) : Double.NaN;
+    return windows > 0 ? windows : Math.ceil(c.sRows() / Math.max(1, c.windowBytes() / Long.BYTES));
+  }
+
+  /**
+   * The model's time of a join the benchmark ran, as the benchmark times it, or NaN for one the model does not know:
+   * the index joins' join proper (the GPU's windows by their CUDA events, the CPU's lookups in {@code windows}
+   * windows and its emission), the GPU hash joins without staging keys into pinned memory or handing pairs back (the
+   * benchmark's R and S lie in pinned memory, and its hash joins aggregate).
+   */
+  private static double predictedSeconds(SpillwayJoinCost cost, SpillwayIndexJoinCost inlj, Case c, String join,
+      String device, double windows) {
     boolean gpu = device.equals("gpu");
     if (join.startsWith("inlj/")) {
-      List<Candidate> inlj = cost.inlj(indexed(c), join.substring("inlj/".length()), c.rRows(), c.windowBytes());
-      return gpu ? inlj.stream().filter(x -> x.algorithm().gpu()).findFirst() : Optional.of(inlj.get(0));
+      String kind = join.substring("inlj/".length());
+      if (gpu) {
+        return inlj.hasGpu() ? inlj.gpuJoinSeconds(indexed(c), kind, c.rRows(), c.windowBytes()) : Double.NaN;
+      }
+      return inlj.cpuJoinSeconds(indexed(c), kind, c.rRows(), windows);
     }
     Estimate onS = hashed(c);
-    return switch (join + " " + device) {
+    double notRun = cost.staging(onS) + cost.handBack(onS);
+    Optional<Candidate> model = switch (join + " " + device) {
       case "nopa gpu" -> cost.gpu(onS).stream().filter(x -> x.algorithm() == SpillwayJoinAlgorithm.NOPA).findFirst();
       case "triton gpu" -> cost.gpu(onS).stream().filter(x -> x.algorithm() == SpillwayJoinAlgorithm.TRITON)
           .findFirst();
@@ -106,14 +130,15 @@ public final class SpillwayIndexJoinPredictions {
       case "cpu-radix cpu" -> Optional.of(cost.cpu(onS).get(1));
       default -> Optional.empty();
     };
+    return model.map(m -> m.seconds() - (m.algorithm().gpu() ? notRun : 0)).orElse(Double.NaN);
   }
 
   /** What the planner would choose for the case among every algorithm and both orientations, on any device. */
-  private static String plannerChoice(SpillwayJoinCost cost, Case c) {
+  private static String plannerChoice(SpillwayJoinCost cost, SpillwayIndexJoinCost inlj, Case c) {
     SpillwayJoinChoice choice = SpillwayJoinChoice.choose(cost, List.of(hashed(c), indexed(c)), SpillwayDevice.AUTO,
         SpillwayJoinAlgorithm.AUTO, a -> Optional.empty(), true, x -> true,
-        e -> e.buildLeft() ? List.of() : List.of(cost.inlj(e, "RADIXSPLINE", c.rRows(), c.windowBytes()),
-            cost.inlj(e, "BINARY_SEARCH", c.rRows(), c.windowBytes())).stream().flatMap(List::stream).toList());
+        e -> e.buildLeft() ? List.of() : List.of(inlj.candidates(e, "RADIXSPLINE", c.rRows(), c.windowBytes()),
+            inlj.candidates(e, "BINARY_SEARCH", c.rRows(), c.windowBytes())).stream().flatMap(List::stream).toList());
     Candidate chosen = choice.chosen();
     String text = chosen.algorithm() + (chosen.variant() != null ? "/" + chosen.variant() : "") + " "
         + SpillwayJoinChoice.time(chosen.seconds());

@@ -278,7 +278,8 @@ final class SpillwayJoinCost {
     boolean dense = e.denseUniqueKeys();
     double table = dense ? e.buildKey().range() * GPU_ENTRY_BYTES : 2.0 * nextPowerOfTwo(e.buildRows()) * GPU_ENTRY_BYTES;
     double room = Math.max(0, gpu.budgetBytes() - GPU_RESERVE_BYTES);
-    double linkTuples = zeroCopyBytesPerSecond() / (KEY_BYTES + 4);  // key and row id per tuple
+    // a tuple's key crosses the link; its row id is its position, which the kernel counts rather than reads
+    double linkTuples = zeroCopyBytesPerSecond() / KEY_BYTES;
     double memoryScale = gpuMemoryGbPerSecond() / V100_MEMORY_GB_PER_SECOND;
     double fixed = staging(e) + handBack(e);
     double inGpu = e.buildRows() / Math.min(linkTuples, GPU_BUILD_PER_SECOND_V100 * memoryScale)
@@ -332,7 +333,7 @@ final class SpillwayJoinCost {
   }
 
   /** Copying the key columns into pinned memory the GPU can read (at the CPU's scan rate). */
-  private double staging(Estimate e) {
+  double staging(Estimate e) {
     return (e.buildRows() + e.probeRows()) * KEY_BYTES / (Math.max(1, profile.cpuScanGbPerSecond()) * 1e9);
   }
 

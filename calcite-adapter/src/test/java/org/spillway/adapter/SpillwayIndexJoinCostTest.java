@@ -219,6 +219,45 @@ class SpillwayIndexJoinCostTest {
     double paper = cost.inlj(e, "RADIXSPLINE", r, WINDOW).get(1).seconds();
     assertTrue(small > 1.5 * paper, small + " vs " + paper);
     assertEquals(cost.inlj(e, "RADIXSPLINE", r, 1L << 20).get(0).seconds(), cost.inlj(e, "RADIXSPLINE", r, WINDOW)
-        .get(0).seconds(), "the CPU's cost does not model the window");
+        .get(0).seconds(), "the CPU's windows of either size keep every thread busy");
+  }
+
+  /**
+   * The CPU join's threads take its windows in rounds: a probe in fewer windows than threads runs on as many threads
+   * (the target run's probes of 0.01% to 1% within one to eleven 32 MiB windows), one a few windows over a round
+   * leaves most threads idle in the last; the planner charges the engine's balanced windows, a round of all threads.
+   */
+  @Test void theCpuJoinTakesItsWindowsInRounds() {
+    SpillwayIndexJoinCost cost = new SpillwayJoinCost(CPU_HOST).indexJoins();
+    Estimate e = new Estimate(4e9, 1e6, 0, new KeyStatistics(1L, (long) 16e9, 4e9, true), false);
+    double all = cost.cpuJoinSeconds(e, "RADIXSPLINE", 4e9, 16);
+    assertEquals(16, cost.cpuJoinSeconds(e, "RADIXSPLINE", 4e9, 1) / all, 1e-9);
+    assertEquals(16 / 11.0, cost.cpuJoinSeconds(e, "RADIXSPLINE", 4e9, 11) / all, 1e-9);
+    assertEquals(16 / 8.5, cost.cpuJoinSeconds(e, "RADIXSPLINE", 4e9, 17) / all, 1e-9, "two rounds for 17");
+    assertEquals(all + SpillwayJoinCost.materialized(e, 16), cost.candidates(e, "RADIXSPLINE", 4e9, WINDOW).get(0)
+        .seconds(), 1e-12, "a probe within one window is cut for every thread");
+  }
+
+  /**
+   * A GPU RadixSpline lookup reads the column at its estimate first: where the estimate answers it (evenly spaced
+   * keys) it reads one line over the link, else it walks the error window a line at a time, two lines on average,
+   * fewer than a binary search over the window; the planner, not knowing its keys' spacing, charges the walk.
+   */
+  @Test void aRadixSplineLookupThatFindsItsKeyAtTheEstimateReadsOneLine() {
+    MachineProfile gpu = gpuHost(20);
+    SpillwayJoinCost joins = new SpillwayJoinCost(gpu);
+    double binarySearch = SpillwayIndexJoinCost.uncachedLines("RADIXSPLINE", 4e9, SpillwayIndexJoinCost.GPU_L2_BYTES,
+        SpillwayIndexJoinCost.GPU_LINE_BYTES);
+    double search = SpillwayIndexJoinCost.GPU_RADIX_SPLINE_WALK_LINES;
+    assertEquals(2, search, 1e-12, "16 keys (half the error bound) from the estimate: its line and the next");
+    assertTrue(binarySearch > search, "a binary search over the window's 66 keys reads " + binarySearch + " lines");
+    assertEquals(search, joins.indexJoins().gpuLinesPerLookup("RADIXSPLINE", 4e9), 1e-12);
+    assertEquals(1, new SpillwayIndexJoinCost(joins, gpu, 1).gpuLinesPerLookup("RADIXSPLINE", 4e9), 1e-12);
+    assertEquals((1 + search) / 2, new SpillwayIndexJoinCost(joins, gpu, 0.5).gpuLinesPerLookup("RADIXSPLINE", 4e9),
+        1e-12);
+    assertEquals(0, new SpillwayIndexJoinCost(joins, gpu, 1).gpuLinesPerLookup("RADIXSPLINE", 1e5), 1e-12,
+        "a column within the L2 cache reads nothing over the link");
+    assertEquals(joins.indexJoins().gpuLinesPerLookup("BINARY_SEARCH", 4e9),
+        new SpillwayIndexJoinCost(joins, gpu, 1).gpuLinesPerLookup("BINARY_SEARCH", 4e9), "only RadixSpline estimates");
   }
 }

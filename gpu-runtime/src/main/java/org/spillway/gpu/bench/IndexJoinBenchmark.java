@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,7 +67,7 @@ public final class IndexJoinBenchmark {
   private final IndexJoinBenchmarkArgs options;
   private final CudaDevice device;
   private final BenchReport report = new BenchReport("Windowed index join against hash joins", List.of("sweep",
-      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "join", "device", "line", "ms",
+      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "windows", "join", "device", "line", "ms",
       "total ms", "M keys/s", "Q/s", "note"));
   private final long started = System.nanoTime();
   /** Joins ("join device") that exceeded the point limit, and the case where they did. */
@@ -90,25 +91,41 @@ public final class IndexJoinBenchmark {
 
   private void run() throws IOException {
     Files.createDirectories(options.out());
+    boolean sweepsR = !options.selectivities().isEmpty() || !options.windows().isEmpty();
+    double largest = Math.max(options.sizesGib().stream().mapToDouble(g -> g).max().orElse(0),
+        sweepsR ? options.sweepGib() : 0);
+    if (largest == 0) {
+      System.out.println("no sweep to run");
+      return;
+    }
     try (BufferAllocator allocator = device != null ? ArrowAllocators.root(HostMemoryKind.PINNED)
-        : new RootAllocator()) {
+        : new RootAllocator();
+         Relation all = new Relation(allocator, rowsOf(largest), options.threads())) {
       for (double gib : options.sizesGib()) {
-        try (Relation r = new Relation(allocator, rowsOf(gib), options.threads())) {
-          measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
-              WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+        try (Relation r = all.prefix(rowsOf(gib))) {
+          System.out.printf(Locale.ROOT, "%6.1f s  R %s GiB: the first %d keys of the %.1f GiB written%n",
+              elapsedSeconds(), gib, r.rows, largest);
+          if (options.sizeSelectivities().isEmpty()) {
+            measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
+                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+          }
+          for (double selectivity : options.sizeSelectivities()) {
+            int sRows = probeRows(r, selectivity);
+            if (sRows > 0) {
+              measure(allocator, r, new Case(sizeSweep(selectivity), "R " + gib + " GiB sel " + selectivity + "%",
+                  r.rows, sRows, WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+            }
+          }
         }
       }
-      if (!options.selectivities().isEmpty() || !options.windows().isEmpty()) {
-        try (Relation r = new Relation(allocator, rowsOf(options.sweepGib()), options.threads())) {
+      if (sweepsR) {
+        try (Relation r = all.prefix(rowsOf(options.sweepGib()))) {
           for (double selectivity : options.selectivities()) {
-            long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
-            if (sRows > Integer.MAX_VALUE - 8) {
-              System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n",
-                  selectivity, r.rows, sRows);
-              continue;
+            int sRows = probeRows(r, selectivity);
+            if (sRows > 0) {
+              measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, sRows,
+                  WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
             }
-            measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, (int) sRows,
-                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
           }
           for (int log : options.windows()) {
             measure(allocator, r, new Case("window", "W 2^" + log, r.rows, options.probeKeys(),
@@ -129,6 +146,22 @@ public final class IndexJoinBenchmark {
     return Math.max(1, Math.round(gib * (1L << 30) / Long.BYTES));
   }
 
+  /** The sweep over R's size at a selectivity: a chart and a crossover of its own. */
+  static String sizeSweep(double selectivity) {
+    return "size " + selectivity + "%";
+  }
+
+  /** |S| at {@code selectivity} percent of R's keys, or 0 (said why) where a join index cannot number them. */
+  private static int probeRows(Relation r, double selectivity) {
+    long sRows = Math.max(1, Math.round(r.rows * selectivity / 100));
+    if (sRows > Integer.MAX_VALUE - 8) {
+      System.out.printf("selectivity %s%% of %d rows: %d probe keys exceed a join index, skipped%n", selectivity,
+          r.rows, sRows);
+      return 0;
+    }
+    return (int) sRows;
+  }
+
   /**
    * Runs every join of the case ({@code hashJoins} false: the index joins only) and reports each: the GPU's joins
    * first (the index joins, then the hash joins in the order {@code --joins} names them), then the CPU's, so that a
@@ -144,11 +177,13 @@ public final class IndexJoinBenchmark {
       for (IndexKind kind : options.kinds()) {
         if (device != null) {
           SortedKeyIndex index = r.index(kind);
-          GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes());
-          time(c, "inlj/" + kind, "gpu", cancelled -> {
-            checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
-            return join.lastStats().gpuNanos();
-          });
+          try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes())) {
+            int tuples = join.windowTuples(Long.BYTES);
+            time(c, "inlj/" + kind, "gpu", (c.sRows() + tuples - 1) / tuples, cancelled -> {
+              checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
+              return join.lastStats().gpuNanos();
+            });
+          }
         }
       }
       for (String name : hashJoins ? options.joins() : List.<String>of()) {
@@ -159,7 +194,7 @@ public final class IndexJoinBenchmark {
       for (IndexKind kind : options.kinds()) {
         if (options.runs("cpu-inlj")) {
           WindowedIndexJoin join = new WindowedIndexJoin(r.index(kind), c.windowBytes(), options.threads());
-          time(c, "inlj/" + kind, "cpu", cancelled -> {
+          time(c, "inlj/" + kind, "cpu", join.windowCount(c.sRows()), cancelled -> {
             checkIndex(join.join(s.keys(), null, JoinType.INNER, cancelled), s, kind);
             return -1;
           });
@@ -203,7 +238,7 @@ public final class IndexJoinBenchmark {
       try (GpuEquiJoin join = name.equals("nopa") ? new NopaHashJoin(device) : new TritonJoin(device)) {
         HostJoinInput build = HostJoinInput.of(s.hostColumn(), s.hostColumn());
         HostJoinInput probe = HostJoinInput.of(r.hostColumn(), r.hostColumn());
-        time(c, name, "gpu", cancelled -> {
+        time(c, name, "gpu", null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return join.lastStats().totalNanos();
         });
@@ -218,7 +253,7 @@ public final class IndexJoinBenchmark {
           : new CpuRadixJoin(options.threads())) {
         JoinInput build = JoinInput.of(s.keys(), s.keys());
         JoinInput probe = JoinInput.of(rKeys, rKeys);
-        time(c, name, "cpu", cancelled -> {
+        time(c, name, "cpu", null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return -1;
         });
@@ -231,8 +266,9 @@ public final class IndexJoinBenchmark {
    * IndexJoinBenchmarkArgs#runs} runs, and reports the medians. Within the point limit: an execution that starts
    * after it is not run, one that is still running is cancelled where the join can be (the index joins, between
    * windows); a warm-up that took half the limit counts as the run (the code it warms ran on the earlier cases).
+   * {@code windows}: the windows an index join cuts S into, which its row records (null for a hash join).
    */
-  private void time(Case c, String join, String where, Execution execution) {
+  private void time(Case c, String join, String where, Integer windows, Execution execution) {
     String key = join + " " + where;
     if (overLimit.containsKey(key)) {
       skipped(c, join, where, "skipped: over the point limit at " + overLimit.get(key));
@@ -286,22 +322,22 @@ public final class IndexJoinBenchmark {
     }
     double ms = median(runs.stream().mapToDouble(r -> r[0]).toArray());
     double wall = median(runs.stream().mapToDouble(r -> r[1]).toArray());
-    row(c, join, where, ms, wall, note);
+    row(c, join, where, windows, ms, wall, note);
     System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %10.2f ms %s%n", elapsedSeconds(), c.sweep(),
         c.label(), join, where, ms, note);
   }
 
   /** A point without a time: skipped, stopped or failed, {@code note} says which. */
   private void skipped(Case c, String join, String where, String note) {
-    row(c, join, where, Double.NaN, Double.NaN, note);
+    row(c, join, where, null, Double.NaN, Double.NaN, note);
     System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %s%n", elapsedSeconds(), c.sweep(), c.label(),
         join, where, note);
   }
 
   /** Adds a point to the table and rewrites the CSV, so that a run cut short keeps what it measured. */
-  private void row(Case c, String join, String where, double ms, double wall, String note) {
+  private void row(Case c, String join, String where, Integer windows, double ms, double wall, String note) {
     report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
-        selectivity(c), c.windowBytes() / 1048576.0, join, where, join + " " + where, ms, wall,
+        selectivity(c), c.windowBytes() / 1048576.0, windows, join, where, join + " " + where, ms, wall,
         c.sRows() / ms / 1e3, 1e3 / ms, note);
     try {
       report.writeCsv(options.out().resolve("index-join.csv"));
@@ -365,14 +401,18 @@ public final class IndexJoinBenchmark {
   private BenchReport crossovers() {
     BenchReport out = new BenchReport("Crossover of the best INLJ and the best hash join", List.of("sweep",
         "INLJ device", "crossover", "unit", "note"));
-    for (String sweep : List.of("selectivity", "size")) {
+    for (String sweep : sweeps(report)) {
+      if (sweep.equals("window")) {  // index joins only
+        continue;
+      }
+      boolean bySize = sweep.startsWith("size");
       for (String where : List.of("gpu", "cpu")) {
         List<double[]> points = new ArrayList<>();  // x, best INLJ ms, best hash ms
         for (int row = 0; row < report.rowCount(); row++) {
           if (!report.cell(row, "sweep").equals(sweep)) {
             continue;
           }
-          double x = ((Number) report.cell(row, sweep.equals("size") ? "R GiB" : "selectivity %")).doubleValue();
+          double x = ((Number) report.cell(row, bySize ? "R GiB" : "selectivity %")).doubleValue();
           double ms = ((Number) report.cell(row, "ms")).doubleValue();
           if (Double.isNaN(ms)) {
             continue;
@@ -399,10 +439,19 @@ public final class IndexJoinBenchmark {
         double at = crossover(x, inljMs, hashMs);
         String note = !Double.isNaN(at) ? "" : inljMs[0] < hashMs[0] ? "INLJ faster over the whole sweep"
             : "hash join faster over the whole sweep";
-        out.row(sweep, where, at, sweep.equals("size") ? "R GiB" : "selectivity %", note);
+        out.row(sweep, where, at, bySize ? "R GiB" : "selectivity %", note);
       }
     }
     return out;
+  }
+
+  /** The sweeps of {@code report}, in the order of their first rows. */
+  static List<String> sweeps(BenchReport report) {
+    Set<String> sweeps = new LinkedHashSet<>();
+    for (int row = 0; row < report.rowCount(); row++) {
+      sweeps.add(report.cell(row, "sweep").toString());
+    }
+    return List.copyOf(sweeps);
   }
 
   /**

@@ -21,7 +21,11 @@ import org.spillway.gpu.transfer.HostColumn;
 final class IndexJoinBenchmarkData {
   private IndexJoinBenchmarkData() {}
 
-  /** R: {@code rows} keys off-heap, its indexes built on first use, and a Java copy for the CPU hash joins. */
+  /**
+   * R: {@code rows} keys off-heap, its indexes built on first use, and a Java copy for the CPU hash joins. A smaller R
+   * is a prefix of a larger one ({@link #prefix}: row r holds 4r whatever the size), so a sweep over sizes allocates
+   * and writes its largest R once.
+   */
   static final class Relation implements AutoCloseable {
     final long rows;
     final ArrowBuf keys;
@@ -29,12 +33,15 @@ final class IndexJoinBenchmarkData {
     private final Map<IndexKind, SortedKeyIndex> indexes = new EnumMap<>(IndexKind.class);
     private final BufferAllocator allocator;
     private final int threads;
+    /** Whether closing frees the keys (false for a prefix, whose keys are its whole relation's). */
+    private final boolean owner;
     private long[] javaKeys;
 
     Relation(BufferAllocator allocator, long rows, int threads) {
       this.allocator = allocator;
       this.rows = rows;
       this.threads = threads;
+      this.owner = true;
       long start = System.nanoTime();
       this.keys = allocator.buffer(rows * Long.BYTES);
       long allocated = System.nanoTime();
@@ -42,6 +49,27 @@ final class IndexJoinBenchmarkData {
       this.column = SortedKeyColumn.ofLongs(keys.memoryAddress(), rows);
       System.out.printf(Locale.ROOT, "R: %d keys (%.2f GiB), allocated in %.1f s, written in %.1f s%n", rows,
           rows * 8.0 / (1L << 30), (allocated - start) / 1e9, (System.nanoTime() - allocated) / 1e9);
+    }
+
+    private Relation(Relation whole, long rows) {
+      this.allocator = whole.allocator;
+      this.rows = rows;
+      this.threads = whole.threads;
+      this.owner = false;
+      this.keys = whole.keys;
+      this.column = SortedKeyColumn.ofLongs(keys.memoryAddress(), rows);
+    }
+
+    /**
+     * The R of the first {@code rows} rows, over this one's keys, with indexes of its own; closing it frees those
+     * and leaves the keys to this one.
+     */
+    Relation prefix(long rows) {
+      if (rows < 1 || rows > this.rows) {
+        throw new IllegalArgumentException("a prefix of R's " + this.rows + " rows has 1 to " + this.rows
+            + " rows, not " + rows);
+      }
+      return new Relation(this, rows);
     }
 
     SortedKeyIndex index(IndexKind kind) {
@@ -69,7 +97,9 @@ final class IndexJoinBenchmarkData {
     @Override
     public void close() {
       indexes.values().forEach(SortedKeyIndex::close);
-      keys.close();
+      if (owner) {
+        keys.close();
+      }
     }
   }
 

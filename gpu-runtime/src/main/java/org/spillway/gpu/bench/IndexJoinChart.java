@@ -9,8 +9,9 @@ import java.util.Map;
 /**
  * Draws the index join benchmark's CSV ({@link IndexJoinBenchmark}), one chart per sweep it holds, as the paper's
  * figures plot them: probe keys per second (M keys/s) of every join over the selectivity (Fig. 9's shape), the size
- * of R (Fig. 5) or the window (Fig. 7), on a logarithmic x axis. Runs where the CSV was copied to, since the GPU
- * machine's JRE has no fonts: {@code IndexJoinChart index-join.csv OUT_DIR} writes {@code index-join-SWEEP.png}.
+ * of R (Fig. 5; a chart per selectivity where the sweep held it fixed) or the window (Fig. 7), on a logarithmic x
+ * axis. Runs where the CSV was copied to, since the GPU machine's JRE has no fonts: {@code IndexJoinChart
+ * index-join.csv OUT_DIR} writes {@code index-join-SWEEP.png} (a sweep such as "size 1.0%" as size-1.0pct).
  */
 public final class IndexJoinChart {
   /** The x column and its label of each sweep. */
@@ -22,7 +23,7 @@ public final class IndexJoinChart {
   /** Writes a chart per sweep of {@code report} into {@code dir}; returns the files written. */
   static List<Path> draw(BenchReport report, Path dir) throws IOException {
     List<Path> written = new ArrayList<>();
-    for (String sweep : List.of("selectivity", "size", "window")) {
+    for (String sweep : IndexJoinBenchmark.sweeps(report)) {
       BenchReport points = new BenchReport(report.title() + ": " + sweep, report.columns());
       for (int row = 0; row < report.rowCount(); row++) {
         int at = row;
@@ -33,8 +34,8 @@ public final class IndexJoinChart {
       if (points.rowCount() == 0) {
         continue;
       }
-      Path png = dir.resolve("index-join-" + sweep + ".png");
-      String x = AXES.get(sweep);
+      Path png = dir.resolve("index-join-" + sweep.replace(" ", "-").replace("%", "pct") + ".png");
+      String x = sweep.startsWith("size") ? AXES.get("size") : AXES.get(sweep);
       BenchLineChart.write(points, png, "line", x, "M keys/s", true, x + " (log)");
       written.add(png);
     }

@@ -22,6 +22,8 @@ public final class RadixSpline implements SortedKeyIndex {
   public static final int RADIX_BITS = 18;
   /** Error bound of the paper's configuration, in rows. */
   public static final int MAX_ERROR = 32;
+  /** A lookup's row while its search goes on (no row is negative but -1, a miss). */
+  private static final long UNDECIDED = Long.MIN_VALUE;
 
   private final SortedKeyColumn column;
   private final ArrowBuf regions;
@@ -204,8 +206,9 @@ public final class RadixSpline implements SortedKeyIndex {
     }
     long lo = pointRow(up - 1) + 1;
     long guess = estimate(up, key);
-    if (atEstimate(guess, lo, upRow, key)) {
-      return guess;
+    long answer = atEstimate(guess, lo, upRow, key);
+    if (answer != UNDECIDED) {
+      return answer;
     }
     long from = windowFrom(guess, lo, upRow);
     long to = windowTo(guess, lo, upRow);
@@ -225,16 +228,16 @@ public final class RadixSpline implements SortedKeyIndex {
         long slot = outside ? 0 : (key - min) >>> shift;
         group.from[g] = outside ? 0 : firstPoint(slot);
         group.to[g] = outside ? 0 : endPoint(slot);
-        rows[first + g] = outside ? -1 : Long.MIN_VALUE;  // MIN_VALUE: still looking
+        rows[first + g] = outside ? -1 : UNDECIDED;
       }
       group.lowerBounds(keyRegion(), 3, keys, first, n);
       for (int g = 0; g < n; g++) {
         long key = keys[first + g];
         long up = group.position[g];
-        if (rows[first + g] == Long.MIN_VALUE && pointKey(up) == key) {
+        if (rows[first + g] == UNDECIDED && pointKey(up) == key) {
           rows[first + g] = pointRow(up);
         }
-        if (rows[first + g] != Long.MIN_VALUE) {
+        if (rows[first + g] != UNDECIDED) {
           group.from[g] = 0;
           group.to[g] = 0;
           continue;
@@ -242,8 +245,9 @@ public final class RadixSpline implements SortedKeyIndex {
         lo[g] = pointRow(up - 1) + 1;
         hi[g] = pointRow(up);
         long guess = estimate(up, key);
-        if (atEstimate(guess, lo[g], hi[g], key)) {
-          rows[first + g] = guess;
+        long answer = atEstimate(guess, lo[g], hi[g], key);
+        if (answer != UNDECIDED) {
+          rows[first + g] = answer;
           group.from[g] = 0;
           group.to[g] = 0;
           continue;
@@ -253,7 +257,7 @@ public final class RadixSpline implements SortedKeyIndex {
       }
       group.lowerBounds(column.address(), Long.numberOfTrailingZeros(column.width()), keys, first, n);
       for (int g = 0; g < n; g++) {
-        if (rows[first + g] == Long.MIN_VALUE) {
+        if (rows[first + g] == UNDECIDED) {
           rows[first + g] = settle(group.position[g], group.from[g], group.to[g], lo[g], hi[g], keys[first + g]);
         }
       }
@@ -294,12 +298,22 @@ public final class RadixSpline implements SortedKeyIndex {
   }
 
   /**
-   * Whether the key is at the estimate {@code guess} (a row strictly between the segment's points): where the spline
-   * is exact (evenly spaced keys) one read of the column instead of the search over the error bound's window, as the
-   * GPU lookup does (radix_spline.cu).
+   * The answer the estimate {@code guess} (a row strictly between the segment's points) gives without the search over
+   * the error bound's window, as the GPU lookup does (radix_spline.cu): its row where the key is there (the spline is
+   * exact on evenly spaced keys), -1 where the key lies between it and its neighbour (a key in a gap, which no row
+   * holds), each read from the estimate's line; {@link #UNDECIDED} where the search must decide. The neighbours
+   * {@code lo - 1} and {@code hi} are the segment's points, rows of the column.
    */
-  private boolean atEstimate(long guess, long lo, long hi, long key) {
-    return guess >= lo && guess < hi && column.key(guess) == key;
+  private long atEstimate(long guess, long lo, long hi, long key) {
+    if (guess < lo || guess >= hi) {
+      return UNDECIDED;
+    }
+    long at = column.key(guess);
+    if (at == key) {
+      return guess;
+    }
+    long neighbour = column.key(at < key ? guess + 1 : guess - 1);
+    return (at < key ? neighbour > key : neighbour < key) ? -1 : UNDECIDED;
   }
 
   /**

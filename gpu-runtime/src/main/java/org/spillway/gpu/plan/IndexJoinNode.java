@@ -34,6 +34,14 @@ public final class IndexJoinNode implements PlanNode {
   /** Partitions of a window: lookups of one partition read a stretch of 1/this of the index. */
   public static final int WINDOW_PARTITIONS = WindowedIndexJoin.WINDOW_PARTITIONS;
 
+  /**
+   * The windows the join cuts {@code probeRows} probe keys into on {@code threads} CPU threads with windows of at most
+   * {@code windowBytes}: the rounds of lookups the CPU join takes ({@link WindowedIndexJoin#windowCount}).
+   */
+  public static long cpuWindowCount(long probeRows, long windowBytes, int threads) {
+    return WindowedIndexJoin.windowCount(probeRows, windowBytes, threads);
+  }
+
   private final PlanNode probe;
   private final int probeKey;
   private final IndexedSide indexed;

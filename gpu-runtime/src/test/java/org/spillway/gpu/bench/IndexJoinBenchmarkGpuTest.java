@@ -40,4 +40,21 @@ class IndexJoinBenchmarkGpuTest {
     }
     assertEquals("inlj/RADIXSPLINE gpu", report.cell(0, "line"));
   }
+
+  /**
+   * The sizes preset at tiny sizes on the GPU: at each size and selectivity RadixSpline and binary search on both
+   * devices and GPU NOPA run, checked, and the crossover is reported per selectivity.
+   */
+  @Test
+  void theSizesPresetRunsEveryJoinAtTinySizes(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--preset", "sizes", "--sizes", "0.001,0.004", "--out", out.toString()});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(2 * 2 * 5, report.rowCount(), "2 sizes x 2 selectivities: 2 kinds on 2 devices and NOPA");
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertEquals("", report.cell(row, "note"), report.cell(row, "case") + " failed");
+      assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0, report.cell(row, "case") + " took no time");
+    }
+    BenchReport crossover = BenchReport.readCsv("crossover", out.resolve("index-join-crossover.csv"));
+    assertEquals(2 * 2, crossover.rowCount(), "per selectivity, for the GPU and the CPU index join");
+  }
 }

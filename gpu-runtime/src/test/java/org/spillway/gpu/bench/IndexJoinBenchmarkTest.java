@@ -10,8 +10,11 @@ import java.util.List;
 import javax.imageio.ImageIO;
 import java.util.HashSet;
 import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.index.IndexKind;
 
 /**
  * The index join benchmark runs end to end on tiny relations on the CPU (every join checked), and its crossover
@@ -31,8 +34,11 @@ class IndexJoinBenchmarkTest {
       assertTrue(cases.add(report.cell(row, "case").toString()), "cases are unique labels for the chart");
       assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0);
       assertEquals("cpu", report.cell(row, "device"));
+      boolean inlj = report.cell(row, "join").toString().startsWith("inlj/");
+      assertEquals(inlj, report.cell(row, "windows") instanceof Number, "an index join's windows: " + row);
     }
     assertEquals("size", report.cell(0, "sweep"));
+    assertEquals(2.0, report.cell(0, "windows"), "3000 probe keys within one window, a window per thread");
     assertEquals("inlj/BINARY_SEARCH", report.cell(0, "join"));
     assertEquals(3000.0, report.cell(0, "S rows"));
     assertEquals("window", report.cell(report.rowCount() - 1, "sweep"));
@@ -63,6 +69,56 @@ class IndexJoinBenchmarkTest {
     List<Path> charts = IndexJoinChart.draw(report, out);
     assertEquals(List.of(out.resolve("index-join-selectivity.png")), charts);
     assertTrue(ImageIO.read(charts.get(0).toFile()).getWidth() > 100);
+  }
+
+  /**
+   * The sizes preset at tiny sizes on the CPU: each size at each selectivity of the preset (0.1% and 1%), a sweep and
+   * a chart per selectivity, R of every size the first rows of the one written; the size of R and the probe as asked.
+   */
+  @Test
+  void theSizesPresetSweepsRAtFixedSelectivitiesAtATinySize(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--preset", "sizes", "--sizes", "0.001,0.004", "--threads", "2",
+        "--out", out.toString(), "--cpu-only"});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(2 * 2 * 2, report.rowCount(), "2 sizes, 2 selectivities, RadixSpline and binary search on the CPU");
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertTrue(((Number) report.cell(row, "ms")).doubleValue() > 0, report.cell(row, "note").toString());
+      double rRows = ((Number) report.cell(row, "R rows")).doubleValue();
+      double selectivity = ((Number) report.cell(row, "selectivity %")).doubleValue();
+      assertEquals(IndexJoinBenchmark.sizeSweep(selectivity < 0.5 ? 0.1 : 1.0), report.cell(row, "sweep"));
+      assertEquals((double) Math.round(rRows * (selectivity < 0.5 ? 0.1 : 1.0) / 100), report.cell(row, "S rows"));
+    }
+    assertEquals((double) Math.round(0.001 * (1L << 30) / 8), report.cell(0, "R rows"));
+    assertEquals((double) Math.round(0.004 * (1L << 30) / 8), report.cell(report.rowCount() - 1, "R rows"));
+    assertEquals(List.of("size 0.1%", "size 1.0%"), IndexJoinBenchmark.sweeps(report));
+    assertEquals(List.of(out.resolve("index-join-size-0.1pct.png"), out.resolve("index-join-size-1.0pct.png")),
+        IndexJoinChart.draw(report, out));
+    IndexJoinBenchmarkArgs sizes = IndexJoinBenchmarkArgs.parse(new String[] {"--preset", "sizes"});
+    assertEquals(List.of(1.0, 4.0, 16.0, 32.0, 64.0), sizes.sizesGib());
+    assertEquals(List.of(0.1, 1.0), sizes.sizeSelectivities());
+    assertEquals(List.of(), sizes.selectivities(), "one R per size, no other sweep");
+    assertEquals(List.of("cpu-inlj", "nopa"), sizes.joins());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> IndexJoinBenchmarkArgs.parse(new String[] {"--preset", "huge"}));
+    assertTrue(e.getMessage().contains("'target' and 'sizes'"), e.getMessage());
+  }
+
+  /** A prefix of R is R of fewer rows over the same keys, indexed on its own; only R's close frees the keys. */
+  @Test
+  void aSmallerRIsAPrefixOfTheLargerOne() {
+    try (BufferAllocator allocator = new RootAllocator();
+         IndexJoinBenchmarkData.Relation all = new IndexJoinBenchmarkData.Relation(allocator, 5000, 2)) {
+      long written = allocator.getAllocatedMemory();
+      try (IndexJoinBenchmarkData.Relation r = all.prefix(1000)) {
+        assertEquals(1000, r.column.rows());
+        assertEquals(all.keys.memoryAddress(), r.column.address());
+        assertEquals(999, r.index(IndexKind.RADIXSPLINE).lookup(SortedKeys.key(999)));
+        assertEquals(-1, r.index(IndexKind.RADIXSPLINE).lookup(SortedKeys.key(1000)), "beyond the prefix");
+      }
+      assertEquals(written, allocator.getAllocatedMemory(), "the prefix freed its index, not the keys");
+      assertEquals(SortedKeys.key(4999), all.column.key(4999));
+      assertThrows(IllegalArgumentException.class, () -> all.prefix(5001));
+    }
   }
 
   /**

@@ -44,8 +44,17 @@ class GpuIndexLookupTest {
                  SortedKeyIndex index = kind.build(SortedKeyColumns.column(buf, keys.length, ints), pinned, 2)) {
               long[] expected = new long[probes.length];
               index.lookup(probes, probes.length, expected);
-              assertArrayEquals(expected, gpuLookup(device, stream, new GpuIndexLookup(device, index), probes),
-                  kind + " " + shape + (ints ? " 4-byte" : " 8-byte") + " rows=" + keys.length + " seed=" + seed);
+              // the structure in GPU memory (the default) and read over the link: the same answers
+              for (long deviceBytes : new long[] {GpuIndexLookup.DEVICE_STRUCTURE_BYTES, 0}) {
+                long before = device.allocator().allocatedBytes();
+                try (GpuIndexLookup lookup = new GpuIndexLookup(device, index, deviceBytes)) {
+                  assertEquals(deviceBytes > 0 && index.sizeBytes() > 0, lookup.structureOnDevice());
+                  assertArrayEquals(expected, gpuLookup(device, stream, lookup, probes), kind + " " + shape
+                      + (ints ? " 4-byte" : " 8-byte") + " rows=" + keys.length + " structure on the GPU: "
+                      + lookup.structureOnDevice() + " seed=" + seed);
+                }
+                assertEquals(before, device.allocator().allocatedBytes(), "closing frees the structure's copy");
+              }
             }
           }
         }

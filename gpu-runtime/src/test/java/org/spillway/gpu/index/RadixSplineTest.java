@@ -80,6 +80,35 @@ class RadixSplineTest {
     }
   }
 
+  /**
+   * On evenly spaced keys (the index join benchmark's R: row r holds 4r) the estimate is the key's row, and a key in
+   * a gap lies between the estimate's row and its neighbour: every key is found and every gap misses, at the
+   * segments' ends too (the parallel build starts a segment per range).
+   */
+  @Test
+  void evenlySpacedKeysAndTheKeysInTheirGapsAreAnsweredAtTheEstimate() {
+    int rows = 3 * (1 << 16) + 5;
+    try (BufferAllocator allocator = new RootAllocator();
+         ArrowBuf buf = allocator.buffer(8L * rows)) {
+      for (int r = 0; r < rows; r++) {
+        buf.setLong(8L * r, 4L * r);
+      }
+      try (RadixSpline index = RadixSpline.build(SortedKeyColumn.ofLongs(buf.memoryAddress(), rows), allocator, 2)) {
+        long[] probes = new long[4 * rows];
+        for (int i = 0; i < probes.length; i++) {
+          probes[i] = i;
+        }
+        long[] batch = new long[probes.length];
+        index.lookup(probes, probes.length, batch);
+        for (int i = 0; i < probes.length; i++) {
+          long expected = i % 4 == 0 ? i / 4 : -1;
+          assertEquals(expected, index.lookup(i), "key " + i);
+          assertEquals(expected, batch[i], "key " + i + " in a batch");
+        }
+      }
+    }
+  }
+
   private static double toDouble(long unsigned) {
     return unsigned >= 0 ? unsigned : (double) (unsigned >>> 1) * 2.0;
   }

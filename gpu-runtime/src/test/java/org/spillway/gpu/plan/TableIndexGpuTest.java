@@ -42,7 +42,9 @@ class TableIndexGpuTest {
       VectorSchemaRoot batch = new VectorSchemaRoot(List.of(keys));  // keys closes it
       try (TableIndex index = TableIndex.build("t_k", List.of(batch), 0, kind,
           pinned.newChildAllocator("index", 0, Long.MAX_VALUE), 2)) {
-        new GpuIndexLookup(device, index.index());  // throws unless column and structure are pinned
+        try (GpuIndexLookup lookup = new GpuIndexLookup(device, index.index())) {  // throws unless the column is pinned
+          assertEquals(!kind.equals("BINARY_SEARCH"), lookup.structureOnDevice());
+        }
         assertEquals(rows - 1, index.index().lookup(3L * (rows - 1) + 1));
         // the index join node on the GPU: no fallback, the rows of the CPU join
         ScanTable scan = new ScanTable() {

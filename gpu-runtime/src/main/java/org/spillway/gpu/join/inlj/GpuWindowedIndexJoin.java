@@ -27,6 +27,7 @@ import org.spillway.gpu.index.GpuIndexLookup;
 import org.spillway.gpu.index.SortedKeyIndex;
 import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.pipeline.gpu.PinnedScratch;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import org.spillway.gpu.transfer.ColumnType;
 import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
@@ -48,9 +49,10 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  *
  * <p>Index and column must lie in pinned host memory. Probe keys are INT64 or INT32 (widened), with an optional
  * Arrow validity bitmap (a NULL key never matches). Every device and pinned buffer a join takes is freed before
- * it returns or throws. One join at a time per instance.
+ * it returns or throws. One join at a time per instance; closing it frees the index structure's copy in GPU memory
+ * ({@link GpuIndexLookup}).
  */
-public final class GpuWindowedIndexJoin {
+public final class GpuWindowedIndexJoin implements AutoCloseable {
   static final String MODULE = "join/inlj/windowed_index_join";
   /** Streams, hence windows in flight: one window's copy beside another's kernels. */
   static final int STREAMS = 2;
@@ -84,13 +86,19 @@ public final class GpuWindowedIndexJoin {
     this.device = device;
     this.windowBytes = windowBytes;
     this.radix = WindowRadix.of(index.column());
-    this.lookup = new GpuIndexLookup(device, index);
     CudaModule module = device.module(MODULE);
     this.histogram = module.kernel("window_histogram");
     this.offsets = module.kernel("window_offsets");
     this.scatter = module.kernel("window_scatter");
     this.restore = module.kernel("window_restore");
     this.maxBlocks = device.multiprocessors() * BLOCKS_PER_SM;
+    this.lookup = new GpuIndexLookup(device, index);
+  }
+
+  /** Frees what the index's lookups keep in GPU memory (its structure's copy); no join may be running. */
+  @Override
+  public void close() {
+    lookup.close();
   }
 
   /** Probe keys per window for keys of {@code keyBytes} bytes. */
@@ -127,7 +135,7 @@ public final class GpuWindowedIndexJoin {
   private JoinIndex joinStaged(int rows, ColumnType keyType, LongConsumer write, boolean[] nulls, JoinType type,
       BooleanSupplier cancelled) {
     if (rows == 0) {
-      return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
+      return JoinIndex.inProbeOrder(new long[0], 0, type, 1);
     }
     HostBuffer keyBuffer = PinnedScratch.acquire(device, keyType.bytes(rows));
     HostBuffer validity = null;
@@ -174,7 +182,7 @@ public final class GpuWindowedIndexJoin {
     checkProbe(keys, validity);
     int rows = (int) keys.rowCount();
     if (rows == 0) {
-      return JoinIndex.inProbeOrder(new long[0], 0, 0, type);
+      return JoinIndex.inProbeOrder(new long[0], 0, type, 1);
     }
     long started = System.nanoTime();
     int tuples = windowTuples(keys.type().width());
@@ -187,7 +195,7 @@ public final class GpuWindowedIndexJoin {
       long gpuNanos = stream(pipeline, columns, rows, Math.min(tuples, rows), tuples, cancelled, buildRowAt);
       pool.release(pipeline);
       released = true;
-      JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, 0, type);
+      JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, type, MorselScheduler.THREADS);
       lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, gpuNanos,
           System.nanoTime() - started);
       return result;

@@ -1,15 +1,13 @@
 package org.spillway.gpu.join.inlj;
 
 /**
- * One worker's buffers for a window: its matchable keys in partition order with their positions in the window,
- * the rows the index returned for them, and the build row of every window position (-1 for none) after they are
- * put back in window order. Reused window after window, never shared between workers.
+ * One worker's buffers for a window: its matchable keys in partition order with their positions in the window, and
+ * the rows the index returned for them. Reused window after window, never shared between workers.
  */
 final class PartitionedWindow {
   final long[] keys;
   final int[] positions;
   final long[] rows;
-  final long[] buildRowAt;
   /** Partition offsets: one more than the fanout, for the exclusive prefix sum. */
   final int[] offsets;
 
@@ -17,7 +15,6 @@ final class PartitionedWindow {
     keys = new long[capacity];
     positions = new int[capacity];
     rows = new long[capacity];
-    buildRowAt = new long[capacity];
     offsets = new int[fanout + 1];
   }
 }

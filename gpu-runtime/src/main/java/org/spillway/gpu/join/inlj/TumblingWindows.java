@@ -27,6 +27,26 @@ record TumblingWindows(long rows, int tuples) {
     return (int) ((tuples + multiple - 1) / multiple * multiple);
   }
 
+  /**
+   * Windows of at most {@code maxTuples} keys over {@code rows} rows for {@code workers} workers that take windows in
+   * turn: as few as the budget allows, rounded up to a multiple of the workers (but no more than there are rows), all
+   * of one size but the last. Cut by the budget alone, a probe of fewer windows than workers left the others idle (a
+   * probe within one window ran on one core), and one of a few more windows than workers left most of them idle in
+   * its last round.
+   */
+  static TumblingWindows balanced(long rows, int maxTuples, int workers) {
+    if (rows < 0 || maxTuples < 1 || workers < 1) {
+      throw new IllegalArgumentException("windows of " + maxTuples + " keys over " + rows + " rows for " + workers
+          + " workers");
+    }
+    if (rows == 0) {
+      return new TumblingWindows(0, maxTuples);
+    }
+    long count = (rows + maxTuples - 1) / maxTuples;
+    count = Math.min(rows, (count + workers - 1) / workers * workers);
+    return new TumblingWindows(rows, (int) ((rows + count - 1) / count));
+  }
+
   int count() {
     return (int) ((rows + tuples - 1) / tuples);
   }

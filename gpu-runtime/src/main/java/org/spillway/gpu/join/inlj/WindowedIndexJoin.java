@@ -8,8 +8,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 /**
  * The windowed index nested-loop join (Schmeißer, Lutz and Markl, EDBT 2025) on the CPU: joins probe keys with the
- * sorted unique build keys a {@link SortedKeyIndex} is over. The probe is cut into tumbling windows of
- * {@link #windowTuples()} keys; each window is radix-partitioned ({@link WindowPartitioner}), its keys looked up a
+ * sorted unique build keys a {@link SortedKeyIndex} is over. The probe is cut into tumbling windows of at most
+ * {@link #windowTuples()} keys, balanced over the threads ({@link TumblingWindows#balanced}); each window is radix-partitioned ({@link WindowPartitioner}), its keys looked up a
  * vector at a time (the index interleaves the searches), and its matches put back into the window's original order,
  * so the join index comes out in probe order and a pipeline continues over it. Windows run in parallel on the
  * engine's pool; the result does not depend on which worker ran which window. {@link GpuWindowedIndexJoin} is the
@@ -50,13 +50,15 @@ public final class WindowedIndexJoin {
   public static JoinIndex run(IndexJoinDevice device, long[] keys, boolean[] nulls, SortedKeyIndex index,
       JoinType type, long windowBytes, BooleanSupplier cancelled) {
     if (device instanceof IndexJoinDevice.Gpu gpu) {
-      return new GpuWindowedIndexJoin(gpu.device(), index, windowBytes).join(keys, nulls, type, cancelled);
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(gpu.device(), index, windowBytes)) {
+        return join.join(keys, nulls, type, cancelled);
+      }
     }
     int threads = ((IndexJoinDevice.Cpu) device).threads();
     return new WindowedIndexJoin(index, windowBytes, threads).join(keys, nulls, type, cancelled);
   }
 
-  /** Probe keys per window. */
+  /** Probe keys per window at most (the budget's). */
   public int windowTuples() {
     return windowTuples;
   }
@@ -69,18 +71,38 @@ public final class WindowedIndexJoin {
   /** As {@link #join(long[], boolean[], JoinType)}, stopping between windows once {@code cancelled} is true. */
   public JoinIndex join(long[] keys, boolean[] nulls, JoinType type, BooleanSupplier cancelled) {
     requireFlags(keys.length, nulls);
-    TumblingWindows windows = new TumblingWindows(keys.length, windowTuples);
-    JoinIndex[] outputs = new JoinIndex[windows.count()];
+    TumblingWindows windows = windows(keys.length);
+    long[] buildRowAt = new long[keys.length];
     PartitionedWindow[] buffers = new PartitionedWindow[MorselScheduler.workers(windows.count(), threads)];
-    int capacity = Math.min(windowTuples, keys.length);
+    int capacity = Math.min(windows.tuples(), keys.length);
     MorselScheduler.forEach(windows.count(), threads, cancelled, (worker, window) -> {
       if (buffers[worker] == null) {
         buffers[worker] = new PartitionedWindow(capacity, partitioner.fanout());
       }
-      outputs[window] = joinWindow(keys, nulls, (int) windows.first(window), windows.size(window), type,
-          buffers[worker]);
+      joinWindow(keys, nulls, (int) windows.first(window), windows.size(window), buffers[worker], buildRowAt);
     });
-    return JoinIndex.concat(outputs);
+    return JoinIndex.inProbeOrder(buildRowAt, keys.length, type, threads);
+  }
+
+  /**
+   * The windows a probe of {@code keys} keys is cut into: of at most {@link #windowTuples()} keys, balanced over the
+   * threads ({@link TumblingWindows#balanced}).
+   */
+  TumblingWindows windows(int keys) {
+    return TumblingWindows.balanced(keys, windowTuples, threads);
+  }
+
+  /** How many windows a probe of {@code keys} keys is cut into. */
+  public int windowCount(int keys) {
+    return windows(keys).count();
+  }
+
+  /**
+   * How many windows the CPU join on {@code threads} threads cuts a probe of {@code keys} keys into, with windows of
+   * at most {@code windowBytes} of keys: what the cost model charges rounds of lookups by.
+   */
+  public static long windowCount(long keys, long windowBytes, int threads) {
+    return TumblingWindows.balanced(keys, TumblingWindows.tuplesFor(windowBytes, Long.BYTES, 1), threads).count();
   }
 
   /** Checks that every key has its NULL flag, when there are flags. */
@@ -91,15 +113,14 @@ public final class WindowedIndexJoin {
     }
   }
 
-  private JoinIndex joinWindow(long[] keys, boolean[] nulls, int from, int count, JoinType type,
-      PartitionedWindow window) {
+  /** Joins one window: its build rows land in {@code buildRowAt} at the window's probe rows (-1 for none). */
+  private void joinWindow(long[] keys, boolean[] nulls, int from, int count, PartitionedWindow window,
+      long[] buildRowAt) {
     int partitioned = partitioner.partition(keys, nulls, from, count, window);
     index.lookup(window.keys, partitioned, window.rows);
-    long[] buildRowAt = window.buildRowAt;
-    Arrays.fill(buildRowAt, 0, count, -1);
+    Arrays.fill(buildRowAt, from, from + count, -1);
     for (int i = 0; i < partitioned; i++) {
-      buildRowAt[window.positions[i]] = window.rows[i];
+      buildRowAt[from + window.positions[i]] = window.rows[i];
     }
-    return JoinIndex.inProbeOrder(buildRowAt, count, from, type);
   }
 }

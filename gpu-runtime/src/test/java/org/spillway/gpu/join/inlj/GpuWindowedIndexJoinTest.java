@@ -119,8 +119,8 @@ class GpuWindowedIndexJoinTest {
     boolean[] nulls = ProbeKeys.nulls(probe.length, random);
     CudaDevice device = GpuRuntime.requireDevice();
     withPinnedIndex(kind, build, true, index -> {
-      GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, 1000L * Long.BYTES);
-      try (BufferAllocator pageable = new RootAllocator();
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, 1000L * Long.BYTES);
+           BufferAllocator pageable = new RootAllocator();
            BufferAllocator pinned = ArrowAllocators.root(HostMemoryKind.PINNED);
            IntVector ints = new IntVector("ints", pageable);
            BigIntVector longs = new BigIntVector("longs", pinned)) {
@@ -186,18 +186,22 @@ class GpuWindowedIndexJoinTest {
     withPinnedIndex(IndexKind.BTREE, build, false, index -> {
       GpuColumnarPipeline.releaseIdleResources(device);
       long deviceBytes = device.allocator().allocatedBytes();
-      long pinnedBytes = device.pinnedAllocator().allocatedBytes();
-      AtomicInteger asked = new AtomicInteger();
-      GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, 1024L * Long.BYTES);
-      assertThrows(CancellationException.class,
-          () -> join.join(probe, null, JoinType.INNER, () -> asked.incrementAndGet() > 1));
-      assertEquals(2, asked.get(), "asked before each window until cancelled");
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, 1024L * Long.BYTES)) {
+        long withStructure = device.allocator().allocatedBytes();
+        long pinnedBytes = device.pinnedAllocator().allocatedBytes();
+        AtomicInteger asked = new AtomicInteger();
+        assertThrows(CancellationException.class,
+            () -> join.join(probe, null, JoinType.INNER, () -> asked.incrementAndGet() > 1));
+        assertEquals(2, asked.get(), "asked before each window until cancelled");
+        GpuColumnarPipeline.releaseIdleResources(device);
+        assertEquals(withStructure, device.allocator().allocatedBytes());
+        assertEquals(pinnedBytes, device.pinnedAllocator().allocatedBytes());
+        // and the next join runs
+        assertEquals(probe.length / 2, join.join(probe, null, JoinType.INNER, () -> false).size());
+        assertTrue(join.lastStats().windows() > 1);
+      }
       GpuColumnarPipeline.releaseIdleResources(device);
-      assertEquals(deviceBytes, device.allocator().allocatedBytes());
-      assertEquals(pinnedBytes, device.pinnedAllocator().allocatedBytes());
-      // and the next join runs
-      assertEquals(probe.length / 2, join.join(probe, null, JoinType.INNER, () -> false).size());
-      assertTrue(join.lastStats().windows() > 1);
+      assertEquals(deviceBytes, device.allocator().allocatedBytes(), "closing frees the structure's copy");
     });
   }
 
@@ -214,16 +218,19 @@ class GpuWindowedIndexJoinTest {
       GpuColumnarPipeline.releaseIdleResources(device);
       long deviceBytes = device.allocator().allocatedBytes();
       long pinnedBytes = device.pinnedAllocator().allocatedBytes();
-      GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, (long) tuples * Long.BYTES);
-      // two chunk buffers of 8-byte slots fit, then the window's keys, but not their positions
-      long spare = 2L * tuples * Long.BYTES + 10L * tuples;
-      try (DeviceBuffer hog = device.allocator().allocate(device.allocator().availableBytes() - spare,
-          "test: leaves too little for the join's windows")) {
-        GpuMemoryException e = assertThrows(GpuMemoryException.class,
-            () -> join.join(probe, null, JoinType.INNER, () -> false));
-        assertTrue(e.getMessage().contains("windowed index join: probe key positions"), e.getMessage());
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, (long) tuples * Long.BYTES)) {
+        long withStructure = device.allocator().allocatedBytes();
+        // two chunk buffers of 8-byte slots fit, then the window's keys, but not their positions
+        long spare = 2L * tuples * Long.BYTES + 10L * tuples;
+        try (DeviceBuffer hog = device.allocator().allocate(device.allocator().availableBytes() - spare,
+            "test: leaves too little for the join's windows")) {
+          GpuMemoryException e = assertThrows(GpuMemoryException.class,
+              () -> join.join(probe, null, JoinType.INNER, () -> false));
+          assertTrue(e.getMessage().contains("windowed index join: probe key positions"), e.getMessage());
+        }
+        GpuColumnarPipeline.releaseIdleResources(device);
+        assertEquals(withStructure, device.allocator().allocatedBytes());
       }
-      GpuColumnarPipeline.releaseIdleResources(device);
       assertEquals(deviceBytes, device.allocator().allocatedBytes());
       assertEquals(pinnedBytes, device.pinnedAllocator().allocatedBytes());
     });
@@ -264,8 +271,9 @@ class GpuWindowedIndexJoinTest {
   }
 
   private static JoinIndex gpu(SortedKeyIndex index, long[] probe, boolean[] nulls, JoinType type, long window) {
-    return new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, bytes(window)).join(probe, nulls, type,
-        () -> false);
+    try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, bytes(window))) {
+      return join.join(probe, nulls, type, () -> false);
+    }
   }
 
   /** A {@code kind} index over {@code keys} (4 or 8 bytes each) in pinned memory, freed after {@code body}. */

@@ -50,6 +50,33 @@ class WindowPlanTest {
     assertEquals(0, new TumblingWindows(0, 32).count());
   }
 
+  /**
+   * The CPU's windows keep every worker busy: a probe within one budget window is cut into a window per worker, and
+   * the count is a multiple of the workers (up to one window per row), each window within the budget.
+   */
+  @Test
+  void balancedWindowsAreAMultipleOfTheWorkersWithinTheBudget() {
+    assertEquals(16, TumblingWindows.balanced(429_497, 1 << 22, 16).count());
+    assertEquals(16, TumblingWindows.balanced(42_949_673, 1 << 22, 16).count());
+    assertEquals(64, TumblingWindows.balanced(214_748_365, 1 << 22, 16).count());
+    assertEquals(3, TumblingWindows.balanced(3, 1 << 22, 16).count());
+    assertEquals(0, TumblingWindows.balanced(0, 100, 4).count());
+    SplittableRandom random = new SplittableRandom();
+    for (int trial = 0; trial < 200; trial++) {
+      long rows = 1 + random.nextInt(100_000);
+      int budget = 1 + random.nextInt(5000);
+      int workers = 1 + random.nextInt(32);
+      TumblingWindows windows = TumblingWindows.balanced(rows, budget, workers);
+      String what = rows + " rows, budget " + budget + ", " + workers + " workers";
+      assertTrue(windows.tuples() <= budget, what);
+      long byBudget = (rows + budget - 1) / budget;
+      assertTrue(windows.count() >= Math.min(rows, byBudget), what);
+      assertTrue(windows.count() >= Math.min(rows, workers), what);
+      assertTrue(windows.count() <= Math.min(rows, (byBudget + workers - 1) / workers * workers), what);
+      assertEquals(rows, windows.first(windows.count() - 1) + windows.size(windows.count() - 1), what);
+    }
+  }
+
   @Test
   void radixTakesTheTopElevenBitsOfTheKeyRange() {
     withColumn(new long[] {-1000, 1L << 20}, column -> {

@@ -129,6 +129,28 @@ class WindowedIndexJoinTest {
     });
   }
 
+  /**
+   * A probe within one budget window runs on every thread (a window each), and a probe larger than the emission's
+   * ranges comes out in probe order for every join type: the parallel emission's ranges meet without a gap.
+   */
+  @Test
+  void aProbeWithinOneWindowIsCutForEveryThreadAndEmittedInOrder() {
+    long seed = System.nanoTime();
+    long[] build = LongStream.range(0, 50_000).map(i -> 7 * i - 90_000).toArray();
+    long[] probe = ProbeKeys.around(build, 300_000, new SplittableRandom(seed));
+    withIndex(IndexKind.RADIXSPLINE, build, index -> {
+      WindowedIndexJoin join = new WindowedIndexJoin(index, THREADS);
+      assertEquals(THREADS, join.windowCount(probe.length));
+      assertEquals(THREADS, WindowedIndexJoin.windowCount(probe.length, WindowedIndexJoin.DEFAULT_WINDOW_BYTES,
+          THREADS));
+      assertEquals(2 * THREADS, WindowedIndexJoin.windowCount(probe.length, 100_000L * Long.BYTES, THREADS));
+      for (JoinType type : JoinType.values()) {
+        check(index, build, probe, null, type, -1, "seed=" + seed + ", " + type);
+      }
+      return null;
+    });
+  }
+
   @Test
   void runPicksTheCpuJoinAndStopsWhenCancelled() {
     long seed = System.nanoTime();
