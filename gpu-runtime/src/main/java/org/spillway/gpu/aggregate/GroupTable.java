@@ -299,6 +299,9 @@ final class GroupTable {
       hashKeys();
       return false;
     }
+    // a directly addressed table has at most a group per covered key and the NULL key's: room for that many at
+    // once, rather than copying its keys at each doubling from the first morsel's few groups on
+    reserve(directory.entries().length + 1);
     int[] entries = directory.entries();
     long base = directory.base();
     for (int i = 0; i < n; i++) {
@@ -463,6 +466,19 @@ final class GroupTable {
     int g = newGroup(h);
     System.arraycopy(word, 0, keys, g * width, width);
     return g;
+  }
+
+  /** The groups the table holds before its arrays grow. */
+  int capacity() {
+    return hashes.length;
+  }
+
+  /** Makes room for {@code capacity} groups in the key and hash arrays. */
+  private void reserve(int capacity) {
+    if (capacity > hashes.length) {
+      hashes = Arrays.copyOf(hashes, capacity);
+      keys = Arrays.copyOf(keys, capacity * width);
+    }
   }
 
   /** Numbers a new group and stores its hash, making room for its key words. */

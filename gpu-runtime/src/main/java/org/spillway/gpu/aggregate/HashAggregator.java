@@ -75,7 +75,7 @@ public final class HashAggregator {
       }
       table.findOrInsert(keys, n, groups);
       Arrays.fill(keys, null);  // let the morsel's vectors go
-      accumulators.ensureCapacity(table.size());
+      accumulators.ensureCapacity(table.capacity());  // grown as the table's arrays are, not group by group
     }
     accumulators.accumulate(morsel, groups, n);
   }

@@ -176,6 +176,30 @@ class GroupTableTest {
     }
   }
 
+  /**
+   * A table that addresses its keys directly makes room for a group per covered key on the first morsel, so that
+   * the groups the later morsels of that range add never copy its arrays.
+   */
+  @Test void aDirectlyAddressedTableMakesRoomForItsKeyRangeAtOnce() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    GroupTable table = new GroupTable(1);
+    int capacity = -1;
+    for (int morsel = 0; morsel < 4; morsel++) {
+      int n = 5000;
+      long[] ids = new long[n];
+      for (int i = 0; i < n; i++) {
+        ids[i] = i == 0 ? 0 : i == 1 ? 9999 : random.nextInt(10_000);  // the whole range from the first morsel on
+      }
+      table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, null, n)}, n, new int[n]);
+      String where = "seed " + seed + ", morsel " + morsel;
+      assertEquals(true, table.directlyAddressed(), where);
+      assertEquals(true, table.capacity() > 10_000, where + ": room for every key of the range and NULL's");
+      assertEquals(capacity < 0 ? table.capacity() : capacity, table.capacity(), where + ": no growth after");
+      capacity = table.capacity();
+    }
+  }
+
   @Test void aTableSizedUpFrontHoldsItsGroups() {
     GroupTable table = new GroupTable(1, 1000);
     for (long k = 0; k < 1000; k++) {
