@@ -61,9 +61,9 @@ import java.util.function.UnaryOperator;
  * Subqueries and Aggregation", SIGMOD 2001: a group-by below the null-producing side of an outer join): a row of
  * S without a partner was the one row of its group, with every field of A NULL, and is now its one row with the
  * calls' fields NULL. So each call must give NULL over that row as over no rows, or be made to: its arguments
- * must be fields of A, with no FILTER and not {@code COUNT(*)}; COUNT and
- * {@code $SUM0} count such a row 0 and get it back from NULL above the join. S's key must be the group key (A's
- * is NULL in that row), and unique with its NULLs too: rows of S with a NULL key formed one group, not one each.
+ * must be fields of A, with no FILTER and not {@code COUNT(*)}; COUNT and {@code $SUM0} count such a row 0 and
+ * get it back from NULL above the join. S's key must be the group key (A's is NULL in that row), and unique with
+ * its NULLs too: rows of S with a NULL key formed one group, not one each.
  */
 final class SpillwayEagerAggregationRule extends RelRule<SpillwayRuleConfig> {
   /** The join must keep at least this share of the aggregated side's estimated rows. */
