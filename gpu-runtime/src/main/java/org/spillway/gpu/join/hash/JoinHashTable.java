@@ -123,7 +123,8 @@ public final class JoinHashTable {
         return new JoinHashTable(rows, direct, lo, null, null, 0, 0, 0, -1, true);
       }
     }
-    if (count > 1 && hi - lo > 0 && (hi - lo) / count <= MAX_RANGE_PER_KEY) {
+    // more rows than values in their range: duplicates crowd the buckets whatever places them
+    if (count > 1 && hi - lo >= count && (hi - lo) / count <= MAX_RANGE_PER_KEY) {
       JoinHashTable byRange = buildUnchained(keys, validity, rows, count, tasks, threads, cancelled, lo,
           Long.numberOfLeadingZeros(hi - lo));
       if (byRange != null) {
