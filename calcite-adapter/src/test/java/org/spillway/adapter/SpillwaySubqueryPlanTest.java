@@ -142,9 +142,10 @@ class SpillwaySubqueryPlanTest {
   @Test void q13FiltersOrdersBelowItsLeftJoin() throws SQLException {
     String plan = plan(13);
     assertFalse(plan.contains("fallback="), plan);
-    assertPlanContains(13, "SpillwayJoin(condition=[=($0, $2)], joinType=[left])\n"
+    assertPlanContains(13, "SpillwayJoin(condition=[=($0, $1)], joinType=[left])\n"
         + "  SpillwayTableScan(table=[[spillway, customer]], fields=[[0]])\n"
-        + "  SpillwayFilter(condition=[NOT(LIKE($2, '%special%requests%'))])\n");
+        + "  SpillwayAggregate(group=[{1}], c_count=[COUNT($0)])\n"
+        + "    SpillwayFilter(condition=[NOT(LIKE($2, '%special%requests%'))])\n");
   }
 
   /** Asserts that the plan, without the physical attributes and indentation-shifted to column 0, has the lines. */

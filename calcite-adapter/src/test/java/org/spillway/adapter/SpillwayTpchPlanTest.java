@@ -469,33 +469,37 @@ class SpillwayTpchPlanTest {
   }
 
   /**
-   * Q13's LEFT join builds on customer, its preserved side, and streams orders through the table (DuckDB's RIGHT
-   * OUTER join on the build side): the customers no order matched come out after the last morsel of orders.
+   * Q13's LEFT join builds on customer, its preserved side, and streams the orders' counts per customer through the
+   * table (DuckDB's RIGHT OUTER join on the build side): the customers no order matched come out after the last
+   * morsel.
    */
   @Test void q13LeftJoinBuildsOnCustomer() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(13))
-        .explainContains("SpillwayJoin(condition=[=($0, $2)], joinType=[left], device=[cpu], algorithm=[cpu-nopa], "
+        .explainContains("SpillwayJoin(condition=[=($0, $1)], joinType=[left], device=[cpu], algorithm=[cpu-nopa], "
             + "variant=[perfect-hash], buildSide=[left], transfer=[none], predicted=[")
         .explainContains("SpillwayTableScan(table=[[spillway, customer]]");
   }
 
   /**
-   * Q13's count of customers per order count aggregates the first aggregation's result in Spillway: the second
-   * aggregate has the rows of its logical original, not a guess from a computed column's distinct values that tied
-   * it with Calcite's row-at-a-time aggregate.
+   * Q13 counts the orders per customer key before its LEFT join ({@link SpillwayEagerAggregationRule}: customer's
+   * key is unique), so the orders' pipeline ends in that aggregate rather than probing customer row by row; the
+   * customers without orders get 0 from a projection over the join. The count of customers per order count
+   * aggregates that result in Spillway: the second aggregate has the rows of its logical original, not a guess
+   * from a computed column's distinct values that tied it with Calcite's row-at-a-time aggregate.
    */
-  @Test void q13AggregatesItsAggregationInSpillway() throws SQLException {
+  @Test void q13CountsOrdersBelowItsJoinAndAggregatesTheCountsInSpillway() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(13))
         .planShape("SpillwayToEnumerableConverter\n"
             + "  SpillwaySort\n"
             + "    SpillwayAggregate\n"
-            + "      SpillwayAggregate\n"
+            + "      SpillwayProject\n"
             + "        SpillwayJoin\n"
             + "          SpillwayTableScan\n"
-            + "          SpillwayFilter\n"
-            + "            SpillwayTableScan\n");
+            + "          SpillwayAggregate\n"
+            + "            SpillwayFilter\n"
+            + "              SpillwayTableScan\n");
   }
 
   /**

@@ -111,6 +111,56 @@ final class GroupTable {
     return out;
   }
 
+  /**
+   * The number of groups of a directly addressed table whose keys lie in {@code from .. to}, plus the NULL key's
+   * group if {@code withNullKey} and it has one.
+   */
+  int directGroupCount(long from, long to, boolean withNullKey) {
+    return (directory.isEmpty() ? 0 : directory.count(from, to)) + (withNullKey && nullKeyGroup >= 0 ? 1 : 0);
+  }
+
+  /** Whether keys {@code from .. to} (none if {@code from > to}) are addressed directly by this table's directory. */
+  boolean coversDirectly(long from, long to) {
+    return directory != null && (from > to || directory.covers(from) && directory.covers(to));
+  }
+
+  /**
+   * For a merge by key range, with {@code from .. to} covered directly here ({@link #coversDirectly}): the groups of
+   * {@code other}, a directly addressed table, whose keys lie in that range, in key order, then its NULL key's group
+   * if {@code withNullKey}, into {@code sources}, and the group here of each one's key (made if new) into
+   * {@code targets}; returns how many. A key is its position in the other's directory: its group's key words and
+   * hash, which lie anywhere in the other's arrays, are never read.
+   */
+  int findOrInsertDirectGroups(GroupTable other, long from, long to, boolean withNullKey, int[] sources,
+      int[] targets) {
+    int n = 0;
+    KeyDirectory theirs = other.directory;
+    if (!theirs.isEmpty() && from <= to) {
+      int[] otherEntries = theirs.entries();
+      long otherBase = theirs.base();
+      int[] entries = directory.entries();
+      long base = directory.base();
+      for (long key = Math.max(from, theirs.low()), last = Math.min(to, theirs.high()); key <= last; key++) {
+        int source = otherEntries[(int) (key - otherBase)] - 1;
+        if (source >= 0) {
+          int e = (int) (key - base);
+          int g = entries[e] - 1;
+          if (g < 0) {
+            g = appendSingle(key, hashSingle(key));
+            entries[e] = g + 1;
+          }
+          sources[n] = source;
+          targets[n++] = g;
+        }
+      }
+    }
+    if (withNullKey && other.nullKeyGroup >= 0) {
+      sources[n] = other.nullKeyGroup;
+      targets[n++] = nullKeyGroup();
+    }
+    return n;
+  }
+
   /** Covers keys {@code low .. high} in the directory of a table that addresses its keys directly, if they fit it. */
   void reserveKeyRange(long low, long high) {
     if (directory != null && low <= high) {
@@ -249,6 +299,9 @@ final class GroupTable {
       hashKeys();
       return false;
     }
+    // a directly addressed table has at most a group per covered key and the NULL key's: room for that many at
+    // once, rather than copying its keys at each doubling from the first morsel's few groups on
+    reserve(directory.entries().length + 1);
     int[] entries = directory.entries();
     long base = directory.base();
     for (int i = 0; i < n; i++) {
@@ -413,6 +466,19 @@ final class GroupTable {
     int g = newGroup(h);
     System.arraycopy(word, 0, keys, g * width, width);
     return g;
+  }
+
+  /** The groups the table holds before its arrays grow. */
+  int capacity() {
+    return hashes.length;
+  }
+
+  /** Makes room for {@code capacity} groups in the key and hash arrays. */
+  private void reserve(int capacity) {
+    if (capacity > hashes.length) {
+      hashes = Arrays.copyOf(hashes, capacity);
+      keys = Arrays.copyOf(keys, capacity * width);
+    }
   }
 
   /** Numbers a new group and stores its hash, making room for its key words. */

@@ -75,7 +75,7 @@ public final class HashAggregator {
       }
       table.findOrInsert(keys, n, groups);
       Arrays.fill(keys, null);  // let the morsel's vectors go
-      accumulators.ensureCapacity(table.size());
+      accumulators.ensureCapacity(table.capacity());  // grown as the table's arrays are, not group by group
     }
     accumulators.accumulate(morsel, groups, n);
   }
@@ -121,6 +121,30 @@ public final class HashAggregator {
   /** The groups of keys {@code from .. to} of a directly addressed aggregator, then the NULL key's if asked. */
   int[] groupsOfKeys(long from, long to, boolean withNullKey) {
     return table.directGroups(from, to, withNullKey);
+  }
+
+  /** The number of {@link #groupsOfKeys}. */
+  int groupCountOfKeys(long from, long to, boolean withNullKey) {
+    return table.directGroupCount(from, to, withNullKey);
+  }
+
+  /**
+   * Folds the groups of keys {@code from .. to} (then the NULL key's if {@code withNullKey}) of another directly
+   * addressed aggregator of the same stage into this one (a slice of a merge by key range): where this one
+   * addresses those keys directly too ({@link #reserveKeyRange}), each key's group is found by its position in both
+   * directories, else as {@link #merge(HashAggregator, int[])} finds it.
+   */
+  void mergeKeyRange(HashAggregator other, long from, long to, boolean withNullKey) {
+    if (!table.coversDirectly(from, to)) {
+      merge(other, other.groupsOfKeys(from, to, withNullKey));
+      return;
+    }
+    int bound = other.groupCountOfKeys(from, to, withNullKey);
+    int[] sources = new int[bound];
+    int[] targets = new int[bound];
+    int n = table.findOrInsertDirectGroups(other.table, from, to, withNullKey, sources, targets);
+    accumulators.ensureCapacity(table.size());
+    accumulators.merge(other.accumulators, sources, targets, n);
   }
 
   /** The error of a SUM whose value does not fit in 64 bits; the GPU backend reports it the same way. */

@@ -94,17 +94,26 @@ final class KeyDirectory {
     return base + entries.length - 1;
   }
 
+  /** The number of keys {@code from .. to} that have a group. */
+  int count(long from, long to) {
+    if (isEmpty() || to < base || from > high()) {
+      return 0;
+    }
+    int count = 0;
+    for (int e = (int) (Math.max(from, base) - base), last = (int) (Math.min(to, high()) - base); e <= last; e++) {
+      count += entries[e] != 0 ? 1 : 0;
+    }
+    return count;
+  }
+
   /** The groups of the keys {@code from .. to} that have one, in key order. */
   int[] groups(long from, long to) {
-    if (isEmpty() || to < base || from > high()) {
+    int count = count(from, to);
+    if (count == 0) {
       return new int[0];
     }
     int first = (int) (Math.max(from, base) - base);
     int last = (int) (Math.min(to, high()) - base);
-    int count = 0;
-    for (int e = first; e <= last; e++) {
-      count += entries[e] != 0 ? 1 : 0;
-    }
     int[] out = new int[count];
     for (int e = first, i = 0; e <= last; e++) {
       if (entries[e] != 0) {

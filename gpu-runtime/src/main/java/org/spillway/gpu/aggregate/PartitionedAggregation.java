@@ -145,7 +145,8 @@ public final class PartitionedAggregation {
    * The merge of workers whose tables all address their one key directly: the range of the key words is cut into
    * slices, one task per slice on all cores, each folding every worker's groups of its slice (read off the worker's
    * directory, in key order) into a table of its own. No group is first copied into partition order, equal keys meet
-   * only in their slice, and a slice's keys are dense, so its table addresses them directly too. The NULL key's
+   * only in their slice, and a slice's keys are dense, so its table addresses them directly too and finds each
+   * worker's group of a key by the key's place in both directories, reading no key words. The NULL key's
    * groups go to the last slice. Falls back to the partitioned merge where the workers' ranges lie too far apart.
    */
   private static ColumnVector[] mergeByKeyRange(PartitionedAggregation[] workers, BooleanSupplier cancelled) {
@@ -170,16 +171,15 @@ public final class PartitionedAggregation {
     MorselScheduler.forEach(slices, MorselScheduler.THREADS, cancelled, (worker, slice) -> {
       long from = Math.min(span, slice * width);
       long to = Math.min(span, from + width);  // keys first + from .. first + to - 1
-      int[][] groups = new int[workers.length][];
+      boolean nullKey = slice == slices - 1;
       int bound = 0;
-      for (int w = 0; w < workers.length; w++) {
-        groups[w] = workers[w].table.groupsOfKeys(first + from, first + to - 1, slice == slices - 1);
-        bound += groups[w].length;
+      for (PartitionedAggregation w : workers) {
+        bound += w.table.groupCountOfKeys(first + from, first + to - 1, nullKey);
       }
       HashAggregator target = workers[0].newTable.apply(bound);
       target.reserveKeyRange(first + from, first + to - 1);
-      for (int w = 0; w < workers.length; w++) {
-        target.merge(workers[w].table, groups[w]);
+      for (PartitionedAggregation w : workers) {
+        target.mergeKeyRange(w.table, first + from, first + to - 1, nullKey);
       }
       parts[slice] = target.result();
     });

@@ -131,6 +131,75 @@ class GroupTableTest {
     }
   }
 
+  /**
+   * A slice of a merge by key range: a directly addressed table's groups of a key range (and its NULL key's) are
+   * paired, in key order, with the groups of the same keys in the merging table, which has some of them already
+   * and makes the others; the keys and hashes of the groups made are those the key's own lookup gives.
+   */
+  @Test void directGroupsOfAKeyRangePairWithTheMergingTablesGroups() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int n = 5000;
+    long[] ids = new long[n];
+    boolean[] nulls = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = 10_000 + random.nextInt(3000);
+      nulls[i] = random.nextInt(100) == 0;
+    }
+    GroupTable worker = new GroupTable(1);
+    int[] workerGroups = new int[n];
+    worker.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n)}, n, workerGroups);
+    GroupTable merged = new GroupTable(1, worker.size());  // sized for the groups, as a slice's table is
+    long from = 10_500;
+    long to = 11_999;
+    merged.reserveKeyRange(from, to);
+    assertEquals(true, merged.coversDirectly(from, to), "seed " + seed);
+    int before = merged.findOrInsert(new long[] {11_000, 0});  // a key the merging table had before
+    int[] sources = new int[worker.size()];
+    int[] targets = new int[worker.size()];
+    int count = merged.findOrInsertDirectGroups(worker, from, to, true, sources, targets);
+    assertEquals(worker.directGroupCount(from, to, true), count, "seed " + seed);
+    long previous = Long.MIN_VALUE;
+    for (int i = 0; i < count; i++) {
+      String where = "seed " + seed + ", pair " + i;
+      boolean nullKey = worker.keyWord(sources[i], 1) != 0;
+      assertEquals(i == count - 1, nullKey, where + ": the NULL key's group comes last");
+      long key = worker.keyWord(sources[i], 0);
+      if (!nullKey) {
+        assertEquals(true, key >= from && key <= to && key > previous, where + ": keys of the range, ascending");
+        previous = key;
+      }
+      long[] word = {key, nullKey ? 1 : 0};
+      assertEquals(merged.findOrInsert(word), targets[i], where + ": the merging table's group of the key");
+      assertEquals(GroupTable.hash(word), merged.hash(targets[i]), where + ": its hash");
+      assertEquals(true, key != 11_000 || nullKey || targets[i] == before, where + ": an existing group is kept");
+    }
+  }
+
+  /**
+   * A table that addresses its keys directly makes room for a group per covered key on the first morsel, so that
+   * the groups the later morsels of that range add never copy its arrays.
+   */
+  @Test void aDirectlyAddressedTableMakesRoomForItsKeyRangeAtOnce() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    GroupTable table = new GroupTable(1);
+    int capacity = -1;
+    for (int morsel = 0; morsel < 4; morsel++) {
+      int n = 5000;
+      long[] ids = new long[n];
+      for (int i = 0; i < n; i++) {
+        ids[i] = i == 0 ? 0 : i == 1 ? 9999 : random.nextInt(10_000);  // the whole range from the first morsel on
+      }
+      table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, null, n)}, n, new int[n]);
+      String where = "seed " + seed + ", morsel " + morsel;
+      assertEquals(true, table.directlyAddressed(), where);
+      assertEquals(true, table.capacity() > 10_000, where + ": room for every key of the range and NULL's");
+      assertEquals(capacity < 0 ? table.capacity() : capacity, table.capacity(), where + ": no growth after");
+      capacity = table.capacity();
+    }
+  }
+
   @Test void aTableSizedUpFrontHoldsItsGroups() {
     GroupTable table = new GroupTable(1, 1000);
     for (long k = 0; k < 1000; k++) {

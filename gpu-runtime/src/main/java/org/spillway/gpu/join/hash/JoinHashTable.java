@@ -26,6 +26,11 @@ import java.util.function.BooleanSupplier;
  * one run of consecutive positions: {@link #next} compares one neighbouring key instead of scanning the bucket
  * again, and a table whose build found no two equal keys ({@link #uniqueKeys}) spares the probe that step.
  *
+ * <p>Keys spread evenly over a range of at most {@link #MAX_RANGE_PER_KEY} values per key (an order key of a
+ * filtered lineitem) are placed in the buckets by range instead of by hash ({@link #place}): a probe side in key order
+ * then walks the directory and the tuples in order. The build checks how evenly the keys fill the buckets and places
+ * them by hash where they crowd some.
+ *
  * <p>A probe addresses matches by position ({@link #first}, {@link #next}); {@link #row} turns a position into the
  * build row.
  */
@@ -48,6 +53,16 @@ public final class JoinHashTable {
   private static final char[] TAGS = tags();
   /** The most tuples an unchained table holds (two longs each in one array). */
   private static final long MAX_TUPLES = (Integer.MAX_VALUE - 8) / 2;
+  /**
+   * Keys spread over at most this many values per key may be placed by range: sparser ones (several columns packed
+   * into one long) would crowd a few buckets.
+   */
+  private static final long MAX_RANGE_PER_KEY = 1 << 10;
+  /**
+   * A range placement is kept while a probe of a build key scans at most this many tuples of its bucket on average
+   * (the sum of the buckets' squared sizes over the tuples); a hash's is below two at the unchained table's load.
+   */
+  private static final int MAX_RANGE_SCAN = 3;
   /** Buckets up to this many tuples are sorted by insertion; longer ones (skewed keys) by merging. */
   private static final int INSERTION_SORT_TUPLES = 16;
 
@@ -68,11 +83,15 @@ public final class JoinHashTable {
   /** The tuples in {@link #tuples} (without the unused one of an empty table). */
   private final int tupleCount;
   private final int shift;
+  /** Unchained table placed by range: the smallest key, and the shift that puts its range's top bit at bit 63. */
+  private final long rangeLow;
+  /** -1 where a key's bucket comes from its hash. */
+  private final int rangeShift;
   /** Whether no two build rows share a key: a key has at most one match. */
   private final boolean uniqueKeys;
 
   private JoinHashTable(int rows, int[] direct, long min, long[] directory, long[] tuples, int tupleCount, int shift,
-      boolean uniqueKeys) {
+      long rangeLow, int rangeShift, boolean uniqueKeys) {
     this.rows = rows;
     this.direct = direct;
     this.min = min;
@@ -80,6 +99,8 @@ public final class JoinHashTable {
     this.tuples = tuples;
     this.tupleCount = tupleCount;
     this.shift = shift;
+    this.rangeLow = rangeLow;
+    this.rangeShift = rangeShift;
     this.uniqueKeys = uniqueKeys;
   }
 
@@ -99,10 +120,29 @@ public final class JoinHashTable {
     if (count > 0 && hi - lo >= 0 && hi - lo < Math.max(1024, denseRangeLimit(count)) && hi - lo < Integer.MAX_VALUE - 8) {
       int[] direct = buildDirect(keys, validity, rows, lo, (int) (hi - lo + 1), tasks, threads, cancelled);
       if (direct != null) {
-        return new JoinHashTable(rows, direct, lo, null, null, 0, 0, true);
+        return new JoinHashTable(rows, direct, lo, null, null, 0, 0, 0, -1, true);
       }
     }
-    return buildUnchained(keys, validity, rows, count, tasks, threads, cancelled);
+    // more rows than values in their range: duplicates crowd the buckets whatever places them
+    if (count > 1 && hi - lo >= count && (hi - lo) / count <= MAX_RANGE_PER_KEY) {
+      JoinHashTable byRange = buildUnchained(keys, validity, rows, count, tasks, threads, cancelled, lo,
+          Long.numberOfLeadingZeros(hi - lo));
+      if (byRange != null) {
+        return byRange;
+      }
+    }
+    return buildUnchained(keys, validity, rows, count, tasks, threads, cancelled, 0, -1);
+  }
+
+  /**
+   * The 64 bits whose top ones pick a key's bucket (and partition): its hash, or, placed by range
+   * ({@code rangeShift >= 0}), its offset from the smallest build key scaled to the top bit. Placed by range, keys in
+   * order go to buckets in order: a probe side in key order (TPC-H's lineitem and orders by order key) reads the
+   * directory and the tuples in order too, instead of one random cache line per row. A key outside the range lands
+   * in some bucket, where its compare fails. The Bloom filter tags always come from the hash.
+   */
+  private static long place(long key, long rangeLow, int rangeShift) {
+    return rangeShift < 0 ? key * HASH_MULTIPLIER : (key - rangeLow) << rangeShift;
   }
 
   /**
@@ -143,16 +183,17 @@ public final class JoinHashTable {
 
   /**
    * Partition, then count, prefix sum and scatter per partition, without a shared write: the tasks count their rows
-   * per partition (the hash's top bits, so a partition is a range of buckets), copy them into a staging array grouped
-   * by partition, and then each partition on its own counts its tuples per bucket (and sets their Bloom filter bits)
-   * in its range of the directory, turns the counts into start offsets by a prefix sum, and scatters its tuples
-   * there, moving each bucket's offset past every tuple it writes, which leaves the bucket's end there; last it sorts
-   * each bucket of several tuples by key, noting whether two were equal. A partition's range of the directory and
-   * tuples stays in the cache while it is built. The staging keeps build-row order within a partition, and so the
+   * per partition (the top bits of the key's {@link #place}, so a partition is a range of buckets), copy them into a
+   * staging array grouped by partition, and then each partition on its own counts its tuples per bucket (and sets
+   * their Bloom filter bits) in its range of the directory, turns the counts into start offsets by a prefix sum, and
+   * scatters its tuples there, moving each bucket's offset past every tuple it writes, which leaves the bucket's end
+   * there; last it sorts each bucket of several tuples by key, noting whether two were equal. A partition's range of
+   * the directory and tuples stays in the cache while it is built. Placed by range, the table is given up (null) once
+   * the counts show the keys crowding some buckets. The staging keeps build-row order within a partition, and so the
    * scatter within a bucket, which the stable sort keeps for equal keys.
    */
   private static JoinHashTable buildUnchained(long[] keys, long[] validity, int rows, long count, int tasks,
-      int threads, BooleanSupplier cancelled) {
+      int threads, BooleanSupplier cancelled, long rangeLow, int rangeShift) {
     if (count > MAX_TUPLES) {
       throw new IllegalArgumentException("a join's build side of " + count + " keys exceeds the hash table's "
           + MAX_TUPLES);
@@ -166,7 +207,7 @@ public final class JoinHashTable {
     MorselScheduler.forEach(tasks, threads, cancelled, (w, t) -> {
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
         if (valid(validity, r)) {
-          offsets[t * partitions + (int) ((keys[r] * HASH_MULTIPLIER) >>> partitionShift)]++;
+          offsets[t * partitions + (int) (place(keys[r], rangeLow, rangeShift) >>> partitionShift)]++;
         }
       }
     });
@@ -187,7 +228,7 @@ public final class JoinHashTable {
       int[] next = Arrays.copyOfRange(offsets, t * partitions, (t + 1) * partitions);
       for (int r = t * BUILD_TASK_ROWS, end = Math.min(rows, r + BUILD_TASK_ROWS); r < end; r++) {
         if (valid(validity, r)) {
-          int at = next[(int) ((keys[r] * HASH_MULTIPLIER) >>> partitionShift)]++;
+          int at = next[(int) (place(keys[r], rangeLow, rangeShift) >>> partitionShift)]++;
           staged[2 * at] = keys[r];
           staged[2 * at + 1] = r;
         }
@@ -197,14 +238,24 @@ public final class JoinHashTable {
     long[] tuples = new long[Math.max(2, staged.length)];
     int bucketsPerPartition = 1 << (bits - partitionBits);
     boolean[] duplicates = new boolean[partitions];
+    long[] scans = new long[partitions];
+    MorselScheduler.forEach(partitions, threads, cancelled, (w, p) -> {
+      for (int i = partitionStarts[p]; i < partitionStarts[p + 1]; i++) {
+        long key = staged[2 * i];
+        int entry = (int) (place(key, rangeLow, rangeShift) >>> shift) + 1;
+        directory[entry] = directory[entry] + (1L << TAG_BITS) | tag(key * HASH_MULTIPLIER, shift);
+      }
+      for (int e = 1 + p * bucketsPerPartition, end = e + bucketsPerPartition; e < end; e++) {
+        long size = directory[e] >>> TAG_BITS;
+        scans[p] += size * size;
+      }
+    });
+    if (rangeShift >= 0 && Arrays.stream(scans).sum() > MAX_RANGE_SCAN * count) {
+      return null;  // the keys crowd some ranges: a hash spreads them
+    }
     MorselScheduler.forEach(partitions, threads, cancelled, (w, p) -> {
       int from = partitionStarts[p];
       int to = partitionStarts[p + 1];
-      for (int i = from; i < to; i++) {
-        long hash = staged[2 * i] * HASH_MULTIPLIER;
-        int entry = (int) (hash >>> shift) + 1;
-        directory[entry] = directory[entry] + (1L << TAG_BITS) | tag(hash, shift);
-      }
       long start = from;
       for (int e = 1 + p * bucketsPerPartition, end = e + bucketsPerPartition; e < end; e++) {
         long entry = directory[e];
@@ -213,7 +264,7 @@ public final class JoinHashTable {
       }
       for (int i = from; i < to; i++) {
         long key = staged[2 * i];
-        int entry = (int) ((key * HASH_MULTIPLIER) >>> shift) + 1;
+        int entry = (int) (place(key, rangeLow, rangeShift) >>> shift) + 1;
         int at = (int) (directory[entry] >>> TAG_BITS);
         directory[entry] += 1L << TAG_BITS;
         tuples[2 * at] = key;
@@ -225,7 +276,7 @@ public final class JoinHashTable {
     for (boolean d : duplicates) {
       unique &= !d;
     }
-    return new JoinHashTable(rows, null, 0, directory, tuples, (int) count, shift, unique);
+    return new JoinHashTable(rows, null, 0, directory, tuples, (int) count, shift, rangeLow, rangeShift, unique);
   }
 
   /**
@@ -340,6 +391,11 @@ public final class JoinHashTable {
     return rows;
   }
 
+  /** Whether the unchained table places its keys by range rather than by hash. */
+  boolean placedByRange() {
+    return directory != null && rangeShift >= 0;
+  }
+
   /** Whether the keys were unique over a dense range (at most one row per key). */
   public boolean direct() {
     return direct != null;
@@ -361,10 +417,9 @@ public final class JoinHashTable {
       long slot = key - min;
       return slot >= 0 && slot < direct.length ? direct[(int) slot] - 1 : -1;
     }
-    long hash = key * HASH_MULTIPLIER;
-    int bucket = (int) (hash >>> shift);
+    int bucket = (int) (place(key, rangeLow, rangeShift) >>> shift);
     long end = directory[bucket + 1];
-    long tag = tag(hash, shift);
+    long tag = tag(key * HASH_MULTIPLIER, shift);
     return (tag & ~end) == 0 ? scan(key, (int) (directory[bucket] >>> TAG_BITS), (int) (end >>> TAG_BITS)) : -1;
   }
 
@@ -396,9 +451,9 @@ public final class JoinHashTable {
     long[] keysAt = scratch.keysAt;
     int count = 0;
     for (int i = 0; i < n; i++) {
-      long hash = probeKeys[from + i] * HASH_MULTIPLIER;
-      int bucket = (int) (hash >>> shift);
-      long rejected = tag(hash, shift) & ~directory[bucket + 1];  // 0 where the bucket may hold the key
+      long key = probeKeys[from + i];
+      int bucket = (int) (place(key, rangeLow, rangeShift) >>> shift);
+      long rejected = tag(key * HASH_MULTIPLIER, shift) & ~directory[bucket + 1];  // 0 where the bucket may hold it
       // 1 where the bucket may hold the key and the key is not NULL, else 0
       long candidate = (rejected - 1) >>> 63 & validBit(validity, from + i);
       out[i] = (int) ((bucket + 1 & -candidate) - 1);
@@ -415,7 +470,7 @@ public final class JoinHashTable {
       int i = candidates[c];
       long key = probeKeys[from + i];
       if (keysAt[c] != key) {
-        int end = (int) (directory[(int) ((key * HASH_MULTIPLIER) >>> shift) + 1] >>> TAG_BITS);
+        int end = (int) (directory[(int) (place(key, rangeLow, rangeShift) >>> shift) + 1] >>> TAG_BITS);
         out[i] = scan(key, out[i] + 1, end);
       }
     }

@@ -121,6 +121,36 @@ class JoinHashTableTest {
     }
   }
 
+  /**
+   * Keys spread evenly over a range (TPC-H's order keys of a filtered lineitem: about one in twenty, a few twice) are
+   * placed by range; a probe side in key order, with keys below, above and far outside the range, finds exactly the
+   * reference's rows. Keys as dense over their range but crowded into its two ends are placed by hash.
+   */
+  @Test void evenlySpreadKeysArePlacedByRangeAndCrowdedOnesByHash() {
+    SplittableRandom random = new SplittableRandom(23);
+    int rows = 100_000;
+    long[] even = new long[rows];
+    long[] crowded = new long[rows];
+    for (int r = 0; r < rows; r++) {
+      even[r] = 1_000 + random.nextInt(rows * 20);
+      crowded[r] = (r % 2 == 0 ? 0 : rows * 20L) + random.nextInt(1000);
+    }
+    long[] probe = new long[40_000];  // ascending over the range and beyond both ends, then outliers
+    for (int i = 0; i < probe.length; i++) {
+      probe[i] = -500 + i * (rows * 20L + 2_000) / probe.length;
+    }
+    probe[probe.length - 3] = Long.MIN_VALUE;
+    probe[probe.length - 2] = Long.MAX_VALUE;
+    probe[probe.length - 1] = 1_000 + rows * 20L;
+    for (long[] keys : new long[][] {even, crowded}) {
+      Build build = Build.of(keys, validity(random, rows, 0.05));
+      JoinHashTable table = JoinHashTable.build(keys, build.validity(), rows, THREADS, () -> false);
+      assertEquals(keys == even, table.placedByRange(), keys == even ? "even keys" : "crowded keys");
+      assertMatchesReference(build, table, probe, null);
+      assertMatchesReference(build, table, probe(random, keys, Keys.SPARSE, 20_000), validity(random, 20_000, 0.1));
+    }
+  }
+
   @Test void uniqueKeysAndDuplicatesOfBothLayouts() {
     SplittableRandom random = new SplittableRandom(5);
     int rows = 70_000;
