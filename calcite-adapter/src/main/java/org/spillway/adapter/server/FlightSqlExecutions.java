@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.BackpressureStrategy;
@@ -19,13 +20,15 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spillway.adapter.SpillwayColumnarCapture;
+import org.spillway.adapter.SpillwayColumnarResult;
 import org.spillway.adapter.SpillwayDeviceUsage;
 
 /**
  * Runs the Flight SQL endpoint's statements under the server's guards, as {@link GuardedJdbcMeta} does for
  * Avatica: each execution takes a slot of the shared {@link AdmissionControl}, is cancelled at the query timeout,
- * and ends in one {@link QueryLog} line; a query's rows stream as Arrow record batches, an update answers with
- * its count.
+ * and ends in one {@link QueryLog} line; a query's rows stream as Arrow record batches (copied from the engine's
+ * columns where the plan has a Spillway node on top, the line's {@code path}), an update answers with its count.
  */
 final class FlightSqlExecutions {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlExecutions.class);
@@ -61,7 +64,13 @@ final class FlightSqlExecutions {
       final PreparedStatement query = statement.query();
       FlightSqlParameters.bind(query, statement.parameters());
       listener.setOnCancelHandler(() -> cancelQuietly(statement));
-      try (ResultSet resultSet = query.executeQuery();
+      final ResultSet executed;
+      final Optional<SpillwayColumnarResult> columns;
+      try (SpillwayColumnarCapture capture = SpillwayColumnarCapture.start()) {
+        executed = query.executeQuery();
+        columns = capture.result();
+      }
+      try (ResultSet resultSet = executed;
           BufferAllocator streamAllocator = allocator.newChildAllocator("flight-sql-" + statement.id, 0,
               Long.MAX_VALUE);
           VectorSchemaRoot root = VectorSchemaRoot.create(FlightSqlTypes.schema(resultSet.getMetaData()),
@@ -69,9 +78,10 @@ final class FlightSqlExecutions {
         final BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
         backpressure.register(listener);
         listener.start(root);
-        final FlightSqlResultBatches batches = new FlightSqlResultBatches(resultSet, root);
+        final FlightSqlBatches batches = FlightSqlBatches.of(columns, resultSet, root);
+        run.setResultPath(batches.path());
         int rows;
-        while ((rows = batches.next(FlightSqlResultBatches.BATCH_ROWS)) > 0) {
+        while ((rows = batches.next(FlightSqlBatches.BATCH_ROWS)) > 0) {
           if (backpressure.waitForListener(BACKPRESSURE_WAIT_MS) != BackpressureStrategy.WaitResult.READY) {
             // The client went away or stopped reading: what it has is all it gets.
             outcome = QueryLog.Outcome.CLOSED;
