@@ -14,6 +14,11 @@ import org.spillway.adapter.SpillwayColumnarResult;
 interface FlightSqlBatches {
   /** Rows per record batch: large enough to amortize a message, small enough to stream early. */
   int BATCH_ROWS = 64 * 1024;
+  /**
+   * The system property that, set to {@code false}, makes every result take the row path: to compare the two (the
+   * Flight SQL benchmark), or to step around a fault of the columnar one. Read for each result.
+   */
+  String COLUMNAR_PROPERTY = "spillway.flightSql.columnar";
 
   /**
    * Fills the root with up to {@code maxRows} next rows; returns the number of rows, 0 once the result is
@@ -24,9 +29,13 @@ interface FlightSqlBatches {
   /** Which path fills the batches, as the query log names it: {@code columnar} or {@code rows}. */
   String path();
 
-  /** The columnar batches of {@code columns} where every column has a copier, else the rows of the result set. */
+  /**
+   * The columnar batches of {@code columns} where every column has a copier (and {@link #COLUMNAR_PROPERTY} is
+   * not false), else the rows of the result set.
+   */
   static FlightSqlBatches of(Optional<SpillwayColumnarResult> columns, ResultSet resultSet, VectorSchemaRoot root) {
-    return columns.flatMap(result -> FlightSqlColumnarBatches.of(result, root))
+    final boolean columnar = Boolean.parseBoolean(System.getProperty(COLUMNAR_PROPERTY, "true"));
+    return columns.filter(result -> columnar).flatMap(result -> FlightSqlColumnarBatches.of(result, root))
         .map(FlightSqlBatches.class::cast)
         .orElseGet(() -> new FlightSqlResultBatches(resultSet, root));
   }
