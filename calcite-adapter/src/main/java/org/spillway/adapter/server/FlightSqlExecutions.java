@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.flight.BackpressureStrategy;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.flight.FlightProducer.StreamListener;
@@ -34,6 +34,9 @@ final class FlightSqlExecutions {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlExecutions.class);
   /** How long the endpoint waits for a client that stopped reading before it abandons the stream. */
   private static final long BACKPRESSURE_WAIT_MS = TimeUnit.MINUTES.toMillis(10);
+  /** The first and the longest pause between two looks at whether a slow client is ready again. */
+  private static final long MIN_READY_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+  private static final long MAX_READY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private final Duration queryTimeout;
   private final AdmissionControl admission;
@@ -75,14 +78,12 @@ final class FlightSqlExecutions {
               Long.MAX_VALUE);
           VectorSchemaRoot root = VectorSchemaRoot.create(FlightSqlTypes.schema(resultSet.getMetaData()),
               streamAllocator)) {
-        final BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
-        backpressure.register(listener);
         listener.start(root);
         final FlightSqlBatches batches = FlightSqlBatches.of(columns, resultSet, root);
         run.setResultPath(batches.path());
         int rows;
         while ((rows = batches.next(FlightSqlBatches.BATCH_ROWS)) > 0) {
-          if (backpressure.waitForListener(BACKPRESSURE_WAIT_MS) != BackpressureStrategy.WaitResult.READY) {
+          if (!awaitClient(listener, BACKPRESSURE_WAIT_MS)) {
             // The client went away or stopped reading: what it has is all it gets.
             outcome = QueryLog.Outcome.CLOSED;
             break;
@@ -100,6 +101,26 @@ final class FlightSqlExecutions {
     } finally {
       finishQuietly(statement);
     }
+  }
+
+  /**
+   * Waits until the client can take another record batch; false if it cancelled the stream or stayed not ready
+   * for {@code timeoutMs}. It polls {@code isReady}: gRPC runs a call's ready and cancel callbacks on the thread
+   * that runs this stream, which is busy here, so a wait for the ready callback (Arrow's
+   * {@code CallbackBackpressureStrategy}) sleeps out its whole timeout whenever the client falls behind a
+   * producer faster than it, as the columnar path is.
+   */
+  static boolean awaitClient(ServerStreamListener listener, long timeoutMs) {
+    final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long pauseNanos = MIN_READY_PAUSE_NANOS;
+    while (!listener.isReady()) {
+      if (listener.isCancelled() || Thread.currentThread().isInterrupted() || System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      LockSupport.parkNanos(pauseNanos);
+      pauseNanos = Math.min(2 * pauseNanos, MAX_READY_PAUSE_NANOS);
+    }
+    return !listener.isCancelled();
   }
 
   /** Executes a write (or a query, counting its rows) and acknowledges with the update count. */

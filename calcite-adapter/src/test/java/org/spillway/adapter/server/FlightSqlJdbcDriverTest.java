@@ -3,6 +3,7 @@ package org.spillway.adapter.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
@@ -13,10 +14,18 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -107,6 +116,36 @@ class FlightSqlJdbcDriverTest {
         assertEquals(sums.getLong(1), rows);
         assertEquals(sums.getLong(2), keySum);
       }
+    }
+  }
+
+  /**
+   * A client that reads slower than the server fills batches still gets them all promptly: the stream waits for
+   * the client by polling its readiness (gRPC's ready callback cannot run while the stream holds its thread).
+   */
+  @Test
+  void aClientSlowerThanTheServerGetsEveryBatch() throws Exception {
+    final String sql = "select * from lineitem, region";
+    final long rows = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      long read = 0;
+      try (BufferAllocator allocator = new RootAllocator();
+          FlightSqlClient client = new FlightSqlClient(FlightClient.builder(allocator,
+              Location.forGrpcInsecure("127.0.0.1", endpoint.port())).build())) {
+        final FlightInfo info = client.execute(sql);
+        try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {
+          while (stream.next()) {
+            read += stream.getRoot().getRowCount();
+            Thread.sleep(300);
+          }
+        }
+      }
+      return read;
+    });
+    try (Connection embedded = TpchTestData.embedded(); Statement statement = embedded.createStatement();
+        ResultSet count = statement.executeQuery("select count(*) from lineitem, region")) {
+      count.next();
+      assertTrue(count.getLong(1) > 2L * FlightSqlBatches.BATCH_ROWS, "too few rows to fall behind");
+      assertEquals(count.getLong(1), rows);
     }
   }
 
