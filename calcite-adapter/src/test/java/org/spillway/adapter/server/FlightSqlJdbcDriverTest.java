@@ -120,8 +120,8 @@ class FlightSqlJdbcDriverTest {
   }
 
   /**
-   * A client that reads slower than the server fills batches still gets them all promptly: the stream waits for
-   * the client by polling its readiness (gRPC's ready callback cannot run while the stream holds its thread).
+   * A client that reads slower than the server fills batches gets them all promptly (at this scale it does with
+   * either way of waiting for the client; FlightSqlBackpressureTest pins the wait itself).
    */
   @Test
   void aClientSlowerThanTheServerGetsEveryBatch() throws Exception {
