@@ -1,6 +1,7 @@
 package org.spillway.storage;
 
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,6 +165,48 @@ public final class BatchBuilder implements AutoCloseable {
       throw invalid(col, row, "value of length " + excess + " exceeds " + type);
     }
     ((VarCharVector) vectors.get(col)).setSafe(row, v.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Sets a CHAR/VARCHAR value from its UTF-8 bytes (the buffer's remaining ones, which are not consumed), as
+   * {@link #setString} does: ASCII is copied as it is; other text goes through a String, which replaces malformed
+   * sequences as decoding does. Fails if the value is longer than the declared length.
+   */
+  public void setUtf8(int col, int row, ByteBuffer utf8) {
+    if (!kindAt(col, row).isText()) {
+      throw wrongSetter(col, "setUtf8");
+    }
+    int start = utf8.position();
+    int length = utf8.remaining();
+    if (!isAscii(utf8, start, length)) {
+      setString(col, row, StandardCharsets.UTF_8.decode(utf8.duplicate()).toString());
+      return;
+    }
+    ColumnType type = schema.column(col).type();
+    if (length > type.length()) {
+      throw invalid(col, row, "value of length " + length + " exceeds " + type);
+    }
+    ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
+  }
+
+  private static boolean isAscii(ByteBuffer bytes, int start, int length) {
+    if (bytes.hasArray()) {
+      // the array itself: a heap buffer's get(i) checks its bounds on every byte
+      byte[] array = bytes.array();
+      int from = bytes.arrayOffset() + start;
+      for (int i = from; i < from + length; i++) {
+        if (array[i] < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+    for (int i = start; i < start + length; i++) {
+      if (bytes.get(i) < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   public void setNull(int col, int row) {

@@ -1,13 +1,18 @@
 package org.spillway.storage;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseIntVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
@@ -30,6 +35,11 @@ final class ColumnStatisticsCollector {
   private double maxDouble = Double.NEGATIVE_INFINITY;
   private String minString;
   private String maxString;
+  /** The minimum's and maximum's bytes where they are ASCII, else null. */
+  private byte[] minAscii;
+  private byte[] maxAscii;
+  /** Holds the text value being observed. */
+  private byte[] scratch = new byte[64];
   /** Whether the values observed here are non-decreasing (NULLs aside), as order keys ({@link #orderKey}). */
   private boolean ordered = true;
   /** Non-null values observed here (not merged in), whose order {@link #ordered} tells. */
@@ -43,26 +53,72 @@ final class ColumnStatisticsCollector {
   private record Segment(boolean ordered, long valueCount, long first, long last) {}
 
   ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct) {
+    this(column, maxExactDistinct, true);
+  }
+
+  /**
+   * A collector that keeps the exact distinct set of a text column only if {@code trackDistinct}: a batch's
+   * collector need not where the table's already has more distinct values than a dictionary holds.
+   */
+  ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct, boolean trackDistinct) {
     this.column = column;
     this.maxExactDistinct = maxExactDistinct;
-    this.exactDistinct = column.type().kind().isText() ? new HashSet<>() : null;
+    this.exactDistinct = column.type().kind().isText() && trackDistinct ? new HashSet<>() : null;
+  }
+
+  /** Whether the exact distinct values are still known (a text column with few enough of them so far). */
+  boolean tracksDistinct() {
+    return exactDistinct != null;
   }
 
   /** Observes the first {@code rows} values of a plain (not dictionary-encoded) vector of this column. */
   void observe(FieldVector vector, int rows) {
-    for (int row = 0; row < rows; row++) {
-      if (vector.isNull(row)) {
-        nullCount++;
-        continue;
+    if (vector instanceof VarCharVector text) {
+      observeText(text, rows);
+      return;
+    }
+    // one loop per vector type, so that the loop calls no virtual getter per row
+    if (vector instanceof Float8Vector doubles) {
+      for (int row = 0; row < rows; row++) {
+        if (countNull(doubles, row)) {
+          observeDouble(doubles.get(row));
+        }
       }
-      valueCount++;
-      switch (column.type().kind()) {
-        case DOUBLE -> observeDouble(((Float8Vector) vector).get(row));
-        case DATE -> observeLong(((DateDayVector) vector).get(row));
-        case CHAR, VARCHAR -> observeString(((VarCharVector) vector).get(row));
-        default -> observeLong(((BaseIntVector) vector).getValueAsLong(row));
+    } else if (vector instanceof BigIntVector longs) {
+      for (int row = 0; row < rows; row++) {
+        if (countNull(longs, row)) {
+          observeLong(longs.get(row));
+        }
+      }
+    } else if (vector instanceof IntVector ints) {
+      for (int row = 0; row < rows; row++) {
+        if (countNull(ints, row)) {
+          observeLong(ints.get(row));
+        }
+      }
+    } else if (vector instanceof DateDayVector days) {
+      for (int row = 0; row < rows; row++) {
+        if (countNull(days, row)) {
+          observeLong(days.get(row));
+        }
+      }
+    } else {
+      for (int row = 0; row < rows; row++) {
+        if (countNull(vector, row)) {
+          observeLong(((BaseIntVector) vector).getValueAsLong(row));
+        }
       }
     }
+  }
+
+  /** Counts the row as NULL or as a value; true for a value, which the caller observes. */
+  private boolean countNull(FieldVector vector, int row) {
+    if (vector.isNull(row)) {
+      nullCount++;
+      return false;
+    }
+    valueCount++;
+    return true;
   }
 
   private void observeLong(long v) {
@@ -95,14 +151,44 @@ final class ColumnStatisticsCollector {
     return bits ^ ((bits >> 63) & Long.MAX_VALUE);
   }
 
-  private void observeString(byte[] utf8) {
-    sketch.addBytes(utf8);
-    String v = new String(utf8, StandardCharsets.UTF_8);
-    if (minString == null || v.compareTo(minString) < 0) {
-      minString = v;
+  /** Text values straight from the vector's buffers, each copied into one reused array. */
+  private void observeText(VarCharVector vector, int rows) {
+    ArrowBuf offsets = vector.getOffsetBuffer();
+    ArrowBuf data = vector.getDataBuffer();
+    for (int row = 0; row < rows; row++) {
+      if (vector.isNull(row)) {
+        nullCount++;
+        continue;
+      }
+      valueCount++;
+      int start = offsets.getInt((long) row * BaseVariableWidthVector.OFFSET_WIDTH);
+      int length = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH) - start;
+      if (scratch.length < length) {
+        scratch = new byte[Math.max(length, 2 * scratch.length)];
+      }
+      data.getBytes(start, scratch, 0, length);
+      observeString(scratch, length);
     }
-    if (maxString == null || v.compareTo(maxString) > 0) {
+  }
+
+  /**
+   * One text value, the first {@code length} bytes of {@code utf8}. A String is made only where needed: for the
+   * exact distinct set, and to compare with the minimum or maximum where either is not ASCII (whose bytes order
+   * as the String does).
+   */
+  private void observeString(byte[] utf8, int length) {
+    sketch.addBytes(utf8, length);
+    boolean ascii = isAscii(utf8, length);
+    String v = exactDistinct != null ? new String(utf8, 0, length, StandardCharsets.UTF_8) : null;
+    if (minString == null || compare(utf8, length, ascii, v, minAscii, minString) < 0) {
+      v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
+      minString = v;
+      minAscii = ascii ? Arrays.copyOf(utf8, length) : null;
+    }
+    if (maxString == null || compare(utf8, length, ascii, v, maxAscii, maxString) > 0) {
+      v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
       maxString = v;
+      maxAscii = ascii ? Arrays.copyOf(utf8, length) : null;
     }
     if (exactDistinct != null) {
       exactDistinct.add(v);
@@ -110,6 +196,25 @@ final class ColumnStatisticsCollector {
         exactDistinct = null;
       }
     }
+  }
+
+  /** Compares a value with a bound as Strings do: byte by byte where both are ASCII, else as Strings. */
+  private static int compare(byte[] utf8, int length, boolean ascii, String value, byte[] boundAscii,
+      String bound) {
+    if (ascii && boundAscii != null) {
+      return Arrays.compare(utf8, 0, length, boundAscii, 0, boundAscii.length);
+    }
+    String v = value != null ? value : new String(utf8, 0, length, StandardCharsets.UTF_8);
+    return v.compareTo(bound);
+  }
+
+  private static boolean isAscii(byte[] utf8, int length) {
+    for (int i = 0; i < length; i++) {
+      if (utf8[i] < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -131,9 +236,11 @@ final class ColumnStatisticsCollector {
     maxDouble = Math.max(maxDouble, other.maxDouble);
     if (other.minString != null && (minString == null || other.minString.compareTo(minString) < 0)) {
       minString = other.minString;
+      minAscii = other.minAscii;
     }
     if (other.maxString != null && (maxString == null || other.maxString.compareTo(maxString) > 0)) {
       maxString = other.maxString;
+      maxAscii = other.maxAscii;
     }
     sketch.merge(other.sketch);
     if (exactDistinct != null) {

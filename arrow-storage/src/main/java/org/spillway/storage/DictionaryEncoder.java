@@ -3,9 +3,7 @@ package org.spillway.storage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -25,21 +23,15 @@ final class DictionaryEncoder {
   private final TableSchema schema;
   /** Sorted dictionary per column; null for columns stored plain. */
   private final List<List<String>> dictionaries;
-  private final List<Map<String, Integer>> codes;
+  /** The codes of each encoded column's values, by their bytes; null for columns stored plain. */
+  private final List<Utf8Codes> codes;
 
   DictionaryEncoder(TableSchema schema, List<List<String>> dictionaries) {
     this.schema = schema;
     this.dictionaries = dictionaries;
     this.codes = new ArrayList<>();
     for (List<String> dictionary : dictionaries) {
-      Map<String, Integer> index = null;
-      if (dictionary != null) {
-        index = new HashMap<>(dictionary.size() * 2);
-        for (int code = 0; code < dictionary.size(); code++) {
-          index.put(dictionary.get(code), code);
-        }
-      }
-      codes.add(index);
+      codes.add(dictionary == null ? null : new Utf8Codes(dictionary));
     }
   }
 
@@ -74,7 +66,7 @@ final class DictionaryEncoder {
     try {
       for (int col = 0; col < schema.size(); col++) {
         FieldVector source = plain.getVector(col);
-        Map<String, Integer> index = codes.get(col);
+        Utf8Codes index = codes.get(col);
         if (index == null) {
           var transfer = source.getTransferPair(allocator);
           transfer.transfer();
@@ -85,11 +77,12 @@ final class DictionaryEncoder {
         vectors.add(target);
         target.allocateNew(rows);
         VarCharVector strings = (VarCharVector) source;
+        byte[][] scratch = {new byte[64]};
         for (int row = 0; row < rows; row++) {
           if (strings.isNull(row)) {
             target.setNull(row);
           } else {
-            target.set(row, index.get(new String(strings.get(row), StandardCharsets.UTF_8)));
+            target.set(row, index.code(strings, row, scratch));
           }
         }
         target.setValueCount(rows);

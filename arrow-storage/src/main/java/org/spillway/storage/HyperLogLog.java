@@ -28,9 +28,14 @@ final class HyperLogLog {
 
   /** Adds a byte sequence (e.g. a UTF-8 string) by its FNV-1a hash, mixed. */
   void addBytes(byte[] bytes) {
+    addBytes(bytes, bytes.length);
+  }
+
+  /** Adds the value made of the first {@code length} bytes of {@code bytes}. */
+  void addBytes(byte[] bytes, int length) {
     long h = 0xcbf29ce484222325L;
-    for (byte b : bytes) {
-      h = (h ^ (b & 0xff)) * 0x100000001b3L;
+    for (int i = 0; i < length; i++) {
+      h = (h ^ (bytes[i] & 0xff)) * 0x100000001b3L;
     }
     addHash(mix(h));
   }

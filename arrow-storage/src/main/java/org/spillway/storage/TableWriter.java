@@ -116,9 +116,17 @@ public final class TableWriter implements AutoCloseable {
       if (staged.putIfAbsent(position, file) != null) {
         throw new StorageException("batch position " + position + " of table " + name + " was already appended");
       }
+      boolean[] trackDistinct = new boolean[schema.size()];
+      synchronized (statistics) {
+        for (int col = 0; col < schema.size(); col++) {
+          // once the table has too many distinct values for a dictionary, its batches need not count theirs
+          trackDistinct[col] = statistics.get(col).tracksDistinct();
+        }
+      }
       List<ColumnStatisticsCollector> local = new ArrayList<>(schema.size());
       for (int col = 0; col < schema.size(); col++) {
-        ColumnStatisticsCollector collector = new ColumnStatisticsCollector(schema.column(col), DICTIONARY_MAX_ENTRIES);
+        ColumnStatisticsCollector collector = new ColumnStatisticsCollector(schema.column(col), DICTIONARY_MAX_ENTRIES,
+            trackDistinct[col]);
         collector.observe(root.getVector(col), root.getRowCount());
         local.add(collector);
       }

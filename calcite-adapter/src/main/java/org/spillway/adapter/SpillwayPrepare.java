@@ -42,7 +42,8 @@ import org.spillway.storage.Catalog;
  * dropped or created again invalidates the plans over the old one; a connection's settings cannot change, and
  * the cache dies with its connection (keyed weakly by the connection's root schema).
  *
- * <p>Statements trim unused fields with {@link SpillwayFieldTrimmer}, which keeps correlated sub-queries right
+ * <p>A query's signature offers the columns of a Spillway node on top of its plan to a
+ * {@link SpillwayColumnarCapture}. Statements trim unused fields with {@link SpillwayFieldTrimmer}, which keeps correlated sub-queries right
  * over a join side of which nothing is used.
  */
 public final class SpillwayPrepare extends CalcitePrepareImpl {
@@ -70,8 +71,11 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
       return SpillwayExplainAnalyze.prepare(query.sql, analyzed.get(),
           sql -> super.prepareSql(context, CalcitePrepare.Query.of(sql), elementType, -1));
     }
-    if (query.sql == null || !isQuery(query.sql) || SpillwayFileTables.mayRead(query.sql)) {
+    if (query.sql == null || !isQuery(query.sql)) {
       return super.prepareSql(context, query, elementType, maxRowCount);
+    }
+    if (SpillwayFileTables.mayRead(query.sql)) {
+      return SpillwayColumnarCapture.offering(super.prepareSql(context, query, elementType, maxRowCount));
     }
     CalciteSchema root = context.getMutableRootSchema();  // getRootSchema() is a new snapshot per statement
     Key key = new Key(query.sql, List.copyOf(context.getDefaultSchemaPath()), elementType, maxRowCount,
@@ -96,7 +100,7 @@ public final class SpillwayPrepare extends CalcitePrepareImpl {
       return prepared;
     }
     Map<Key, CalciteSignature<?>> owner = cache;
-    CalciteSignature<T> signature = SpillwayEvictingSignature.of(prepared, () -> {
+    CalciteSignature<T> signature = SpillwayEvictingSignature.of(SpillwayColumnarCapture.offering(prepared), () -> {
       synchronized (owner) {
         owner.remove(key);
       }

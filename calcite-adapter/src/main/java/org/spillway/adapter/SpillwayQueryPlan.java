@@ -10,10 +10,12 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
 import org.apache.calcite.linq4j.Enumerator;
+import org.apache.arrow.vector.FieldVector;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -51,19 +53,60 @@ public final class SpillwayQueryPlan {
     BooleanSupplier cancelled = () -> cancel != null && cancel.get();
     OperatorReports reports = dataContext.get(SpillwayExplainAnalyze.REPORTS) instanceof OperatorReports analyzing
         ? analyzing : new OperatorReports();
-    return new AbstractEnumerable<>() {
-      private QueryResult result;
-      private List<List<String>> dictionaries;
+    return new PlanRows(cancelled, reports, scalar);
+  }
 
-      @Override public synchronized Enumerator<Object> enumerator() {
-        if (result == null) {
-          result = QueryResult.run(root, new RunContext(Runtime.getRuntime().availableProcessors(), cancelled,
-              planned, reports));
-          dictionaries = dictionaries();
-        }
-        return new RowEnumerator(result.cursor(dictionaries), scalar, cancelled);
+  /**
+   * The rows of one execution, which are also its columns: Calcite enumerates them, a client that takes
+   * columns ({@link SpillwayColumnarCapture}) copies the same result's batches.
+   */
+  private final class PlanRows extends AbstractEnumerable<Object> implements SpillwayColumnarResult {
+    private final BooleanSupplier cancelled;
+    private final OperatorReports reports;
+    private final boolean scalar;
+    private QueryResult result;
+    private List<List<String>> dictionaries;
+
+    PlanRows(BooleanSupplier cancelled, OperatorReports reports, boolean scalar) {
+      this.cancelled = cancelled;
+      this.reports = reports;
+      this.scalar = scalar;
+    }
+
+    private synchronized QueryResult result() {
+      if (result == null) {
+        result = QueryResult.run(root, new RunContext(Runtime.getRuntime().availableProcessors(), cancelled,
+            planned, reports));
+        dictionaries = dictionaries();
       }
-    };
+      return result;
+    }
+
+    @Override public Enumerator<Object> enumerator() {
+      QueryResult rows = result();
+      return new RowEnumerator(rows.cursor(dictionaries), scalar, cancelled);
+    }
+
+    @Override public int chunkCount() {
+      return result().batchCount();
+    }
+
+    @Override public int chunkRows(int chunk) {
+      return result().batchRows(chunk);
+    }
+
+    @Override public int columnCount() {
+      return output.size();
+    }
+
+    @Override public Optional<ColumnCopier> copier(int column, FieldVector target) {
+      QueryResult rows = result();
+      return rows.arrowCopier(column, dictionaries.get(column), target).map(copier -> copier::copy);
+    }
+
+    @Override public boolean cancelled() {
+      return cancelled.getAsBoolean();
+    }
   }
 
   private List<List<String>> dictionaries() {

@@ -6,9 +6,7 @@ import org.spillway.gpu.plan.ScanTable;
 
 import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.java.AbstractQueryableTable;
-import org.apache.calcite.linq4j.AbstractEnumerable;
 import org.apache.calcite.linq4j.Enumerable;
-import org.apache.calcite.linq4j.Enumerator;
 import org.apache.calcite.linq4j.QueryProvider;
 import org.apache.calcite.linq4j.Queryable;
 import org.apache.calcite.plan.RelOptTable;
@@ -23,7 +21,6 @@ import org.spillway.storage.Catalog;
 import org.spillway.storage.StoredTable;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 /** Table over a table of a Spillway catalog; the planner sees it as a {@link SpillwayTableScan}. */
@@ -117,13 +114,7 @@ public final class SpillwayTable extends AbstractQueryableTable implements Trans
    * generates. Rows are {@code Object[]}, or the bare value when {@code scalar} (one column).
    */
   public Enumerable<Object> query(DataContext root, int[] fields, boolean scalar) {
-    StoredTable table = stored();
-    AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
-    return new AbstractEnumerable<>() {
-      @Override public Enumerator<Object> enumerator() {
-        return new SpillwayScanEnumerator(table, fields, scalar, cancel);
-      }
-    };
+    return new SpillwayTableRows(stored(), fields, scalar, DataContext.Variable.CANCEL_FLAG.get(root));
   }
 
   @Override public String toString() {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.tpch.bench.ImportBenchmark;
 
-/** ImportBenchmark end to end at SF 0.01 (slow: DuckDB loads all of TPC-H): Spillway imports as many rows as DuckDB. */
+/** ImportBenchmark end to end at SF 0.01 (slow: DuckDB generates lineitem): Spillway imports as many rows as DuckDB. */
 @Tag("slow")
 class ImportBenchmarkSmokeTest {
   @Test void spillwayImportsAsManyRowsAsDuckDb(@TempDir Path dir) throws Exception {

@@ -189,7 +189,7 @@ final class ParquetColumn {
       case DECIMAL_INT64 -> batch.setDecimal(col, row, reader.getLong());
       case DECIMAL_BYTES -> batch.setDecimal(col, row, new BigInteger(reader.getBinary().getBytes()).longValueExact());
       case DATE -> batch.setDate(col, row, reader.getInteger());
-      case STRING -> batch.setString(col, row, reader.getBinary().toStringUsingUTF8());
+      case STRING -> batch.setUtf8(col, row, reader.getBinary().toByteBuffer());
       case TIMESTAMP -> setMicros(batch, col, row, microsPerUnit == 0 ? Math.floorDiv(reader.getLong(), 1000)
           : Math.multiplyExact(reader.getLong(), microsPerUnit));
       case INT96 -> setMicros(batch, col, row, int96Micros(reader.getBinary()));

@@ -33,7 +33,9 @@ import picocli.CommandLine.Option;
  * Rows per second of one large result ({@code SELECT * FROM lineitem} by default) from one server process over
  * each remote protocol: Avatica protobuf through its JDBC driver, Flight SQL through Arrow's FlightSqlClient
  * (Arrow batches, what ADBC and pyarrow clients see) and, where it is on the class path, through the Flight SQL
- * JDBC driver. JDBC clients read every column of every row; the Arrow client receives whole batches.
+ * JDBC driver, each with the server filling its record batches from the engine's columns and from JDBC rows
+ * ({@link FlightSqlBatches#COLUMNAR_PROPERTY}). JDBC clients read every column of every row; the Arrow client
+ * receives whole batches.
  */
 @Command(name = "flight-sql-benchmark", mixinStandardHelpOptions = true,
     description = "Rows/s of a large result over Avatica protobuf and Arrow Flight SQL.")
@@ -54,6 +56,15 @@ public final class FlightSqlBenchmark implements Callable<Integer> {
   @Option(names = "--avatica-fetch-sizes", split = ",", defaultValue = "0,10000",
       description = "Avatica frame sizes to measure; 0 is the driver's default (default: ${DEFAULT-VALUE}).")
   int[] avaticaFetchSizes;
+
+  @Option(names = "--skip-avatica", description = "Measure Flight SQL only.")
+  boolean skipAvatica;
+
+  @Option(names = "--flight-paths", split = ",", defaultValue = "columnar,rows",
+      description = "How the server fills Flight SQL record batches, each measured in turn: columnar (from the"
+          + " engine's columns where a Spillway node tops the plan) and rows (from the JDBC result set)"
+          + " (default: ${DEFAULT-VALUE}).")
+  List<String> flightPaths;
 
   @Option(names = "--csv", defaultValue = "flight-sql-vs-avatica.csv",
       description = "CSV output file (default: ${DEFAULT-VALUE}).")
@@ -82,17 +93,32 @@ public final class FlightSqlBenchmark implements Callable<Integer> {
         BufferAllocator allocator = new RootAllocator()) {
       out.printf(Locale.ROOT, "query: %s%nAvatica %s, Flight SQL port %d, %d CPUs, %d runs after a warm-up%n",
           query, avatica.httpUrl(), flightSql.port(), Runtime.getRuntime().availableProcessors(), runs);
-      for (int fetchSize : avaticaFetchSizes) {
+      for (int fetchSize : skipAvatica ? new int[0] : avaticaFetchSizes) {
         results.add(measure("Avatica protobuf, JDBC, fetch size "
             + (fetchSize == 0 ? "default" : String.valueOf(fetchSize)),
             () -> readJdbc(avatica.jdbcUrl(), fetchSize), out));
       }
-      results.add(measure("Flight SQL, FlightSqlClient (Arrow batches)",
-          () -> readArrow(allocator, flightSql.port()), out));
-      if (flightSqlJdbcDriverPresent()) {
-        results.add(measure("Flight SQL, Flight SQL JDBC driver", () -> readJdbc(flightSql.jdbcUrl(), 0), out));
-      } else {
-        out.println("(the Flight SQL JDBC driver is not on the class path: its row is left out)");
+      final boolean jdbcDriver = flightSqlJdbcDriverPresent();
+      if (!jdbcDriver) {
+        out.println("(the Flight SQL JDBC driver is not on the class path: its rows are left out)");
+      }
+      final String previous = System.getProperty(FlightSqlBatches.COLUMNAR_PROPERTY);
+      try {
+        for (String path : flightPaths) {
+          System.setProperty(FlightSqlBatches.COLUMNAR_PROPERTY, String.valueOf(columnarPath(path)));
+          results.add(measure("Flight SQL, FlightSqlClient (Arrow batches), " + path + " path",
+              () -> readArrow(allocator, flightSql.port()), out));
+          if (jdbcDriver) {
+            results.add(measure("Flight SQL, Flight SQL JDBC driver, " + path + " path",
+                () -> readJdbc(flightSql.jdbcUrl(), 0), out));
+          }
+        }
+      } finally {
+        if (previous == null) {
+          System.clearProperty(FlightSqlBatches.COLUMNAR_PROPERTY);
+        } else {
+          System.setProperty(FlightSqlBatches.COLUMNAR_PROPERTY, previous);
+        }
       }
     }
     final BenchReport report = new BenchReport("Rows/s of '" + query + "' from " + dataDir.getFileName()
@@ -109,6 +135,14 @@ public final class FlightSqlBenchmark implements Callable<Integer> {
     report.writeCsv(csv);
     out.println("CSV written to " + csv.toAbsolutePath());
     return 0;
+  }
+
+  private static boolean columnarPath(String path) {
+    return switch (path) {
+      case "columnar" -> true;
+      case "rows" -> false;
+      default -> throw new IllegalArgumentException("--flight-paths takes columnar and rows, not " + path);
+    };
   }
 
   private Measured measure(String name, Client client, PrintStream out) throws Exception {

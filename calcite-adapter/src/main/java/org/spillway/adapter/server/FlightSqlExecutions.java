@@ -5,9 +5,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.arrow.flight.BackpressureStrategy;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.FlightProducer.ServerStreamListener;
 import org.apache.arrow.flight.FlightProducer.StreamListener;
@@ -19,18 +20,23 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spillway.adapter.SpillwayColumnarCapture;
+import org.spillway.adapter.SpillwayColumnarResult;
 import org.spillway.adapter.SpillwayDeviceUsage;
 
 /**
  * Runs the Flight SQL endpoint's statements under the server's guards, as {@link GuardedJdbcMeta} does for
  * Avatica: each execution takes a slot of the shared {@link AdmissionControl}, is cancelled at the query timeout,
- * and ends in one {@link QueryLog} line; a query's rows stream as Arrow record batches, an update answers with
- * its count.
+ * and ends in one {@link QueryLog} line; a query's rows stream as Arrow record batches (copied from the engine's
+ * columns where the plan has a Spillway node on top, the line's {@code path}), an update answers with its count.
  */
 final class FlightSqlExecutions {
   private static final Logger LOG = LoggerFactory.getLogger(FlightSqlExecutions.class);
   /** How long the endpoint waits for a client that stopped reading before it abandons the stream. */
   private static final long BACKPRESSURE_WAIT_MS = TimeUnit.MINUTES.toMillis(10);
+  /** The first and the longest pause between two looks at whether a slow client is ready again. */
+  private static final long MIN_READY_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+  private static final long MAX_READY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
   private final Duration queryTimeout;
   private final AdmissionControl admission;
@@ -61,18 +67,23 @@ final class FlightSqlExecutions {
       final PreparedStatement query = statement.query();
       FlightSqlParameters.bind(query, statement.parameters());
       listener.setOnCancelHandler(() -> cancelQuietly(statement));
-      try (ResultSet resultSet = query.executeQuery();
+      final ResultSet executed;
+      final Optional<SpillwayColumnarResult> columns;
+      try (SpillwayColumnarCapture capture = SpillwayColumnarCapture.start()) {
+        executed = query.executeQuery();
+        columns = capture.result();
+      }
+      try (ResultSet resultSet = executed;
           BufferAllocator streamAllocator = allocator.newChildAllocator("flight-sql-" + statement.id, 0,
               Long.MAX_VALUE);
           VectorSchemaRoot root = VectorSchemaRoot.create(FlightSqlTypes.schema(resultSet.getMetaData()),
               streamAllocator)) {
-        final BackpressureStrategy backpressure = new BackpressureStrategy.CallbackBackpressureStrategy();
-        backpressure.register(listener);
         listener.start(root);
-        final FlightSqlResultBatches batches = new FlightSqlResultBatches(resultSet, root);
+        final FlightSqlBatches batches = FlightSqlBatches.of(columns, resultSet, root);
+        run.setResultPath(batches.path());
         int rows;
-        while ((rows = batches.next(FlightSqlResultBatches.BATCH_ROWS)) > 0) {
-          if (backpressure.waitForListener(BACKPRESSURE_WAIT_MS) != BackpressureStrategy.WaitResult.READY) {
+        while ((rows = batches.next(FlightSqlBatches.BATCH_ROWS)) > 0) {
+          if (!awaitClient(listener, BACKPRESSURE_WAIT_MS)) {
             // The client went away or stopped reading: what it has is all it gets.
             outcome = QueryLog.Outcome.CLOSED;
             break;
@@ -90,6 +101,26 @@ final class FlightSqlExecutions {
     } finally {
       finishQuietly(statement);
     }
+  }
+
+  /**
+   * Waits until the client can take another record batch; false if it cancelled the stream or stayed not ready
+   * for {@code timeoutMs}. It polls {@code isReady}: gRPC runs a call's ready and cancel callbacks on the thread
+   * that runs this stream, which is busy here, so a wait for the ready callback (Arrow's
+   * {@code CallbackBackpressureStrategy}) sleeps out its whole timeout whenever the client falls behind a
+   * producer faster than it, as the columnar path is.
+   */
+  static boolean awaitClient(ServerStreamListener listener, long timeoutMs) {
+    final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    long pauseNanos = MIN_READY_PAUSE_NANOS;
+    while (!listener.isReady()) {
+      if (listener.isCancelled() || Thread.currentThread().isInterrupted() || System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      LockSupport.parkNanos(pauseNanos);
+      pauseNanos = Math.min(2 * pauseNanos, MAX_READY_PAUSE_NANOS);
+    }
+    return !listener.isCancelled();
   }
 
   /** Executes a write (or a query, counting its rows) and acknowledges with the update count. */

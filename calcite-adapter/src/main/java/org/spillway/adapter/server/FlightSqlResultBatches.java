@@ -30,13 +30,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * Fills Arrow record batches from a JDBC result set, a batch of rows at a time: one typed copier per column,
  * chosen once from the vector {@link FlightSqlTypes} made for it, reads each value with the getter of its type.
  *
- * <p>The embedded driver hands rows to JDBC one at a time (Calcite's enumerable code sits between the engine's
- * columns and the result set), so this is where a Flight SQL result becomes columnar again.
+ * <p>The path of a plan with a Calcite operator on top: the embedded driver hands its rows to JDBC one at a
+ * time, so this is where they become columnar again. A plan with a Spillway node on top skips the rows
+ * ({@link FlightSqlColumnarBatches}).
  */
-final class FlightSqlResultBatches {
-  /** Rows per record batch: large enough to amortize a message, small enough to stream early. */
-  static final int BATCH_ROWS = 64 * 1024;
-
+final class FlightSqlResultBatches implements FlightSqlBatches {
   private final ResultSet resultSet;
   private final VectorSchemaRoot root;
   private final ColumnCopier[] copiers;
@@ -53,11 +51,8 @@ final class FlightSqlResultBatches {
     }
   }
 
-  /**
-   * Fills the root with up to {@code maxRows} next rows; returns the number of rows, 0 once the result set
-   * is exhausted.
-   */
-  int next(int maxRows) throws SQLException {
+  @Override
+  public int next(int maxRows) throws SQLException {
     root.allocateNew();
     int rows = 0;
     while (rows < maxRows && !exhausted) {
@@ -72,6 +67,11 @@ final class FlightSqlResultBatches {
     }
     root.setRowCount(rows);
     return rows;
+  }
+
+  @Override
+  public String path() {
+    return "rows";
   }
 
   /** Copies the current row's value of one column into row {@code row} of its vector. */

@@ -17,9 +17,12 @@ public final class QueryLog {
    */
   public enum Outcome { OK, CLOSED, FAILED, TIMED_OUT, REFUSED }
 
-  /** One finished query as the log line reports it. */
+  /**
+   * One finished query as the log line reports it; {@code resultPath} says how a Flight SQL result was filled
+   * ({@code columnar} from the engine's columns, {@code rows} from the JDBC result set), null elsewhere.
+   */
   public record Entry(String user, String connectionId, int statementId, String sql,
-      long durationNanos, long rows, String device, Outcome outcome, String error) {
+      long durationNanos, long rows, String device, Outcome outcome, String error, String resultPath) {
 
     /** The log line: key=value pairs, SQL last because it may contain spaces. */
     public String format() {
@@ -31,6 +34,9 @@ public final class QueryLog {
           .append(" rows=").append(rows)
           .append(" device=").append(device)
           .append(" outcome=").append(outcome.name().toLowerCase(Locale.ROOT));
+      if (resultPath != null) {
+        line.append(" path=").append(resultPath);
+      }
       if (error != null) {
         line.append(" error=").append(quote(StatementClassifier.abbreviate(error)));
       }

@@ -21,6 +21,7 @@ final class QueryRun {
   private boolean finished;
   private volatile boolean timedOut;
   private volatile Future<?> timeoutTask;
+  private volatile String resultPath;
 
   QueryRun(String user, String connectionId, int statementId, String sql) {
     this(user, connectionId, statementId, sql, null);
@@ -67,6 +68,11 @@ final class QueryRun {
     return timedOut;
   }
 
+  /** How the result is filled ({@link QueryLog.Entry#resultPath}). */
+  void setResultPath(String path) {
+    resultPath = path;
+  }
+
   void setTimeoutTask(Future<?> task) {
     timeoutTask = task;
   }
@@ -82,6 +88,7 @@ final class QueryRun {
       task.cancel(false);
     }
     return new QueryLog.Entry(user, connectionId, statementId, sql, System.nanoTime() - startNanos,
-        rows.get(), deviceUsage == null ? DEFAULT_DEVICE : deviceUsage.since(deviceMark), outcome, error);
+        rows.get(), deviceUsage == null ? DEFAULT_DEVICE : deviceUsage.since(deviceMark), outcome, error,
+        resultPath);
   }
 }

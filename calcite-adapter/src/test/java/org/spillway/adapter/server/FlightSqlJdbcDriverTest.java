@@ -3,6 +3,7 @@ package org.spillway.adapter.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
@@ -13,8 +14,18 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,11 +37,14 @@ import org.spillway.tpch.TpchQueries;
  * and the read-only default refuses writes.
  */
 class FlightSqlJdbcDriverTest {
+  private static final QueryLog QUERY_LOG = new QueryLog();
   private static FlightSqlEndpoint endpoint;
 
   @BeforeAll
   static void start() throws Exception {
-    endpoint = FlightSqlEndpoint.start(ServerConfig.of(TpchTestData.dataDir()), 0);
+    final ServerConfig config = ServerConfig.of(TpchTestData.dataDir());
+    endpoint = FlightSqlEndpoint.start(config, 0, new AdmissionControl(config.maxConcurrent(),
+        config.admissionWait()), QUERY_LOG);
   }
 
   @AfterAll
@@ -61,6 +75,29 @@ class FlightSqlJdbcDriverTest {
   }
 
   @Test
+  void queryLogNamesThePathThatFilledTheBatches() throws SQLException {
+    final List<QueryLog.Entry> entries = new CopyOnWriteArrayList<>();
+    final Consumer<QueryLog.Entry> listener = entries::add;
+    QUERY_LOG.addListener(listener);
+    try (Connection flight = connect(); Statement statement = flight.createStatement()) {
+      // A Spillway node on top: the engine's columns; UPPER is Calcite's code on top: the rows.
+      for (String sql : new String[] {"select o_orderkey, o_comment from orders where o_orderkey < 100",
+          "select upper(o_comment) from orders where o_orderkey < 100"}) {
+        try (ResultSet resultSet = statement.executeQuery(sql)) {
+          while (resultSet.next()) {
+            assertTrue(resultSet.getString(resultSet.getMetaData().getColumnCount()).length() > 0);
+          }
+        }
+      }
+    } finally {
+      QUERY_LOG.removeListener(listener);
+    }
+    assertEquals(List.of("columnar", "rows"), entries.stream().map(QueryLog.Entry::resultPath).toList(),
+        entries.toString());
+    assertTrue(entries.get(0).format().contains(" path=columnar "), entries.get(0).format());
+  }
+
+  @Test
   void resultsLargerThanOneRecordBatchArriveWhole() throws SQLException {
     try (Connection flight = connect(); Statement statement = flight.createStatement();
         ResultSet resultSet = statement.executeQuery(
@@ -75,10 +112,40 @@ class FlightSqlJdbcDriverTest {
           ResultSet sums = expected.executeQuery(
               "select count(*), sum(l_orderkey * 8 + l_linenumber) from lineitem, region")) {
         sums.next();
-        assertTrue(sums.getLong(1) > FlightSqlResultBatches.BATCH_ROWS, "too few rows for two batches");
+        assertTrue(sums.getLong(1) > FlightSqlBatches.BATCH_ROWS, "too few rows for two batches");
         assertEquals(sums.getLong(1), rows);
         assertEquals(sums.getLong(2), keySum);
       }
+    }
+  }
+
+  /**
+   * A client that reads slower than the server fills batches gets them all promptly (at this scale it does with
+   * either way of waiting for the client; FlightSqlBackpressureTest pins the wait itself).
+   */
+  @Test
+  void aClientSlowerThanTheServerGetsEveryBatch() throws Exception {
+    final String sql = "select * from lineitem, region";
+    final long rows = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      long read = 0;
+      try (BufferAllocator allocator = new RootAllocator();
+          FlightSqlClient client = new FlightSqlClient(FlightClient.builder(allocator,
+              Location.forGrpcInsecure("127.0.0.1", endpoint.port())).build())) {
+        final FlightInfo info = client.execute(sql);
+        try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {
+          while (stream.next()) {
+            read += stream.getRoot().getRowCount();
+            Thread.sleep(300);
+          }
+        }
+      }
+      return read;
+    });
+    try (Connection embedded = TpchTestData.embedded(); Statement statement = embedded.createStatement();
+        ResultSet count = statement.executeQuery("select count(*) from lineitem, region")) {
+      count.next();
+      assertTrue(count.getLong(1) > 2L * FlightSqlBatches.BATCH_ROWS, "too few rows to fall behind");
+      assertEquals(count.getLong(1), rows);
     }
   }
 

@@ -2,6 +2,8 @@ package org.spillway.gpu.plan;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.SpillwayResourceException;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
@@ -9,7 +11,8 @@ import org.spillway.gpu.vector.ColumnVector;
 /**
  * The output of a plan's root, read row by row as Java values: the one place where the engine's columns become
  * rows (for JDBC). The columns are computed once; each {@link Cursor} walks them from the start, converting only
- * the values asked for.
+ * the values asked for. A client that takes columns (the Flight SQL endpoint) copies them batch by batch into
+ * Arrow vectors instead ({@link #arrowCopier}).
  */
 public final class QueryResult {
   private final List<ColumnBatch> batches;
@@ -36,6 +39,34 @@ public final class QueryResult {
    */
   public Cursor cursor(List<List<String>> dictionaries) {
     return new Cursor(dictionaries);
+  }
+
+  /** The number of batches the result's rows come in. */
+  public int batchCount() {
+    return batches.size();
+  }
+
+  /** The number of rows of batch {@code batch}. */
+  public int batchRows(int batch) {
+    return batches.get(batch).rows();
+  }
+
+  /** The number of output columns; 0 for a result without batches. */
+  public int columnCount() {
+    return batches.isEmpty() ? 0 : batches.get(0).columns().length;
+  }
+
+  /**
+   * A copier of output column {@code column} into {@code target}, whose Arrow type is the one the column's JDBC
+   * type maps to; {@code dictionary} as for {@link #cursor}. Empty where the column's values cannot be copied
+   * without going through Java values (then read rows with a cursor); a result without batches copies nothing.
+   */
+  public Optional<ArrowColumnCopier> arrowCopier(int column, List<String> dictionary, FieldVector target) {
+    if (batches.isEmpty()) {
+      return Optional.of(ArrowColumnCopier.none());
+    }
+    return ArrowColumnCopier.of(b -> batches.get(b).columns()[column], batches.get(0).columns()[column].type,
+        dictionary, target);
   }
 
   /** One walk over the rows. */

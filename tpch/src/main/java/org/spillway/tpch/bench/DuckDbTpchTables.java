@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnKind;
 import org.spillway.storage.TableSchema;
@@ -45,6 +46,11 @@ final class DuckDbTpchTables implements AutoCloseable {
 
   /** A database holding TPC-H at {@code sf} in DuckDB's own (compressed) storage, loaded with {@code threads}. */
   static DuckDbTpchTables load(double sf, int threads, PrintStream log) throws Exception {
+    return load(sf, threads, log, table -> true);
+  }
+
+  /** A database holding the TPC-H tables {@code tables} accepts (by name), as {@link #load(double, int, PrintStream)}. */
+  static DuckDbTpchTables load(double sf, int threads, PrintStream log, Predicate<String> tables) throws Exception {
     Connection connection = DriverManager.getConnection("jdbc:duckdb:");
     try {
       try (Statement s = connection.createStatement()) {
@@ -57,6 +63,9 @@ final class DuckDbTpchTables implements AutoCloseable {
       Path scratch = Files.createTempDirectory("duckdb-tpch");
       try {
         for (TpchTable<?> table : TpchTable.getTables()) {
+          if (!tables.test(table.getTableName())) {
+            continue;
+          }
           loadTable(connection, table, schemas.get(table.getTableName()), sf, threads, pool, scratch, log);
         }
       } finally {

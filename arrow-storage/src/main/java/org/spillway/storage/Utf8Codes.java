@@ -1,0 +1,82 @@
+package org.spillway.storage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.VarCharVector;
+
+/**
+ * The codes of a dictionary's strings, looked up by the UTF-8 bytes of a text vector's values: an open-addressing
+ * table of the encoded strings, so that encoding a column makes no String (nor byte array) per row. Read-only once
+ * built, so threads may share it.
+ */
+final class Utf8Codes {
+  private final byte[][] keys;
+  private final int[] codes;
+  private final int mask;
+
+  Utf8Codes(List<String> dictionary) {
+    int slots = Integer.highestOneBit(Math.max(2, dictionary.size()) * 2 - 1) << 1;
+    keys = new byte[slots][];
+    codes = new int[slots];
+    mask = slots - 1;
+    for (int code = 0; code < dictionary.size(); code++) {
+      byte[] key = dictionary.get(code).getBytes(StandardCharsets.UTF_8);
+      int slot = hash(key, 0, key.length) & mask;
+      while (keys[slot] != null) {
+        slot = (slot + 1) & mask;
+      }
+      keys[slot] = key;
+      codes[slot] = code;
+    }
+  }
+
+  /**
+   * The code of row {@code row} (not NULL) of {@code vector}, whose value is in the dictionary; {@code scratch}
+   * holds the bytes on the way and grows (the caller keeps the returned array for its next call).
+   */
+  int code(VarCharVector vector, int row, byte[][] scratch) {
+    ArrowBuf offsets = vector.getOffsetBuffer();
+    int start = offsets.getInt((long) row * BaseVariableWidthVector.OFFSET_WIDTH);
+    int length = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH) - start;
+    if (scratch[0].length < length) {
+      scratch[0] = new byte[Math.max(length, 2 * scratch[0].length)];
+    }
+    byte[] bytes = scratch[0];
+    vector.getDataBuffer().getBytes(start, bytes, 0, length);
+    int code = find(bytes, length);
+    if (code >= 0) {
+      return code;
+    }
+    // The dictionary holds decoded strings: bytes that are not well-formed UTF-8 are found as they decode.
+    String value = new String(bytes, 0, length, StandardCharsets.UTF_8);
+    byte[] decoded = value.getBytes(StandardCharsets.UTF_8);
+    code = find(decoded, decoded.length);
+    if (code < 0) {
+      throw new StorageException("value '" + value + "' of column " + vector.getName() + " is not in its dictionary");
+    }
+    return code;
+  }
+
+  /** The code of the first {@code length} bytes of {@code bytes}, or -1. */
+  private int find(byte[] bytes, int length) {
+    int slot = hash(bytes, 0, length) & mask;
+    while (keys[slot] != null) {
+      if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, 0, length)) {
+        return codes[slot];
+      }
+      slot = (slot + 1) & mask;
+    }
+    return -1;
+  }
+
+  private static int hash(byte[] bytes, int from, int length) {
+    int h = 0x811c9dc5;
+    for (int i = from; i < from + length; i++) {
+      h = (h ^ (bytes[i] & 0xff)) * 0x01000193;
+    }
+    return h ^ (h >>> 16);
+  }
+}

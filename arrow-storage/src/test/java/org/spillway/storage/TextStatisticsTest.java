@@ -1,0 +1,144 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Text values taken as UTF-8 bytes where they are ASCII: the statistics' minimum and maximum still order as Java's
+ * Strings do (which is not UTF-8's byte order beyond U+E000), a batch that skips its distinct set leaves the table
+ * without one, and {@link BatchBuilder#setUtf8} stores what {@link BatchBuilder#setString} of the decoded text would.
+ */
+class TextStatisticsTest {
+  private static final ColumnDef TEXT = ColumnDef.of("s", "VARCHAR(10)");
+
+  @TempDir
+  Path dir;
+
+  /** A collector that observed {@code values} (null: NULL) as one batch. */
+  private static ColumnStatisticsCollector observed(List<String> values, int maxDistinct, boolean trackDistinct) {
+    ColumnStatisticsCollector collector = new ColumnStatisticsCollector(TEXT, maxDistinct, trackDistinct);
+    try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
+        VarCharVector vector = new VarCharVector("s", allocator)) {
+      vector.allocateNew();
+      for (int row = 0; row < values.size(); row++) {
+        if (values.get(row) == null) {
+          vector.setNull(row);
+        } else {
+          vector.setSafe(row, values.get(row).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      vector.setValueCount(values.size());
+      collector.observe(vector, values.size());
+    }
+    return collector;
+  }
+
+  @Test
+  void minimumAndMaximumOrderAsStringsDo() {
+    // U+E000 sorts above a surrogate pair as a String, below it as UTF-8 bytes; ASCII and non-ASCII mixed
+    List<String> values = Arrays.asList("m", "\uD83D\uDE00", null, "\uE000", "Zebra", "é", "a long one", "Z");
+    List<String> present = values.stream().filter(Objects::nonNull).toList();
+    ColumnStatistics statistics = observed(values, 100, true).toStatistics();
+    assertEquals(Collections.min(present), statistics.min());
+    assertEquals("\uE000", statistics.max());
+    assertEquals(1, statistics.nullCount());
+    assertEquals(present.size(), statistics.distinctCount());
+
+    List<String> ascii = List.of("delta", "alpha", "charlie", "bravo", "alphabet");
+    ColumnStatistics asciiOnly = observed(ascii, 100, true).toStatistics();
+    assertEquals("alpha", asciiOnly.min());
+    assertEquals("delta", asciiOnly.max());
+  }
+
+  @Test
+  void mergedBatchesKeepTheOrderOfStrings() {
+    ColumnStatisticsCollector table = new ColumnStatisticsCollector(TEXT, 100);
+    table.merge(observed(List.of("b", "x"), 100, true), 0);
+    table.merge(observed(List.of("\uE000", "a"), 100, true), 1);
+    table.merge(observed(List.of("\uD83D\uDE00", "c"), 100, true), 2);
+    ColumnStatistics statistics = table.toStatistics();
+    assertEquals("a", statistics.min());
+    assertEquals("\uE000", statistics.max());
+    assertEquals(6, statistics.distinctCount());
+  }
+
+  @Test
+  void aBatchWithoutItsDistinctSetLeavesTheTableWithoutOne() {
+    ColumnStatisticsCollector table = new ColumnStatisticsCollector(TEXT, 3);
+    table.merge(observed(List.of("a", "b"), 3, true), 0);
+    assertTrue(table.tracksDistinct());
+    table.merge(observed(List.of("c", "d"), 3, true), 1);
+    assertFalse(table.tracksDistinct(), "four distinct values, three at most");
+    ColumnStatisticsCollector untracked = observed(List.of("a"), 3, false);
+    assertNull(untracked.exactDistinct());
+    ColumnStatisticsCollector other = new ColumnStatisticsCollector(TEXT, 3);
+    other.merge(untracked, 0);
+    assertFalse(other.tracksDistinct(), "a batch that did not count cannot leave a dictionary behind");
+  }
+
+  @Test
+  void setUtf8StoresWhatSetStringOfTheDecodedTextWould() {
+    byte[] malformed = {'o', 'k', (byte) 0xC3};
+    List<byte[]> inputs = List.of("plain".getBytes(StandardCharsets.UTF_8), "héé€".getBytes(StandardCharsets.UTF_8),
+        malformed, new byte[0]);
+    List<String> expected = new ArrayList<>();
+    List<String> stored = new ArrayList<>();
+    try (Catalog catalog = Catalog.create(dir); TableWriter writer = catalog.createTable("t", TableSchema.of(TEXT))) {
+      BatchBuilder batch = writer.newBatch(2 * inputs.size());
+      for (int i = 0; i < inputs.size(); i++) {
+        byte[] bytes = inputs.get(i);
+        // a heap buffer that starts inside its array, and a direct one
+        byte[] padded = new byte[bytes.length + 3];
+        System.arraycopy(bytes, 0, padded, 2, bytes.length);
+        batch.setUtf8(0, 2 * i, ByteBuffer.wrap(padded, 2, bytes.length).slice());
+        ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length + 1);
+        direct.position(1);
+        direct.put(bytes);
+        direct.position(1);
+        batch.setUtf8(0, 2 * i + 1, direct);
+        String decoded = new String(bytes, StandardCharsets.UTF_8);
+        expected.add(decoded);
+        expected.add(decoded);
+      }
+      batch.setRowCount(2 * inputs.size());
+      try (VectorSchemaRoot root = batch.detach()) {
+        VarCharVector vector = (VarCharVector) root.getVector(0);
+        for (int row = 0; row < root.getRowCount(); row++) {
+          stored.add(new String(vector.get(row), StandardCharsets.UTF_8));
+        }
+      }
+    }
+    assertEquals(expected, stored);
+    assertEquals("ok\uFFFD", stored.get(4));
+  }
+
+  @Test
+  void setUtf8CountsTheLengthInCharacters() {
+    try (Catalog catalog = Catalog.create(dir);
+        TableWriter writer = catalog.createTable("t", TableSchema.of(ColumnDef.of("s", "VARCHAR(3)")))) {
+      try (BatchBuilder batch = writer.newBatch(2)) {
+        batch.setUtf8(0, 0, ByteBuffer.wrap("héé".getBytes(StandardCharsets.UTF_8)));
+        StorageException tooLong = assertThrows(StorageException.class,
+            () -> batch.setUtf8(0, 1, ByteBuffer.wrap("abcd".getBytes(StandardCharsets.UTF_8))));
+        assertTrue(tooLong.getMessage().contains("exceeds VARCHAR(3)"), tooLong.getMessage());
+      }
+    }
+  }
+}
