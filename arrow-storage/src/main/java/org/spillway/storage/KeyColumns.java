@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentMap;
  * HyperLogLog estimates capped at the rows (a column of 10,000 prices with a few repeats reads as 10,000
  * distinct), so they only pick the candidates, and the values of each candidate are checked once, on first
  * ask. Only integral columns (INTEGER, BIGINT, DATE, DECIMAL) are checked; text columns are never keys here.
+ * Two columns are a key together where either is one alone, or where their pairs of values are distinct (a
+ * composite primary key such as partsupp's), checked the same way over one long per row packing both.
  */
 final class KeyColumns {
   /**
@@ -24,6 +26,7 @@ final class KeyColumns {
 
   private final StoredTable table;
   private final ConcurrentMap<Integer, Boolean> known = new ConcurrentHashMap<>();
+  private final ConcurrentMap<Long, Boolean> knownPairs = new ConcurrentHashMap<>();
 
   KeyColumns(StoredTable table) {
     this.table = table;
@@ -34,22 +37,81 @@ final class KeyColumns {
     return known.computeIfAbsent(column, this::check);
   }
 
-  private boolean check(int column) {
-    ColumnKind kind = table.schema().column(column).type().kind();
-    ColumnStatistics stats = table.statistics().column(column);
-    long rows = table.rowCount();
-    if (kind.isText() || kind == ColumnKind.DOUBLE || stats.nullCount() > 0
-        || stats.distinctCount() < CANDIDATE_SHARE * rows) {
-      return false;
+  /** Whether columns {@code first} and {@code second} together hold no NULL and no pair of values twice. */
+  boolean isKey(int first, int second) {
+    if (isKey(first) || isKey(second)) {
+      return true;
     }
-    return distinct(table, column);
+    int low = Math.min(first, second);
+    int high = Math.max(first, second);
+    return knownPairs.computeIfAbsent((long) low << 32 | high, k -> checkPair(low, high));
+  }
+
+  private boolean check(int column) {
+    return integralWithoutNulls(column)
+        && table.statistics().column(column).distinctCount() >= CANDIDATE_SHARE * table.rowCount()
+        && distinct(table, b -> table.reader(b, column)::getLong);
+  }
+
+  private boolean integralWithoutNulls(int column) {
+    ColumnKind kind = table.schema().column(column).type().kind();
+    return !kind.isText() && kind != ColumnKind.DOUBLE && table.statistics().column(column).nullCount() == 0;
   }
 
   /**
-   * Whether the values of an integral column without NULLs are distinct: one pass when they ascend in
-   * batch order (keys are usually written in order), else a bitmap over their range or a sorted copy.
+   * Whether two integral columns without NULLs hold distinct pairs: a candidate where the product of their distinct
+   * counts reaches the rows; each pair is packed into one long (the first's offset from its minimum times the
+   * second's span, plus the second's offset), where the spans allow.
    */
-  static boolean distinct(StoredTable table, int column) {
+  private boolean checkPair(int first, int second) {
+    if (!integralWithoutNulls(first) || !integralWithoutNulls(second)
+        || (double) table.statistics().column(first).distinctCount() * table.statistics().column(second)
+            .distinctCount() < CANDIDATE_SHARE * table.rowCount()) {
+      return false;
+    }
+    long[] a = minMax(first);
+    long[] b = minMax(second);
+    long spanA = a[1] - a[0] + 1;
+    long spanB = b[1] - b[0] + 1;
+    if (spanA <= 0 || spanB <= 0 || Math.multiplyHigh(spanA, spanB) != 0 || spanA * spanB < 0) {
+      return false;  // the pairs do not pack into a long: not taken as a key
+    }
+    return distinct(table, batch -> {
+      ColumnReader x = table.reader(batch, first);
+      ColumnReader y = table.reader(batch, second);
+      return row -> (x.getLong(row) - a[0]) * spanB + (y.getLong(row) - b[0]);
+    });
+  }
+
+  private long[] minMax(int column) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int b = 0; b < table.batches().size(); b++) {
+      ColumnReader reader = table.reader(b, column);
+      for (int row = 0; row < reader.size(); row++) {
+        long v = reader.getLong(row);
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+      }
+    }
+    return new long[] {min, max};
+  }
+
+  /** The values checked for one batch, by row. */
+  private interface BatchValues {
+    long get(int row);
+  }
+
+  /** The values of each batch of a table, by batch. */
+  private interface TableValues {
+    BatchValues batch(int batch);
+  }
+
+  /**
+   * Whether values without NULLs are distinct: one pass when they ascend in batch order (keys are usually written in
+   * order), else a bitmap over their range or a sorted copy.
+   */
+  private static boolean distinct(StoredTable table, TableValues values) {
     int batches = table.batches().size();
     long rows = 0;
     long min = Long.MAX_VALUE;
@@ -58,50 +120,53 @@ final class KeyColumns {
     long previous = Long.MIN_VALUE;
     boolean first = true;
     for (int b = 0; b < batches; b++) {
-      ColumnReader reader = table.reader(b, column);
-      for (int row = 0; row < reader.size(); row++) {
-        long v = reader.getLong(row);
+      BatchValues reader = values.batch(b);
+      int size = table.batches().get(b).getRowCount();
+      for (int row = 0; row < size; row++) {
+        long v = reader.get(row);
         ascending &= first || v > previous;
         first = false;
         previous = v;
         min = Math.min(min, v);
         max = Math.max(max, v);
       }
-      rows += reader.size();
+      rows += size;
     }
     if (ascending || rows <= 1) {
       return true;
     }
     long range = max - min + 1;
     if (range > 0 && range <= BITMAP_RANGE_PER_ROW * rows && range <= Integer.MAX_VALUE) {
-      return distinctInRange(table, column, min, (int) range);
+      return distinctInRange(table, values, min, (int) range);
     }
     if (rows > Integer.MAX_VALUE - 8) {
       return false;  // too many to copy; not taken as a key
     }
-    long[] values = new long[(int) rows];
+    long[] sorted = new long[(int) rows];
     int next = 0;
     for (int b = 0; b < batches; b++) {
-      ColumnReader reader = table.reader(b, column);
-      for (int row = 0; row < reader.size(); row++) {
-        values[next++] = reader.getLong(row);
+      BatchValues reader = values.batch(b);
+      int size = table.batches().get(b).getRowCount();
+      for (int row = 0; row < size; row++) {
+        sorted[next++] = reader.get(row);
       }
     }
-    Arrays.parallelSort(values);
-    for (int i = 1; i < values.length; i++) {
-      if (values[i] == values[i - 1]) {
+    Arrays.parallelSort(sorted);
+    for (int i = 1; i < sorted.length; i++) {
+      if (sorted[i] == sorted[i - 1]) {
         return false;
       }
     }
     return true;
   }
 
-  private static boolean distinctInRange(StoredTable table, int column, long min, int range) {
+  private static boolean distinctInRange(StoredTable table, TableValues values, long min, int range) {
     BitSet seen = new BitSet(range);
     for (int b = 0; b < table.batches().size(); b++) {
-      ColumnReader reader = table.reader(b, column);
-      for (int row = 0; row < reader.size(); row++) {
-        int offset = (int) (reader.getLong(row) - min);
+      BatchValues reader = values.batch(b);
+      int size = table.batches().get(b).getRowCount();
+      for (int row = 0; row < size; row++) {
+        int offset = (int) (reader.get(row) - min);
         if (seen.get(offset)) {
           return false;
         }

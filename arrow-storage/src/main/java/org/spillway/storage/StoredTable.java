@@ -76,6 +76,11 @@ public final class StoredTable {
     return keys.isKey(column);
   }
 
+  /** Whether two columns are a key together (either one alone, or no pair of their values twice), as above. */
+  public boolean isKey(int first, int second) {
+    return keys.isKey(first, second);
+  }
+
   /** The loaded Arrow batches, in file order; for read-only use (the table owns the buffers). */
   public List<VectorSchemaRoot> batches() {
     return load().batches();

@@ -63,6 +63,64 @@ class KeyColumnsTest {
     }
   }
 
+  /**
+   * Two columns neither of which is a key (partsupp's (partkey, suppkey): each part four times, each supplier many
+   * times) are one together exactly when no pair repeats; a NULL in either, or pairs that do not pack into a long, are
+   * not taken as one. A key alone makes any pair with it a key.
+   */
+  @Test
+  void pairsOfColumnsAreKeysExactlyWithoutRepeatedPairs() {
+    TableSchema schema = TableSchema.of(ColumnDef.of("part", "INTEGER NOT NULL"),
+        ColumnDef.of("supplier", "BIGINT NOT NULL"), ColumnDef.of("nullable", "INTEGER"),
+        ColumnDef.of("wide", "BIGINT NOT NULL"), ColumnDef.of("row", "INTEGER NOT NULL"));
+    Random random = new Random(7);
+    try (Catalog catalog = Catalog.open(dir)) {
+      for (int round = 0; round < 6; round++) {
+        int rows = 4 * (2 + random.nextInt(2_000));
+        boolean repeat = round % 2 == 1;
+        int suppliers = rows / 8 + 3;
+        long[] supplier = new long[rows];
+        for (int r = 0; r < rows; r++) {
+          supplier[r] = (r / 4 + (r % 4) * (suppliers / 4 + 1)) % suppliers - 50;  // partsupp's spread, shifted
+        }
+        if (repeat) {
+          int r = 4 * random.nextInt(rows / 4);
+          supplier[r + 1 + random.nextInt(3)] = supplier[r];
+        }
+        String name = "pairs" + round;
+        try (TableWriter writer = catalog.createTable(name, schema)) {
+          int r = 0;
+          while (r < rows) {
+            int size = Math.min(rows - r, 1 + random.nextInt(700));
+            BatchBuilder batch = writer.newBatch(size);
+            for (int row = 0; row < size; row++, r++) {
+              batch.setInt(0, row, r / 4);
+              batch.setLong(1, row, supplier[r]);
+              if (r == rows / 2) {
+                batch.setNull(2, row);
+              } else {
+                batch.setInt(2, row, r % 5);
+              }
+              batch.setLong(3, row, r % 2 == 0 ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2);
+              batch.setInt(4, row, r);
+            }
+            batch.setRowCount(size);
+            writer.append(batch);
+          }
+          writer.commit();
+        }
+        StoredTable table = catalog.table(name).orElseThrow();
+        String where = "round " + round + ", " + rows + " rows";
+        assertFalse(table.isKey(0) || table.isKey(1), where);
+        assertEquals(!repeat, table.isKey(0, 1), where);
+        assertEquals(!repeat, table.isKey(1, 0), where);
+        assertFalse(table.isKey(0, 2), where);
+        assertFalse(table.isKey(3, 1), where);
+        assertTrue(table.isKey(2, 4), where);
+      }
+    }
+  }
+
   /** No NULL and no value twice, from the rows. */
   private static boolean reference(StoredTable table, int column) {
     Set<Object> seen = new HashSet<>();

@@ -16,6 +16,7 @@ import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
 import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.plan.volcano.RelSubset;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.Join;
@@ -476,7 +477,46 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
         algorithm -> whyNot(algorithm, sites), calibrated,
         c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA,
-        e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0], window));
+        e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0], window),
+        e -> gpuUnavailable(SpillwayJoinAlgorithm.NOPA).isEmpty() ? probedOnGpuSeconds(cost, e) : Double.NaN);
+  }
+
+  /**
+   * An orientation's time as a probe stage of a GPU pipeline, or NaN where no GPU pipeline could probe it: a semi- or
+   * anti-join that marks its build side or an outer join built on its preserved side (CPU probes only), build keys of
+   * a join that pairs rows not known to be unique, a table over the GPU memory the profile leaves, or a probe side
+   * whose rows do not stream from a scan ({@link #streamsFromScan}).
+   */
+  private double probedOnGpuSeconds(SpillwayJoinCost cost, Estimate e) {
+    Candidate probe = new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, null, null, null, null, "none", 0, e.buildLeft());
+    boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
+    int buildColumns = (e.buildLeft() ? getLeft() : getRight()).getRowType().getFieldCount();
+    if (marksBuild(probe) || preservesBuild(probe) || pairs && (e.buildKey() == null || !e.buildKey().unique())
+        || !cost.fitsGpuMemory(e, buildColumns) || !streamsFromScan(e.buildLeft() ? getRight() : getLeft())) {
+      return Double.NaN;
+    }
+    return cost.gpuPipelinedProbeSeconds(e, buildColumns);
+  }
+
+  /**
+   * Whether the rows of {@code rel} stream from a table scan through filters, projections and the probes of joins
+   * that a GPU pipeline could probe: what a GPU pipeline can stream into a join above. A join node's, an aggregation's
+   * or a sort's output lives in Java arrays, which pipelines on the CPU backend read.
+   */
+  private static boolean streamsFromScan(RelNode rel) {
+    RelNode node = rel instanceof RelSubset subset ? subset.getBestOrOriginal() : rel;
+    if (node instanceof SpillwayTableScan) {
+      return true;
+    }
+    if (node instanceof SpillwayFilter || node instanceof SpillwayProject) {
+      return streamsFromScan(node.getInput(0));
+    }
+    if (node instanceof SpillwayJoin join) {
+      Candidate chosen = join.choice().chosen();
+      return join.orderedInput() >= 0 && join.gpuProbeRefusal().isEmpty()
+          && streamsFromScan(chosen.buildLeft() ? join.getRight() : join.getLeft());
+    }
+    return false;
   }
 
   /**
@@ -542,3 +582,4 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return GpuJoins.factory().unavailableReason(gpuAlgorithm(algorithm));
   }
 }
+

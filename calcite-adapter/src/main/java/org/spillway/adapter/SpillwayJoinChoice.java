@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The join algorithm a {@link SpillwayJoin} runs and why: the cheapest runnable candidate of the cost model
@@ -18,6 +19,10 @@ import java.util.function.Predicate;
  */
 record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecause, boolean calibrated) {
   static final String NO_GPU_IN_PROFILE = "the machine profile has no GPU (run: spillway calibrate)";
+  /** A GPU pipeline's probe decides a join's orientation where it takes at most this share of the CPU's time. */
+  static final double GPU_ORIENTATION_SHARE = 0.6;
+  /** With {@code device=gpu}, where it takes at most this much more than the CPU's time. */
+  static final double GPU_ORIENTATION_SLACK_SECONDS = 2e-3;
 
   /**
    * Chooses among the candidates of every orientation. {@code whyNot} says why a GPU algorithm cannot run
@@ -46,9 +51,42 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
   static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
       SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated,
       Predicate<Candidate> implemented, Function<Estimate, List<Candidate>> indexed) {
+    return choose(cost, orientations, device, forced, whyNot, calibrated, implemented, indexed, e -> Double.NaN);
+  }
+
+  /**
+   * As above, where {@code probedOnGpu} gives an orientation's time as a probe stage of a GPU pipeline (NaN where no
+   * GPU pipeline could probe it: keys not unique, a table over the budget, a probe side that does not stream from a
+   * scan). The CPU NOPA candidate stands for the pipelined probe on either device, so the orientation may follow the
+   * device its pipeline will likely run on: Q9 builds on partsupp and orders and streams lineitem through every probe
+   * on the GPU, where the CPU's cheaper orientation builds on lineitem's joined rows. The GPU's time replaces the
+   * CPU's only where it is at most {@link #GPU_ORIENTATION_SHARE} of the CPU's best orientation (with
+   * {@code device=gpu}, at most {@link #GPU_ORIENTATION_SLACK_SECONDS} above it): a GPU build side costs its rows' trip
+   * from Java arrays, which the model knows only roughly, and an orientation chosen for the GPU is the worse one where
+   * its pipeline then runs on the CPU (Q12 would build all of orders to probe a few lineitem rows; Q4 on
+   * {@code device=gpu} would build its semi-join on lineitem).
+   */
+  static SpillwayJoinChoice choose(SpillwayJoinCost cost, List<Estimate> orientations, SpillwayDevice device,
+      SpillwayJoinAlgorithm forced, Function<SpillwayJoinAlgorithm, Optional<String>> whyNot, boolean calibrated,
+      Predicate<Candidate> implemented, Function<Estimate, List<Candidate>> indexed,
+      ToDoubleFunction<Estimate> probedOnGpu) {
     List<Candidate> all = new ArrayList<>();
+    List<Candidate> gpuProbed = new ArrayList<>();
+    double cpuPipelined = orientations.stream().flatMap(e -> cost.cpu(e).stream())
+        .filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA && implemented.test(c))
+        .mapToDouble(Candidate::seconds).min().orElse(Double.POSITIVE_INFINITY);
     for (Estimate e : orientations) {
-      all.addAll(cost.cpu(e));
+      double onGpu = device == SpillwayDevice.CPU || forced != SpillwayJoinAlgorithm.AUTO ? Double.NaN
+          : probedOnGpu.applyAsDouble(e);
+      boolean gpuWins = device == SpillwayDevice.GPU ? onGpu <= cpuPipelined + GPU_ORIENTATION_SLACK_SECONDS
+          : onGpu <= GPU_ORIENTATION_SHARE * cpuPipelined;
+      for (Candidate c : cost.cpu(e)) {
+        if (c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA && gpuWins) {
+          c = c.withSeconds(onGpu);
+          gpuProbed.add(c);
+        }
+        all.add(c);
+      }
       if (device != SpillwayDevice.CPU) {
         all.addAll(cost.gpu(e));
       }
@@ -85,8 +123,10 @@ record SpillwayJoinChoice(Candidate chosen, Candidate runnerUp, String cpuBecaus
             : whyNot.apply(forced).orElse(NO_GPU_IN_PROFILE));
       }
     } else if (device == SpillwayDevice.GPU) {
-      Candidate pipelined = fitsGpu ? runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA)
-          .findFirst().orElse(null) : null;
+      // an orientation a GPU pipeline can probe first where it is not much slower than the other on the CPU
+      Candidate pipelined = fitsGpu ? runnable.stream().filter(gpuProbed::contains).findFirst()
+          .or(() -> runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA).findFirst())
+          .orElse(null) : null;
       Candidate indexedGpu = runnable.stream().filter(c -> c.algorithm() == SpillwayJoinAlgorithm.GPU_INLJ)
           .findFirst().orElse(null);
       chosen = pipelined != null ? (indexedGpu != null ? indexedGpu : pipelined)

@@ -126,6 +126,11 @@ final class SpillwayJoinCost {
       return algorithm.gpu() ? "gpu" : "cpu";
     }
 
+    /** The same candidate predicted at {@code time} seconds. */
+    Candidate withSeconds(double time) {
+      return new Candidate(algorithm, variant, placement, radixBits, cacheShare, transfer, time, buildLeft);
+    }
+
     /** E.g. {@code nopa/gpu-table 1.20 ms}. */
     String summary() {
       return algorithm + (placement != null ? "/" + placement + "-table" : "") + " " + SpillwayJoinChoice.time(seconds);

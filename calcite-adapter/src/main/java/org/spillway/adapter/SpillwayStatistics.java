@@ -1,14 +1,24 @@
 package org.spillway.adapter;
 
+import org.apache.calcite.avatica.util.TimeUnitRange;
+import org.apache.calcite.plan.volcano.RelSubset;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.metadata.RelColumnOrigin;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLiteral;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeName;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.spillway.storage.ColumnStatistics;
+import org.spillway.storage.StorageException;
 import org.spillway.storage.StoredTable;
 import org.spillway.gpu.vector.ExprType;
 
 import java.math.BigDecimal;
+import java.time.LocalDate;
 import java.util.List;
 import java.util.Optional;
 
@@ -77,12 +87,36 @@ final class SpillwayStatistics {
       return Optional.empty();
     }
     if (keys.size() != 1) {  // several keys are unique together where one of them is unique alone
-      boolean unique = keys.stream().anyMatch(key -> origin(mq, rel, key).map(SpillwayStatistics::unique).orElse(false));
+      boolean unique = keys.stream().anyMatch(key -> origin(mq, rel, key).map(SpillwayStatistics::unique).orElse(false))
+          || keyPair(mq, rel, keys);
       return Optional.of(new KeyStatistics(null, null, distinct, unique));
     }
     Origin origin = origin(mq, rel, keys.get(0)).orElseThrow();
     ColumnStatistics stats = origin.table().statistics().column(origin.column());
     return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique(origin)));
+  }
+
+  /**
+   * Whether two keys are columns of one stored table that hold no pair of values twice (a composite primary key,
+   * partsupp's (partkey, suppkey)), checked exactly by the table once. The rows of {@code rel} are some of that
+   * table's only where no join multiplies them, so the key must pass every row through unchanged: Calcite's column
+   * origins follow filters and projections, and a join on a unique key of the other side keeps this side's rows
+   * distinct, which the origins cannot tell; only a chain of single-input nodes over a scan is trusted here.
+   */
+  private static boolean keyPair(RelMetadataQuery mq, RelNode rel, List<Integer> keys) {
+    if (keys.size() != 2 || SpillwayFields.scanOf(rel).isEmpty()) {
+      return false;
+    }
+    Optional<Origin> first = origin(mq, rel, keys.get(0));
+    Optional<Origin> second = origin(mq, rel, keys.get(1));
+    if (first.isEmpty() || second.isEmpty() || first.get().table() != second.get().table()) {
+      return false;
+    }
+    try {
+      return first.get().table().isKey(first.get().column(), second.get().column());
+    } catch (StorageException e) {
+      return false;
+    }
   }
 
   /** Whether the stored column holds (nearly) no value twice among its non-NULL values. */
@@ -102,12 +136,37 @@ final class SpillwayStatistics {
       return codes == 0 ? null : new long[] {0, codes - 1};
     }
     Optional<ColumnStatistics> stats = column(mq, rel, field);
-    if (stats.isEmpty() || !(stats.get().min() instanceof Integer || stats.get().min() instanceof Long)) {
+    if (stats.isEmpty()) {
+      return yearRange(mq, rel, field);
+    }
+    return range(stats.get());
+  }
+
+  private static long @Nullable [] range(ColumnStatistics stats) {
+    if (!(stats.min() instanceof Integer || stats.min() instanceof Long)) {
       return null;
     }
-    Long min = asLong(stats.get().min());
-    Long max = asLong(stats.get().max());
+    Long min = asLong(stats.min());
+    Long max = asLong(stats.max());
     return min == null || max == null || min > max ? null : new long[] {min, max};
+  }
+
+  /**
+   * The years {@code EXTRACT(YEAR FROM d)} can give where field {@code field} of {@code rel} is that projection of a
+   * date column whose range the statistics know (Q7's, Q8's and Q9's order and ship years), else null.
+   */
+  private static long @Nullable [] yearRange(RelMetadataQuery mq, RelNode rel, int field) {
+    RelNode node = rel instanceof RelSubset subset ? subset.getBestOrOriginal() : rel;
+    if (!(node instanceof Project project)
+        || !(project.getProjects().get(field) instanceof RexCall call) || call.getKind() != SqlKind.EXTRACT
+        || !(call.getOperands().get(0) instanceof RexLiteral unit) || unit.getValue() != TimeUnitRange.YEAR
+        || !(call.getOperands().get(1) instanceof RexInputRef date)
+        || date.getType().getSqlTypeName() != SqlTypeName.DATE) {
+      return null;
+    }
+    long[] days = column(mq, project.getInput(), date.getIndex()).map(SpillwayStatistics::range).orElse(null);
+    return days == null ? null : new long[] {LocalDate.ofEpochDay(days[0]).getYear(),
+        LocalDate.ofEpochDay(days[1]).getYear()};
   }
 
   /** An integral statistic as a long (decimals unscaled), or null. */

@@ -291,6 +291,34 @@ class SpillwayJoinCostTest {
         SpillwayJoinCost.materialized(q5, 16), 1e-12);
   }
 
+  /**
+   * Two orientations of one join: building the unique side (GPU-probeable) or the other (CPU only). The GPU pipeline's
+   * time decides the orientation under auto only where it is at most 0.6 of the CPU's best orientation, and under
+   * device=gpu only where it is at most 2 ms above it; elsewhere the CPU's cheaper orientation stays.
+   */
+  @Test void aGpuPipelinesProbeTurnsTheJoinOnlyWhereItClearlyPays() {
+    SpillwayJoinCost cost = new SpillwayJoinCost(gpuHost(100 * GIB));
+    Estimate unique = new Estimate(4e6, 2e6, 2e6, new KeyStatistics(1L, 4_000_000_000L, 4e6, true), false);
+    Estimate other = new Estimate(2e6, 4e6, 2e6, new KeyStatistics(1L, 4_000_000_000L, 1e6, false), true);
+    double cpuBest = Math.min(cost.cpu(unique).get(0).seconds(), cost.cpu(other).get(0).seconds());
+    for (double share : new double[] {0.5, 0.7}) {
+      SpillwayJoinChoice auto = SpillwayJoinChoice.choose(cost, List.of(other, unique), SpillwayDevice.AUTO,
+          SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT, true, c -> true, e -> List.of(),
+          e -> e == unique ? share * cpuBest : Double.NaN);
+      assertEquals(share < SpillwayJoinChoice.GPU_ORIENTATION_SHARE, !auto.chosen().buildLeft(), "share " + share);
+      if (share < SpillwayJoinChoice.GPU_ORIENTATION_SHARE) {
+        assertEquals(share * cpuBest, auto.chosen().seconds(), 1e-12, "predicted at the GPU pipeline's time");
+      }
+    }
+    for (double above : new double[] {1e-3, 5e-3}) {
+      SpillwayJoinChoice gpu = SpillwayJoinChoice.choose(cost, List.of(other, unique), SpillwayDevice.GPU,
+          SpillwayJoinAlgorithm.AUTO, GPU_JOINS_PRESENT, true, c -> true, e -> List.of(),
+          e -> e == unique ? cpuBest + above : Double.NaN);
+      assertEquals(above < SpillwayJoinChoice.GPU_ORIENTATION_SLACK_SECONDS, !gpu.chosen().buildLeft(),
+          above + " s above the CPU's best");
+    }
+  }
+
   @Test void timesReadInMillisecondsOrMicroseconds() {
     assertEquals("1.23 ms", SpillwayJoinChoice.time(0.00123));
     assertEquals("45.6 us", SpillwayJoinChoice.time(0.0000456));

@@ -134,7 +134,7 @@ final class GpuJoinTables implements AutoCloseable {
   /** Device address of a copy of the first {@code rows} values. */
   private long upload(long[] values, int rows, String what) {
     DeviceBuffer buffer = allocate(Math.max(8, rows * 8L), "GPU " + what);
-    GpuScratch.upload(buffer, 0, Pointer.to(values), rows * 8L, what);
+    StagedUpload.longs(device, buffer, 0, values, rows, what);
     return buffer.address();
   }
 

@@ -204,7 +204,7 @@ final class GpuProgram {
 
   /**
    * The packed width of each group key: 64 or 32 bits by its type, unless they add up to more than 64; then each
-   * 32-bit key of known range takes the bits its range needs. Throws {@link Unsupported} when they still do not fit.
+   * key of known range (of either width: a 64-bit year, a 32-bit dictionary code) takes the bits its range needs. Throws {@link Unsupported} when they still do not fit.
    */
   private static int[] keyWidths(PipelineStage.Aggregate aggregate, List<ExprType> types) {
     int[] keys = aggregate.groupKeys();
@@ -220,7 +220,7 @@ final class GpuProgram {
     int packed = 0;
     for (int k = 0; k < keys.length; k++) {
       long[] range = aggregate.keyRange(k);
-      if (widths[k] == 32 && range != null && range[1] - range[0] < 1L << 31) {
+      if (widths[k] >= 32 && range != null && range[1] - range[0] >= 0 && range[1] - range[0] < 1L << 31) {
         widths[k] = Math.max(1, 64 - Long.numberOfLeadingZeros(range[1] - range[0]));
       }
       packed += widths[k];

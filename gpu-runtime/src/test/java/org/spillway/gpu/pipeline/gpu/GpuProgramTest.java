@@ -151,6 +151,24 @@ class GpuProgramTest {
         .unsupportedReason().orElse("supported"), "a range as wide as the type keeps 32 bits; 32 + 21 + 1 + 8 fit");
   }
 
+  /**
+   * A 64-bit key of known range packs too: Q9 groups by a nation's dictionary code and the EXTRACT(YEAR) of a date, a
+   * BIGINT whose range the date's statistics give; without that range, 32 + 64 bits do not fit.
+   */
+  @Test void aBigintKeyOfKnownRangePacks() {
+    List<ExprType> types = List.of(ExprType.STRING, ExprType.INT64);
+    PipelineStage.Aggregate byNationAndYear = new PipelineStage.Aggregate(new int[] {0, 1}, List.of(COUNT));
+    assertTrue(new GpuColumnarPipeline(types, List.of(byNationAndYear)).unsupportedReason().orElse("")
+        .contains("need 96 bits"), "no ranges: 32 + 64 bits");
+    long[][] ranges = {{0, 24}, {1992, 1998}};
+    GpuProgram packed = GpuProgram.compile(types, List.of(), byNationAndYear.withKeyRanges(ranges));
+    assertEquals(List.of(5, 3), box(new int[] {packed.keys[1], packed.keys[3]}));
+    assertEquals(List.of(0L, 1992L), Arrays.stream(packed.keyOffsets).boxed().toList());
+    long[][] wideYear = {{0, 24}, {Long.MIN_VALUE / 2, Long.MAX_VALUE / 2}};
+    assertTrue(new GpuColumnarPipeline(types, List.of(byNationAndYear.withKeyRanges(wideYear))).unsupportedReason()
+        .isPresent(), "a range beyond 31 bits keeps 64");
+  }
+
   /** NULL flags of group keys go above the packed values, only for keys that can be NULL; 64 bits are the limit. */
   @Test void nullableKeysGetFlagBitsWhereTheyFit() {
     List<ExprType> types = List.of(ExprType.INT32, ExprType.DATE, ExprType.INT64);

@@ -1,0 +1,49 @@
+package org.spillway.adapter;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.tpch.ProgressListener;
+import org.spillway.tpch.TpchGenerator;
+import org.spillway.tpch.TpchQueries;
+
+/**
+ * Which side of a join a GPU pipeline makes it build on, on a GPU site assumed with the H100's profile. At SF 0.01, as
+ * at any larger scale, partsupp's (partkey, suppkey) pairs are distinct (at SF 0.001 the generator's supplier spread
+ * repeats some, which the exact key check sees).
+ */
+class SpillwayGpuOrientationPlanTest {
+  @TempDir static Path dir;
+  private static AutoCloseable profile;
+
+  @BeforeAll static void generate() {
+    profile = MachineProfiles.pin(MachineProfiles.uncalibrated());
+    TpchGenerator.generate(dir, 0.01, 1, ProgressListener.NONE);
+  }
+
+  @AfterAll static void closeCatalogs() throws Exception {
+    CatalogRegistry.close(dir);
+    profile.close();
+  }
+
+  /**
+   * On a GPU, Q9 streams lineitem through all four probes in one GPU pipeline and aggregates there: partsupp's build
+   * keys (partkey, suppkey) are unique together (checked on the table), each join builds on the side a GPU pipeline
+   * can probe (partsupp, orders) rather than on lineitem's joined rows, and the group key o_year packs by the years of
+   * o_orderdate's range.
+   */
+  @Test void q9StreamsLineitemThroughEveryProbeOnAGpu() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(9))
+          .explainContains("SpillwayAggregate(group=[{0, 1}], sum_profit=[$SUM0($2)], device=[gpu]")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 1, 2, 4, 5, 6]], device=[gpu]")
+          .explainLacks("not known to be unique")
+          .explainLacks("group keys")
+          .explainContains("probe=[in a gpu pipeline]", 5);  // lineitem's four, and supplier's probe of nation
+    }
+  }
+
+}
