@@ -181,6 +181,37 @@ public final class ArrowColumnGather {
     return parts.length == 0 ? ColumnVector.constant(type, null, 0) : ColumnVector.concat(type, Arrays.asList(parts));
   }
 
+  /** Whether {@link #writeLongs} can write this column: integral values (or dictionary codes) without NULLs. */
+  public boolean writesLongs() {
+    return !anyNull && switch (type.kind()) {
+      case INT32, DATE, STRING, INT64, DECIMAL -> true;
+      default -> false;
+    };
+  }
+
+  /** Writes rows {@code from .. from+n-1} as 64-bit integers at {@code address} (only where {@link #writesLongs}). */
+  public void writeLongs(int from, int n, long address) {
+    int b = blockBatch[from >>> BLOCK_SHIFT];
+    while (starts[b + 1] <= from) {
+      b++;
+    }
+    boolean narrow = fixedWidth(type) == 4;
+    for (int done = 0; done < n; b++) {
+      int row = (int) (from + done - starts[b]);
+      int count = (int) Math.min(n - done, starts[b + 1] - starts[b] - row);
+      long source = addresses[b];
+      long target = address + done * 8L;
+      if (narrow) {
+        for (int i = 0; i < count; i++) {
+          MemoryUtil.putLong(target + i * 8L, MemoryUtil.getInt(source + ((long) (row + i) << 2)));
+        }
+      } else {
+        MemoryUtil.copyMemory(source + ((long) row << 3), target, count * 8L);
+      }
+      done += count;
+    }
+  }
+
   /** Bytes per value of the fixed-width kinds read straight from the data buffer, else 0. */
   private static int fixedWidth(ExprType type) {
     return switch (type.kind()) {

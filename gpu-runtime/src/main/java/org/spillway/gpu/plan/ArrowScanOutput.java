@@ -56,6 +56,11 @@ public final class ArrowScanOutput implements NodeOutput {
     return reader(c).all();
   }
 
+  @Override public LongWriter longWriter(int c) {
+    ArrowColumnGather reader = reader(c);
+    return reader.writesLongs() ? reader::writeLongs : null;
+  }
+
   @Override public ColumnVector gather(int c, int[] ids, int count) {
     return reader(c).gather(ids, count);
   }

@@ -18,4 +18,18 @@ public interface IndexedColumns {
 
   /** Column {@code c} at rows {@code ids[0 .. count-1]}, in that order; id -1 gives NULL. */
   ColumnVector gather(int c, int[] ids, int count);
+
+  /**
+   * A writer of column {@code c}'s values as 64-bit integers straight into native memory, where the rows have it in
+   * native memory already without NULLs (a table's Arrow batches), so a GPU build side need not become a Java array
+   * first; null otherwise.
+   */
+  default LongWriter longWriter(int c) {
+    return null;
+  }
+
+  /** Writes rows {@code from .. from+n-1} of one column as 64-bit integers at {@code address}; thread-safe. */
+  interface LongWriter {
+    void write(int from, int n, long address);
+  }
 }

@@ -61,10 +61,13 @@ final class GpuJoinTables implements AutoCloseable {
       int base = JOIN_WORDS * program.joinKinds.length;
       for (int s = 0; s < program.slotJoins.length; s++) {
         int join = program.slotJoins[s];
-        ColumnVector column = builds.get(join).column(program.slotColumns[s]);
-        words[base + COLUMN_WORDS * s] = upload(column.longs, column.size, "build column");
-        words[base + COLUMN_WORDS * s + 1] = validity(column);
-        boolean nulls = column.nulls != null || program.joinKinds[join] == GpuProgram.JOIN_LEFT;
+        IndexedColumns build = builds.get(join);
+        IndexedColumns.LongWriter writer = build.longWriter(program.slotColumns[s]);
+        ColumnVector column = writer == null ? build.column(program.slotColumns[s]) : null;
+        words[base + COLUMN_WORDS * s] = writer != null ? upload(writer, build.rows(), "build column")
+            : upload(column.longs, column.size, "build column");
+        words[base + COLUMN_WORDS * s + 1] = column == null ? 0 : validity(column);
+        boolean nulls = column != null && column.nulls != null || program.joinKinds[join] == GpuProgram.JOIN_LEFT;
         nullable |= nulls ? 1L << (GpuProgram.MAX_COLUMNS + s) : 0;
       }
       this.image = allocate(Math.max(8, words.length * 8L), "GPU join tables image");
@@ -80,7 +83,8 @@ final class GpuJoinTables implements AutoCloseable {
   /** Builds probe {@code j}'s table and writes its JoinArg words. */
   private void buildTable(GpuKernels kernels, GpuProgram program, int j, IndexedColumns build, long[] words) {
     int[] keyColumns = program.joinBuildKeys[j];
-    ColumnVector keys = keyColumns.length == 1 ? build.column(keyColumns[0])
+    IndexedColumns.LongWriter writer = keyColumns.length == 1 ? build.longWriter(keyColumns[0]) : null;
+    ColumnVector keys = writer != null ? null : keyColumns.length == 1 ? build.column(keyColumns[0])
         : packed(build.column(keyColumns[0]), build.column(keyColumns[1]));
     int rows = build.rows();
     long capacity = Long.highestOneBit(Math.max(2, 2L * rows) - 1) << 1;
@@ -91,8 +95,8 @@ final class GpuJoinTables implements AutoCloseable {
     DeviceBuffer flagBuffer = allocate(16, "GPU join build flags");
     GpuScratch.upload(flagBuffer, 0, Pointer.to(flags), 16, "GPU join build flags");
     if (rows > 0) {
-      long keyAddress = upload(keys.longs, rows, "build keys");
-      long validity = validity(keys);
+      long keyAddress = writer != null ? upload(writer, rows, "build keys") : upload(keys.longs, rows, "build keys");
+      long validity = keys == null ? 0 : validity(keys);
       CudaStream stream = GpuScratch.stream(device);
       try {
         int blocks = (int) Math.min((rows + 255L) / 256, (long) device.multiprocessors() * 8);
@@ -135,6 +139,13 @@ final class GpuJoinTables implements AutoCloseable {
   private long upload(long[] values, int rows, String what) {
     DeviceBuffer buffer = allocate(Math.max(8, rows * 8L), "GPU " + what);
     StagedUpload.longs(device, buffer, 0, values, rows, what);
+    return buffer.address();
+  }
+
+  /** Device address of a copy of {@code rows} values that {@code writer} writes where they are. */
+  private long upload(IndexedColumns.LongWriter writer, int rows, String what) {
+    DeviceBuffer buffer = allocate(Math.max(8, rows * 8L), "GPU " + what);
+    StagedUpload.longs(device, buffer, 0, writer, rows, what);
     return buffer.address();
   }
 

@@ -12,10 +12,11 @@ import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.HostBuffer;
 import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.device.HostPointer;
+import org.spillway.gpu.vector.IndexedColumns;
 
 /**
- * Copies a Java array into GPU memory through two pooled pinned staging buffers: several threads fill one chunk while
- * the previous chunk crosses the link. A copy straight from a Java array is a pageable copy, which the driver stages
+ * Copies a Java array, or a column that writes itself as 64-bit integers, into GPU memory through two pooled pinned
+ * staging buffers: several threads fill one chunk while the previous chunk crosses the link. A copy straight from a Java array is a pageable copy, which the driver stages
  * through pinned memory of its own on one thread, several times slower than the link; a join's build columns of tens
  * of millions of rows spend most of their upload there.
  */
@@ -33,6 +34,20 @@ final class StagedUpload {
       GpuScratch.upload(target, offset, Pointer.to(values), count * 8L, what);
       return;
     }
+    staged(device, target, offset, count, (from, n, address) -> HostCopy.put(address, values, from, n), what);
+  }
+
+  /**
+   * Copies {@code count} values that {@code writer} writes as 64-bit integers (a table's Arrow column, read where it
+   * is) to {@code target} at byte {@code offset}.
+   */
+  static void longs(CudaDevice device, DeviceBuffer target, long offset, IndexedColumns.LongWriter writer, int count,
+      String what) {
+    staged(device, target, offset, count, writer, what);
+  }
+
+  private static void staged(CudaDevice device, DeviceBuffer target, long offset, int count,
+      IndexedColumns.LongWriter values, String what) {
     HostBuffer[] staging = {PinnedScratch.acquire(device, CHUNK_LONGS * 8L),
         PinnedScratch.acquire(device, CHUNK_LONGS * 8L)};
     CudaEvent[] copied = {GpuScratch.event(device), GpuScratch.event(device)};
@@ -59,14 +74,14 @@ final class StagedUpload {
     }
   }
 
-  /** Copies {@code n} values from {@code from} into pinned memory, in parts on several threads. */
-  private static void fill(long address, long[] values, int from, int n) {
+  /** Writes {@code n} values from {@code from} into pinned memory, in parts on several threads. */
+  private static void fill(long address, IndexedColumns.LongWriter values, int from, int n) {
     int part = (n + FILL_THREADS - 1) / FILL_THREADS;
     IntStream.range(0, FILL_THREADS).parallel().forEach(t -> {
       int start = t * part;
       int length = Math.min(part, n - start);
       if (length > 0) {
-        HostCopy.put(address + start * 8L, values, from + start, length);
+        values.write(from + start, length, address + start * 8L);
       }
     });
   }

@@ -13,9 +13,11 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaException;
 import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.device.HostCopy;
+import org.spillway.gpu.vector.IndexedColumns;
 
 /**
- * {@link StagedUpload}: random arrays of sizes around its chunks (below the staging threshold, exactly one chunk, a
+ * {@link StagedUpload}: random arrays (or columns that write themselves) of sizes around its chunks (below the staging threshold, exactly one chunk, a
  * partial last chunk, several rounds through both staging buffers) and at an offset read back from GPU memory as they
  * were, with every device and pinned byte given back.
  */
@@ -34,7 +36,14 @@ class StagedUploadGpuTest {
       long[] values = random.longs(count + 3).toArray();
       long offset = 8L * random.nextInt(4);
       try (DeviceBuffer target = device.allocator().allocate(offset + count * 8L, "staged upload test")) {
-        StagedUpload.longs(device, target, offset, values, count, "test values");
+        if (random.nextBoolean()) {
+          StagedUpload.longs(device, target, offset, values, count, "test values");
+        } else {  // as a column that writes itself, from a row other than its first
+          long[] shifted = new long[count + 5];
+          System.arraycopy(values, 0, shifted, 5, count);
+          IndexedColumns.LongWriter writer = (from, n, address) -> HostCopy.put(address, shifted, from + 5, n);
+          StagedUpload.longs(device, target, offset, writer, count, "test values");
+        }
         long[] back = new long[count];
         CudaException.check(cuMemcpyDtoH(Pointer.to(back), target.pointer(offset), count * 8L), "cuMemcpyDtoH");
         assertArrayEquals(Arrays.copyOf(values, count), back, "seed " + seed + ", " + count + " values");
