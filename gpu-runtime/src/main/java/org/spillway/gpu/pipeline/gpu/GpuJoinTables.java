@@ -6,6 +6,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import java.util.ArrayList;
 import java.util.List;
 import jcuda.Pointer;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaException;
 import org.spillway.gpu.device.CudaStream;
@@ -32,6 +33,8 @@ final class GpuJoinTables implements AutoCloseable {
   }
 
   private static final int JOIN_WORDS = 5;
+  /** Rows per block of a two-column key packed from columns that write themselves. */
+  private static final int PACK_BLOCK = 4096;
   private static final int COLUMN_WORDS = 2;
 
   private final CudaDevice device;
@@ -83,7 +86,8 @@ final class GpuJoinTables implements AutoCloseable {
   /** Builds probe {@code j}'s table and writes its JoinArg words. */
   private void buildTable(GpuKernels kernels, GpuProgram program, int j, IndexedColumns build, long[] words) {
     int[] keyColumns = program.joinBuildKeys[j];
-    IndexedColumns.LongWriter writer = keyColumns.length == 1 ? build.longWriter(keyColumns[0]) : null;
+    IndexedColumns.LongWriter writer = keyColumns.length == 1 ? build.longWriter(keyColumns[0])
+        : packed(build.longWriter(keyColumns[0]), build.longWriter(keyColumns[1]));
     ColumnVector keys = writer != null ? null : keyColumns.length == 1 ? build.column(keyColumns[0])
         : packed(build.column(keyColumns[0]), build.column(keyColumns[1]));
     int rows = build.rows();
@@ -133,6 +137,32 @@ final class GpuJoinTables implements AutoCloseable {
       }
     }
     return ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows);
+  }
+
+  /**
+   * The same packing of two key columns that write themselves (null unless both do): each block of rows written as the
+   * high column, then or-ed with the low column's block from scratch memory.
+   */
+  static IndexedColumns.LongWriter packed(IndexedColumns.LongWriter high, IndexedColumns.LongWriter low) {
+    if (high == null || low == null) {
+      return null;
+    }
+    return (from, n, address) -> {
+      long scratch = MemoryUtil.allocateMemory(PACK_BLOCK * 8L);
+      try {
+        for (int done = 0; done < n; done += PACK_BLOCK) {
+          int m = Math.min(PACK_BLOCK, n - done);
+          high.write(from + done, m, address + done * 8L);
+          low.write(from + done, m, scratch);
+          for (int i = 0; i < m; i++) {
+            long at = address + (done + (long) i) * 8L;
+            MemoryUtil.putLong(at, MemoryUtil.getLong(at) << 32 | MemoryUtil.getLong(scratch + i * 8L) & 0xffffffffL);
+          }
+        }
+      } finally {
+        MemoryUtil.freeMemory(scratch);
+      }
+    };
   }
 
   /** Device address of a copy of the first {@code rows} values. */

@@ -24,7 +24,8 @@ final class StagedUpload {
   /** Below this a plain pageable copy is as fast as staging. */
   static final long MIN_STAGED_BYTES = 4L << 20;
   private static final int CHUNK_LONGS = 2 << 20;
-  private static final int FILL_THREADS = 4;
+  /** Threads filling a chunk: half the cores, as memory bandwidth, not the cores, bounds the copy. */
+  private static final int FILL_THREADS = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
 
   private StagedUpload() {}
 

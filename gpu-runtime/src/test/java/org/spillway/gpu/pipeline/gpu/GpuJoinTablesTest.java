@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.junit.jupiter.api.Test;
+import org.spillway.gpu.device.HostCopy;
+import org.spillway.gpu.vector.IndexedColumns;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 
@@ -31,6 +34,34 @@ class GpuJoinTablesTest {
     }
     assertTrue(packed.isNull(high.length - 1), "NULL in either column: a key that matches nothing");
     assertEquals(1L << 32 | 0xffffffffL, packed.longs[1], "1 and -1 pack apart from 2 and 0 (no carry)");
+  }
+
+  /** Columns that write themselves pack as their vectors do, over any range of rows and across blocks. */
+  @Test void writtenColumnsPackAsTheVectorsDo() {
+    long seed = System.nanoTime();
+    java.util.Random random = new java.util.Random(seed);
+    int rows = 10_000 + random.nextInt(5_000);
+    long[] high = random.ints(rows).asLongStream().toArray();
+    long[] low = random.ints(rows).asLongStream().toArray();
+    ColumnVector expected = GpuJoinTables.packed(ColumnVector.ofLongs(ExprType.INT32, high, null, rows),
+        ColumnVector.ofLongs(ExprType.INT32, low, null, rows));
+    IndexedColumns.LongWriter packed = GpuJoinTables.packed(writer(high), writer(low));
+    int from = random.nextInt(100);
+    int n = rows - from - random.nextInt(100);
+    long address = MemoryUtil.allocateMemory(n * 8L);
+    try {
+      packed.write(from, n, address);
+      for (int i = 0; i < n; i++) {
+        assertEquals(expected.longs[from + i], MemoryUtil.getLong(address + i * 8L), "row " + (from + i) + ", seed " + seed);
+      }
+    } finally {
+      MemoryUtil.freeMemory(address);
+    }
+    assertNull(GpuJoinTables.packed(writer(high), null), "a column that cannot write itself packs as a vector");
+  }
+
+  private static IndexedColumns.LongWriter writer(long[] values) {
+    return (from, n, address) -> HostCopy.put(address, values, from, n);
   }
 
   @Test void keysWithoutNullsStayWithoutNulls() {
