@@ -189,6 +189,24 @@ public final class BatchBuilder implements AutoCloseable {
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
   }
 
+  /** Sets a CHAR/VARCHAR value from its UTF-8 bytes, as {@link #setUtf8(int, int, ByteBuffer)} does. */
+  public void setUtf8(int col, int row, byte[] utf8) {
+    if (!kindAt(col, row).isText()) {
+      throw wrongSetter(col, "setUtf8");
+    }
+    for (byte b : utf8) {
+      if (b < 0) {
+        setString(col, row, new String(utf8, StandardCharsets.UTF_8));
+        return;
+      }
+    }
+    ColumnType type = schema.column(col).type();
+    if (utf8.length > type.length()) {
+      throw invalid(col, row, "value of length " + utf8.length + " exceeds " + type);
+    }
+    ((VarCharVector) vectors.get(col)).setSafe(row, utf8);
+  }
+
   private static boolean isAscii(ByteBuffer bytes, int start, int length) {
     if (bytes.hasArray()) {
       // the array itself: a heap buffer's get(i) checks its bounds on every byte

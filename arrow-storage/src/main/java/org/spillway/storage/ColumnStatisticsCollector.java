@@ -2,7 +2,6 @@ package org.spillway.storage;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.arrow.memory.ArrowBuf;
@@ -26,7 +25,7 @@ final class ColumnStatisticsCollector {
   private final ColumnDef column;
   private final int maxExactDistinct;
   private final HyperLogLog sketch = new HyperLogLog();
-  private Set<String> exactDistinct;
+  private Utf8Set exactDistinct;
   private long nullCount;
   private long valueCount;
   private long minLong = Long.MAX_VALUE;
@@ -63,7 +62,7 @@ final class ColumnStatisticsCollector {
   ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct, boolean trackDistinct) {
     this.column = column;
     this.maxExactDistinct = maxExactDistinct;
-    this.exactDistinct = column.type().kind().isText() && trackDistinct ? new HashSet<>() : null;
+    this.exactDistinct = column.type().kind().isText() && trackDistinct ? new Utf8Set() : null;
   }
 
   /** Whether the exact distinct values are still known (a text column with few enough of them so far). */
@@ -172,16 +171,26 @@ final class ColumnStatisticsCollector {
   }
 
   /**
-   * One text value, the first {@code length} bytes of {@code utf8}. A String is made only where needed: for the
-   * exact distinct set, and to compare with the minimum or maximum where either is not ASCII (whose bytes order
-   * as the String does).
+   * One text value, the first {@code length} bytes of {@code utf8}. While the exact distinct values are kept, a value
+   * seen before changes nothing (the sketch, the minimum and the maximum have it already), so most rows of a text
+   * column that becomes a dictionary cost one hash and one probe. A String is made only to compare with a minimum or
+   * maximum that is not ASCII, or a value that is not ASCII (whose bytes do not order as Strings do).
    */
   private void observeString(byte[] utf8, int length) {
-    sketch.addBytes(utf8, length);
+    long hash = HyperLogLog.hashBytes(utf8, length);
+    if (exactDistinct != null) {
+      if (!exactDistinct.add(utf8, length, hash)) {
+        return;
+      }
+      if (exactDistinct.size() > maxExactDistinct) {
+        exactDistinct = null;
+      }
+    }
+    sketch.addHash(hash);
     boolean ascii = isAscii(utf8, length);
-    String v = exactDistinct != null ? new String(utf8, 0, length, StandardCharsets.UTF_8) : null;
+    String v = null;
     if (minString == null || compare(utf8, length, ascii, v, minAscii, minString) < 0) {
-      v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
+      v = new String(utf8, 0, length, StandardCharsets.UTF_8);
       minString = v;
       minAscii = ascii ? Arrays.copyOf(utf8, length) : null;
     }
@@ -189,12 +198,6 @@ final class ColumnStatisticsCollector {
       v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
       maxString = v;
       maxAscii = ascii ? Arrays.copyOf(utf8, length) : null;
-    }
-    if (exactDistinct != null) {
-      exactDistinct.add(v);
-      if (exactDistinct.size() > maxExactDistinct) {
-        exactDistinct = null;
-      }
     }
   }
 
@@ -257,7 +260,7 @@ final class ColumnStatisticsCollector {
 
   /** The exact distinct values of a text column, or null if there are more than the limit. */
   Set<String> exactDistinct() {
-    return exactDistinct;
+    return exactDistinct == null ? null : exactDistinct.toStrings();
   }
 
   /**
@@ -291,7 +294,8 @@ final class ColumnStatisticsCollector {
     if (valueCount == 0) {
       return new ColumnStatistics(column.name(), null, null, nullCount, 0, sorted);
     }
-    long distinct = exactDistinct != null ? exactDistinct.size() : Math.max(1, Math.min(valueCount, sketch.estimate()));
+    long distinct = exactDistinct != null ? exactDistinct.toStrings().size()
+        : Math.max(1, Math.min(valueCount, sketch.estimate()));
     return switch (column.type().kind()) {
       case DOUBLE -> new ColumnStatistics(column.name(), minDouble, maxDouble, nullCount, distinct, sorted);
       case CHAR, VARCHAR -> new ColumnStatistics(column.name(), minString, maxString, nullCount, distinct, false);

@@ -28,7 +28,6 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnDef;
@@ -41,24 +40,6 @@ import org.spillway.storage.TableSchema;
  * a piece: its column chunks are decoded column by column into batches.
  */
 final class ParquetSource extends FileSource {
-  /** The record converter parquet-column asks for; values are read from the column readers instead. */
-  private static final GroupConverter IGNORED_VALUES = new GroupConverter() {
-    private final PrimitiveConverter ignored = new PrimitiveConverter() { };
-
-    @Override
-    public Converter getConverter(int fieldIndex) {
-      return ignored;
-    }
-
-    @Override
-    public void start() {
-    }
-
-    @Override
-    public void end() {
-    }
-  };
-
   /** parquet-hadoop's default largest single read. */
   private static final int MAX_ALLOCATION_BYTES = 8 << 20;
 
@@ -155,8 +136,12 @@ final class ParquetSource extends FileSource {
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");
       }
-      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, IGNORED_VALUES, footer.getFileMetaData().getSchema(),
-          footer.getFileMetaData().getCreatedBy());
+      List<ParquetValueConverter> converters = new ArrayList<>(columns.size());
+      for (ParquetColumn column : columns) {
+        converters.add(new ParquetValueConverter(column));
+      }
+      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new Columns(converters),
+          footer.getFileMetaData().getSchema(), footer.getFileMetaData().getCreatedBy());
       List<ColumnReader> readers = new ArrayList<>(columns.size());
       for (ParquetColumn column : columns) {
         readers.add(store.getColumnReader(column.descriptor()));
@@ -167,7 +152,7 @@ final class ParquetSource extends FileSource {
         BatchBuilder batch = sink.newBatch(rows);
         try {
           for (int col = 0; col < columns.size(); col++) {
-            copyColumn(col, readers.get(col), batch, rows, where);
+            copyColumn(col, readers.get(col), converters.get(col), batch, rows, where);
           }
           batch.setRowCount(rows);
         } catch (RuntimeException e) {
@@ -187,15 +172,41 @@ final class ParquetSource extends FileSource {
     }
   }
 
-  private void copyColumn(int col, ColumnReader reader, BatchBuilder batch, int rows, String where) {
+  private void copyColumn(int col, ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int rows,
+      String where) {
     ColumnDef column = columns.get(col).column();
     try {
-      columns.get(col).copy(reader, batch, col, 0, rows);
+      columns.get(col).copy(reader, values, batch, col, 0, rows);
     } catch (StorageException e) {
       throw new StorageException(where + ": column " + column.name() + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       // parquet-column reports damaged pages as ParquetDecodingException and friends
       throw new StorageException(where + ": column " + column.name() + ": cannot decode: " + reason(e), e);
+    }
+  }
+
+  /**
+   * The record converter parquet-column asks for: field i's is column i's value converter (the schema is flat), which
+   * the column readers hand values to.
+   */
+  private static final class Columns extends GroupConverter {
+    private final List<ParquetValueConverter> converters;
+
+    Columns(List<ParquetValueConverter> converters) {
+      this.converters = converters;
+    }
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return converters.get(fieldIndex);
+    }
+
+    @Override
+    public void start() {
+    }
+
+    @Override
+    public void end() {
     }
   }
 
