@@ -227,6 +227,16 @@ public final class BatchBuilder implements AutoCloseable {
     return true;
   }
 
+  /**
+   * Column {@code col}'s Arrow vector (plain layout: Int, BigInt for BIGINT and DECIMAL, Float8, DateDay, VarChar),
+   * for a source that fills a column in bulk. Values written there bypass the setters' checks, so the source must
+   * keep them itself (decimal precision, text length and well-formed UTF-8); NOT NULL is still checked at append.
+   */
+  public FieldVector vector(int col) {
+    kindAt(col, 0);
+    return vectors.get(col);
+  }
+
   public void setNull(int col, int row) {
     kindAt(col, row);
     if (!schema.column(col).type().nullable()) {

@@ -29,7 +29,7 @@ final class ParquetColumn {
   private static final long JULIAN_EPOCH_DAY = 2_440_588;
 
   /** How a decoded value becomes a Spillway value. */
-  private enum Conversion {
+  enum Conversion {
     INT32, INT64, UINT32, FLOAT, DOUBLE, DECIMAL_INT32, DECIMAL_INT64, DECIMAL_BYTES, DATE, STRING, TIMESTAMP, INT96
   }
 
@@ -57,12 +57,12 @@ final class ParquetColumn {
     return column;
   }
 
-  PrimitiveTypeName physicalType() {
-    return descriptor.getPrimitiveType().getPrimitiveTypeName();
+  Conversion conversion() {
+    return conversion;
   }
 
-  boolean isText() {
-    return conversion == Conversion.STRING;
+  PrimitiveTypeName physicalType() {
+    return descriptor.getPrimitiveType().getPrimitiveTypeName();
   }
 
   /**
@@ -177,11 +177,12 @@ final class ParquetColumn {
    */
   void copy(ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int col, int firstRow, int rows) {
     int maxDefinition = descriptor.getMaxDefinitionLevel();
+    values.target(batch, col);
     for (int row = firstRow; row < firstRow + rows; row++) {
       if (maxDefinition > 0 && reader.getCurrentDefinitionLevel() < maxDefinition) {
         batch.setNull(col, row);
       } else {
-        values.target(batch, col, row);
+        values.row(row);
         reader.writeCurrentValueToConverter();
       }
       reader.consume();
