@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
@@ -44,27 +45,57 @@ final class Utf8Codes {
     if (scratch[0].length < length) {
       scratch[0] = new byte[Math.max(length, 2 * scratch[0].length)];
     }
+    vector.getDataBuffer().getBytes(start, scratch[0], 0, length);
+    return code(scratch[0], 0, length, vector.getName());
+  }
+
+  /**
+   * Sets row i of {@code target} to the code of row i of {@code vector} (NULL where it is NULL), for the first
+   * {@code rows} rows; the vector's bytes are copied into {@code scratch} (grown as needed, kept by the caller) at
+   * once rather than value by value.
+   */
+  void codes(VarCharVector vector, int rows, IntVector target, byte[][] scratch) {
+    ArrowBuf offsets = vector.getOffsetBuffer();
+    int first = rows == 0 ? 0 : offsets.getInt(0);
+    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    if (scratch[0].length < end - first) {
+      scratch[0] = new byte[Math.max(end - first, 2 * scratch[0].length)];
+    }
     byte[] bytes = scratch[0];
-    vector.getDataBuffer().getBytes(start, bytes, 0, length);
-    int code = find(bytes, length);
+    vector.getDataBuffer().getBytes(first, bytes, 0, end - first);
+    int start = first;
+    for (int row = 0; row < rows; row++) {
+      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
+      if (vector.isNull(row)) {
+        target.setNull(row);
+      } else {
+        target.set(row, code(bytes, start - first, next - start, vector.getName()));
+      }
+      start = next;
+    }
+  }
+
+  /** The code of the {@code length} bytes of {@code bytes} from {@code from}, a value of {@code column}. */
+  private int code(byte[] bytes, int from, int length, String column) {
+    int code = find(bytes, from, length);
     if (code >= 0) {
       return code;
     }
     // The dictionary holds decoded strings: bytes that are not well-formed UTF-8 are found as they decode.
-    String value = new String(bytes, 0, length, StandardCharsets.UTF_8);
+    String value = new String(bytes, from, length, StandardCharsets.UTF_8);
     byte[] decoded = value.getBytes(StandardCharsets.UTF_8);
-    code = find(decoded, decoded.length);
+    code = find(decoded, 0, decoded.length);
     if (code < 0) {
-      throw new StorageException("value '" + value + "' of column " + vector.getName() + " is not in its dictionary");
+      throw new StorageException("value '" + value + "' of column " + column + " is not in its dictionary");
     }
     return code;
   }
 
-  /** The code of the first {@code length} bytes of {@code bytes}, or -1. */
-  private int find(byte[] bytes, int length) {
-    int slot = hash(bytes, 0, length) & mask;
+  /** The code of the {@code length} bytes of {@code bytes} from {@code from}, or -1. */
+  private int find(byte[] bytes, int from, int length) {
+    int slot = hash(bytes, from, length) & mask;
     while (keys[slot] != null) {
-      if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, 0, length)) {
+      if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, from, from + length)) {
         return codes[slot];
       }
       slot = (slot + 1) & mask;

@@ -19,17 +19,20 @@ final class Utf8Set {
     return size;
   }
 
-  /** Adds the first {@code length} bytes of {@code bytes}, whose hash is {@code hash}; false if already present. */
-  boolean add(byte[] bytes, int length, long hash) {
+  /**
+   * Adds the {@code length} bytes of {@code bytes} from {@code from} on, whose hash is {@code hash}; false if already
+   * present.
+   */
+  boolean add(byte[] bytes, int from, int length, long hash) {
     int mask = keys.length - 1;
     int slot = (int) hash & mask;
     for (byte[] key = keys[slot]; key != null; key = keys[slot]) {
-      if (hashes[slot] == hash && Arrays.equals(key, 0, key.length, bytes, 0, length)) {
+      if (hashes[slot] == hash && Arrays.equals(key, 0, key.length, bytes, from, from + length)) {
         return false;
       }
       slot = (slot + 1) & mask;
     }
-    keys[slot] = Arrays.copyOf(bytes, length);
+    keys[slot] = Arrays.copyOfRange(bytes, from, from + length);
     hashes[slot] = hash;
     if (++size * 2 > keys.length) {
       grow();
@@ -42,7 +45,7 @@ final class Utf8Set {
     for (int i = 0; i < other.keys.length; i++) {
       byte[] key = other.keys[i];
       if (key != null) {
-        add(key, key.length, other.hashes[i]);
+        add(key, 0, key.length, other.hashes[i]);
       }
     }
   }
