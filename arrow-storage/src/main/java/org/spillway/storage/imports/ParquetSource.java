@@ -1,6 +1,9 @@
 package org.spillway.storage.imports;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +28,9 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.schema.MessageType;
@@ -40,6 +45,14 @@ import org.spillway.storage.TableSchema;
  * a piece: its column chunks are decoded column by column into batches.
  */
 final class ParquetSource extends FileSource {
+  /**
+   * {@code ParquetFileReader(InputFile, ParquetMetadata, ParquetReadOptions, SeekableInputStream)}: a reader of a row
+   * group that takes the footer already read, so that it is not read and parsed again for every row group (a file
+   * of many row groups has a footer that grows with them). Called through a method handle because javac cannot
+   * choose between it and the overload of four arguments that names Hadoop's classes without them.
+   */
+  private static final MethodHandle READER_WITH_FOOTER = readerWithFooter();
+
   /** parquet-hadoop's default largest single read. */
   private static final int MAX_ALLOCATION_BYTES = 8 << 20;
 
@@ -91,6 +104,31 @@ final class ParquetSource extends FileSource {
     return new ParquetFileReader(new LocalInputFile(file), options);
   }
 
+  private static MethodHandle readerWithFooter() {
+    try {
+      return MethodHandles.publicLookup().findConstructor(ParquetFileReader.class, MethodType.methodType(void.class,
+          InputFile.class, ParquetMetadata.class, ParquetReadOptions.class, SeekableInputStream.class));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("this parquet-hadoop version's ParquetFileReader has no constructor that"
+          + " takes a footer: " + e, e);
+    }
+  }
+
+  /** A reader of this file that uses the footer read by {@link #open}. */
+  private ParquetFileReader openReader() throws IOException {
+    InputFile input = new LocalInputFile(file());
+    SeekableInputStream stream = input.newStream();
+    try {
+      return (ParquetFileReader) READER_WITH_FOOTER.invoke(input, footer, options, stream);
+    } catch (IOException | RuntimeException | Error e) {
+      stream.close();
+      throw e;
+    } catch (Throwable e) {
+      stream.close();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /**
    * Read options with {@link ParquetCodecs}. Both constructors of {@code ParquetReadOptions.Builder} first build
    * parquet-hadoop's codec factory, which needs Hadoop's classes, so the options are made with the constructor that
@@ -131,7 +169,7 @@ final class ParquetSource extends FileSource {
   @Override
   public void read(int rowGroup, BatchSink sink) {
     String where = file() + ": row group " + rowGroup;
-    try (ParquetFileReader reader = openReader(file(), options)) {
+    try (ParquetFileReader reader = openReader()) {
       PageReadStore pages = reader.readRowGroup(rowGroup);
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");

@@ -2,6 +2,7 @@ package org.spillway.tpch.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,7 +29,8 @@ import org.spillway.storage.imports.TableImport;
  * each, twice: into its in-memory database, and into a database file followed by {@code CHECKPOINT} (Spillway
  * persists its table too, so the file is the like-for-like comparison). Prints each run, then a table (best and
  * median seconds, MB of Parquet per second of the best run) and writes it as CSV. DuckDB's JDBC driver must be on
- * the class path. {@code --parquet F} keeps the file at F and reuses it in later runs (generated only if F does
+ * the class path. Each run also reports the CPU seconds the process spent in it (DuckDB's native threads included),
+ * which say more than the elapsed time on a machine that other work shares. {@code --parquet F} keeps the file at F and reuses it in later runs (generated only if F does
  * not exist yet; the scale factor and compression then describe it).
  *
  * <p>{@code --sf 1 --threads 16 --reps 3 --compression snappy --dir /tmp/spillway-import-bench --csv
@@ -77,7 +79,7 @@ public final class ImportBenchmark {
   static BenchReport report(double sf, String compression, int threads, int reps) {
     return new BenchReport(String.format(Locale.ROOT, "Parquet import of TPC-H lineitem SF %s (%s), %d threads,"
         + " %d runs each", sf, compression, threads, reps),
-        List.of("engine", "file_mb", "rows", "threads", "best_s", "median_s", "mb_per_s"));
+        List.of("engine", "file_mb", "rows", "threads", "best_s", "median_s", "mb_per_s", "least_cpu_s"));
   }
 
   /** Runs the benchmark in {@code dir} (its files are replaced) and prints one line per run and engine. */
@@ -117,30 +119,36 @@ public final class ImportBenchmark {
     Files.createDirectories(dir);
     long bytes = Files.size(file);
     double[] spillway = new double[reps];
+    double[] spillwayCpu = new double[reps];
     long spillwayRows = 0;
     Path data = dir.resolve("data");
     for (int rep = 0; rep < reps; rep++) {
       deleteRecursively(data);
+      double cpu = processCpuSeconds();
       try (Catalog catalog = Catalog.create(data)) {
         ImportResult result = TableImport.run(catalog, "lineitem", List.of(file),
             ImportOptions.defaults().withThreads(threads));
         spillway[rep] = result.nanos() / 1e9;
         spillwayRows = result.rows();
       }
-      out.printf(Locale.ROOT, "  spillway import, run %d: %.2f s%n", rep + 1, spillway[rep]);
+      spillwayCpu[rep] = processCpuSeconds() - cpu;
+      out.printf(Locale.ROOT, "  spillway import, run %d: %.2f s (%.2f CPU-s)%n", rep + 1, spillway[rep],
+          spillwayCpu[rep]);
     }
     deleteRecursively(data);
     double[] duckDb = new double[reps];
+    double[] duckDbCpu = new double[reps];
     long duckDbRows;
     try (Connection connection = DriverManager.getConnection("jdbc:duckdb:")) {
-      duckDbRows = timeDuckDb(connection, file, threads, false, duckDb, DUCKDB_MEMORY, out);
+      duckDbRows = timeDuckDb(connection, file, threads, false, duckDb, duckDbCpu, DUCKDB_MEMORY, out);
     }
     double[] duckDbFile = new double[reps];
+    double[] duckDbFileCpu = new double[reps];
     Path database = dir.resolve("duckdb-import.duckdb");
     try {
       Files.deleteIfExists(database);
       try (Connection connection = DriverManager.getConnection("jdbc:duckdb:" + database)) {
-        timeDuckDb(connection, file, threads, true, duckDbFile, DUCKDB_FILE, out);
+        timeDuckDb(connection, file, threads, true, duckDbFile, duckDbFileCpu, DUCKDB_FILE, out);
       }
     } finally {
       Files.deleteIfExists(database);
@@ -149,14 +157,17 @@ public final class ImportBenchmark {
     Arrays.sort(spillway);
     Arrays.sort(duckDb);
     Arrays.sort(duckDbFile);
+    Arrays.sort(spillwayCpu);
+    Arrays.sort(duckDbCpu);
+    Arrays.sort(duckDbFileCpu);
     Result result = new Result(bytes, spillwayRows, duckDbRows, bytes / 1e6 / spillway[0], bytes / 1e6 / duckDb[0],
         bytes / 1e6 / duckDbFile[0]);
     report.row("spillway import", bytes / 1e6, spillwayRows, threads, spillway[0], spillway[reps / 2],
-        result.spillwayMbPerSecond());
+        result.spillwayMbPerSecond(), spillwayCpu[0]);
     report.row(DUCKDB_MEMORY, bytes / 1e6, duckDbRows, threads, duckDb[0], duckDb[reps / 2],
-        result.duckDbMbPerSecond());
+        result.duckDbMbPerSecond(), duckDbCpu[0]);
     report.row(DUCKDB_FILE, bytes / 1e6, duckDbRows, threads, duckDbFile[0], duckDbFile[reps / 2],
-        result.duckDbFileMbPerSecond());
+        result.duckDbFileMbPerSecond(), duckDbFileCpu[0]);
     out.printf(Locale.ROOT, "lineitem SF %s, %s Parquet, %.1f MB, %,d rows, %d threads, best of %d:%n", sf,
         compression, bytes / 1e6, spillwayRows, threads, reps);
     out.printf(Locale.ROOT, "  %-46s %8.1f MB/s  (%.2f s)%n", "spillway import", result.spillwayMbPerSecond(),
@@ -170,10 +181,10 @@ public final class ImportBenchmark {
   /**
    * Times DuckDB's {@code CREATE TABLE AS SELECT * FROM read_parquet} of {@code file} on {@code connection}, each
    * run into {@code seconds}; with {@code checkpoint} the time includes the {@code CHECKPOINT} that writes the table
-   * into the database file. Returns the table's rows.
+   * into the database file; the process's CPU seconds of each run go to {@code cpuSeconds}. Returns the table's rows.
    */
   private static long timeDuckDb(Connection connection, Path file, int threads, boolean checkpoint,
-      double[] seconds, String label, PrintStream out) throws SQLException {
+      double[] seconds, double[] cpuSeconds, String label, PrintStream out) throws SQLException {
     execute(connection, "SET threads TO " + threads);
     long rows = 0;
     for (int rep = 0; rep < seconds.length; rep++) {
@@ -181,17 +192,25 @@ public final class ImportBenchmark {
       if (checkpoint) {
         execute(connection, "CHECKPOINT");  // the drop's space is free before the timed run
       }
+      double cpu = processCpuSeconds();
       long t = System.nanoTime();
       execute(connection, "CREATE TABLE imported AS SELECT * FROM read_parquet('" + file + "')");
       if (checkpoint) {
         execute(connection, "CHECKPOINT");
       }
       seconds[rep] = (System.nanoTime() - t) / 1e9;
+      cpuSeconds[rep] = processCpuSeconds() - cpu;
       rows = count(connection, "imported");
-      out.printf(Locale.ROOT, "  %s, run %d: %.2f s%n", label, rep + 1, seconds[rep]);
+      out.printf(Locale.ROOT, "  %s, run %d: %.2f s (%.2f CPU-s)%n", label, rep + 1, seconds[rep], cpuSeconds[rep]);
     }
     execute(connection, "DROP TABLE IF EXISTS imported");
     return rows;
+  }
+
+  /** CPU time of this process so far, all its threads (DuckDB's native ones too). */
+  private static double processCpuSeconds() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime() / 1e9;
   }
 
   private static long count(Connection connection, String table) throws SQLException {
