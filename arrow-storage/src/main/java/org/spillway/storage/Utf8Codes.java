@@ -14,11 +14,18 @@ import org.apache.arrow.vector.VarCharVector;
  * built, so threads may share it.
  */
 final class Utf8Codes {
+  /** Dictionaries this small are searched entry by entry, lengths first: cheaper than hashing every value. */
+  static final int SCANNED_ENTRIES = 16;
+
+  /** The entries by code where the dictionary is scanned, else null. */
+  private final byte[][] entries;
   private final byte[][] keys;
   private final int[] codes;
   private final int mask;
 
   Utf8Codes(List<String> dictionary) {
+    entries = dictionary.size() <= SCANNED_ENTRIES
+        ? dictionary.stream().map(v -> v.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new) : null;
     int slots = Integer.highestOneBit(Math.max(2, dictionary.size()) * 2 - 1) << 1;
     keys = new byte[slots][];
     codes = new int[slots];
@@ -93,6 +100,15 @@ final class Utf8Codes {
 
   /** The code of the {@code length} bytes of {@code bytes} from {@code from}, or -1. */
   private int find(byte[] bytes, int from, int length) {
+    if (entries != null) {
+      for (int code = 0; code < entries.length; code++) {
+        byte[] entry = entries[code];
+        if (entry.length == length && Arrays.equals(entry, 0, length, bytes, from, from + length)) {
+          return code;
+        }
+      }
+      return -1;
+    }
     int slot = hash(bytes, from, length) & mask;
     while (keys[slot] != null) {
       if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, from, from + length)) {
