@@ -27,11 +27,12 @@ import org.spillway.storage.imports.TableImport;
  * row groups, the given compression); then Spillway imports the file ({@link TableImport}, {@code --threads}) and
  * DuckDB runs {@code CREATE TABLE AS SELECT * FROM read_parquet} on it (the same threads), {@code --reps} times
  * each, twice: into its in-memory database, and into a database file followed by {@code CHECKPOINT} (Spillway
- * persists its table too, so the file is the like-for-like comparison). Prints each run, then a table (best and
- * median seconds, MB of Parquet per second of the best run) and writes it as CSV. DuckDB's JDBC driver must be on
- * the class path. Each run also reports the CPU seconds the process spent in it (DuckDB's native threads included),
- * which say more than the elapsed time on a machine that other work shares. {@code --parquet F} keeps the file at F and reuses it in later runs (generated only if F does
- * not exist yet; the scale factor and compression then describe it).
+ * persists its table too, so the file is the like-for-like comparison). Prints each run with its elapsed and CPU
+ * seconds (the process's, DuckDB's native threads included, which say more than the elapsed time on a machine that
+ * other work shares), then a table (best and median seconds, MB of Parquet per second of the best run, least CPU
+ * seconds) and writes it as CSV. DuckDB's JDBC driver must be on the class path. {@code --parquet F} keeps the file
+ * at F and reuses it on later runs (generated only if F does not exist yet; the scale factor and compression then
+ * describe it).
  *
  * <p>{@code --sf 1 --threads 16 --reps 3 --compression snappy --dir /tmp/spillway-import-bench --csv
  * import-vs-duckdb.csv}
@@ -39,7 +40,7 @@ import org.spillway.storage.imports.TableImport;
 public final class ImportBenchmark {
   private ImportBenchmark() {}
 
-  /** What one run measured: the file's size and rows, and the best time of each engine. */
+  /** What one run measured: the file's size and rows, and the best speed of each engine (and DuckDB's into a file). */
   public record Result(long fileBytes, long spillwayRows, long duckDbRows, double spillwayMbPerSecond,
       double duckDbMbPerSecond, double duckDbFileMbPerSecond) {}
 
