@@ -189,6 +189,24 @@ public final class BatchBuilder implements AutoCloseable {
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
   }
 
+  /** Sets a CHAR/VARCHAR value from its UTF-8 bytes, as {@link #setUtf8(int, int, ByteBuffer)} does. */
+  public void setUtf8(int col, int row, byte[] utf8) {
+    if (!kindAt(col, row).isText()) {
+      throw wrongSetter(col, "setUtf8");
+    }
+    for (byte b : utf8) {
+      if (b < 0) {
+        setString(col, row, new String(utf8, StandardCharsets.UTF_8));
+        return;
+      }
+    }
+    ColumnType type = schema.column(col).type();
+    if (utf8.length > type.length()) {
+      throw invalid(col, row, "value of length " + utf8.length + " exceeds " + type);
+    }
+    ((VarCharVector) vectors.get(col)).setSafe(row, utf8);
+  }
+
   private static boolean isAscii(ByteBuffer bytes, int start, int length) {
     if (bytes.hasArray()) {
       // the array itself: a heap buffer's get(i) checks its bounds on every byte
@@ -207,6 +225,16 @@ public final class BatchBuilder implements AutoCloseable {
       }
     }
     return true;
+  }
+
+  /**
+   * Column {@code col}'s Arrow vector (plain layout: Int, BigInt for BIGINT and DECIMAL, Float8, DateDay, VarChar),
+   * for a source that fills a column in bulk. Values written there bypass the setters' checks, so the source must
+   * keep them itself (decimal precision, text length and well-formed UTF-8); NOT NULL is still checked at append.
+   */
+  public FieldVector vector(int col) {
+    kindAt(col, 0);
+    return vectors.get(col);
   }
 
   public void setNull(int col, int row) {

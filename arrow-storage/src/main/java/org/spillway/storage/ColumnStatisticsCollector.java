@@ -2,7 +2,6 @@ package org.spillway.storage;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.arrow.memory.ArrowBuf;
@@ -26,7 +25,7 @@ final class ColumnStatisticsCollector {
   private final ColumnDef column;
   private final int maxExactDistinct;
   private final HyperLogLog sketch = new HyperLogLog();
-  private Set<String> exactDistinct;
+  private Utf8Set exactDistinct;
   private long nullCount;
   private long valueCount;
   private long minLong = Long.MAX_VALUE;
@@ -63,7 +62,7 @@ final class ColumnStatisticsCollector {
   ColumnStatisticsCollector(ColumnDef column, int maxExactDistinct, boolean trackDistinct) {
     this.column = column;
     this.maxExactDistinct = maxExactDistinct;
-    this.exactDistinct = column.type().kind().isText() && trackDistinct ? new HashSet<>() : null;
+    this.exactDistinct = column.type().kind().isText() && trackDistinct ? new Utf8Set() : null;
   }
 
   /** Whether the exact distinct values are still known (a text column with few enough of them so far). */
@@ -151,65 +150,69 @@ final class ColumnStatisticsCollector {
     return bits ^ ((bits >> 63) & Long.MAX_VALUE);
   }
 
-  /** Text values straight from the vector's buffers, each copied into one reused array. */
+  /** Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once. */
   private void observeText(VarCharVector vector, int rows) {
     ArrowBuf offsets = vector.getOffsetBuffer();
-    ArrowBuf data = vector.getDataBuffer();
+    int first = rows == 0 ? 0 : offsets.getInt(0);
+    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    if (scratch.length < end - first) {
+      scratch = new byte[Math.max(end - first, 2 * scratch.length)];
+    }
+    vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
+    int start = first;
     for (int row = 0; row < rows; row++) {
+      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
       if (vector.isNull(row)) {
         nullCount++;
-        continue;
+      } else {
+        valueCount++;
+        observeString(scratch, start - first, next - start);
       }
-      valueCount++;
-      int start = offsets.getInt((long) row * BaseVariableWidthVector.OFFSET_WIDTH);
-      int length = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH) - start;
-      if (scratch.length < length) {
-        scratch = new byte[Math.max(length, 2 * scratch.length)];
-      }
-      data.getBytes(start, scratch, 0, length);
-      observeString(scratch, length);
+      start = next;
     }
   }
 
   /**
-   * One text value, the first {@code length} bytes of {@code utf8}. A String is made only where needed: for the
-   * exact distinct set, and to compare with the minimum or maximum where either is not ASCII (whose bytes order
-   * as the String does).
+   * One text value, the {@code length} bytes of {@code utf8} from {@code from} on. While the exact distinct values
+   * are kept, a value seen before changes nothing (the sketch, the minimum and the maximum have it already), so most
+   * rows of a text column that becomes a dictionary cost one hash and one probe. A String is made only for a new
+   * minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order as Strings do).
    */
-  private void observeString(byte[] utf8, int length) {
-    sketch.addBytes(utf8, length);
-    boolean ascii = isAscii(utf8, length);
-    String v = exactDistinct != null ? new String(utf8, 0, length, StandardCharsets.UTF_8) : null;
-    if (minString == null || compare(utf8, length, ascii, v, minAscii, minString) < 0) {
-      v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
-      minString = v;
-      minAscii = ascii ? Arrays.copyOf(utf8, length) : null;
-    }
-    if (maxString == null || compare(utf8, length, ascii, v, maxAscii, maxString) > 0) {
-      v = v != null ? v : new String(utf8, 0, length, StandardCharsets.UTF_8);
-      maxString = v;
-      maxAscii = ascii ? Arrays.copyOf(utf8, length) : null;
-    }
+  private void observeString(byte[] utf8, int from, int length) {
+    long hash = HyperLogLog.hashBytes(utf8, from, length);
     if (exactDistinct != null) {
-      exactDistinct.add(v);
+      if (!exactDistinct.add(utf8, from, length, hash)) {
+        return;
+      }
       if (exactDistinct.size() > maxExactDistinct) {
         exactDistinct = null;
       }
     }
+    sketch.addHash(hash);
+    boolean ascii = isAscii(utf8, from, length);
+    String v = null;
+    if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
+      v = new String(utf8, from, length, StandardCharsets.UTF_8);
+      minString = v;
+      minAscii = ascii ? Arrays.copyOfRange(utf8, from, from + length) : null;
+    }
+    if (maxString == null || compare(utf8, from, length, ascii, maxAscii, maxString) > 0) {
+      v = v != null ? v : new String(utf8, from, length, StandardCharsets.UTF_8);
+      maxString = v;
+      maxAscii = ascii ? Arrays.copyOfRange(utf8, from, from + length) : null;
+    }
   }
 
   /** Compares a value with a bound as Strings do: byte by byte where both are ASCII, else as Strings. */
-  private static int compare(byte[] utf8, int length, boolean ascii, String value, byte[] boundAscii,
-      String bound) {
+  private static int compare(byte[] utf8, int from, int length, boolean ascii, byte[] boundAscii, String bound) {
     if (ascii && boundAscii != null) {
-      return Arrays.compare(utf8, 0, length, boundAscii, 0, boundAscii.length);
+      return Arrays.compare(utf8, from, from + length, boundAscii, 0, boundAscii.length);
     }
-    String v = value != null ? value : new String(utf8, 0, length, StandardCharsets.UTF_8);
-    return v.compareTo(bound);
+    return new String(utf8, from, length, StandardCharsets.UTF_8).compareTo(bound);
   }
 
-  private static boolean isAscii(byte[] utf8, int length) {
-    for (int i = 0; i < length; i++) {
+  private static boolean isAscii(byte[] utf8, int from, int length) {
+    for (int i = from; i < from + length; i++) {
       if (utf8[i] < 0) {
         return false;
       }
@@ -257,7 +260,7 @@ final class ColumnStatisticsCollector {
 
   /** The exact distinct values of a text column, or null if there are more than the limit. */
   Set<String> exactDistinct() {
-    return exactDistinct;
+    return exactDistinct == null ? null : exactDistinct.toStrings();
   }
 
   /**
@@ -291,7 +294,8 @@ final class ColumnStatisticsCollector {
     if (valueCount == 0) {
       return new ColumnStatistics(column.name(), null, null, nullCount, 0, sorted);
     }
-    long distinct = exactDistinct != null ? exactDistinct.size() : Math.max(1, Math.min(valueCount, sketch.estimate()));
+    long distinct = exactDistinct != null ? exactDistinct.toStrings().size()
+        : Math.max(1, Math.min(valueCount, sketch.estimate()));
     return switch (column.type().kind()) {
       case DOUBLE -> new ColumnStatistics(column.name(), minDouble, maxDouble, nullCount, distinct, sorted);
       case CHAR, VARCHAR -> new ColumnStatistics(column.name(), minString, maxString, nullCount, distinct, false);

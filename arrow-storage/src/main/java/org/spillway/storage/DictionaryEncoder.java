@@ -76,15 +76,7 @@ final class DictionaryEncoder {
         IntVector target = (IntVector) ArrowFieldMapping.dictionaryField(schema.column(col), col).createVector(allocator);
         vectors.add(target);
         target.allocateNew(rows);
-        VarCharVector strings = (VarCharVector) source;
-        byte[][] scratch = {new byte[64]};
-        for (int row = 0; row < rows; row++) {
-          if (strings.isNull(row)) {
-            target.setNull(row);
-          } else {
-            target.set(row, index.code(strings, row, scratch));
-          }
-        }
+        index.codes((VarCharVector) source, rows, target, new byte[][] {new byte[64]});
         target.setValueCount(rows);
       }
     } catch (RuntimeException e) {

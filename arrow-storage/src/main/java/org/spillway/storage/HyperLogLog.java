@@ -33,11 +33,16 @@ final class HyperLogLog {
 
   /** Adds the value made of the first {@code length} bytes of {@code bytes}. */
   void addBytes(byte[] bytes, int length) {
+    addHash(hashBytes(bytes, 0, length));
+  }
+
+  /** The hash {@link #addBytes} adds for the {@code length} bytes of {@code bytes} from {@code from}: FNV-1a, mixed. */
+  static long hashBytes(byte[] bytes, int from, int length) {
     long h = 0xcbf29ce484222325L;
-    for (int i = 0; i < length; i++) {
+    for (int i = from; i < from + length; i++) {
       h = (h ^ (bytes[i] & 0xff)) * 0x100000001b3L;
     }
-    addHash(mix(h));
+    return mix(h);
   }
 
   void merge(HyperLogLog other) {

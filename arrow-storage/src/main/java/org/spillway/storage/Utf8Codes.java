@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 
 /**
@@ -13,11 +14,18 @@ import org.apache.arrow.vector.VarCharVector;
  * built, so threads may share it.
  */
 final class Utf8Codes {
+  /** Dictionaries this small are searched entry by entry, lengths first: cheaper than hashing every value. */
+  static final int SCANNED_ENTRIES = 16;
+
+  /** The entries by code where the dictionary is scanned, else null. */
+  private final byte[][] entries;
   private final byte[][] keys;
   private final int[] codes;
   private final int mask;
 
   Utf8Codes(List<String> dictionary) {
+    entries = dictionary.size() <= SCANNED_ENTRIES
+        ? dictionary.stream().map(v -> v.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new) : null;
     int slots = Integer.highestOneBit(Math.max(2, dictionary.size()) * 2 - 1) << 1;
     keys = new byte[slots][];
     codes = new int[slots];
@@ -44,27 +52,66 @@ final class Utf8Codes {
     if (scratch[0].length < length) {
       scratch[0] = new byte[Math.max(length, 2 * scratch[0].length)];
     }
+    vector.getDataBuffer().getBytes(start, scratch[0], 0, length);
+    return code(scratch[0], 0, length, vector.getName());
+  }
+
+  /**
+   * Sets row i of {@code target} to the code of row i of {@code vector} (NULL where it is NULL), for the first
+   * {@code rows} rows; the vector's bytes are copied into {@code scratch} (grown as needed, kept by the caller) at
+   * once rather than value by value.
+   */
+  void codes(VarCharVector vector, int rows, IntVector target, byte[][] scratch) {
+    ArrowBuf offsets = vector.getOffsetBuffer();
+    int first = rows == 0 ? 0 : offsets.getInt(0);
+    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    if (scratch[0].length < end - first) {
+      scratch[0] = new byte[Math.max(end - first, 2 * scratch[0].length)];
+    }
     byte[] bytes = scratch[0];
-    vector.getDataBuffer().getBytes(start, bytes, 0, length);
-    int code = find(bytes, length);
+    vector.getDataBuffer().getBytes(first, bytes, 0, end - first);
+    int start = first;
+    for (int row = 0; row < rows; row++) {
+      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
+      if (vector.isNull(row)) {
+        target.setNull(row);
+      } else {
+        target.set(row, code(bytes, start - first, next - start, vector.getName()));
+      }
+      start = next;
+    }
+  }
+
+  /** The code of the {@code length} bytes of {@code bytes} from {@code from}, a value of {@code column}. */
+  private int code(byte[] bytes, int from, int length, String column) {
+    int code = find(bytes, from, length);
     if (code >= 0) {
       return code;
     }
     // The dictionary holds decoded strings: bytes that are not well-formed UTF-8 are found as they decode.
-    String value = new String(bytes, 0, length, StandardCharsets.UTF_8);
+    String value = new String(bytes, from, length, StandardCharsets.UTF_8);
     byte[] decoded = value.getBytes(StandardCharsets.UTF_8);
-    code = find(decoded, decoded.length);
+    code = find(decoded, 0, decoded.length);
     if (code < 0) {
-      throw new StorageException("value '" + value + "' of column " + vector.getName() + " is not in its dictionary");
+      throw new StorageException("value '" + value + "' of column " + column + " is not in its dictionary");
     }
     return code;
   }
 
-  /** The code of the first {@code length} bytes of {@code bytes}, or -1. */
-  private int find(byte[] bytes, int length) {
-    int slot = hash(bytes, 0, length) & mask;
+  /** The code of the {@code length} bytes of {@code bytes} from {@code from}, or -1. */
+  private int find(byte[] bytes, int from, int length) {
+    if (entries != null) {
+      for (int code = 0; code < entries.length; code++) {
+        byte[] entry = entries[code];
+        if (entry.length == length && Arrays.equals(entry, 0, length, bytes, from, from + length)) {
+          return code;
+        }
+      }
+      return -1;
+    }
+    int slot = hash(bytes, from, length) & mask;
     while (keys[slot] != null) {
-      if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, 0, length)) {
+      if (Arrays.equals(keys[slot], 0, keys[slot].length, bytes, from, from + length)) {
         return codes[slot];
       }
       slot = (slot + 1) & mask;

@@ -79,6 +79,29 @@ class TextStatisticsTest {
     assertEquals(6, statistics.distinctCount());
   }
 
+  /**
+   * Values repeated within and across batches, NULLs between them, non-ASCII among them: the distinct set kept as
+   * bytes is the set of the Strings, and a repeated value (which skips the minimum and maximum) leaves them as a
+   * String-by-String pass finds them.
+   */
+  @Test
+  void repeatedValuesCountOnceAndKeepTheBounds() {
+    List<String> first = Arrays.asList("mm", null, "é", "mm", "\uE000", null, "é", "b", "b", "\uD83D\uDE00");
+    List<String> second = Arrays.asList("b", "é", null, "zz", "mm", "", "", "\uE000", "a");
+    ColumnStatisticsCollector table = new ColumnStatisticsCollector(TEXT, 100);
+    table.merge(observed(first, 100, true), 0);
+    table.merge(observed(second, 100, true), 1);
+    List<String> present = new ArrayList<>(first);
+    present.addAll(second);
+    present.removeIf(Objects::isNull);
+    assertEquals(new java.util.HashSet<>(present), table.exactDistinct());
+    ColumnStatistics statistics = table.toStatistics();
+    assertEquals(Collections.min(present), statistics.min());
+    assertEquals(Collections.max(present), statistics.max());
+    assertEquals(3, statistics.nullCount());
+    assertEquals(new java.util.HashSet<>(present).size(), statistics.distinctCount());
+  }
+
   @Test
   void aBatchWithoutItsDistinctSetLeavesTheTableWithoutOne() {
     ColumnStatisticsCollector table = new ColumnStatisticsCollector(TEXT, 3);

@@ -9,14 +9,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Dictionary codes found by the UTF-8 bytes of a vector's values, as the strings they decode to would find them. */
 class Utf8CodesTest {
-  @Test
-  void everyValueFindsItsCodeByItsBytes() {
-    List<String> dictionary = IntStream.range(0, 1000).mapToObj(i -> i % 7 == 0 ? "é" + i : "v" + i)
+  /** Small dictionaries are scanned, larger ones hashed: both find every code. */
+  @ParameterizedTest
+  @ValueSource(ints = {Utf8Codes.SCANNED_ENTRIES - 1, 1000})
+  void everyValueFindsItsCodeByItsBytes(int size) {
+    List<String> dictionary = IntStream.range(0, size).mapToObj(i -> i % 7 == 0 ? "é" + i : "v" + i)
         .sorted().toList();
     List<String> withEmpty = new ArrayList<>(dictionary);
     withEmpty.add(0, "");
@@ -32,6 +37,18 @@ class Utf8CodesTest {
       byte[][] scratch = {new byte[1]};
       for (int row = 0; row < withEmpty.size(); row++) {
         assertEquals(withEmpty.size() - 1 - row, codes.code(vector, row, scratch), "row " + row);
+      }
+      vector.setNull(1);
+      try (IntVector target = new IntVector("codes", allocator)) {
+        target.allocateNew(withEmpty.size());
+        codes.codes(vector, withEmpty.size(), target, scratch);
+        for (int row = 0; row < withEmpty.size(); row++) {
+          if (row == 1) {
+            assertTrue(target.isNull(row));
+          } else {
+            assertEquals(withEmpty.size() - 1 - row, target.get(row), "row " + row);
+          }
+        }
       }
     }
   }

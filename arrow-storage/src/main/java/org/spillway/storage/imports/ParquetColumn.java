@@ -11,6 +11,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotat
 import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnDef;
@@ -28,7 +29,7 @@ final class ParquetColumn {
   private static final long JULIAN_EPOCH_DAY = 2_440_588;
 
   /** How a decoded value becomes a Spillway value. */
-  private enum Conversion {
+  enum Conversion {
     INT32, INT64, UINT32, FLOAT, DOUBLE, DECIMAL_INT32, DECIMAL_INT64, DECIMAL_BYTES, DATE, STRING, TIMESTAMP, INT96
   }
 
@@ -54,6 +55,14 @@ final class ParquetColumn {
 
   ColumnDef column() {
     return column;
+  }
+
+  Conversion conversion() {
+    return conversion;
+  }
+
+  PrimitiveTypeName physicalType() {
+    return descriptor.getPrimitiveType().getPrimitiveTypeName();
   }
 
   /**
@@ -163,37 +172,58 @@ final class ParquetColumn {
   }
 
   /**
-   * Copies the next {@code rows} values of this column into column {@code col} of {@code batch}, from row
-   * {@code firstRow} of the batch on.
+   * Copies the next {@code rows} values of this column from {@code reader}, whose converter is {@code values}, into
+   * column {@code col} of {@code batch}, from row {@code firstRow} of the batch on.
    */
-  void copy(ColumnReader reader, BatchBuilder batch, int col, int firstRow, int rows) {
+  void copy(ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int col, int firstRow, int rows) {
     int maxDefinition = descriptor.getMaxDefinitionLevel();
+    values.target(batch, col);
     for (int row = firstRow; row < firstRow + rows; row++) {
-      if (reader.getCurrentDefinitionLevel() < maxDefinition) {
+      if (maxDefinition > 0 && reader.getCurrentDefinitionLevel() < maxDefinition) {
         batch.setNull(col, row);
       } else {
-        set(reader, batch, col, row);
+        values.row(row);
+        reader.writeCurrentValueToConverter();
       }
       reader.consume();
     }
   }
 
-  private void set(ColumnReader reader, BatchBuilder batch, int col, int row) {
+  /** Sets a decoded INT32 value. */
+  void setInt(BatchBuilder batch, int col, int row, int value) {
     switch (conversion) {
-      case INT32 -> batch.setInt(col, row, reader.getInteger());
-      case UINT32 -> batch.setLong(col, row, Integer.toUnsignedLong(reader.getInteger()));
-      case INT64 -> batch.setLong(col, row, reader.getLong());
-      case FLOAT -> batch.setDouble(col, row, reader.getFloat());
-      case DOUBLE -> batch.setDouble(col, row, reader.getDouble());
-      case DECIMAL_INT32 -> batch.setDecimal(col, row, (long) reader.getInteger());
-      case DECIMAL_INT64 -> batch.setDecimal(col, row, reader.getLong());
-      case DECIMAL_BYTES -> batch.setDecimal(col, row, new BigInteger(reader.getBinary().getBytes()).longValueExact());
-      case DATE -> batch.setDate(col, row, reader.getInteger());
-      case STRING -> batch.setUtf8(col, row, reader.getBinary().toByteBuffer());
-      case TIMESTAMP -> setMicros(batch, col, row, microsPerUnit == 0 ? Math.floorDiv(reader.getLong(), 1000)
-          : Math.multiplyExact(reader.getLong(), microsPerUnit));
-      case INT96 -> setMicros(batch, col, row, int96Micros(reader.getBinary()));
+      case INT32 -> batch.setInt(col, row, value);
+      case UINT32 -> batch.setLong(col, row, Integer.toUnsignedLong(value));
+      case DECIMAL_INT32 -> batch.setDecimal(col, row, (long) value);
+      case DATE -> batch.setDate(col, row, value);
+      default -> throw unexpected("INT32");
     }
+  }
+
+  /** Sets a decoded INT64 value. */
+  void setLong(BatchBuilder batch, int col, int row, long value) {
+    switch (conversion) {
+      case INT64 -> batch.setLong(col, row, value);
+      case DECIMAL_INT64 -> batch.setDecimal(col, row, value);
+      case TIMESTAMP -> setMicros(batch, col, row, microsPerUnit == 0 ? Math.floorDiv(value, 1000)
+          : Math.multiplyExact(value, microsPerUnit));
+      default -> throw unexpected("INT64");
+    }
+  }
+
+  /** Sets a decoded BINARY, FIXED_LEN_BYTE_ARRAY or INT96 value. */
+  void setBinary(BatchBuilder batch, int col, int row, Binary value) {
+    switch (conversion) {
+      case DECIMAL_BYTES -> batch.setDecimal(col, row, new BigInteger(value.getBytes()).longValueExact());
+      case STRING -> batch.setUtf8(col, row, value.toByteBuffer());
+      case INT96 -> setMicros(batch, col, row, int96Micros(value));
+      default -> throw unexpected("binary");
+    }
+  }
+
+  private IllegalStateException unexpected(String physical) {
+    return new IllegalStateException("column " + column.name() + " (" + conversion + ") received a " + physical
+        + " value");
   }
 
   private void setMicros(BatchBuilder batch, int col, int row, long micros) {

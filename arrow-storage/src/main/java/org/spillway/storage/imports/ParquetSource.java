@@ -1,6 +1,9 @@
 package org.spillway.storage.imports;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,10 +28,11 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnDef;
@@ -41,23 +45,13 @@ import org.spillway.storage.TableSchema;
  * a piece: its column chunks are decoded column by column into batches.
  */
 final class ParquetSource extends FileSource {
-  /** The record converter parquet-column asks for; values are read from the column readers instead. */
-  private static final GroupConverter IGNORED_VALUES = new GroupConverter() {
-    private final PrimitiveConverter ignored = new PrimitiveConverter() { };
-
-    @Override
-    public Converter getConverter(int fieldIndex) {
-      return ignored;
-    }
-
-    @Override
-    public void start() {
-    }
-
-    @Override
-    public void end() {
-    }
-  };
+  /**
+   * {@code ParquetFileReader(InputFile, ParquetMetadata, ParquetReadOptions, SeekableInputStream)}: a reader of a row
+   * group that takes the footer already read, so that it is not read and parsed again for every row group (a file
+   * of many row groups has a footer that grows with them). Called through a method handle because javac cannot
+   * choose between it and the overload of four arguments that names Hadoop's classes without them.
+   */
+  private static final MethodHandle READER_WITH_FOOTER = readerWithFooter();
 
   /** parquet-hadoop's default largest single read. */
   private static final int MAX_ALLOCATION_BYTES = 8 << 20;
@@ -110,6 +104,31 @@ final class ParquetSource extends FileSource {
     return new ParquetFileReader(new LocalInputFile(file), options);
   }
 
+  private static MethodHandle readerWithFooter() {
+    try {
+      return MethodHandles.publicLookup().findConstructor(ParquetFileReader.class, MethodType.methodType(void.class,
+          InputFile.class, ParquetMetadata.class, ParquetReadOptions.class, SeekableInputStream.class));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("this parquet-hadoop version's ParquetFileReader has no constructor that"
+          + " takes a footer: " + e, e);
+    }
+  }
+
+  /** A reader of this file that uses the footer read by {@link #open}. */
+  private ParquetFileReader openReader() throws IOException {
+    InputFile input = new LocalInputFile(file());
+    SeekableInputStream stream = input.newStream();
+    try {
+      return (ParquetFileReader) READER_WITH_FOOTER.invoke(input, footer, options, stream);
+    } catch (IOException | RuntimeException | Error e) {
+      stream.close();
+      throw e;
+    } catch (Throwable e) {
+      stream.close();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /**
    * Read options with {@link ParquetCodecs}. Both constructors of {@code ParquetReadOptions.Builder} first build
    * parquet-hadoop's codec factory, which needs Hadoop's classes, so the options are made with the constructor that
@@ -150,13 +169,17 @@ final class ParquetSource extends FileSource {
   @Override
   public void read(int rowGroup, BatchSink sink) {
     String where = file() + ": row group " + rowGroup;
-    try (ParquetFileReader reader = openReader(file(), options)) {
+    try (ParquetFileReader reader = openReader()) {
       PageReadStore pages = reader.readRowGroup(rowGroup);
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");
       }
-      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, IGNORED_VALUES, footer.getFileMetaData().getSchema(),
-          footer.getFileMetaData().getCreatedBy());
+      List<ParquetValueConverter> converters = new ArrayList<>(columns.size());
+      for (ParquetColumn column : columns) {
+        converters.add(new ParquetValueConverter(column));
+      }
+      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new Columns(converters),
+          footer.getFileMetaData().getSchema(), footer.getFileMetaData().getCreatedBy());
       List<ColumnReader> readers = new ArrayList<>(columns.size());
       for (ParquetColumn column : columns) {
         readers.add(store.getColumnReader(column.descriptor()));
@@ -167,7 +190,7 @@ final class ParquetSource extends FileSource {
         BatchBuilder batch = sink.newBatch(rows);
         try {
           for (int col = 0; col < columns.size(); col++) {
-            copyColumn(col, readers.get(col), batch, rows, where);
+            copyColumn(col, readers.get(col), converters.get(col), batch, rows, where);
           }
           batch.setRowCount(rows);
         } catch (RuntimeException e) {
@@ -187,15 +210,41 @@ final class ParquetSource extends FileSource {
     }
   }
 
-  private void copyColumn(int col, ColumnReader reader, BatchBuilder batch, int rows, String where) {
+  private void copyColumn(int col, ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int rows,
+      String where) {
     ColumnDef column = columns.get(col).column();
     try {
-      columns.get(col).copy(reader, batch, col, 0, rows);
+      columns.get(col).copy(reader, values, batch, col, 0, rows);
     } catch (StorageException e) {
       throw new StorageException(where + ": column " + column.name() + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       // parquet-column reports damaged pages as ParquetDecodingException and friends
       throw new StorageException(where + ": column " + column.name() + ": cannot decode: " + reason(e), e);
+    }
+  }
+
+  /**
+   * The record converter parquet-column asks for: field i's is column i's value converter (the schema is flat), which
+   * the column readers hand values to.
+   */
+  private static final class Columns extends GroupConverter {
+    private final List<ParquetValueConverter> converters;
+
+    Columns(List<ParquetValueConverter> converters) {
+      this.converters = converters;
+    }
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return converters.get(fieldIndex);
+    }
+
+    @Override
+    public void start() {
+    }
+
+    @Override
+    public void end() {
     }
   }
 

@@ -94,6 +94,41 @@ class ParquetImportTest {
     }
   }
 
+  /**
+   * Row groups decoded on four threads make the table one thread makes: the same rows in the same order, the same
+   * statistics and the same dictionary decisions; and the statistics are those of the values (exact for the few
+   * flags, the comments' distinct count estimated).
+   */
+  @Test
+  void parallelDecodeMatchesSerial() throws IOException {
+    int rows = 6_000;
+    Path file = ParquetTestFiles.write(dir.resolve("groups.parquet"), ALL_TYPES,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 500), rows, ParquetImportTest::fill);
+    try (Catalog serial = Catalog.create(dir.resolve("serial"));
+        Catalog parallel = Catalog.create(dir.resolve("parallel"))) {
+      StoredTable one = TableImport.run(serial, "t", List.of(file), ImportOptions.defaults().withThreads(1)).table();
+      StoredTable four = TableImport.run(parallel, "t", List.of(file), ImportOptions.defaults().withThreads(4))
+          .table();
+      List<List<Object>> values = TestTables.rows(one);
+      assertEquals(values, TestTables.rows(four));
+      assertEquals(one.statistics(), four.statistics());
+      for (int col = 0; col < one.schema().size(); col++) {
+        assertEquals(one.isDictionaryEncoded(col), four.isDictionaryEncoded(col), one.schema().column(col).name());
+      }
+      assertEquals(rows, values.size());
+      ColumnStatistics flag = four.statistics().columns().get(10);
+      assertEquals("A", flag.min());
+      assertEquals("R", flag.max());
+      assertEquals(3, flag.distinctCount());
+      assertEquals(rows / 10, flag.nullCount());
+      List<String> comments = values.stream().map(r -> (String) r.get(11)).filter(c -> c != null).toList();
+      ColumnStatistics comment = four.statistics().columns().get(11);
+      assertEquals(java.util.Collections.min(comments), comment.min());
+      assertEquals(java.util.Collections.max(comments), comment.max());
+      assertEquals(comments.size(), comment.distinctCount(), comments.size() * 0.05);
+    }
+  }
+
   private static void fill(int i, Group row) {
     row.add("id", i);
     if (i % 5 != 1) {
