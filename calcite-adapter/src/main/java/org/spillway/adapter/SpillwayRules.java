@@ -70,7 +70,8 @@ public final class SpillwayRules {
 
   /** All rules that the Spillway table scan registers. */
   public static final List<RelOptRule> RULES = List.of(TO_ENUMERABLE, PROJECT_SCAN, FILTER, PROJECT, AGGREGATE, JOIN,
-      SpillwayAntiJoinRule.INSTANCE, SpillwaySortRule.INSTANCE, SpillwayNestedLoopJoinRule.INSTANCE);
+      SpillwayAntiJoinRule.INSTANCE, SpillwayUniqueSemiJoinRule.INSTANCE, SpillwaySortRule.INSTANCE,
+      SpillwayNestedLoopJoinRule.INSTANCE);
 
   /** The fields of a logical node's input if it is a Spillway chain, else null. */
   static List<SpillwayField> inputFields(RelNode rel) {

@@ -127,8 +127,10 @@ class JoinOracleTest {
         // Semi- and anti-joins whose subquery the magic set reduces to b's keys first: the reduced side is the
         // smaller one, so the cost model builds on it (the returned side b is probed). A correlated EXISTS / NOT
         // EXISTS with a condition beyond its keys is a semi / anti join with a per-pair residual
-        // (SpillwayExistsJoinRule), which only the pipelined NOPA probe evaluates.
-        Case.pairResidual("semi of a reduced subquery, residual across sides", "semi",
+        // (SpillwayExistsJoinRule), which only the pipelined NOPA probe evaluates; on a's unique key id, the semi
+        // join is an inner join filtered by the residual instead (SpillwayUniqueSemiJoinRule). (The semi join with
+        // a residual on b.k, whose values repeat, stays one: "semi, EXISTS with a residual across sides".)
+        new Case("semi of a reduced subquery, residual across sides, unique keys", "inner",
             "select b.n, b.k2 from b where exists (select 1 from a where a.id = b.n and a.k2 <> b.k2)"),
         Case.pairResidual("anti of a reduced subquery, residual across sides", "anti",
             "select b.n, b.d from b where not exists (select 1 from a where a.id = b.n and a.d > b.d)"),

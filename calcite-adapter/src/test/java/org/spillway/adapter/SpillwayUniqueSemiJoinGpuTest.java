@@ -1,0 +1,61 @@
+package org.spillway.adapter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spillway.adapter.jdbc.SpillwayDriver;
+import org.spillway.tpch.ProgressListener;
+import org.spillway.tpch.TpchGenerator;
+import org.spillway.tpch.TpchQueries;
+
+/**
+ * TPC-H Q17, whose SEMI join with a residual on unique part keys runs as an INNER join and a filter
+ * ({@link SpillwayUniqueSemiJoinRule}), and its variants over all parts of the brand (at SF 0.01 no line of Q17's
+ * own parts passes the residual) with AVG and with MAX (a residual of decimals), on device=gpu and auto against
+ * device=cpu: the same rows, and the MAX variant's lineitem pipeline probes the parts on the GPU. Tagged gpu: skipped
+ * without a CUDA device, failed if gpu.required says there must be one.
+ */
+@Tag("gpu")
+class SpillwayUniqueSemiJoinGpuTest {
+  private static final String BRAND = TpchQueries.sql(17).replace("  and p_container = 'MED BOX'\n", "");
+  private static final String BRAND_MAX = BRAND.replace("avg(l_quantity)", "max(l_quantity)");
+
+  @TempDir static Path dir;
+
+  @BeforeAll static void generate() {
+    GpuTests.requireDevice();
+    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
+  }
+
+  @AfterAll static void closeCatalogs() {
+    CatalogRegistry.close(dir);
+  }
+
+  @Test void q17GivesTheSameRowsOnBothDevices() throws SQLException {
+    for (String sql : List.of(TpchQueries.sql(17), BRAND, BRAND_MAX)) {
+      List<String> cpu = rows("cpu", sql);
+      assertEquals(cpu, rows("gpu", sql), sql);
+      assertEquals(cpu, rows("auto", sql), sql);
+    }
+    assertNotEquals(List.of("null"), rows("cpu", BRAND), "no line of the brand passed the residual");
+  }
+
+  @Test void q17WithMaxProbesItsPartsInAGpuPipeline() throws SQLException {
+    String plan = String.join("\n", rows("gpu", "explain plan for " + BRAND_MAX));
+    assertTrue(plan.contains("joinType=[inner], device=[gpu], algorithm=[nopa], placement=[gpu], "
+        + "probe=[in a gpu pipeline]") && !plan.contains("beyond key equality"), plan);
+  }
+
+  private static List<String> rows(String device, String sql) throws SQLException {
+    return SpillwayAssert.rows(SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + device, sql);
+  }
+}
