@@ -165,9 +165,9 @@ public final class ProbePipelineNode implements PlanNode {
     table.deviceRuns().record(pipeline.lastFallback() == null);
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
-        : String.format(", %.1f MB of join tables built in GPU memory in %.1f ms, %.3f GB streamed in %.1f ms"
+        : String.format(", %.1f MB of join tables built in GPU memory in %.1f ms (%s), %.3f GB streamed in %.1f ms"
             + " (%.1f GB/s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
-            stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
+            pipeline.lastJoinTiming(), stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
             stats.kernel());
     RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s%s",
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,

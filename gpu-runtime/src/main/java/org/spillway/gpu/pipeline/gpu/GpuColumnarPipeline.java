@@ -87,6 +87,7 @@ public final class GpuColumnarPipeline {
   private volatile RunStats lastRun;
   private volatile long lastJoinBytes;
   private volatile long lastJoinNanos;
+  private volatile String lastJoinTiming = "";
   private TransferOptions transferOptions = DEFAULT_OPTIONS;
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
   private long initialCapacity = INITIAL_CAPACITY;
@@ -295,6 +296,11 @@ public final class GpuColumnarPipeline {
     return lastJoinNanos;
   }
 
+  /** Where the last run's join tables took their time, for traces (empty without probes). */
+  public String lastJoinTiming() {
+    return lastJoinTiming;
+  }
+
   /** Statistics of the last run's (last) pass over the data on the GPU, or null if none ran. */
   public RunStats lastRun() {
     return lastRun;
@@ -362,6 +368,7 @@ public final class GpuColumnarPipeline {
     lastFallback = null;
     lastJoinBytes = 0;
     lastJoinNanos = 0;
+    lastJoinTiming = "";
     lastShare = null;
     ScanClaims claims = coprocessing && cache == null && coprocessingUnsupported == null && batches.size() > 1
         ? new ScanClaims(batches.size()) : null;
@@ -401,6 +408,7 @@ public final class GpuColumnarPipeline {
         joins = new GpuJoinTables(device, new GpuKernels(device), program, builds);
         lastJoinBytes = joins.bytes();
         lastJoinNanos = System.nanoTime() - started;
+        lastJoinTiming = joins.timing();
       } catch (GpuJoinTables.DuplicateKeys | GpuMemoryException e) {
         lastFallback = e.getMessage();
         return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
