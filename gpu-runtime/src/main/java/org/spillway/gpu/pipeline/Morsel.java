@@ -221,6 +221,17 @@ public final class Morsel {
           anyNull ? nulls : null);
       return anyNull;
     }
+
+    @Override public ColumnVector gather(int c, int[] at, int n) {
+      if (columns[c] != null || sourceOf[c] < 0) {
+        return Morsel.this.column(c).gather(at, n);
+      }
+      int[] composed = new int[n];
+      for (int i = 0; i < n; i++) {
+        composed[i] = selection == null ? at[i] : selection[at[i]];
+      }
+      return ArrowColumnLoader.load(sources[sourceOf[c]], sourceTypes.get(sourceOf[c]), offset, composed, n);
+    }
   }
 
   private Morsel joined(JoinProbe probe, BitSet live, JoinProbe.Matches m) {

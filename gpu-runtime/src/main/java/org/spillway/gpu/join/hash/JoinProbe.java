@@ -8,7 +8,6 @@ import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntFunction;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.join.keys.JoinKeyColumn;
 import org.spillway.gpu.join.keys.JoinKeyEncoder;
@@ -315,6 +314,15 @@ public final class JoinProbe {
      * its NULL flags into {@code nulls}, without the morsel keeping a copy; returns whether any row is NULL.
      */
     boolean readLongs(int c, long[] values, boolean[] nulls);
+
+    /**
+     * Column {@code c} at the morsel's rows {@code rows[0 .. n-1]} (ascending): what a condition reads of the
+     * candidate pairs, which a selective probe finds for few of the morsel's rows, so a column still in its source
+     * is read at those rows only.
+     */
+    default ColumnVector gather(int c, int[] rows, int n) {
+      return column(c).gather(rows, n);
+    }
   }
 
   /**
@@ -342,7 +350,7 @@ public final class JoinProbe {
         }
         keys = encoder.encodeProbe(keyColumns);
       }
-      return new Cursor(keys, input::column, rows, probeColumns, buffers);
+      return new Cursor(keys, input, rows, probeColumns, buffers);
     } catch (RuntimeException | Error e) {
       buffers.release();
       throw e;
@@ -355,7 +363,7 @@ public final class JoinProbe {
    */
   public final class Cursor implements AutoCloseable {
     private final JoinKeys keys;
-    private final IntFunction<ColumnVector> probeColumn;
+    private final ProbeInput probeColumn;
     private final int rows;
     private final int probeColumns;
     private int row;
@@ -366,7 +374,7 @@ public final class JoinProbe {
     private int firstsFrom = -PROBE_GROUP;
     private PairBuffers buffers;
 
-    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns,
+    private Cursor(JoinKeys keys, ProbeInput probeColumn, int rows, int probeColumns,
         PairBuffers buffers) {
       this.buffers = buffers;
       this.keys = keys;
@@ -475,7 +483,7 @@ public final class JoinProbe {
    * Sets each mark of a MARK_BUILD probe on the build rows of the candidate pairs that meet its condition; a pair
    * whose build row has the mark already is not tested again.
    */
-  private void markPassing(Pairs candidates, PairBuffers buffers, IntFunction<ColumnVector> probeColumn,
+  private void markPassing(Pairs candidates, PairBuffers buffers, ProbeInput probeColumn,
       int probeColumns) {
     for (int m = 0; m < marks.length; m++) {
       boolean[] mark = marks[m];
@@ -531,7 +539,7 @@ public final class JoinProbe {
   }
 
   /** The candidates that pass the residual, turned into the kind's output pairs. */
-  private Matches applyResidual(Pairs candidates, PairBuffers buffers, IntFunction<ColumnVector> probeColumn,
+  private Matches applyResidual(Pairs candidates, PairBuffers buffers, ProbeInput probeColumn,
       int from, int to, int probeColumns) {
     Kind kind = this.kind.perProbeRow();
     if (kind == Kind.MARK_BUILD) {
@@ -573,13 +581,13 @@ public final class JoinProbe {
     return out.matches();
   }
 
-  private ColumnVector joinedColumn(int c, IntFunction<ColumnVector> probeColumn, int probeColumns, int[] probeRows,
+  private ColumnVector joinedColumn(int c, ProbeInput probeColumn, int probeColumns, int[] probeRows,
       int[] buildRows, int n) {
     int b = buildFirst ? c : c - probeColumns;
     if (b >= 0 && b < buildTypes.size()) {
       return build().gather(b, buildRows, n);
     }
-    return probeColumn.apply(buildFirst ? c - buildTypes.size() : c).gather(probeRows, n);
+    return probeColumn.gather(buildFirst ? c - buildTypes.size() : c, probeRows, n);
   }
 
   @Override public String toString() {
