@@ -91,6 +91,17 @@ public final class Morsel {
     return columns[i];
   }
 
+  /**
+   * Whether column {@code i} may be NULL in a row of the morsel (false: surely not), without loading it: a COUNT of
+   * a column without NULLs counts rows.
+   */
+  public boolean mayHaveNulls(int i) {
+    if (columns[i] != null) {
+      return columns[i].nulls != null;
+    }
+    return ArrowColumnLoader.mayHaveNulls(source(i), offset, selection, rows);
+  }
+
   /** The column if it is held in a vector, else null (still in the source, or left out as unread). */
   ColumnVector loaded(int i) {
     return columns[i];
