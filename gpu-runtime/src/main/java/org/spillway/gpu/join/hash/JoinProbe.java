@@ -256,6 +256,15 @@ public final class JoinProbe {
     int buildRows = marks[0].length;
     int[] rows = new int[buildRows];
     int n = 0;
+    if (marks.length == 1) {  // one join's marks (the RIGHT and FULL probes' too): a tight loop
+      boolean[] mark = marks[0];
+      boolean matched = wanted[0];
+      for (int r = 0; r < buildRows; r++) {
+        rows[n] = r;
+        n += mark[r] == matched ? 1 : 0;
+      }
+      return Arrays.copyOf(rows, n);
+    }
     for (int r = 0; r < buildRows; r++) {
       boolean kept = true;
       for (int m = 0; m < marks.length && kept; m++) {
