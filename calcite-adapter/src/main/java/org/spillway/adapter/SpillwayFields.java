@@ -103,6 +103,9 @@ final class SpillwayFields {
     if (rel instanceof Filter filter) {
       return of(filter.getInput(), known);
     }
+    if (rel instanceof SpillwayMarkJoin markJoin) {
+      return of(markJoin.getLeft(), known);  // its build side's rows, those the joins keep
+    }
     if (rel instanceof Sort sort) {
       return of(sort.getInput(), known);
     }

@@ -342,6 +342,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return (joinType == JoinRelType.SEMI || joinType == JoinRelType.ANTI) && candidate.buildLeft();
   }
 
+  /** Whether the chosen join is a semi- or anti-join that marks its build side ({@link SpillwayMarkJoins}). */
+  boolean marksBuildSide() {
+    return marksBuild(choice().chosen());
+  }
+
   /**
    * Whether the join is an outer join built on a preserved side (a full join on either): its probe marks the build
    * rows it matched and outputs the others after its last morsel (the CPU NOPA probe only, as for

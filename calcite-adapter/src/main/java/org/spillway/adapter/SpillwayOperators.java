@@ -40,6 +40,9 @@ final class SpillwayOperators {
   }
 
   private static String label(RelNode rel) {
+    if (rel instanceof SpillwayMarkJoin markJoin) {
+      return markJoin.label();
+    }
     if (rel instanceof Join join) {
       return (rel instanceof SpillwayNestedLoopJoin ? "nested-loop " : "") + join.getJoinType().lowerName
           + " join on " + join.getCondition();

@@ -209,6 +209,11 @@ public interface SpillwayRel extends RelNode {
 
     /** As above for the probe of {@code join} (null: a mark join's), whose EXPLAIN shows the pipeline's device. */
     void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
+      addProbe(probe.stage(), build, buildSide, join);
+    }
+
+    /** As above for a probe stage made already (the marking probe of a {@link SpillwayMarkJoin}). */
+    void addProbe(PipelineStage probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
         PlanNode aggregated = described(build());
         scan = null;
@@ -222,7 +227,7 @@ public interface SpillwayRel extends RelNode {
       }
       cpuReasons.addAll(buildSide.cpuReasons);
       table = table != null ? table : buildSide.table;
-      stages.add(probe.stage());
+      stages.add(probe);
       builds.add(build);
     }
 

@@ -108,7 +108,10 @@ final class AggregateAccumulators {
   void accumulate(Morsel morsel, int[] groups, int n) {
     for (int c = 0; c < calls.size(); c++) {
       AggCall call = calls.get(c);
-      ColumnVector arg = call.argument() < 0 ? null : morsel.column(call.argument());
+      // COUNT of a column without NULLs in the morsel counts its rows, without loading the column
+      boolean rowsOnly = call.argument() < 0 || call.kind() == AggCall.Kind.COUNT
+          && !morsel.mayHaveNulls(call.argument());
+      ColumnVector arg = rowsOnly ? null : morsel.column(call.argument());
       accumulate(c, call.kind(), arg, groups, n);
     }
   }

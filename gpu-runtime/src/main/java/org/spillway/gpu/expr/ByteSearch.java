@@ -10,9 +10,10 @@ import org.apache.arrow.memory.util.MemoryUtil;
  *
  * <p>{@link #indexOf} is the "generic SIMD" substring search of Muła ("SIMD-friendly algorithms for substring
  * searching", 2016) with eight-byte words as the vectors (SWAR): each step tests eight candidate starts at once on
- * the needle's first and last bytes (two word loads, a zero-byte test of each XOR with the repeated byte) and
- * compares only the candidates that pass both whole. Testing two bytes spares most of the false starts that a
- * first-byte scan makes on text, where a word's first letter is common.
+ * two of the needle's bytes (two word loads, a zero-byte test of each XOR with the repeated byte) and compares only
+ * the candidates that pass both whole. Muła tests the first and last bytes; here the two tested are the needle's
+ * rarest in text ({@link #commonness}): in {@code requests} the {@code q}, which few places of English text hold,
+ * where an {@code r} followed by an {@code s} seven bytes on is frequent, and every false start costs a comparison.
  */
 public final class ByteSearch {
   private static final long ONES = 0x0101010101010101L;
@@ -22,8 +23,13 @@ public final class ByteSearch {
   private final byte[] needle;
   /** The needle as native-order words (its last word zero-padded), compared with whole loads of the haystack. */
   private final long[] words;
+  /** The offsets in the needle of the two bytes each step tests (the same one for a one-byte needle). */
+  private final int firstAnchor;
+  private final int secondAnchor;
   private final long firstLanes;
-  private final long lastLanes;
+  private final long secondLanes;
+  /** Bytes of text from the most common to the least (letters in either case, after the space). */
+  private static final String COMMON_TO_RARE = " etaoinsrhldcumfpgwybvkxjqz";
 
   public ByteSearch(byte[] needle) {
     this.needle = needle.clone();
@@ -34,8 +40,45 @@ public final class ByteSearch {
     for (int w = 0; w < words.length; w++) {
       words[w] = padded.getLong(w * 8);
     }
-    firstLanes = n == 0 ? 0 : (needle[0] & 0xFFL) * ONES;
-    lastLanes = n == 0 ? 0 : (needle[n - 1] & 0xFFL) * ONES;
+    int rarest = 0;
+    for (int i = 1; i < n; i++) {
+      rarest = commonness(needle[i]) < commonness(needle[rarest]) ? i : rarest;
+    }
+    // the second byte apart from the first where the needle allows: neighbours go together ("qu")
+    int second = rarest;
+    for (int i = n - 1; i >= 0; i--) {
+      if (i != rarest && (second == rarest || anchorScore(i, rarest) < anchorScore(second, rarest))) {
+        second = i;
+      }
+    }
+    firstAnchor = Math.min(rarest, second);
+    secondAnchor = Math.max(rarest, second);
+    firstLanes = n == 0 ? 0 : (needle[firstAnchor] & 0xFFL) * ONES;
+    secondLanes = n == 0 ? 0 : (needle[secondAnchor] & 0xFFL) * ONES;
+  }
+
+  /**
+   * How common a byte is in text, higher for more common: letters (either case) and the space by their rank in
+   * English text; UTF-8's lead and continuation bytes as common as the commonest letters (non-Latin text is made of
+   * them); digits, punctuation and control bytes in between.
+   */
+  static int commonness(byte b) {
+    int c = b & 0xFF;
+    int rank = COMMON_TO_RARE.indexOf(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+    if (rank >= 0) {
+      return COMMON_TO_RARE.length() - rank;
+    }
+    return c >= 0x80 ? COMMON_TO_RARE.length() - 1 : COMMON_TO_RARE.length() / 2;
+  }
+
+  /** How good a second anchor byte {@code i} is beside the first at {@code first}, lower for better. */
+  private int anchorScore(int i, int first) {
+    return commonness(needle[i]) + (Math.abs(i - first) <= 1 ? 1 << 10 : 0);
+  }
+
+  /** The offsets of the two needle bytes each step of {@link #indexOf} tests, in order. */
+  int[] anchors() {
+    return new int[] {firstAnchor, secondAnchor};
   }
 
   /** Bytes in the needle. */
@@ -70,10 +113,10 @@ public final class ByteSearch {
       return from <= to ? from : -1;
     }
     long p = from;
-    // eight candidate starts p .. p+7 per step; the last one's match ends at p + 7 + n, the load of its last
-    // byte's word reads up to p + n + 6
+    // eight candidate starts p .. p+7 per step; the last one's match ends at p + 7 + n, the load of an anchor's
+    // word reads up to p + n + 6 (an anchor is at most n - 1 into the needle)
     for (; p + 7 + n <= to; p += 8) {
-      long candidates = zeroBytes(load(p) ^ firstLanes) & zeroBytes(load(p + n - 1) ^ lastLanes);
+      long candidates = zeroBytes(load(p + firstAnchor) ^ firstLanes) & zeroBytes(load(p + secondAnchor) ^ secondLanes);
       while (candidates != 0) {
         long start = p + (Long.numberOfTrailingZeros(candidates) >>> 3);
         if (at(start)) {

@@ -164,7 +164,8 @@ public final class ArrowColumnLoader {
     return false;
   }
 
-  private static boolean mayHaveNulls(FieldVector vector, int offset, int[] selection, int count) {
+  /** Whether a row of those {@link #load} would read may be NULL (false: none is). */
+  static boolean mayHaveNulls(FieldVector vector, int offset, int[] selection, int count) {
     return count > 0 && anyNull(vector, offset, selection == null ? count : selection[count - 1] + 1);
   }
 

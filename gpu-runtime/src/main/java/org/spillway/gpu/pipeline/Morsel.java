@@ -91,6 +91,17 @@ public final class Morsel {
     return columns[i];
   }
 
+  /**
+   * Whether column {@code i} may be NULL in a row of the morsel (false: surely not), without loading it: a COUNT of
+   * a column without NULLs counts rows.
+   */
+  public boolean mayHaveNulls(int i) {
+    if (columns[i] != null) {
+      return columns[i].nulls != null;
+    }
+    return ArrowColumnLoader.mayHaveNulls(source(i), offset, selection, rows);
+  }
+
   /** The column if it is held in a vector, else null (still in the source, or left out as unread). */
   ColumnVector loaded(int i) {
     return columns[i];
@@ -220,6 +231,17 @@ public final class Morsel {
       ArrowColumnLoader.readLongs(vector, sourceTypes.get(sourceOf[c]), offset, selection, rows, values,
           anyNull ? nulls : null);
       return anyNull;
+    }
+
+    @Override public ColumnVector gather(int c, int[] at, int n) {
+      if (columns[c] != null || sourceOf[c] < 0) {
+        return Morsel.this.column(c).gather(at, n);
+      }
+      int[] composed = new int[n];
+      for (int i = 0; i < n; i++) {
+        composed[i] = selection == null ? at[i] : selection[at[i]];
+      }
+      return ArrowColumnLoader.load(sources[sourceOf[c]], sourceTypes.get(sourceOf[c]), offset, composed, n);
     }
   }
 

@@ -6,6 +6,7 @@ import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -14,25 +15,40 @@ import java.util.List;
  * it (DuckDB's RIGHT_SEMI and RIGHT_ANTI): a small filtered side is built instead of a large subquery side. The probe
  * side's pipeline ends in a {@link JoinProbe.Kind#MARK_BUILD} probe that marks each build row a probe row matches
  * (under the residual, if any); afterwards the marked build rows are a semi-join's output and the unmarked ones an
- * anti-join's. A pipeline breaker: its output is the source of the pipeline above.
+ * anti-join's. Semi- and anti-joins stacked on the same build rows and keys whose probe sides read one table run as
+ * one such node: the marking probe keeps a mark per join ({@link MarkProbeSpec}), the table streams once, and the
+ * output is the build rows that every join keeps. A pipeline breaker: its output is the source of the pipeline
+ * above.
  */
 public final class MarkJoinNode implements PlanNode {
   private final JoinBuild build;
   /** The probe side's pipeline; its last stage is the marking probe. */
   private final ProbePipelineNode probeSide;
   private final int markStage;
-  /** A semi-join returns the marked build rows, an anti-join the others. */
-  private final boolean semi;
+  /** Per mark: a semi-join keeps the marked build rows, an anti-join the others. */
+  private final boolean[] semi;
 
   public MarkJoinNode(JoinBuild build, ProbePipelineNode probeSide, boolean semi) {
+    this(build, probeSide, List.of(semi));
+  }
+
+  /** Per mark of the marking probe (in its order): whether its join is a semi-join (else an anti-join). */
+  public MarkJoinNode(JoinBuild build, ProbePipelineNode probeSide, List<Boolean> semi) {
     this.build = build;
     this.probeSide = probeSide;
     this.markStage = probeSide.stages().size() - 1;
-    this.semi = semi;
+    this.semi = new boolean[semi.size()];
+    for (int m = 0; m < this.semi.length; m++) {
+      this.semi[m] = semi.get(m);
+    }
     if (!(probeSide.stages().get(markStage) instanceof PipelineStage.HashJoinProbe h)
         || h.probe().kind() != JoinProbe.Kind.MARK_BUILD) {
       throw new IllegalArgumentException("the probe side of a mark join must end in a marking probe: "
           + probeSide.stages());
+    }
+    if (h.probe().markCount() != this.semi.length) {
+      throw new IllegalArgumentException(semi.size() + " joins over a marking probe of " + h.probe().markCount()
+          + " marks");
     }
   }
 
@@ -67,8 +83,8 @@ public final class MarkJoinNode implements PlanNode {
     for (int c = read.nextSetBit(0); c >= 0 && c < columns.length; c = read.nextSetBit(c + 1)) {
       columns[c] = rows.gather(c, kept, kept.length);
     }
-    RunContext.trace("cpu mark join %s: %d of %d build rows %s", build.label(), kept.length, rows.rows(),
-        semi ? "matched" : "unmatched");
+    RunContext.trace("cpu mark join %s: %d of %d build rows kept (%s)", build.label(), kept.length, rows.rows(),
+        Arrays.toString(semi).replace("true", "matched").replace("false", "unmatched"));
     // its own work, building its table and gathering the rows it keeps: the probe side's pipeline reports itself
     context.report(this, OperatorReport.Execution.CPU, kept.length, built + (probed - probing));
     return new BatchOutput(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),

@@ -1,5 +1,6 @@
 package org.spillway.gpu.expr;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Random;
@@ -33,6 +34,23 @@ class ByteSearchTest {
         }
       }
     }
+  }
+
+  /**
+   * Each step tests the needle's rarest byte and the rarest one not beside it (where the needle has one), so that
+   * few places of text pass by chance; ties go to the later byte, and a short needle tests what it has.
+   */
+  @Test void testsTheRarestBytesApart() {
+    assertArrayEquals(new int[] {0, 2}, anchors("requests"));  // the q, and the r rather than the u beside it
+    assertArrayEquals(new int[] {1, 3}, anchors("special"));  // p, c
+    assertArrayEquals(new int[] {0, 1}, anchors("ab"));
+    assertArrayEquals(new int[] {0, 0}, anchors("e"));
+    assertArrayEquals(new int[] {0, 2}, anchors("xyz"));
+    assertArrayEquals(new int[] {1, 2}, anchors("eze"));  // only neighbours of the z: the later e
+  }
+
+  private static int[] anchors(String needle) {
+    return new ByteSearch(needle.getBytes(java.nio.charset.StandardCharsets.UTF_8)).anchors();
   }
 
   private static int naive(byte[] haystack, byte[] needle, int from, int to) {

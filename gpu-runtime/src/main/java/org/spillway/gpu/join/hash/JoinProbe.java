@@ -5,9 +5,9 @@ import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntFunction;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.join.keys.JoinKeyColumn;
 import org.spillway.gpu.join.keys.JoinKeyEncoder;
@@ -29,7 +29,10 @@ import org.spillway.gpu.vector.IndexedColumns;
  * <p>A semi- or anti-join may also build on its returned side and stream the other side through the table (DuckDB's
  * RIGHT_SEMI and RIGHT_ANTI, the mark join of Neumann and Kemper): the probe then only marks each build row that a
  * probe row matches ({@link Kind#MARK_BUILD}) and passes no row on; once every morsel was probed, the marked build
- * rows are the semi-join's output and the unmarked ones the anti-join's ({@link #markedBuildRows}).
+ * rows are the semi-join's output and the unmarked ones the anti-join's ({@link #markedBuildRows}). One such probe
+ * may keep several marks per build row, each under a condition of its own ({@link #marking}): semi- and anti-joins
+ * of the same build rows on the same keys whose probe sides read the same table (TPC-H Q21's EXISTS and NOT EXISTS)
+ * then stream that table once, a probe side's filter being part of its condition.
  *
  * <p>An outer join may also build on its preserved side and stream the other side through the table (DuckDB's
  * RIGHT OUTER join on the build side): a {@link Kind#RIGHT} probe passes on the matching pairs, as an inner join,
@@ -79,10 +82,16 @@ public final class JoinProbe {
   private final JoinKeyEncoder encoder;
   private final List<List<String>> probeDictionaries;
   /**
-   * Per build row of a bound MARK_BUILD, RIGHT or FULL probe: whether a probe row matched it. Workers only ever write true, so
-   * their racing plain writes agree; the scheduler's join of the workers makes every mark visible to the reader.
+   * The conditions of a MARK_BUILD probe's marks, one mark per condition (null: a key match is enough); null for
+   * the other kinds.
    */
-  private final boolean[] marks;
+  private final List<Expr> markConditions;
+  /**
+   * Per mark and build row of a bound MARK_BUILD, RIGHT or FULL probe (RIGHT and FULL keep one mark): whether a
+   * probe row matched it. Workers only ever write true, so their racing plain writes agree; the scheduler's join of
+   * the workers makes every mark visible to the reader.
+   */
+  private final boolean[][] marks;
 
   /**
    * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
@@ -93,13 +102,30 @@ public final class JoinProbe {
    */
   public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
-    this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, null, null, null, null);
+    this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual,
+        kind == Kind.MARK_BUILD ? Collections.singletonList(residual) : null, null, null, null, null);
     JoinKeyEncoder.of(buildKeyTypes(), this.probeKeyTypes);
   }
 
+  /**
+   * A MARK_BUILD probe that keeps one mark per condition in {@code conditions} (null: a key match is enough), each
+   * reading the joined row, build side first: what several semi- and anti-joins of the same build side on the
+   * same keys mark, their probe sides streamed as one ({@link #markedBuildRows(boolean[])}).
+   */
+  public static JoinProbe marking(int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, List<Expr> conditions) {
+    if (conditions.isEmpty()) {
+      throw new IllegalArgumentException("a marking probe needs at least one mark");
+    }
+    JoinProbe probe = new JoinProbe(Kind.MARK_BUILD, probeKeys, probeKeyTypes, buildKeys, buildTypes, true,
+        conditions.size() == 1 ? conditions.get(0) : null, new ArrayList<>(conditions), null, null, null, null);
+    JoinKeyEncoder.of(probe.buildKeyTypes(), probe.probeKeyTypes);
+    return probe;
+  }
+
   private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
-      List<ExprType> buildTypes, boolean buildFirst, Expr residual, JoinHashTable table, IndexedColumns build,
-      JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
+      List<ExprType> buildTypes, boolean buildFirst, Expr residual, List<Expr> markConditions, JoinHashTable table,
+      IndexedColumns build, JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
     if (buildFirst && !kind.projectsBuild() && kind != Kind.MARK_BUILD) {
       throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
     }
@@ -118,8 +144,9 @@ public final class JoinProbe {
     this.build = build;
     this.encoder = encoder;
     this.probeDictionaries = probeDictionaries;
-    boolean marking = kind == Kind.MARK_BUILD || kind.preservesBuild();
-    this.marks = marking && build != null ? new boolean[build.rows()] : null;
+    this.markConditions = markConditions;
+    int markCount = kind == Kind.MARK_BUILD ? markConditions.size() : kind.preservesBuild() ? 1 : 0;
+    this.marks = markCount > 0 && build != null ? new boolean[markCount][build.rows()] : null;
   }
 
   private List<ExprType> buildKeyTypes() {
@@ -142,8 +169,8 @@ public final class JoinProbe {
     }
     JoinKeys keys = encoder.encodeBuild(columns);
     JoinHashTable table = JoinHashTable.build(keys.keys(), keys.validity(), build.rows(), threads, cancelled);
-    return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, table, build,
-        encoder, new ArrayList<>(probeDictionaries));
+    return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, markConditions,
+        table, build, encoder, new ArrayList<>(probeDictionaries));
   }
 
   /** The table of a bound probe (null before {@link #bind}). */
@@ -175,8 +202,25 @@ public final class JoinProbe {
     return buildFirst;
   }
 
+  /** The condition of a probe with one (a MARK_BUILD probe with several marks has none: {@link #conditions}). */
   public Expr residual() {
     return residual;
+  }
+
+  /** The marks of a MARK_BUILD probe (1 but for {@link #marking}), 0 for the other kinds. */
+  public int markCount() {
+    return markConditions == null ? 0 : markConditions.size();
+  }
+
+  /** Every condition that reads the joined row: the residual, or the marks' conditions (nulls left out). */
+  public List<Expr> conditions() {
+    List<Expr> all = new ArrayList<>();
+    for (Expr condition : markConditions != null ? markConditions : Collections.singletonList(residual)) {
+      if (condition != null) {
+        all.add(condition);
+      }
+    }
+    return all;
   }
 
   /** The output types over a probe side of {@code probeTypes}. */
@@ -193,22 +237,44 @@ public final class JoinProbe {
    * the pipeline that ends in this MARK_BUILD probe finished.
    */
   public int[] markedBuildRows(boolean matched) {
+    return markedBuildRows(new boolean[] {matched});
+  }
+
+  /**
+   * The build rows, ascending, whose marks are as {@code wanted} says, mark by mark: true for a semi-join's, false
+   * for an anti-join's. Semi- and anti-joins stacked on one build side keep the rows all of them keep, since each
+   * decides per build row.
+   */
+  public int[] markedBuildRows(boolean[] wanted) {
     if (marks == null) {
       throw new IllegalStateException(kind == Kind.MARK_BUILD || kind.preservesBuild()
           ? "marks read before the build side was bound" : "a " + kind + " join probe marks no build rows");
     }
-    int count = 0;
-    for (boolean m : marks) {
-      count += m == matched ? 1 : 0;
+    if (wanted.length != marks.length) {
+      throw new IllegalArgumentException(wanted.length + " marks wanted of a probe that keeps " + marks.length);
     }
-    int[] rows = new int[count];
+    int buildRows = marks[0].length;
+    int[] rows = new int[buildRows];
     int n = 0;
-    for (int r = 0; r < marks.length; r++) {
-      if (marks[r] == matched) {
+    if (marks.length == 1) {  // one join's marks (the RIGHT and FULL probes' too): a tight loop
+      boolean[] mark = marks[0];
+      boolean matched = wanted[0];
+      for (int r = 0; r < buildRows; r++) {
+        rows[n] = r;
+        n += mark[r] == matched ? 1 : 0;
+      }
+      return Arrays.copyOf(rows, n);
+    }
+    for (int r = 0; r < buildRows; r++) {
+      boolean kept = true;
+      for (int m = 0; m < marks.length && kept; m++) {
+        kept = marks[m][r] == wanted[m];
+      }
+      if (kept) {
         rows[n++] = r;
       }
     }
-    return rows;
+    return Arrays.copyOf(rows, n);
   }
 
   /** The joined row's types (what the residual reads). */
@@ -257,6 +323,15 @@ public final class JoinProbe {
      * its NULL flags into {@code nulls}, without the morsel keeping a copy; returns whether any row is NULL.
      */
     boolean readLongs(int c, long[] values, boolean[] nulls);
+
+    /**
+     * Column {@code c} at the morsel's rows {@code rows[0 .. n-1]} (ascending): what a condition reads of the
+     * candidate pairs, which a selective probe finds for few of the morsel's rows, so a column still in its source
+     * is read at those rows only.
+     */
+    default ColumnVector gather(int c, int[] rows, int n) {
+      return column(c).gather(rows, n);
+    }
   }
 
   /**
@@ -284,7 +359,7 @@ public final class JoinProbe {
         }
         keys = encoder.encodeProbe(keyColumns);
       }
-      return new Cursor(keys, input::column, rows, probeColumns, buffers);
+      return new Cursor(keys, input, rows, probeColumns, buffers);
     } catch (RuntimeException | Error e) {
       buffers.release();
       throw e;
@@ -297,7 +372,7 @@ public final class JoinProbe {
    */
   public final class Cursor implements AutoCloseable {
     private final JoinKeys keys;
-    private final IntFunction<ColumnVector> probeColumn;
+    private final ProbeInput probeColumn;
     private final int rows;
     private final int probeColumns;
     private int row;
@@ -308,7 +383,7 @@ public final class JoinProbe {
     private int firstsFrom = -PROBE_GROUP;
     private PairBuffers buffers;
 
-    private Cursor(JoinKeys keys, IntFunction<ColumnVector> probeColumn, int rows, int probeColumns,
+    private Cursor(JoinKeys keys, ProbeInput probeColumn, int rows, int probeColumns,
         PairBuffers buffers) {
       this.buffers = buffers;
       this.keys = keys;
@@ -325,7 +400,7 @@ public final class JoinProbe {
       if (row >= rows) {
         return null;
       }
-      if (kind == Kind.MARK_BUILD && residual == null) {
+      if (kind == Kind.MARK_BUILD && !markConditions.stream().anyMatch(java.util.Objects::nonNull)) {
         markMatches();
         return Matches.NONE;
       }
@@ -334,14 +409,14 @@ public final class JoinProbe {
       }
       int from = row;
       Pairs pairs = buffers.candidates.cleared(Math.min(rows - from, maxPairs));
-      boolean candidatesOnly = residual != null;
       Kind kind = JoinProbe.this.kind.perProbeRow();
+      boolean candidatesOnly = residual != null || kind == Kind.MARK_BUILD;
       for (; row < rows && pairs.count < maxPairs; row++) {
         int p = first(row);
         if (kind == Kind.MARK_BUILD) {
           for (; p >= 0; p = table.next(p)) {
             int b = table.row(p);
-            if (!marks[b]) {  // a build row marked already needs no further residual test
+            if (!allMarked(b)) {  // a build row marked already needs no further test
               pairs.add(row, b);
             }
           }
@@ -381,14 +456,26 @@ public final class JoinProbe {
       }
     }
 
-    /** Marks the build rows that the remaining probe rows match (no residual: every key match counts). */
+    /** Marks the build rows that the remaining probe rows match (no condition: every key match counts). */
     private void markMatches() {
       for (; row < rows; row++) {
         for (int p = first(row); p >= 0; p = table.next(p)) {
-          marks[table.row(p)] = true;
+          int b = table.row(p);
+          for (boolean[] mark : marks) {
+            mark[b] = true;
+          }
         }
       }
     }
+  }
+
+  private boolean allMarked(int buildRow) {
+    for (boolean[] mark : marks) {
+      if (!mark[buildRow]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Marks the build rows of the pairs (a RIGHT or FULL probe: they are output already, joined). */
@@ -396,7 +483,44 @@ public final class JoinProbe {
     int[] buildRows = m.buildRows();
     for (int i = 0; i < m.count(); i++) {
       if (buildRows[i] >= 0) {
-        marks[buildRows[i]] = true;
+        marks[0][buildRows[i]] = true;
+      }
+    }
+  }
+
+  /**
+   * Sets each mark of a MARK_BUILD probe on the build rows of the candidate pairs that meet its condition; a pair
+   * whose build row has the mark already is not tested again.
+   */
+  private void markPassing(Pairs candidates, PairBuffers buffers, ProbeInput probeColumn,
+      int probeColumns) {
+    for (int m = 0; m < marks.length; m++) {
+      boolean[] mark = marks[m];
+      Pairs open = buffers.output.cleared(candidates.count);
+      for (int i = 0; i < candidates.count; i++) {
+        if (!mark[candidates.build[i]]) {
+          open.add(candidates.probe[i], candidates.build[i]);
+        }
+      }
+      Expr condition = markConditions.get(m);
+      if (condition == null) {
+        for (int i = 0; i < open.count; i++) {
+          mark[open.build[i]] = true;
+        }
+        continue;
+      }
+      int n = open.count;
+      if (n == 0) {
+        continue;
+      }
+      int[] probeRows = open.probe;
+      int[] buildRows = open.build;
+      int[] passing = buffers.passing(n + 1);
+      ColumnVector result = VectorEvaluator.evaluate(condition, c -> joinedColumn(c, probeColumn, probeColumns,
+          probeRows, buildRows, n), n);
+      int passed = VectorEvaluator.selectTrue(result, passing);
+      for (int i = 0; i < passed; i++) {
+        mark[buildRows[passing[i]]] = true;
       }
     }
   }
@@ -424,9 +548,13 @@ public final class JoinProbe {
   }
 
   /** The candidates that pass the residual, turned into the kind's output pairs. */
-  private Matches applyResidual(Pairs candidates, PairBuffers buffers, IntFunction<ColumnVector> probeColumn,
+  private Matches applyResidual(Pairs candidates, PairBuffers buffers, ProbeInput probeColumn,
       int from, int to, int probeColumns) {
     Kind kind = this.kind.perProbeRow();
+    if (kind == Kind.MARK_BUILD) {
+      markPassing(candidates, buffers, probeColumn, probeColumns);
+      return Matches.NONE;
+    }
     int n = candidates.count;
     int[] probeRows = candidates.probe;
     int[] buildRows = candidates.build;
@@ -436,12 +564,6 @@ public final class JoinProbe {
       ColumnVector result = VectorEvaluator.evaluate(residual, c -> joinedColumn(c, probeColumn, probeColumns,
           probeRows, buildRows, n), n);
       passed = VectorEvaluator.selectTrue(result, passing);
-    }
-    if (kind == Kind.MARK_BUILD) {
-      for (int i = 0; i < passed; i++) {
-        marks[buildRows[passing[i]]] = true;
-      }
-      return Matches.NONE;
     }
     Pairs out = buffers.output.cleared(kind == Kind.INNER ? passed : to - from);
     if (kind == Kind.INNER) {
@@ -468,18 +590,19 @@ public final class JoinProbe {
     return out.matches();
   }
 
-  private ColumnVector joinedColumn(int c, IntFunction<ColumnVector> probeColumn, int probeColumns, int[] probeRows,
+  private ColumnVector joinedColumn(int c, ProbeInput probeColumn, int probeColumns, int[] probeRows,
       int[] buildRows, int n) {
     int b = buildFirst ? c : c - probeColumns;
     if (b >= 0 && b < buildTypes.size()) {
       return build().gather(b, buildRows, n);
     }
-    return probeColumn.apply(buildFirst ? c - buildTypes.size() : c).gather(probeRows, n);
+    return probeColumn.gather(buildFirst ? c - buildTypes.size() : c, probeRows, n);
   }
 
   @Override public String toString() {
     return "JoinProbe(" + kind + ", keys " + Arrays.toString(probeKeys) + " = " + Arrays.toString(buildKeys) + ", build " + buildTypes
-        + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual) + ")";
+        + (buildFirst ? ", build first" : "") + (residual == null ? "" : ", residual " + residual)
+        + (markCount() > 1 ? ", marks " + markConditions : "") + ")";
   }
 
   /** Pairs appended row by row, growing as needed; a cursor reuses them from one run of probe rows to the next. */

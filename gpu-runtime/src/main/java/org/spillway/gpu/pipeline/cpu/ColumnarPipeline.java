@@ -178,8 +178,8 @@ public final class ColumnarPipeline {
         joinedRead.set(probe.joinedProbe(c));
       }
     }
-    if (probe.residual() != null) {
-      ExprColumns.collect(probe.residual(), joinedRead);
+    for (Expr condition : probe.conditions()) {
+      ExprColumns.collect(condition, joinedRead);
     }
     BitSet in = new BitSet();
     for (int c = 0; c < probeColumns; c++) {
@@ -195,7 +195,7 @@ public final class ColumnarPipeline {
 
   /**
    * The build side's columns that the join probe of stage {@code stage} gathers: those read after it and those
-   * its residual reads (its keys are read by the table's build, not here).
+   * its conditions read (its keys are read by the table's build, not here).
    */
   public BitSet buildColumnsRead(int stage) {
     JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(stage)).probe();
@@ -204,8 +204,8 @@ public final class ColumnarPipeline {
     if (probe.kind().projectsBuild()) {
       joinedRead.or(liveAfter[stage]);
     }
-    if (probe.residual() != null) {
-      ExprColumns.collect(probe.residual(), joinedRead);
+    for (Expr condition : probe.conditions()) {
+      ExprColumns.collect(condition, joinedRead);
     }
     BitSet out = new BitSet();
     for (int b = 0; b < probe.buildTypes().size(); b++) {

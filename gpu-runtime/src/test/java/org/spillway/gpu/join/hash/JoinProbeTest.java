@@ -275,6 +275,61 @@ class JoinProbeTest {
     }
   }
 
+  /**
+   * A marking probe with several marks (semi- and anti-joins of one build side streamed as one): each mark must be
+   * what a nested loop finds under its own condition (none; the residual; a probe-side filter and the residual, as a
+   * filtered probe side folds in), and every combination of wanted marks the build rows that all of them keep. Some
+   * rounds stream several morsels on several workers; keys and payloads have NULLs.
+   */
+  @Test void severalMarksKeepTheRowsThatEveryStackedJoinKeeps() {
+    Random random = new Random(20261128);
+    Expr probePayload = new Expr.Column(5, BIG);
+    Expr third = new Expr.Arith(Expr.ArithOp.TIMES, new Expr.Arith(Expr.ArithOp.DIVIDE, probePayload,
+        new Expr.Literal(3L, BIG), BIG), new Expr.Literal(3L, BIG), BIG);
+    Expr probeFilter = new Expr.Compare(Expr.CompareOp.NE, probePayload, third);
+    List<Expr> conditions = java.util.Arrays.asList(null, oddSum(true),
+        new Expr.Logical(true, List.of(probeFilter, oddSum(true))));
+    for (int round = 0; round < 12; round++) {
+      boolean manyMorsels = round % 4 == 3;
+      Side probe = side(random, manyMorsels ? 2 * MorselScheduler.MORSEL_ROWS + 17 : random.nextInt(900),
+          round % 3 == 0 ? 50 : 400, 0.05, 1);
+      Side build = side(random, random.nextInt(manyMorsels ? 40 : 700), 400, 0.05, 10_000);
+      int[] keys = round % 2 == 0 ? new int[] {0} : new int[] {0, 1};
+      int threads = 1 + round % 3;
+      JoinProbe bound = bind(JoinProbe.marking(keys, keyTypes(keys), keys, List.of(INT, INT, BIG), conditions),
+          build, keys.length, threads);
+      List<ColumnBatch> out = new ColumnarPipeline(List.of(INT, INT, BIG),
+          List.of(new PipelineStage.HashJoinProbe(bound))).runColumns(List.of(probe.batch()), threads, () -> false);
+      assertTrue(out.isEmpty(), "a marking probe passed rows on");
+      boolean[][] expected = new boolean[3][build.rows()];
+      for (int b = 0; b < build.rows(); b++) {
+        for (int p = 0; p < probe.rows(); p++) {
+          boolean equal = true;
+          for (int key : keys) {
+            Long x = probe.value(key, p);
+            equal &= x != null && x.equals(build.value(key, b));
+          }
+          long payload = probe.values()[2][p];
+          boolean odd = (payload + build.values()[2][b]) % 2 != 0;
+          expected[0][b] |= equal;
+          expected[1][b] |= equal && odd;
+          expected[2][b] |= equal && odd && payload % 3 != 0;
+        }
+      }
+      for (int wanted = 0; wanted < 8; wanted++) {
+        boolean[] marks = {(wanted & 1) != 0, (wanted & 2) != 0, (wanted & 4) != 0};
+        List<Integer> kept = new ArrayList<>();
+        for (int b = 0; b < build.rows(); b++) {
+          if (expected[0][b] == marks[0] && expected[1][b] == marks[1] && expected[2][b] == marks[2]) {
+            kept.add(b);
+          }
+        }
+        assertEquals(kept, Arrays.stream(bound.markedBuildRows(marks)).boxed().toList(),
+            "round " + round + " keys " + Arrays.toString(keys) + " marks " + Arrays.toString(marks));
+      }
+    }
+  }
+
   @Test void aMarkingProbeMustEndItsPipeline() {
     int[] key = {0};
     JoinProbe mark = new JoinProbe(JoinProbe.Kind.MARK_BUILD, key, keyTypes(key), key, List.of(INT, INT, BIG), true,
