@@ -21,6 +21,12 @@ import java.util.Map;
  */
 final class SpillwayJoinCost {
   /**
+   * ASSUMPTION (docs/bench/tpch/session10/README.md, traces of TPC-H Q9 on the H100 host): a build side's upload
+   * through pinned staging runs at this share of a pinned copy's rate, bounded by the threads filling the staging
+   * buffers from Arrow columns or Java arrays.
+   */
+  static final double STAGED_UPLOAD_SHARE = 0.35;
+  /**
    * ASSUMPTION (docs/bench/cpu-join/README.md, CpuJoinBenchmark on the 16-core H100 host, medians): tuples
    * (|R| + |S|) per second per thread. NOPA perfect hash, workload A dense: 0.631 G/s on 16 threads.
    */
@@ -223,13 +229,15 @@ final class SpillwayJoinCost {
 
   /**
    * The same join probed inside a GPU pipeline (NOPA with its table in GPU memory): the build side's key and the
-   * {@code buildColumns} columns the pipeline reads go to the GPU from Java arrays (a pageable copy), the table is
-   * built there, and each probe row is one lookup in GPU memory. The probe side streams with the pipeline, whose
-   * transfer the pipeline's own cost counts; nothing comes back but the pipeline's result.
+   * {@code buildColumns} columns the pipeline reads go to the GPU as 64-bit values through pinned staging buffers
+   * that several threads fill ({@link #STAGED_UPLOAD_SHARE} of a pinned copy's rate), the table is built there, and
+   * each probe row is one lookup in GPU memory. The probe side streams with the pipeline, whose transfer the
+   * pipeline's own cost counts; nothing comes back but the pipeline's result.
    */
   double gpuPipelinedProbeSeconds(Estimate e, int buildColumns) {
     double memoryScale = gpuMemoryGbPerSecond() / V100_MEMORY_GB_PER_SECOND;
-    double upload = e.buildRows() * KEY_BYTES * (1 + buildColumns) / (transfer("pageable copy", 7) * 1e9);
+    double staged = transfer("pinned copy", 50) * STAGED_UPLOAD_SHARE;
+    double upload = e.buildRows() * KEY_BYTES * (1 + buildColumns) / (staged * 1e9);
     return GPU_PIPELINED_JOIN_SECONDS + upload + e.buildRows() / (GPU_BUILD_PER_SECOND_V100 * memoryScale)
         + e.probeRows() / (GPU_PROBE_PER_SECOND_V100 * memoryScale);
   }
