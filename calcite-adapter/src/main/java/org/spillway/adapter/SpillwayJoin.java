@@ -495,12 +495,20 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   private double probedOnGpuSeconds(SpillwayJoinCost cost, Estimate e) {
     Candidate probe = new Candidate(SpillwayJoinAlgorithm.CPU_NOPA, null, null, null, null, "none", 0, e.buildLeft());
     boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
-    int buildColumns = (e.buildLeft() ? getLeft() : getRight()).getRowType().getFieldCount();
+    RelNode build = e.buildLeft() ? getLeft() : getRight();
+    int buildColumns = build.getRowType().getFieldCount();
     if (marksBuild(probe) || preservesBuild(probe) || pairs && (e.buildKey() == null || !e.buildKey().unique())
         || !cost.fitsGpuMemory(e, buildColumns) || !streamsFromScan(e.buildLeft() ? getRight() : getLeft())) {
       return Double.NaN;
     }
-    return cost.gpuPipelinedProbeSeconds(e, buildColumns);
+    // A table's own columns go to the GPU from its Arrow batches; any other build side's rows are first made in
+    // host memory by a pipeline of their own, which the other orientation streams instead (Q4's filtered lineitem).
+    double made = isScan(build) ? 0 : cost.hostBuildRowsSeconds(e.buildRows(), buildColumns);
+    return made + cost.gpuPipelinedProbeSeconds(e, buildColumns);
+  }
+
+  private static boolean isScan(RelNode rel) {
+    return (rel instanceof RelSubset subset ? subset.getBestOrOriginal() : rel) instanceof SpillwayTableScan;
   }
 
   /**

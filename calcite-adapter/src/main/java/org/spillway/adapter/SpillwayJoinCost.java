@@ -27,6 +27,12 @@ final class SpillwayJoinCost {
    */
   static final double STAGED_UPLOAD_SHARE = 0.35;
   /**
+   * ASSUMPTION (docs/bench/tpch/session10/README.md, TPC-H Q4 on the H100 host): a pipeline that makes a build side's
+   * rows in host memory (rows returned from the GPU or made by the CPU into Java arrays) writes them at about this
+   * many bytes per second.
+   */
+  static final double HOST_BUILD_ROWS_BYTES_PER_SECOND = 5e9;
+  /**
    * ASSUMPTION (docs/bench/cpu-join/README.md, CpuJoinBenchmark on the 16-core H100 host, medians): tuples
    * (|R| + |S|) per second per thread. NOPA perfect hash, workload A dense: 0.631 G/s on 16 threads.
    */
@@ -225,6 +231,11 @@ final class SpillwayJoinCost {
    */
   double cpuPipelinedProbeSeconds(Estimate e) {
     return cpu(e).get(0).seconds();
+  }
+
+  /** Time a pipeline takes to make {@code rows} build rows of {@code columns} columns in host memory. */
+  double hostBuildRowsSeconds(double rows, int columns) {
+    return rows * KEY_BYTES * Math.max(1, columns) / HOST_BUILD_ROWS_BYTES_PER_SECOND;
   }
 
   /**

@@ -45,5 +45,4 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("probe=[in a gpu pipeline]", 5);  // lineitem's four, and supplier's probe of nation
     }
   }
-
 }
