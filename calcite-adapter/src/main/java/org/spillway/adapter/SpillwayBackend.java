@@ -70,7 +70,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    */
   static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, List<ExprType> types,
       List<PipelineStage> stages) {
-    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), 0, 0);
+    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), 0, 0,
+        0);
     scan.backend(backend);
     return backend;
   }
@@ -79,15 +80,17 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * Decides for a pipeline that probes joins ({@code stages} include their probes) over the columns {@code scan}
    * reads: as {@link #choose}, with the joins' probes added to each side's prediction ({@code probeCpuMillis} on
    * the CPU, {@code probeGpuMillis} with their tables in GPU memory); {@code refusal} (null: none) is why a GPU
-   * pipeline cannot probe one of the joins.
+   * pipeline cannot probe one of the joins. {@code buildCpuMillis}, the part of the CPU's probes that builds their
+   * tables, is not shared: where the CPU shares the scan, it builds every table of its own before its first batch.
    */
   static SpillwayBackend chooseProbing(RelNode top, SpillwayTableScan scan, List<ExprType> types,
-      List<PipelineStage> stages, double probeCpuMillis, double probeGpuMillis, String refusal) {
+      List<PipelineStage> stages, double probeCpuMillis, double probeGpuMillis, double buildCpuMillis,
+      String refusal) {
     boolean aggregates = stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate);
     SpillwayBackend backend = refusal != null && scan.spillwayTable().options().device() != SpillwayDevice.CPU
         && SpillwayGpuSite.current().isPresent() ? cpu(refusal)
         : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates), groups(top),
-            probeCpuMillis, probeGpuMillis);
+            probeCpuMillis, probeGpuMillis, buildCpuMillis);
     scan.backend(backend);
     return backend;
   }
@@ -131,7 +134,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
   }
 
   private static SpillwayBackend decide(SpillwayTableScan scan, List<ExprType> types, List<PipelineStage> stages,
-      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, double extraCpuMillis, double extraGpuMillis) {
+      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, double extraCpuMillis, double extraGpuMillis,
+      double buildCpuMillis) {
     SpillwayOptions options = scan.spillwayTable().options();
     if (options.device() == SpillwayDevice.CPU) {
       return CPU;
@@ -169,7 +173,8 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
         .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages),
             extraGpuMillis + model.aggregateStateMillis(groups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
-    boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident && estimate.sharingPays(shape, groups)
+    boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident
+        && estimate.sharingPays(shape, groups, buildCpuMillis)
         && !"false".equalsIgnoreCase(System.getProperty(COPROCESS_PROPERTY))
         && ScanPipelineNode.coprocessingUnsupportedReason(types, stages).isEmpty();
     estimate = estimate.shared(coprocess);

@@ -169,8 +169,18 @@ final class SpillwayCostModel {
      * to merge and few rows for the GPU's side to assemble on the host.
      */
     boolean sharingPays(Shape shape, long groups) {
+      return sharingPays(shape, groups, 0);
+    }
+
+    /**
+     * As above, where the CPU's side first builds join tables of its own for {@code cpuBuildMillis} (the GPU builds
+     * its own meanwhile): that time is not shared but added to the shared prediction (Q12's 15 M orders would be
+     * built twice).
+     */
+    boolean sharingPays(Shape shape, long groups, double cpuBuildMillis) {
+      double faster = Math.min(gpu == null ? Double.POSITIVE_INFINITY : gpu.millis(), cpuMillis);
       return groups <= SHARED_MAX_GROUPS && shape.returnedRows() <= SHARED_MAX_RETURNED_SHARE * shape.rows()
-          && sharingPays();
+          && sharingPays() && sharedPrediction() + cpuBuildMillis <= SHARED_GAIN * faster;
     }
 
     /** Whether sharing the scan is predicted to pay: at most {@link #SHARED_GAIN} of the faster alone. */

@@ -268,6 +268,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return gpu ? cost.gpuPipelinedProbeSeconds(e, buildColumns) : cost.cpuPipelinedProbeSeconds(e);
   }
 
+  /** The part of {@link #pipelinedSeconds}(false) that builds the join's table on the CPU. */
+  double cpuBuildSeconds() {
+    return new SpillwayJoinCost(gpuProfile()).cpuBuildSeconds(pipelinedEstimate());
+  }
+
   /**
    * Why a GPU pipeline cannot probe this join, or empty: an inner or outer join whose build keys the statistics do not
    * show unique (the GPU probe pairs a probe row with one build row; duplicates would send the whole pipeline back

@@ -233,6 +233,12 @@ final class SpillwayJoinCost {
     return cpu(e).get(0).seconds();
   }
 
+  /** The share of {@link #cpuPipelinedProbeSeconds} that builds the table: its build rows' share of the tuples. */
+  double cpuBuildSeconds(Estimate e) {
+    double tuples = e.buildRows() + e.probeRows();
+    return tuples <= 0 ? 0 : cpuPipelinedProbeSeconds(e) * e.buildRows() / tuples;
+  }
+
   /** Time a pipeline takes to make {@code rows} build rows of {@code columns} columns in host memory. */
   double hostBuildRowsSeconds(double rows, int columns) {
     return rows * KEY_BYTES * Math.max(1, columns) / HOST_BUILD_ROWS_BYTES_PER_SECOND;

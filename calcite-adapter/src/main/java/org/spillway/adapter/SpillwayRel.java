@@ -311,13 +311,16 @@ public interface SpillwayRel extends RelNode {
       if (source == null && builds.stream().filter(java.util.Objects::nonNull).count() == probedJoins.size()) {
         double cpuProbes = 0;
         double gpuProbes = 0;
+        double cpuBuilds = 0;
         String refusal = null;
         for (SpillwayJoin join : probedJoins) {
           cpuProbes += join.pipelinedSeconds(false);
           gpuProbes += join.pipelinedSeconds(true);
+          cpuBuilds += join.cpuBuildSeconds();
           refusal = refusal != null ? refusal : join.gpuProbeRefusal().orElse(null);
         }
-        backend = SpillwayBackend.chooseProbing(top, scan, types, stages, cpuProbes * 1e3, gpuProbes * 1e3, refusal);
+        backend = SpillwayBackend.chooseProbing(top, scan, types, stages, cpuProbes * 1e3, gpuProbes * 1e3,
+            cpuBuilds * 1e3, refusal);
         if (backend.reason() != null) {
           cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
         }

@@ -67,6 +67,8 @@ class SpillwayCostModelTest {
     assertFalse(comparable.sharingPays(rows, SpillwayCostModel.SHARED_MAX_GROUPS + 1), "too many groups to merge");
     assertFalse(comparable.sharingPays(new SpillwayCostModel.Shape(1_000_000,
         List.of(new SpillwayCostModel.Column(8, 1)), 0.5, 16), 0), "half the rows come back to the GPU's host side");
+    assertTrue(comparable.sharingPays(rows, 0, 5), "24 + 5 ms shared against 40 alone");
+    assertFalse(comparable.sharingPays(rows, 0, 15), "the CPU's own tables (15 ms) are built before it shares");
   }
 
   @Test void aggregationWorkWeighsOnTheCpuBackend() {
