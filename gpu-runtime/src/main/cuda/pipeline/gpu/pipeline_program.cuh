@@ -7,7 +7,9 @@
 // every column and runs the whole program (errors count only for rows still selected). A pipeline that
 // probes hash joins (GpuJoinTables.java) looks each probe key up in a table resident in GPU memory (PROBE:
 // the build row, or the row rejected as the join kind says) and reads the build side's columns at that row
-// (LOAD_BUILD), so nothing of the join crosses the link while the probe side streams.
+// (LOAD_BUILD), so nothing of the join crosses the link while the probe side streams. FLOAT64 values sit
+// in the registers as their bits; their arithmetic uses the _rn intrinsics, which round as Java does and are
+// never contracted into a fused multiply-add.
 #pragma once
 #include "pipeline_chunks.cuh"
 
@@ -23,7 +25,8 @@ enum Op : int {
   LOAD = 0, CONST = 1, CONST_NULL = 2, MOV = 3, CMP_EQ = 4, CMP_NE = 5, CMP_LT = 6, CMP_LE = 7, CMP_GT = 8,
   CMP_GE = 9, IN_RANGES = 10, NOT = 11, IS_NULL = 12, JUMP_IF_FALSE = 13, JUMP_IF_TRUE = 14,
   JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
-  SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27, PACK = 28
+  SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27, PACK = 28, FCMP_EQ = 29, FCMP_NE = 30,
+  FCMP_LT = 31, FCMP_LE = 32, FCMP_GT = 33, FCMP_GE = 34, FADD = 35, FSUB = 36, FMUL = 37, FDIV = 38, TO_DOUBLE = 39
 };
 
 // Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
@@ -148,6 +151,26 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
         const bool t = in.x == CMP_EQ ? a == b : in.x == CMP_NE ? a != b : in.x == CMP_LT ? a < b
             : in.x == CMP_LE ? a <= b : in.x == CMP_GT ? a > b : a >= b;
         w.set(in.y, t, an || w.is_null(in.w));
+        break;
+      }
+      case FCMP_EQ: case FCMP_NE: case FCMP_LT: case FCMP_LE: case FCMP_GT: case FCMP_GE: {
+        const double x = __longlong_as_double(a), y = __longlong_as_double(w.r[in.w]);
+        const bool t = in.x == FCMP_EQ ? x == y : in.x == FCMP_NE ? x != y : in.x == FCMP_LT ? x < y
+            : in.x == FCMP_LE ? x <= y : in.x == FCMP_GT ? x > y : x >= y;
+        w.set(in.y, t, an || w.is_null(in.w));
+        break;
+      }
+      case FADD: case FSUB: case FMUL: case FDIV: {
+        const double x = __longlong_as_double(a), y = __longlong_as_double(w.r[in.w]);
+        const double v = in.x == FADD ? __dadd_rn(x, y) : in.x == FSUB ? __dsub_rn(x, y)
+            : in.x == FMUL ? __dmul_rn(x, y) : __ddiv_rn(x, y);
+        w.set(in.y, __double_as_longlong(v), an || w.is_null(in.w));
+        break;
+      }
+      case TO_DOUBLE: {  // w: constant 10^scale; dividing by it rounds once, as the CPU backend's cast does
+        const long long divisor = constants[in.w];
+        const double v = divisor == 1 ? static_cast<double>(a) : __ddiv_rn(static_cast<double>(a), static_cast<double>(divisor));
+        w.set(in.y, __double_as_longlong(v), an);
         break;
       }
       case IN_RANGES: {  // constants: range count, NULL result (-1 NULL, 0 FALSE, 1 TRUE), then low/high pairs

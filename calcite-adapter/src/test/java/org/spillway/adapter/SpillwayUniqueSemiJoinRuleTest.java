@@ -118,8 +118,7 @@ class SpillwayUniqueSemiJoinRuleTest {
 
   /**
    * On a GPU, the lineitem pipeline of Q17's shape probes the parts and their maxima in GPU memory and filters there;
-   * Q17 itself no longer falls back for a SEMI join's residual (its residual compares DOUBLEs, which GPU pipelines do
-   * not compute).
+   * so does Q17 itself, whose residual compares DOUBLEs (a decimal cast to DOUBLE against a fifth of the average).
    */
   @Test void onAGpuTheLineitemPipelineProbesTheUniquePartsAndFilters() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
@@ -128,7 +127,11 @@ class SpillwayUniqueSemiJoinRuleTest {
               + "*(0.2:DECIMAL(2, 1), $7)))], joinType=[inner], device=[gpu], algorithm=[nopa], placement=[gpu], "
               + "probe=[in a gpu pipeline]")
           .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 4, 5]], device=[gpu]");
-      SpillwayAssert.that(tpch(), "device=gpu").query(TpchQueries.sql(17)).explainLacks("beyond key equality");
+      SpillwayAssert.that(tpch(), "device=gpu").query(TpchQueries.sql(17)).explainLacks("beyond key equality")
+          .explainLacks("FLOAT64")
+          .explainContains("SpillwayJoin(condition=[AND(=($0, $3), <(CAST($1):DOUBLE NOT NULL, "
+              + "*(0.2:DECIMAL(2, 1), $7)))], joinType=[inner], device=[gpu], algorithm=[nopa], placement=[gpu], "
+              + "probe=[in a gpu pipeline]");
     }
   }
 

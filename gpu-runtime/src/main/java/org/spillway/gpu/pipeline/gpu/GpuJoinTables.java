@@ -72,7 +72,7 @@ final class GpuJoinTables implements AutoCloseable {
         IndexedColumns.LongWriter writer = build.longWriter(program.slotColumns[s]);
         ColumnVector column = writer == null ? build.column(program.slotColumns[s]) : null;
         words[base + COLUMN_WORDS * s] = writer != null ? upload(writer, build.rows(), "build column")
-            : upload(column.longs, column.size, "build column");
+            : upload(laneBits(column), column.size, "build column");
         words[base + COLUMN_WORDS * s + 1] = column == null ? 0 : validity(column);
         boolean nulls = column != null && column.nulls != null || program.joinKinds[join] == GpuProgram.JOIN_LEFT;
         nullable |= nulls ? 1L << (GpuProgram.MAX_COLUMNS + s) : 0;
@@ -169,6 +169,18 @@ final class GpuJoinTables implements AutoCloseable {
         MemoryUtil.freeMemory(scratch);
       }
     };
+  }
+
+  /** A column's 64-bit values: its longs, or its doubles' IEEE-754 bits (the registers of FLOAT64 values). */
+  static long[] laneBits(ColumnVector column) {
+    if (column.longs != null) {
+      return column.longs;
+    }
+    long[] bits = new long[column.size];
+    for (int r = 0; r < column.size; r++) {
+      bits[r] = Double.doubleToRawLongBits(column.doubles[r]);
+    }
+    return bits;
   }
 
   /** Device address of a copy of the first {@code rows} values. */

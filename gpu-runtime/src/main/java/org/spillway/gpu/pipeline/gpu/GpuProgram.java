@@ -21,6 +21,10 @@ import java.util.List;
  * columnar_pipeline_rows kernel writes back for the selected rows. A hash-join probe stage becomes a PROBE of a
  * join table resident in GPU memory ({@link GpuJoinTables}); the build side's columns that later stages read are
  * LOAD_BUILDs at the probe's build row, column slots of their own whose NULL bits follow the input columns'.
+ * FLOAT64 values (a residual such as TPC-H Q17's {@code CAST(l_quantity AS DOUBLE) < 0.2 * avg}) live in the
+ * same registers as their IEEE-754 bits and are computed with Java's rounding (round to nearest, no fused
+ * multiply-add); they may feed comparisons and CASEs but never an aggregate, a group key or an output column,
+ * whose GPU paths hold exact values only.
  */
 final class GpuProgram {
   /** Registers per thread in the kernel (kMaxRegisters in columnar_pipeline.cu): one bit each in a NULL mask. */
@@ -62,6 +66,11 @@ final class GpuProgram {
   static final int PROBE = 26;
   static final int LOAD_BUILD = 27;
   static final int PACK = 28;
+  /** FLOAT64 comparisons (EQ..GE in CompareOp order) and arithmetic (PLUS..DIVIDE), on the registers' bits. */
+  static final int FCMP_EQ = 29;
+  static final int FADD = 35;
+  /** An exact value of a given scale as a FLOAT64: the long converted, then divided by 10^scale (a constant). */
+  static final int TO_DOUBLE = 39;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {

@@ -10,6 +10,8 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.CHECK_INT32;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.CMP_EQ;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.CONST;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.CONST_NULL;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.FADD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.FCMP_EQ;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.FILTER;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.IN_RANGES;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.IS_NULL;
@@ -28,6 +30,7 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.MERGE_NULL;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MOV;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.NOT;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.SCALE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.TO_DOUBLE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.YEAR;
 
 import java.util.ArrayList;
@@ -179,8 +182,9 @@ final class GpuProgramBuilder {
     int join = ref / BUILD_STRIDE;
     int column = ref % BUILD_STRIDE;
     ExprType type = buildTypes.get(join).get(column);
-    if (!type.isLong() || type.kind() == ExprType.Kind.BOOLEAN) {
-      throw new GpuProgram.Unsupported("build column of type " + type + " (the GPU probe reads integer columns)");
+    if (!(type.isLong() || isDouble(type)) || type.kind() == ExprType.Kind.BOOLEAN) {
+      throw new GpuProgram.Unsupported("build column of type " + type + " (the GPU probe reads integer and FLOAT64"
+          + " columns)");
     }
     int slot = -1;
     for (int s = 0; s < slots.size(); s++) {
@@ -289,7 +293,7 @@ final class GpuProgramBuilder {
     if (e instanceof Expr.Like) {
       throw new GpuProgram.Unsupported(e + " over plain text (the GPU reads no strings)");
     }
-    if (!e.type().isLong()) {
+    if (!e.type().isLong() && !isDouble(e.type())) {
       throw new GpuProgram.Unsupported(e.type() + " values (" + e + ")");
     }
     if (e instanceof Expr.Column c) {
@@ -300,7 +304,8 @@ final class GpuProgramBuilder {
         emit(CONST_NULL, dst, 0, 0, e);
         return dst;
       }
-      long value = ((Number) l.value()).longValue();
+      long value = isDouble(l.type()) ? Double.doubleToRawLongBits(((Number) l.value()).doubleValue())
+          : ((Number) l.value()).longValue();
       if (narrowLiterals && !fitsItsWidth(l.type(), value)) {
         throw new GpuProgram.Unsupported("literal " + value + " of type " + l.type()
             + " (outside what its output column holds)");
@@ -312,7 +317,7 @@ final class GpuProgramBuilder {
       int a = compile(c.left(), current);
       int b = compile(c.right(), current);
       int dst = fresh(deps(a) | deps(b));
-      emit(CMP_EQ + c.op().ordinal(), dst, a, b, e);
+      emit((isDouble(c.left().type()) ? FCMP_EQ : CMP_EQ) + c.op().ordinal(), dst, a, b, e);
       return dst;
     } else if (e instanceof Expr.InRanges r) {
       int a = compile(r.operand(), current);
@@ -341,7 +346,7 @@ final class GpuProgramBuilder {
       int x = compile(a.left(), current);
       int y = compile(a.right(), current);
       int dst = fresh(deps(x) | deps(y));
-      emit(ADD + a.op().ordinal(), dst, x, y, e);
+      emit((isDouble(a.type()) ? FADD : ADD) + a.op().ordinal(), dst, x, y, e);
       if (a.type().kind() == ExprType.Kind.INT32) {
         emit(CHECK_INT32, 0, dst, 0, e);
       }
@@ -362,6 +367,11 @@ final class GpuProgramBuilder {
   private int cast(Expr.Cast c, int operand) {
     ExprType from = c.operand().type();
     ExprType to = c.type();
+    if (isDouble(to) && !from.equals(to)) {  // from an exact kind (BIG_DECIMAL operands are refused before)
+      int dst = fresh(deps(operand));
+      emit(TO_DOUBLE, dst, operand, constant(VectorArithmetic.powerOfTen(from.scale())), c);
+      return dst;
+    }
     if (c.precision() > 0 || to.scale() < from.scale()) {
       throw new GpuProgram.Unsupported(c + " (the kernel neither rounds decimals nor checks their precision)");
     }
@@ -428,6 +438,10 @@ final class GpuProgramBuilder {
     }
     nullDeps[dst] = deps;
     return dst;
+  }
+
+  private static boolean isDouble(ExprType type) {
+    return type.kind() == ExprType.Kind.FLOAT64;
   }
 
   /** Whether a literal of {@code type} fits the 1- or 4-byte output column of its type (BOOLEAN: 0 or 1). */

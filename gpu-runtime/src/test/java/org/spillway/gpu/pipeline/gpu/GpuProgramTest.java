@@ -91,8 +91,9 @@ class GpuProgramTest {
   }
 
   @Test void refusesWhatTheKernelCannotDoExactly() {
-    assertReason("FLOAT64 values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
-        new Expr.Column(2, ExprType.FLOAT64), new Expr.Literal(1.0, ExprType.FLOAT64))), aggregate(new int[0])));
+    assertReason("input column $2 of type FLOAT64", List.of(new PipelineStage.Filter(new Expr.Compare(
+        Expr.CompareOp.LT, new Expr.Column(2, ExprType.FLOAT64), new Expr.Literal(1.0, ExprType.FLOAT64))),
+        aggregate(new int[0])));
     assertReason("input column $4 of type BOOLEAN", List.of(new PipelineStage.Filter(
         new Expr.Column(4, ExprType.BOOLEAN)), aggregate(new int[0])));
     assertReason("need 128 bits", List.of(aggregate(new int[] {0, 1})));
@@ -100,6 +101,34 @@ class GpuProgramTest {
         List.of(new AggCall(AggCall.Kind.MIN, 2, ExprType.FLOAT64)))));
     assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(aggregate(new int[] {3, 6})))
         .unsupportedReason().orElse("supported"), "two 32-bit keys pack into 64 bits");
+  }
+
+  /**
+   * FLOAT64 values computed inside a program (a decimal cast to DOUBLE compared with a literal times a build column of
+   * doubles, Q17's residual) compile to TO_DOUBLE, FMUL and FCMP; an aggregate or group key of them stays on the CPU.
+   */
+  @Test void doubleComparisonsCompileButDoubleAggregatesDoNot() {
+    List<ExprType> build = List.of(ExprType.INT64, ExprType.FLOAT64);
+    int average = TYPES.size() + 1;
+    Expr quantity = new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64);
+    Expr fifth = new Expr.Arith(Expr.ArithOp.TIMES, new Expr.Literal(0.2, ExprType.FLOAT64),
+        new Expr.Column(average, ExprType.FLOAT64), ExprType.FLOAT64);
+    List<PipelineStage> probe = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.INNER,
+        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, false, null)),
+        new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT, quantity, fifth)));
+    PipelineStage.Aggregate sum = new PipelineStage.Aggregate(new int[0],
+        List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.decimal(2))));
+    GpuProgram program = GpuProgram.compile(TYPES, probe, sum);
+    assertEquals(1, count(program, GpuProgram.TO_DOUBLE));
+    assertEquals(1, count(program, GpuProgram.FADD + Expr.ArithOp.TIMES.ordinal()));
+    assertEquals(1, count(program, GpuProgram.FCMP_EQ + Expr.CompareOp.LT.ordinal()));
+    assertEquals(0, count(program, GpuProgram.CMP_EQ + Expr.CompareOp.LT.ordinal()));
+    assertEquals(List.of(1), Arrays.stream(program.slotColumns).boxed().toList(), "the average, a build column");
+    List<PipelineStage> averaged = List.of(probe.get(0), new PipelineStage.Project(List.of(fifth)));
+    assertReason("MIN of FLOAT64", List.of(averaged.get(0), averaged.get(1), new PipelineStage.Aggregate(new int[0],
+        List.of(new AggCall(AggCall.Kind.MIN, 0, ExprType.FLOAT64)))));
+    assertReason("group key of type FLOAT64", List.of(averaged.get(0), averaged.get(1),
+        new PipelineStage.Aggregate(new int[] {0}, List.of(COUNT))));
   }
 
   /** Decimal quotients, rounding casts and precision checks stay on the CPU backend, in pipelines of both kinds. */
@@ -205,7 +234,7 @@ class GpuProgramTest {
     assertReason("a FLOAT64 output column ($2)", List.of(filter));
     assertReason("a TEXT output column ($0): the GPU produces no strings", List.of(filter,
         new PipelineStage.Project(List.of(new Expr.Column(5, ExprType.TEXT), new Expr.Column(0, ExprType.INT64)))));
-    assertReason("FLOAT64 values", List.of(new PipelineStage.Project(List.of(
+    assertReason("a FLOAT64 output column ($1)", List.of(new PipelineStage.Project(List.of(
         new Expr.Column(0, ExprType.INT64),
         new Expr.Cast(new Expr.Column(1, ExprType.decimal(2)), ExprType.FLOAT64)))));
     assertReason("input column $4 of type BOOLEAN", List.of(filter, new PipelineStage.Project(List.of(
