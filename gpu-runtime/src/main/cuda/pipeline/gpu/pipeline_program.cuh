@@ -30,12 +30,14 @@ enum Op : int {
 };
 
 // Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
-enum JoinKind : int { JOIN_INNER = 0, JOIN_LEFT = 1, JOIN_SEMI = 2, JOIN_ANTI = 3 };
+// JOIN_MARK marks the build row a selected probe row matches and passes no row on (a mark join's probe side,
+// built on unique keys: one byte per build row, which any thread may set).
+enum JoinKind : int { JOIN_INNER = 0, JOIN_LEFT = 1, JOIN_SEMI = 2, JOIN_ANTI = 3, JOIN_MARK = 4 };
 
 // The key marking an empty slot of a join table; the build row holding this key itself is kept aside.
 constexpr unsigned long long kJoinEmptyKey = ~0ull;
 
-// One probe's hash table in GPU memory (GpuJoinTables.java writes five words per join): open addressing
+// One probe's hash table in GPU memory (GpuJoinTables.java writes six words per join): open addressing
 // with linear probing over `mask + 1` slots of keys and build rows; unique keys (INNER and LEFT joins
 // check this while building; SEMI and ANTI keep one row per key).
 struct JoinArg {
@@ -44,6 +46,7 @@ struct JoinArg {
   unsigned long long mask;
   long long empty_key_row;  // the build row whose key equals kJoinEmptyKey, or -1
   long long kind;           // JoinKind
+  unsigned char* marks;     // JOIN_MARK: per build row, 1 once a probe row matched it; else null
 };
 
 // A build-side column a program reads: 8-byte values per build row and an Arrow validity bitmap (null: none).
@@ -241,7 +244,8 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
       case PROBE: {  // y: build row register, z: key register, w: join; a NULL key matches nothing
         const JoinArg& j = p.joins[in.w];
         const long long found = an ? -1 : join_find(j, static_cast<unsigned long long>(a));
-        const bool pass = j.kind == JOIN_LEFT || (j.kind == JOIN_ANTI ? found < 0 : found >= 0);
+        if (j.kind == JOIN_MARK && found >= 0 && keep) j.marks[found] = 1;
+        const bool pass = j.kind == JOIN_LEFT || (j.kind == JOIN_ANTI ? found < 0 : j.kind != JOIN_MARK && found >= 0);
         w.set(in.y, found, found < 0);
         if (!pass) {
           if (branching) return false;

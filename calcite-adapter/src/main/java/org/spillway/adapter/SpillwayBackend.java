@@ -11,6 +11,7 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
+import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.plan.GpuPipelineChoice;
@@ -87,9 +88,12 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
       List<PipelineStage> stages, double probeCpuMillis, double probeGpuMillis, double buildCpuMillis,
       String refusal) {
     boolean aggregates = stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate);
+    // a mark join's probe side ends in its marking probe: like an aggregation, it returns no rows
+    boolean marks = !stages.isEmpty() && stages.get(stages.size() - 1) instanceof PipelineStage.HashJoinProbe p
+        && p.probe().kind() == JoinProbe.Kind.MARK_BUILD;
     SpillwayBackend backend = refusal != null && scan.spillwayTable().options().device() != SpillwayDevice.CPU
         && SpillwayGpuSite.current().isPresent() ? cpu(refusal)
-        : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates), groups(top),
+        : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates || marks), groups(top),
             probeCpuMillis, probeGpuMillis, buildCpuMillis);
     scan.backend(backend);
     return backend;

@@ -189,7 +189,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
           keys.residual() == null ? null : residual(keys));
       JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(keys.leftFields()),
           SpillwayField.dictionaries(keys.rightFields()), label);
-      probeSide.addProbe(probe, joinBuild, build);
+      probeSide.addProbe(probe, joinBuild, build, this);
       PlanNode probePipeline = probeSide.node();
       implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
           joinType == JoinRelType.SEMI), build, probeSide);
@@ -284,6 +284,12 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     if (pairs && (e.buildKey() == null || !e.buildKey().unique())) {
       return Optional.of("the build keys of " + joinType.lowerName + " join on " + condition
           + " are not known to be unique (a GPU probe pairs a probe row with one build row)");
+    }
+    if (marksBuild(choice().chosen()) && (keys().residual() != null || e.buildKey() == null
+        || !e.buildKey().unique())) {
+      return Optional.of("the " + joinType.lowerName + " join on " + condition + " marks build rows "
+          + (keys().residual() != null ? "under a condition beyond key equality" : "whose keys are not known to be"
+          + " unique") + " (a GPU probe marks one build row per key match)");
     }
     SpillwayJoinCost cost = new SpillwayJoinCost(gpuProfile());
     if (!cost.fitsGpuMemory(e, buildSide().getRowType().getFieldCount())) {
@@ -493,8 +499,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
 
   /**
    * An orientation's time as a probe stage of a GPU pipeline, or NaN where no GPU pipeline could probe it: a semi- or
-   * anti-join that marks its build side or an outer join built on its preserved side (CPU probes only), build keys of
-   * a join that pairs rows not known to be unique, a table over the GPU memory the profile leaves, or a probe side
+   * anti-join that marks its build side under a residual or on keys not known to be unique, an outer join built on its
+   * preserved side (CPU probes only), build keys of a join that pairs rows not known to be unique, a table over the GPU memory the profile leaves, or a probe side
    * whose rows do not stream from a scan ({@link #streamsFromScan}).
    */
   private double probedOnGpuSeconds(SpillwayJoinCost cost, Estimate e) {
@@ -502,7 +508,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
     RelNode build = e.buildLeft() ? getLeft() : getRight();
     int buildColumns = build.getRowType().getFieldCount();
-    if (marksBuild(probe) || preservesBuild(probe) || pairs && (e.buildKey() == null || !e.buildKey().unique())
+    boolean unique = e.buildKey() != null && e.buildKey().unique();
+    if (marksBuild(probe) && (keys().residual() != null || !unique) || preservesBuild(probe) || pairs && !unique
         || !cost.fitsGpuMemory(e, buildColumns) || !streamsFromScan(e.buildLeft() ? getRight() : getLeft())) {
       return Double.NaN;
     }

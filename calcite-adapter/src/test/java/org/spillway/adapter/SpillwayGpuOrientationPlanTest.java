@@ -45,4 +45,25 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("probe=[in a gpu pipeline]", 5);  // lineitem's four, and supplier's probe of nation
     }
   }
+
+  /**
+   * A semi- or anti-join built on its returned side (a mark join) is probed in a GPU pipeline where its build keys are
+   * unique and it has no residual: Q4's lineitem marks the orders of the quarter, Q22's orders mark the customers
+   * (their build sides stay on the CPU: Q22's reads text). Q21's marks, under residuals, stay on the CPU.
+   */
+  @Test void markJoinsOnUniqueKeysProbeInAGpuPipeline() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(4))
+          .explainContains("joinType=[semi], device=[gpu], algorithm=[nopa], placement=[gpu], "
+              + "probe=[in a gpu pipeline], buildSide=[left]")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 11, 12]], device=[gpu]");
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(22))
+          .explainContains("joinType=[anti], device=[gpu], algorithm=[nopa], placement=[gpu], "
+              + "probe=[in a gpu pipeline], buildSide=[left]")
+          .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[1]], device=[gpu]");
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(21))
+          .explainContains("SpillwayMarkJoin(")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[cpu]");
+    }
+  }
 }

@@ -3,6 +3,7 @@ package org.spillway.gpu.plan;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.vector.IndexedColumns;
 import org.spillway.gpu.join.hash.JoinHashTable;
 import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
@@ -101,7 +102,7 @@ public final class ProbePipelineNode implements PlanNode {
    */
   public NodeOutput run(RunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
     if (gpu != null) {
-      return runOnGpu(context, read);
+      return runOnGpu(context, read, prebound);
     }
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
@@ -133,9 +134,10 @@ public final class ProbePipelineNode implements PlanNode {
 
   /**
    * The GPU run: every build side runs (reading its key and the columns the CPU or the GPU program reads of it),
-   * then the scan streams through the GPU pipeline, whose tables are built on the device from those rows.
+   * then the scan streams through the GPU pipeline, whose tables are built on the device from those rows. A probe
+   * bound by the caller (a mark join's) is built from its own rows, and the marks the GPU sets are added to its own.
    */
-  private NodeOutput runOnGpu(RunContext context, BitSet read) {
+  private NodeOutput runOnGpu(RunContext context, BitSet read, IntFunction<JoinProbe> prebound) {
     GpuColumnarPipeline pipeline = new GpuColumnarPipeline(inputTypes, stages).withFilterVariant(gpu.variant())
         .withExpectedGroups(gpu.expectedGroups()).withCoprocessing(gpu.coprocess());
     CudaDevice device = GpuRuntime.requireDevice();
@@ -143,25 +145,37 @@ public final class ProbePipelineNode implements PlanNode {
       pipeline.withCache(GpuColumnCaches.of(device, gpu.cacheRequestBytes()));
     }
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
-    List<NodeOutput> buildRows = new ArrayList<>();
+    List<NodeOutput> buildRows = new ArrayList<>();  // null for a probe the caller bound
+    List<IndexedColumns> gpuBuilds = new ArrayList<>();
     List<Integer> probeStages = new ArrayList<>();
     long start = System.nanoTime();
     for (int s = 0; s < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
+        JoinProbe given = prebound.apply(s);
+        if (given != null) {
+          buildRows.add(null);
+          gpuBuilds.add(given.build());
+          probeStages.add(s);
+          continue;
+        }
         BitSet columns = planned.buildColumnsRead(s);
         columns.or(pipeline.buildColumnsRead(probeStages.size()));
         for (int key : probe.probe().buildKeys()) {
           columns.set(key);
         }
         context.checkCancelled("before the build side of " + builds.get(s).label());
-        buildRows.add(builds.get(s).node().run(context, columns));
+        NodeOutput rows = builds.get(s).node().run(context, columns);
+        buildRows.add(rows);
+        gpuBuilds.add(rows);
         probeStages.add(s);
       }
     }
+    pipeline.withBuildMarks((probe, marks) -> prebound.apply(probeStages.get(probe)).markBuildRows(marks));
     long built = System.nanoTime();
     context.checkCancelled("before a GPU pipeline over " + table.name());
-    List<ColumnBatch> out = pipeline.run(device, gpu.method(), ScanPipelineNode.sources(table, scanFields), buildRows,
-        stop -> cpuOver(context, read, probeStages, buildRows, stop), context.threads(), context.cancelled());
+    List<ColumnBatch> out = pipeline.run(device, gpu.method(), ScanPipelineNode.sources(table, scanFields), gpuBuilds,
+        stop -> cpuOver(context, read, probeStages, buildRows, prebound, stop), context.threads(),
+        context.cancelled());
     table.deviceRuns().record(pipeline.lastFallback() == null);
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
@@ -182,13 +196,14 @@ public final class ProbePipelineNode implements PlanNode {
    * its tables stops once {@code stop} turns true.
    */
   private ColumnarPipeline cpuOver(RunContext context, BitSet read, List<Integer> probeStages,
-      List<NodeOutput> buildRows, java.util.function.BooleanSupplier stop) {
+      List<NodeOutput> buildRows, IntFunction<JoinProbe> prebound, java.util.function.BooleanSupplier stop) {
     List<PipelineStage> bound = new ArrayList<>(stages);
     for (int i = 0; i < probeStages.size(); i++) {
       int s = probeStages.get(i);
       JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(s)).probe();
-      bound.set(s, new PipelineStage.HashJoinProbe(bind(probe, builds.get(s), buildRows.get(i), context,
-          System.nanoTime(), stop)));
+      JoinProbe given = prebound.apply(s);
+      bound.set(s, new PipelineStage.HashJoinProbe(given != null ? given
+          : bind(probe, builds.get(s), buildRows.get(i), context, System.nanoTime(), stop)));
     }
     return new ColumnarPipeline(inputTypes, bound, read);
   }

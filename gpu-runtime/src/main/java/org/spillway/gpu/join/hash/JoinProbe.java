@@ -289,6 +289,23 @@ public final class JoinProbe {
     return buildFirst ? buildTypes.size() + p : p;
   }
 
+  /**
+   * Sets the marks of a bound MARK_BUILD probe of one mark on the build rows where {@code marked} is non-zero: the
+   * marks a GPU pipeline made (one byte per build row), added to those the CPU workers of a shared scan set.
+   */
+  public void markBuildRows(byte[] marked) {
+    if (kind != Kind.MARK_BUILD || marks == null || marks.length != 1 || marked.length != marks[0].length) {
+      throw new IllegalStateException("marks of " + marked.length + " build rows for a " + kind + " probe of "
+          + (marks == null ? "no" : marks.length + " x " + marks[0].length) + " marks");
+    }
+    boolean[] mark = marks[0];
+    for (int r = 0; r < marked.length; r++) {
+      if (marked[r] != 0) {  // only ever set: CPU workers of a shared scan may be marking the same rows
+        mark[r] = true;
+      }
+    }
+  }
+
   /** Position in the joined row of build column {@code b}, given the probe side's column count. */
   public int joinedBuild(int b, int probeColumns) {
     return buildFirst ? b : probeColumns + b;

@@ -98,6 +98,7 @@ public final class GpuColumnarPipeline {
   /** Why the CPU backend cannot share this pipeline's scan with the GPU, or null. */
   private final String coprocessingUnsupported;
   private volatile Share lastShare;
+  private BuildMarks buildMarks;
   private volatile int fallbackBatches;
 
   /** A pipeline over columns of {@code inputTypes}; invalid stages fail as in {@link ColumnarPipeline}. */
@@ -123,6 +124,20 @@ public final class GpuColumnarPipeline {
     this.coprocessingUnsupported = cpu.partialsUnsupportedReason();
     this.selection = compiled == null || aggregateStage < 0 || compiled.probes() ? null : SelectionAggregate.match(inputTypes,
         stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
+  }
+
+  /** Receives the marks a MARK_BUILD probe set in GPU memory: per build row, non-zero where a probe row matched. */
+  public interface BuildMarks {
+    void marked(int probe, byte[] marks);
+  }
+
+  /**
+   * This pipeline handing the marks of its MARK_BUILD probe (a mark join's probe side) to {@code sink} once the GPU
+   * streamed its batches (the CPU backend's share and fallback mark the probes its factory binds); returns this.
+   */
+  public GpuColumnarPipeline withBuildMarks(BuildMarks sink) {
+    this.buildMarks = sink;
+    return this;
   }
 
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
@@ -415,7 +430,12 @@ public final class GpuColumnarPipeline {
       }
     }
     try {
-      return passes(device, method, batches, joins, claims, cpuBackend, cpuThreads, cancelled, started);
+      ColumnarPipeline.Partial partial = passes(device, method, batches, joins, claims, cpuBackend, cpuThreads,
+          cancelled, started);
+      if (lastFallback == null) {
+        deliverMarks(joins);
+      }
+      return partial;
     } catch (GpuPipelineErrors.KeyOutOfRange e) {
       lastFallback = e.getMessage();
       return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
@@ -431,6 +451,18 @@ public final class GpuColumnarPipeline {
     } finally {
       if (joins != null) {
         joins.close();
+      }
+    }
+  }
+
+  /** Hands the marks of each MARK_BUILD probe to {@link #buildMarks}; one is required where the program marks. */
+  private void deliverMarks(GpuJoinTables joins) {
+    for (int j = 0; j < program.joinKinds.length; j++) {
+      if (program.joinKinds[j] == GpuProgram.JOIN_MARK) {
+        if (buildMarks == null) {
+          throw new IllegalStateException("a GPU pipeline that marks build rows needs withBuildMarks");
+        }
+        buildMarks.marked(j, joins.marks(j));
       }
     }
   }

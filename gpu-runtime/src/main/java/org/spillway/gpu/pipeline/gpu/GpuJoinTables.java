@@ -2,6 +2,7 @@ package org.spillway.gpu.pipeline.gpu;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
+import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,14 +27,14 @@ import org.spillway.gpu.vector.IndexedColumns;
  * Closing frees everything.
  */
 final class GpuJoinTables implements AutoCloseable {
-  /** Thrown when an INNER or LEFT probe's build side has duplicate keys; the message says which. */
+  /** Thrown when an INNER, LEFT or MARK probe's build side has duplicate keys; the message says which. */
   static final class DuplicateKeys extends RuntimeException {
     DuplicateKeys(String message) {
       super(message, null, false, false);
     }
   }
 
-  private static final int JOIN_WORDS = 5;
+  private static final int JOIN_WORDS = 6;
   /** Rows per block of a two-column key packed from columns that write themselves. */
   private static final int PACK_BLOCK = 4096;
   private static final int COLUMN_WORDS = 2;
@@ -44,6 +45,9 @@ final class GpuJoinTables implements AutoCloseable {
   private final long nullableSlots;
   private final long bytes;
   private final int joins;
+  /** Per probe: the device marks of a JOIN_MARK probe (one byte per build row) and its build rows; null otherwise. */
+  private final DeviceBuffer[] marks;
+  private final int[] markRows;
   private long uploadNanos;
   private long uploadedBytes;
   private long kernelNanos;
@@ -58,6 +62,8 @@ final class GpuJoinTables implements AutoCloseable {
     }
     this.device = device;
     this.joins = program.joinKinds.length;
+    this.marks = new DeviceBuffer[joins];
+    this.markRows = new int[joins];
     long[] words = new long[JOIN_WORDS * program.joinKinds.length + COLUMN_WORDS * program.slotJoins.length];
     long nullable = 0;
     try {
@@ -124,11 +130,30 @@ final class GpuJoinTables implements AutoCloseable {
       throw new DuplicateKeys("the build side of join " + (j + 1) + " has " + flags[0]
           + " duplicate keys (the GPU probe pairs each probe row with one build row)");
     }
+    if (flags[0] > 0 && kind == GpuProgram.JOIN_MARK) {
+      throw new DuplicateKeys("the build side of mark join " + (j + 1) + " has " + flags[0]
+          + " duplicate keys (the GPU probe marks one build row per key)");
+    }
+    if (kind == GpuProgram.JOIN_MARK) {
+      marks[j] = allocate(Math.max(8, rows), "GPU join marks");
+      CudaException.check(cuMemsetD8(marks[j].pointer(), (byte) 0, Math.max(8, rows)), "cuMemsetD8(join marks)");
+      markRows[j] = rows;
+      words[JOIN_WORDS * j + 5] = marks[j].address();
+    }
     words[JOIN_WORDS * j] = tableKeys.address();
     words[JOIN_WORDS * j + 1] = tableRows.address();
     words[JOIN_WORDS * j + 2] = capacity - 1;
     words[JOIN_WORDS * j + 3] = flags[1];
     words[JOIN_WORDS * j + 4] = kind;
+  }
+
+  /** The marks probe {@code j} (a JOIN_MARK) set: one byte per build row, 1 where a probe row matched it. */
+  byte[] marks(int j) {
+    byte[] out = new byte[markRows[j]];
+    if (out.length > 0) {
+      CudaException.check(cuMemcpyDtoH(Pointer.to(out), marks[j].pointer(), out.length), "cuMemcpyDtoH(join marks)");
+    }
+    return out;
   }
 
   /** Two 32-bit key columns as one 64-bit key, high then low (the probe side's PACK); NULL where either is. */

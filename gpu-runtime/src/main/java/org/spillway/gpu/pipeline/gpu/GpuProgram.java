@@ -38,6 +38,8 @@ final class GpuProgram {
   static final int JOIN_LEFT = 1;
   static final int JOIN_SEMI = 2;
   static final int JOIN_ANTI = 3;
+  /** Marks the (uniquely keyed) build row a selected probe row matches; passes no row on. */
+  static final int JOIN_MARK = 4;
   /** Aggregate calls a launch can take (kMaxCalls). */
   static final int MAX_CALLS = 16;
   /** Bit of a NULL-dependency mask meaning "NULL whatever the columns hold" (a NULL literal). */

@@ -103,7 +103,8 @@ final class GpuProgramBuilder {
   /**
    * A PROBE of the join's key; returns the stage columns after it (the joined row for INNER and LEFT, whose build
    * columns are loaded where read). One key column of the long lane on both sides, no residual (an inner join's
-   * is a filter stage after the probe), and no kind that marks or outputs build rows.
+   * is a filter stage after the probe), and no kind that outputs build rows; a MARK_BUILD probe with one mark and
+   * no condition marks build rows in GPU memory ({@link GpuJoinTables#marks}).
    */
   private List<Integer> probe(JoinProbe probe, List<Integer> current) {
     int kind = switch (probe.kind()) {
@@ -111,8 +112,13 @@ final class GpuProgramBuilder {
       case LEFT -> GpuProgram.JOIN_LEFT;
       case SEMI -> GpuProgram.JOIN_SEMI;
       case ANTI -> GpuProgram.JOIN_ANTI;
-      default -> throw new GpuProgram.Unsupported("a " + probe.kind() + " join probe (it marks or outputs build rows)");
+      case MARK_BUILD -> GpuProgram.JOIN_MARK;
+      default -> throw new GpuProgram.Unsupported("a " + probe.kind() + " join probe (it outputs build rows)");
     };
+    if (probe.kind() == JoinProbe.Kind.MARK_BUILD && (probe.markCount() != 1 || !probe.conditions().isEmpty())) {
+      throw new GpuProgram.Unsupported("a MARK_BUILD probe with " + probe.markCount() + " marks or a condition"
+          + " beyond key equality (the GPU marks a build row per key match)");
+    }
     if (probe.residual() != null) {
       throw new GpuProgram.Unsupported("a join condition beyond key equality on a " + probe.kind() + " join");
     }

@@ -295,6 +295,50 @@ class GpuProbePipelineTest {
     }
   }
 
+  /**
+   * A mark join's probe side on the GPU (TPC-H Q4's and Q22's shape): a filter, then a MARK_BUILD probe of unique
+   * build keys with NULLs; the marks the GPU sets (alone, or beside the CPU workers of a shared scan) give the same
+   * semi- and anti-join rows as the CPU backend's marks. Duplicate build keys leave the marking to the CPU, saying why.
+   */
+  @ParameterizedTest
+  @MethodSource("variants")
+  void markingProbesMarkTheBuildRowsTheCpuMarks(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    for (int round = 0; round < 12; round++) {
+      boolean unique = round % 4 != 3;
+      boolean shared = round % 2 == 1;
+      Build build = build(random, new int[] {0, 1, 300, 2000}[random.nextInt(4)], unique, nulls);
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = 1 + random.nextInt(8); b > 0; b--) {
+        batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
+      }
+      List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
+          new Expr.Column(2, INT), new Expr.Literal((long) random.nextInt(40), INT))),
+          new PipelineStage.HashJoinProbe(probe(JoinProbe.Kind.MARK_BUILD, 0, true)));
+      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
+          + ", unique " + unique + ", shared " + shared + ", build rows " + build.rows();
+      ColumnarPipeline cpu = bound(stages, List.of(build));
+      cpu.run(batches, 2, () -> false);
+      JoinProbe cpuMarks = ((PipelineStage.HashJoinProbe) cpu.stages().get(1)).probe();
+      ColumnarPipeline gpuBound = bound(stages, List.of(build));
+      JoinProbe gpuMarks = ((PipelineStage.HashJoinProbe) gpuBound.stages().get(1)).probe();
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant).withCoprocessing(shared)
+          .withBuildMarks((probe, marks) -> gpuMarks.markBuildRows(marks));
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> gpuBound, 2, () -> false);
+      assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
+      assertEquals(unique || build.rows() < 2 ? null : "duplicate", gpu.lastFallback() == null ? null
+          : gpu.lastFallback().contains("duplicate keys") ? "duplicate" : gpu.lastFallback(), where);
+      for (boolean matched : new boolean[] {true, false}) {
+        assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(matched)),
+            java.util.Arrays.toString(gpuMarks.markedBuildRows(matched)), where + ", matched " + matched);
+      }
+    }
+  }
+
   /** A build side of the given columns. */
   private static IndexedColumns doubles(List<ExprType> types, ColumnVector keys, ColumnVector values, int rows) {
     ColumnVector[] columns = {keys, values};

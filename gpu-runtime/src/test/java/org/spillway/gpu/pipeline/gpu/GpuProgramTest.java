@@ -74,8 +74,15 @@ class GpuProgramTest {
     assertReason("join keys of STRING and STRING", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
         JoinProbe.Kind.SEMI, new int[] {3}, List.of(ExprType.STRING), new int[] {0},
         List.of(ExprType.STRING), false, null)), aggregate(new int[0])));
-    assertReason("MARK_BUILD", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.MARK_BUILD,
-        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, true, null))));
+    List<PipelineStage> marking = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.MARK_BUILD,
+        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, true, null)));
+    GpuProgram marks = GpuProgram.compileRows(TYPES, marking);
+    assertEquals(List.of(GpuProgram.JOIN_MARK), Arrays.stream(marks.joinKinds).boxed().toList());
+    assertEquals(0, marks.outputs.length, "a marking probe passes no row on");
+    assertReason("MARK_BUILD probe with 1 marks or a condition", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
+        JoinProbe.Kind.MARK_BUILD, new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, true,
+        new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
+            new Expr.Column(TYPES.size() + 3, ExprType.INT64))))));
     Expr residual = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
         new Expr.Column(TYPES.size() + 3, ExprType.INT64));
     assertReason("beyond key equality", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.LEFT,
