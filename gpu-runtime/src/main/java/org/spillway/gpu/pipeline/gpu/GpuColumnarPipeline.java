@@ -1,6 +1,5 @@
 package org.spillway.gpu.pipeline.gpu;
 
-import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -9,7 +8,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.spillway.gpu.device.GpuMemoryException;
-import org.spillway.gpu.vector.IndexedColumns;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.CudaDevice;
@@ -24,6 +22,9 @@ import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.ScanClaims;
 import org.spillway.gpu.pipeline.SourceBatch;
 import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
+import org.spillway.gpu.vector.ColumnVector;
+import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.vector.IndexedColumns;
 
 /**
  * The GPU backend of a fused columnar pipeline (same inputs and outputs as {@link ColumnarPipeline}): the
@@ -430,8 +431,8 @@ public final class GpuColumnarPipeline {
       }
     }
     try {
-      ColumnarPipeline.Partial partial = passes(device, method, batches, joins, claims, cpuBackend, cpuThreads,
-          cancelled, started);
+      ColumnarPipeline.Partial partial = passes(device, method, batches, builds, joins, claims, cpuBackend,
+          cpuThreads, cancelled, started);
       if (lastFallback == null) {
         deliverMarks(joins);
       }
@@ -483,13 +484,13 @@ public final class GpuColumnarPipeline {
   }
 
   private ColumnarPipeline.Partial passes(CudaDevice device, TransferMethod method, List<SourceBatch> batches,
-      GpuJoinTables joins, ScanClaims claims, Function<BooleanSupplier, ColumnarPipeline> cpuBackend, int cpuThreads,
+      List<? extends IndexedColumns> builds, GpuJoinTables joins, ScanClaims claims, Function<BooleanSupplier, ColumnarPipeline> cpuBackend, int cpuThreads,
       BooleanSupplier cancelled, long started) {
     boolean[][] nulls = nullsOf(batches);
     long nullable = nullableColumns(nulls) | (joins == null ? 0 : joins.nullableSlots());
     if (aggregateStage < 0) {
-      return new ColumnarPipeline.Partial(runRows(device, method, batches, nulls, nullable, joins, claims, cancelled,
-          started), null);
+      return new ColumnarPipeline.Partial(gathered(runRows(device, method, batches, nulls, nullable, joins, claims,
+          cancelled, started), builds), null);
     }
     int[] keyNullBits = program.keyNullBits(nullable);
     if (keyNullBits == null) {
@@ -557,10 +558,11 @@ public final class GpuColumnarPipeline {
     for (int k = 0; k < nullableOutputs.length; k++) {
       nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
     }
-    long chunkRows = GpuRowsLayout.chunkRowsFitting(cpu.outputTypes(), nullableOutputs, chunkRows(batches),
+    List<ExprType> types = program.deviceOutputTypes(cpu.outputTypes());
+    long chunkRows = GpuRowsLayout.chunkRowsFitting(types, nullableOutputs, chunkRows(batches),
         ROWS_OUTPUT_BUFFER_BYTES);
     GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
-        new GpuRowsLayout(cpu.outputTypes(), nullableOutputs, chunkRows), transferOptions.slots(), joins);
+        new GpuRowsLayout(types, nullableOutputs, chunkRows), transferOptions.slots(), joins);
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
@@ -571,6 +573,30 @@ public final class GpuColumnarPipeline {
           pass.kernelName(), System.nanoTime() - started, -1, outcome.returnedBytes());
       return outcome.result();
     }
+  }
+
+  /** The rows with each gathered output column's build row ids replaced by the build side's values at them. */
+  private List<ColumnBatch> gathered(List<ColumnBatch> rows, List<? extends IndexedColumns> builds) {
+    int[][] gathered = program.gatheredOutputs;
+    if (java.util.Arrays.stream(gathered).allMatch(java.util.Objects::isNull)) {
+      return rows;
+    }
+    List<ColumnBatch> out = new ArrayList<>(rows.size());
+    for (ColumnBatch batch : rows) {
+      ColumnVector[] columns = batch.columns().clone();
+      for (int k = 0; k < gathered.length; k++) {
+        if (gathered[k] != null) {
+          int n = batch.rows();
+          int[] ids = new int[n];
+          for (int r = 0; r < n; r++) {
+            ids[r] = (int) columns[k].longs[r];
+          }
+          columns[k] = builds.get(gathered[k][0]).gather(gathered[k][1], ids, n);
+        }
+      }
+      out.add(new ColumnBatch(columns, batch.rows()));
+    }
+    return out;
   }
 
   /** Bit c set when column slot c holds NULLs in some batch. */

@@ -108,6 +108,11 @@ final class GpuProgram {
   /** Per output column: the columns whose NULLs can make it NULL, as for calls. */
   final long[] outputNullDeps;
   /**
+   * Per output column of a rows program: null, or {probe, build column} where the kernel returns the INNER probe's
+   * build row id and the host gathers the value from the build side (TEXT payloads, such as Q21's s_name).
+   */
+  int[][] gatheredOutputs = new int[0][];
+  /**
    * Per probe stage, in pipeline order: its join kind (JOIN_*) and the build side's key columns (two 32-bit ones
    * packed high then low into one 64-bit key, as PACK packs the probe side's).
    */
@@ -256,8 +261,14 @@ final class GpuProgram {
     List<ExprType> types = typesAfter(inputTypes, stages);
     int[] outputs = new int[types.size()];
     long[] outputNullDeps = new long[types.size()];
+    int[][] gathered = new int[types.size()][];
     for (int i = 0; i < outputs.length; i++) {
       ExprType type = types.get(i);
+      gathered[i] = b.gatheredBuildColumn(current.get(i));
+      if (gathered[i] != null) {  // the build row id comes back; the host gathers the value
+        outputs[i] = b.buildRowRegister(gathered[i][0]);
+        continue;
+      }
       if (type.kind() == ExprType.Kind.TEXT) {
         throw new Unsupported("a TEXT output column ($" + i + "): the GPU produces no strings");
       }
@@ -267,7 +278,24 @@ final class GpuProgram {
       outputs[i] = b.use(current, i);
       outputNullDeps[i] = b.deps(outputs[i]);
     }
-    return new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], new long[0], outputs, outputNullDeps);
+    GpuProgram program = new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], new long[0], outputs,
+        outputNullDeps);
+    program.gatheredOutputs = gathered;
+    return program;
+  }
+
+  /**
+   * The types the rows kernel writes for the output columns of {@code types}: an INT32 build row id where the host
+   * gathers the column from the build side ({@link #gatheredOutputs}).
+   */
+  List<ExprType> deviceOutputTypes(List<ExprType> types) {
+    List<ExprType> out = new ArrayList<>(types);
+    for (int i = 0; i < gatheredOutputs.length; i++) {
+      if (gatheredOutputs[i] != null) {
+        out.set(i, ExprType.INT32);
+      }
+    }
+    return out;
   }
 
   private static List<ExprType> typesAfter(List<ExprType> inputTypes, List<PipelineStage> stages) {

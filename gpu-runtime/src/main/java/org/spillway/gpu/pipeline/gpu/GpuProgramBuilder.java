@@ -183,6 +183,26 @@ final class GpuProgramBuilder {
         && (a.kind() == ExprType.Kind.DATE || a.kind() == ExprType.Kind.DECIMAL);
   }
 
+  /**
+   * For a stage column that is an INNER probe's build column of a type the kernel computes no values of (TEXT, say):
+   * {probe, build column}, whose rows the host gathers at the build row ids the GPU returns; else null.
+   */
+  int[] gatheredBuildColumn(int ref) {
+    if (ref > BUILD_REF) {
+      return null;
+    }
+    int join = (BUILD_REF - ref) / BUILD_STRIDE;
+    int column = (BUILD_REF - ref) % BUILD_STRIDE;
+    ExprType type = buildTypes.get(join).get(column);
+    boolean computed = type.isLong() && type.kind() != ExprType.Kind.BOOLEAN;
+    return computed || joinKinds.get(join) != GpuProgram.JOIN_INNER ? null : new int[] {join, column};
+  }
+
+  /** The register holding probe {@code join}'s build row (never NULL for an INNER probe's selected rows). */
+  int buildRowRegister(int join) {
+    return joinRows.get(join);
+  }
+
   /** The register of a build column, loaded here (a LOAD_BUILD at every use, executed once per row). */
   private int useBuild(int ref) {
     int join = ref / BUILD_STRIDE;

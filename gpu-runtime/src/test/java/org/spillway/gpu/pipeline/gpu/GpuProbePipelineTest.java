@@ -339,6 +339,56 @@ class GpuProbePipelineTest {
     }
   }
 
+  /**
+   * A rows pipeline returning an INNER probe's TEXT build column (TPC-H Q21's s_name): the GPU returns the build row
+   * ids and the host gathers the strings (NULLs among them), beside values the kernel computes; alone and in a shared
+   * scan, the same rows as the CPU backend.
+   */
+  @ParameterizedTest
+  @MethodSource("variants")
+  void textBuildColumnsComeBackGathered(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    List<ExprType> types = List.of(BIG, ExprType.TEXT);
+    for (int round = 0; round < 8; round++) {
+      int rows = new int[] {1, 300, 2000}[random.nextInt(3)];
+      long[] keys = new long[rows];
+      Object[] names = new Object[rows];
+      boolean[] nameNulls = new boolean[rows];
+      for (int r = 0; r < rows; r++) {
+        keys[r] = r * 3 - 200;
+        nameNulls[r] = nulls && random.nextInt(7) == 0;
+        names[r] = nameNulls[r] ? null : "Supplier#" + r + (random.nextBoolean() ? "é" : "");
+      }
+      IndexedColumns build = doubles(types, ColumnVector.ofLongs(BIG, keys, null, rows),
+          ColumnVector.ofObjects(ExprType.TEXT, names, nulls ? nameNulls : null, rows), rows);
+      // joined: a, b, g, v, key, name
+      List<PipelineStage> stages = List.of(
+          new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(BIG),
+              new int[] {0}, types, false, null)),
+          new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.NE, new Expr.Column(2, INT),
+              new Expr.Literal(5L, INT))),
+          new PipelineStage.Project(List.of(new Expr.Column(5, ExprType.TEXT), new Expr.Column(3, DEC2),
+              new Expr.Column(4, BIG), new Expr.Column(5, ExprType.TEXT))));
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = 1 + random.nextInt(6); b > 0; b--) {
+        batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
+      }
+      boolean shared = round % 2 == 1;
+      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
+          + ", shared " + shared + ", build rows " + rows;
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant).withCoprocessing(shared);
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+      List<IndexedColumns> builds = List.of(build);
+      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
+      List<ColumnBatch> out = gpu.run(device, method, batches, builds, stop -> bound(stages, builds), 2, () -> false);
+      assertNull(gpu.lastFallback(), where);
+      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+    }
+  }
+
   /** A build side of the given columns. */
   private static IndexedColumns doubles(List<ExprType> types, ColumnVector keys, ColumnVector values, int rows) {
     ColumnVector[] columns = {keys, values};

@@ -267,6 +267,30 @@ class GpuProgramTest {
     assertTrue(GpuProgram.mayBeNull(program.outputNullDeps[2], 0b001), "the comparison of a nullable column");
   }
 
+  /**
+   * A rows pipeline may return an INNER probe's TEXT build column: the kernel writes the build row id (INT32) and
+   * the host gathers the text; a LEFT probe's (whose row may be missing) stays on the CPU.
+   */
+  @Test void textBuildColumnsOfInnerProbesComeBackAsRowIds() {
+    List<ExprType> build = List.of(ExprType.INT64, ExprType.TEXT);
+    int name = TYPES.size() + 1;
+    for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.LEFT)) {
+      List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(kind, new int[] {0},
+          List.of(ExprType.INT64), new int[] {0}, build, false, null)),
+          new PipelineStage.Project(List.of(new Expr.Column(name, ExprType.TEXT), new Expr.Column(0, ExprType.INT64))));
+      if (kind == JoinProbe.Kind.LEFT) {
+        assertReason("a TEXT output column ($0)", stages);
+        continue;
+      }
+      GpuProgram program = GpuProgram.compileRows(TYPES, stages);
+      assertEquals(List.of(0, 1), Arrays.stream(program.gatheredOutputs[0]).boxed().toList(), "probe 0, column 1");
+      assertEquals(null, program.gatheredOutputs[1]);
+      assertEquals(0, count(program, GpuProgram.LOAD_BUILD), "the text is never loaded on the GPU");
+      assertEquals(List.of(ExprType.INT32, ExprType.INT64),
+          program.deviceOutputTypes(List.of(ExprType.TEXT, ExprType.INT64)));
+    }
+  }
+
   private static List<Integer> box(int[] values) {
     return Arrays.stream(values).boxed().toList();
   }
