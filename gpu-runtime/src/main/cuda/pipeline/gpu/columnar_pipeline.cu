@@ -288,15 +288,47 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
 // slots laid out alike, so that the host reads back the groups, not the table: the table is sized from the
 // planner's estimate, which may be far above the groups that came. out[1] counts the groups copied (zero
 // beforehand); the slot of the key equal to the empty marker keeps that key. Slots at and above the count
-// keep a zero row count, which the host skips.
+// keep a zero row count, which the host skips. A HAVING filter (having.call >= 0) copies only the groups whose
+// call value compares TRUE with the constant, and those whose sum overflowed (the host reports the overflow, as
+// the CPU backend computes every group's aggregate before its HAVING).
+struct HavingArg {
+  long long call;      // the aggregate call compared, or -1: no filter
+  long long tracked;   // 1: the call counted its non-NULL arguments (else the row count is its count)
+  long long kind;      // 0: COUNT (the count), 1: SUM, MIN or MAX (NULL without a value), 2: SUM0
+  long long sum;       // 1: a sum, whose high word must be the sign of its low word
+  long long op;        // CompareOp: EQ, NE, LT, LE, GT, GE
+  long long constant;
+};
+
+__device__ __forceinline__ bool having_keeps(const unsigned long long* state, unsigned long long slots,
+                                             unsigned long long s, const HavingArg& h) {
+  if (h.call < 0) return true;
+  const unsigned long long rows = state[2 + slots + s];
+  const long long lo = static_cast<long long>(state[2 + (2 + 3 * h.call) * slots + s]);
+  const long long hi = static_cast<long long>(state[2 + (3 + 3 * h.call) * slots + s]);
+  const long long count = static_cast<long long>(h.tracked ? state[2 + (4 + 3 * h.call) * slots + s] : rows);
+  if (h.kind == 1 && count == 0) return false;  // NULL compares UNKNOWN
+  if (h.sum && hi != (lo >> 63)) return true;
+  const long long v = h.kind == 0 ? count : lo;
+  switch (h.op) {
+    case 0: return v == h.constant;
+    case 1: return v != h.constant;
+    case 2: return v < h.constant;
+    case 3: return v <= h.constant;
+    case 4: return v > h.constant;
+    default: return v >= h.constant;
+  }
+}
+
 extern "C" __global__ void columnar_pipeline_compact(const unsigned long long* __restrict__ state,
                                                      unsigned long long slots, int call_count,
-                                                     unsigned long long* out, unsigned long long out_slots) {
+                                                     unsigned long long* out, unsigned long long out_slots,
+                                                     HavingArg having) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long s = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; s < slots;
        s += stride) {
     const unsigned long long count = state[2 + slots + s];
-    if (count == 0) continue;
+    if (count == 0 || !having_keeps(state, slots, s, having)) continue;
     const unsigned long long i = atomicAdd(out + 1, 1ull);
     if (i >= out_slots) continue;  // cannot happen: the host sizes out from the group count
     out[2 + i] = s == slots - 1 ? kEmptyKey : state[2 + s];

@@ -11,7 +11,6 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.device.HostMemoryKind;
-import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.plan.GpuPipelineChoice;
@@ -71,7 +70,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    */
   static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, List<ExprType> types,
       List<PipelineStage> stages) {
-    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), 0, 0,
+    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), returnedGroups(top, stages), 0, 0,
         0);
     scan.backend(backend);
     return backend;
@@ -89,11 +88,11 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
       String refusal) {
     boolean aggregates = stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate);
     // a mark join's probe side ends in its marking probe: like an aggregation, it returns no rows
-    boolean marks = !stages.isEmpty() && stages.get(stages.size() - 1) instanceof PipelineStage.HashJoinProbe p
-        && p.probe().kind() == JoinProbe.Kind.MARK_BUILD;
+    boolean marks = GpuPipelineChoice.endsInMarks(stages);
     SpillwayBackend backend = refusal != null && scan.spillwayTable().options().device() != SpillwayDevice.CPU
         && SpillwayGpuSite.current().isPresent() ? cpu(refusal)
         : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates || marks), groups(top),
+            returnedGroups(top, stages),
             probeCpuMillis, probeGpuMillis, buildCpuMillis);
     scan.backend(backend);
     return backend;
@@ -137,9 +136,33 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return estimate == null ? 0 : (long) Math.ceil(estimate);
   }
 
+  /**
+   * The groups a GPU run brings back: those left by the filter right above the aggregation nearest the scan where the
+   * GPU applies it before the groups come back (by Calcite's estimate), else all the aggregation makes.
+   */
+  static long returnedGroups(RelNode top, List<PipelineStage> stages) {
+    return GpuPipelineChoice.filtersGroupsOnDevice(stages) ? Math.min(groups(top), havingGroups(top)) : groups(top);
+  }
+
+  private static long havingGroups(RelNode top) {
+    RelNode above = null;
+    RelNode having = null;
+    for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
+      if (node instanceof Aggregate) {
+        having = above instanceof org.apache.calcite.rel.core.Filter ? above : null;
+      }
+      above = node;
+    }
+    if (having == null) {
+      return groups(top);
+    }
+    Double rows = having.getCluster().getMetadataQuery().getRowCount(having);
+    return rows == null ? groups(top) : (long) Math.ceil(rows);
+  }
+
   private static SpillwayBackend decide(SpillwayTableScan scan, List<ExprType> types, List<PipelineStage> stages,
-      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, double extraCpuMillis, double extraGpuMillis,
-      double buildCpuMillis) {
+      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, long returnedGroups, double extraCpuMillis,
+      double extraGpuMillis, double buildCpuMillis) {
     SpillwayOptions options = scan.spillwayTable().options();
     if (options.device() == SpillwayDevice.CPU) {
       return CPU;
@@ -175,7 +198,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
     SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
         .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages),
-            extraGpuMillis + model.aggregateStateMillis(groups, stages));
+            extraGpuMillis + model.aggregateStateMillis(returnedGroups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
     boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident
         && estimate.sharingPays(shape, groups, buildCpuMillis)

@@ -1,5 +1,8 @@
 package org.spillway.gpu.plan;
 
+import java.util.List;
+import org.spillway.gpu.join.hash.JoinProbe;
+import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import org.spillway.gpu.transfer.TransferMethod;
@@ -15,6 +18,17 @@ public record GpuPipelineChoice(TransferMethod method, FilterVariant variant, lo
     long expectedGroups, boolean coprocess) {
   /** The most groups a GPU aggregation holds; more run on the CPU backend. */
   public static final long MAX_GROUPS = GpuColumnarPipeline.MAX_GROUPS;
+
+  /** Whether a GPU run of {@code stages} brings back only the groups a HAVING conjunct keeps (the cost of the rest). */
+  public static boolean filtersGroupsOnDevice(List<PipelineStage> stages) {
+    return GpuColumnarPipeline.filtersGroupsOnDevice(stages);
+  }
+
+  /** Whether {@code stages} end in a marking probe (a mark join's probe side): they return no rows. */
+  public static boolean endsInMarks(List<PipelineStage> stages) {
+    return !stages.isEmpty() && stages.get(stages.size() - 1) instanceof PipelineStage.HashJoinProbe p
+        && p.probe().kind() == JoinProbe.Kind.MARK_BUILD;
+  }
 
   public GpuPipelineChoice(TransferMethod method, FilterVariant variant, long cacheRequestBytes) {
     this(method, variant, cacheRequestBytes, 0, false);

@@ -79,12 +79,21 @@ final class GpuAggregateState {
    * the table. {@code groups} must be at least the count in the header.
    */
   GpuAggregateState compact(GpuKernels kernels, long groups, DeviceBuffer target, CudaStream stream) {
+    return compact(kernels, groups, target, stream, GpuHaving.NONE);
+  }
+
+  /**
+   * As above, copying only the groups that {@code having} (a {@link GpuHaving#words}) keeps; the header's group count
+   * of the result is the number copied.
+   */
+  GpuAggregateState compact(GpuKernels kernels, long groups, DeviceBuffer target, CudaStream stream, long[] having) {
     GpuAggregateState out = new GpuAggregateState(target, groups, callCount);
     long bytes = bytes(groups, callCount);
     CudaException.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(target.pointer(), (byte) 0, bytes,
         stream.handle()), "cuMemsetD8Async(compact aggregate state)");
     int blocks = (int) Math.max(1, Math.min(4096, (slots + 255) / 256));
-    kernels.compact.launch(blocks, 256, stream, buffer.pointer(), slots, callCount, target.pointer(), groups + 1);
+    kernels.compact.launch(blocks, 256, stream, buffer.pointer(), slots, callCount, target.pointer(), groups + 1,
+        having);
     stream.synchronize();
     return out;
   }

@@ -49,7 +49,7 @@ public final class GpuColumnarPipeline {
    * Largest hash table; more groups than half of it run on the CPU backend. The groups are gathered on the device
    * before they are read back, so a table larger than its groups costs device memory, not link traffic.
    */
-  static final long MAX_CAPACITY = 1 << 24;
+  static final long MAX_CAPACITY = 1 << 26;
   /** The most groups the GPU aggregation holds. */
   public static final long MAX_GROUPS = MAX_CAPACITY / 2;
   /**
@@ -139,6 +139,20 @@ public final class GpuColumnarPipeline {
   public GpuColumnarPipeline withBuildMarks(BuildMarks sink) {
     this.buildMarks = sink;
     return this;
+  }
+
+  /**
+   * Whether a GPU run of {@code stages} applies a HAVING conjunct while it gathers the groups (the stage after the
+   * aggregation filters by an aggregate call against a literal, {@link GpuHaving}), so that only the groups it keeps
+   * come back; not in a scan shared with the CPU workers.
+   */
+  public static boolean filtersGroupsOnDevice(List<PipelineStage> stages) {
+    for (int s = 0; s + 1 < stages.size(); s++) {
+      if (stages.get(s) instanceof PipelineStage.Aggregate aggregate) {
+        return GpuHaving.words(aggregate, stages.get(s + 1), ~0L) != GpuHaving.NONE;
+      }
+    }
+    return false;
   }
 
   /** This pipeline streaming with other transfer options (chunk size, slots); returns this. */
@@ -503,6 +517,10 @@ public final class GpuColumnarPipeline {
     }
     GpuPass pass = new GpuPass(device, new GpuKernels(device), program, nullable == 0 && selectionKernel ? selection : null,
         filterVariant, new GpuProgramImage(program, keyNullBits), tracked, joins);
+    if (claims == null && aggregateStage + 1 < cpu.stages().size()) {  // a shared scan's groups merge before HAVING
+      pass.withHaving(GpuHaving.words((PipelineStage.Aggregate) cpu.stages().get(aggregateStage),
+          cpu.stages().get(aggregateStage + 1), tracked));
+    }
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
     long capacity = aggregate.groupKeys().length == 0 ? 0 : initialCapacity;

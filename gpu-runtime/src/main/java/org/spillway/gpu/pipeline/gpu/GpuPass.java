@@ -44,6 +44,8 @@ final class GpuPass {
   private final int multiprocessors;
   /** The join tables the program probes, or null. */
   private final GpuJoinTables joins;
+  /** The HAVING conjunct applied while compacting the groups ({@link GpuHaving#words}). */
+  private long[] having = GpuHaving.NONE;
 
   /** {@code selection}: the specialized shape to run, or null for the interpreter. */
   GpuPass(CudaDevice device, GpuKernels kernels, GpuProgram program, SelectionAggregate selection,
@@ -61,6 +63,12 @@ final class GpuPass {
 
   long trackedCalls() {
     return trackedCalls;
+  }
+
+  /** This pass bringing back only the groups that {@code words} keeps ({@link GpuHaving}); returns this. */
+  GpuPass withHaving(long[] words) {
+    this.having = words;
+    return this;
   }
 
   /** The expressions that error words point at: per instruction, or per sum of the selection kernel. */
@@ -132,8 +140,12 @@ final class GpuPass {
       }
       long count = Math.max(1, header[1]);  // a compact state of no group keeps one empty slot (0 means global)
       GpuAggregateState groups = capacity > 0 && count < capacity
-          ? state.compact(kernels, count, borrow(borrowed, GpuAggregateState.bytes(count, callCount)), control)
+          ? state.compact(kernels, count, borrow(borrowed, GpuAggregateState.bytes(count, callCount)), control, having)
           : state;
+      if (groups != state && having != GpuHaving.NONE) {  // again, into a state of the groups the filter kept
+        long kept = Math.max(1, groups.header()[1]);
+        groups = groups.compact(kernels, kept, borrow(borrowed, GpuAggregateState.bytes(kept, callCount)), control);
+      }
       return new Outcome(finisher.finish(groups, header), nanos, traffic[0], traffic[1], kernelNanos,
           16 + GpuAggregateState.bytes(groups.capacity(), callCount));
     } finally {
