@@ -197,7 +197,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     long cacheBytes = options.gpuCacheBytes() > 0 ? site.get().cacheCapacity(options.gpuCacheBytes()) : 0;
     boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
     SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
-        .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages),
+        .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages, groups),
             extraGpuMillis + model.aggregateStateMillis(returnedGroups, stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
     boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident

@@ -53,6 +53,17 @@ final class SpillwayCostModel {
    * took 213 ms, its columns at the calibrated rate 39 ms, for 59 M rows, 8 calls and 16 threads.
    */
   static final double CPU_AGGREGATE_CALL_NANOS_PER_ROW = 6;
+  /**
+   * Groups beyond which a CPU aggregation's tables outgrow the caches (ASSUMPTION: tens of bytes a group against tens
+   * of MB of last-level cache), so that each row's update misses into memory.
+   */
+  static final long CPU_CACHE_GROUPS = 1 << 20;
+  /**
+   * What that miss adds per selected row on one core, partly overlapped with the others: TPC-H Q18's aggregation of
+   * lineitem by order (15 M groups of 60 M rows) took 134-140 ms on the 16-core H100 host, about 35 ns a row on a
+   * core, where the Q6-shaped rate and the key's share give about 10.
+   */
+  static final double CPU_AGGREGATE_MISS_NANOS_PER_ROW = 25;
   /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /**
@@ -255,14 +266,17 @@ final class SpillwayCostModel {
 
   /**
    * The CPU backend's aggregation work beyond a Q6-shaped pipeline's: every call past the first and every group key,
-   * per selected row, {@link #CPU_AGGREGATE_CALL_NANOS_PER_ROW} each, on all cores.
+   * per selected row, {@link #CPU_AGGREGATE_CALL_NANOS_PER_ROW} each, and a miss into memory per row where more than
+   * {@link #CPU_CACHE_GROUPS} {@code groups} are expected; on all cores.
    */
-  double cpuAggregateMillis(Shape shape, List<PipelineStage> stages) {
+  double cpuAggregateMillis(Shape shape, List<PipelineStage> stages, long groups) {
     for (PipelineStage stage : stages) {
       if (stage instanceof PipelineStage.Aggregate aggregate) {
         int extra = Math.max(0, aggregate.calls().size() - 1) + aggregate.groupKeys().length;
         double rows = shape.rows() * Math.min(1, Math.max(0, shape.selectivity()));
-        return rows * extra * CPU_AGGREGATE_CALL_NANOS_PER_ROW / Math.max(1, profile.cpuCores()) / 1e6;
+        double nanos = extra * CPU_AGGREGATE_CALL_NANOS_PER_ROW
+            + (groups > CPU_CACHE_GROUPS ? CPU_AGGREGATE_MISS_NANOS_PER_ROW : 0);
+        return rows * nanos / Math.max(1, profile.cpuCores()) / 1e6;
       }
     }
     return 0;

@@ -77,10 +77,24 @@ class SpillwayCostModelTest {
     PipelineStage.Aggregate global = new PipelineStage.Aggregate(new int[0], List.of(sum));
     PipelineStage.Aggregate q1Like = new PipelineStage.Aggregate(new int[] {0, 1},
         List.of(sum, sum, sum, sum, sum, sum, sum, sum));
-    assertEquals(0, H100.cpuAggregateMillis(q1, List.of(global)), 1e-9);
-    double extra = H100.cpuAggregateMillis(q1, List.of(q1Like));
+    assertEquals(0, H100.cpuAggregateMillis(q1, List.of(global), 0), 1e-9);
+    double extra = H100.cpuAggregateMillis(q1, List.of(q1Like), 4);
     assertTrue(extra > H100.cpuMillis(q1), extra + " ms against a scan of " + H100.cpuMillis(q1) + " ms");
-    assertEquals(0, H100.cpuAggregateMillis(q1, List.of()), 1e-9, "no aggregation, nothing to add");
+    assertEquals(0, H100.cpuAggregateMillis(q1, List.of(), 0), 1e-9, "no aggregation, nothing to add");
+  }
+
+  /**
+   * Q18's aggregation of lineitem by order: 15 M groups outgrow the caches, and each row's update misses into memory;
+   * a million groups or fewer stay in cache and cost the key's share alone.
+   */
+  @Test void groupsBeyondTheCachesCostAMissPerRow() {
+    SpillwayCostModel.Shape q18 = q1(SF10_LINEITEM);
+    PipelineStage.Aggregate byOrder = new PipelineStage.Aggregate(new int[] {0},
+        List.of(new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64)));
+    double cached = H100.cpuAggregateMillis(q18, List.of(byOrder), SpillwayCostModel.CPU_CACHE_GROUPS);
+    double missing = H100.cpuAggregateMillis(q18, List.of(byOrder), 15_000_000);
+    assertEquals(cached * (1 + SpillwayCostModel.CPU_AGGREGATE_MISS_NANOS_PER_ROW
+        / SpillwayCostModel.CPU_AGGREGATE_CALL_NANOS_PER_ROW), missing, 1e-6);
   }
 
   @Test void lazyBytesFollowTheLineFetchFraction() {
