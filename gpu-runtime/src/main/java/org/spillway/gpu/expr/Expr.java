@@ -29,7 +29,20 @@ public sealed interface Expr {
   }
 
   /** Comparison operators. */
-  enum CompareOp { EQ, NE, LT, LE, GT, GE }
+  enum CompareOp {
+    EQ, NE, LT, LE, GT, GE;
+
+    /** The operator with its operands swapped: {@code 5 < x} is {@code x > 5}. */
+    public CompareOp swapped() {
+      return switch (this) {
+        case LT -> GT;
+        case LE -> GE;
+        case GT -> LT;
+        case GE -> LE;
+        default -> this;
+      };
+    }
+  }
 
   /** Comparison of two operands of the same lane (and, for decimals, the same scale). */
   record Compare(CompareOp op, Expr left, Expr right) implements Expr {

@@ -51,7 +51,7 @@ final class GpuHaving {
     if (column instanceof Expr.Literal && literal instanceof Expr.Column) {
       column = c.right();
       literal = c.left();
-      op = mirrored(op);
+      op = op.swapped();
     }
     int keys = aggregate.groupKeys().length;
     if (!(column instanceof Expr.Column col) || !(literal instanceof Expr.Literal lit) || lit.value() == null
@@ -72,16 +72,5 @@ final class GpuHaving {
     boolean sum = agg.kind() == AggCall.Kind.SUM || agg.kind() == AggCall.Kind.SUM0;
     return new long[] {call, (trackedCalls >>> call & 1), kind, sum ? 1 : 0, op.ordinal(),
         ((Number) lit.value()).longValue()};
-  }
-
-  /** {@code op} with its operands swapped: {@code 5 < x} is {@code x > 5}. */
-  private static Expr.CompareOp mirrored(Expr.CompareOp op) {
-    return switch (op) {
-      case LT -> Expr.CompareOp.GT;
-      case LE -> Expr.CompareOp.GE;
-      case GT -> Expr.CompareOp.LT;
-      case GE -> Expr.CompareOp.LE;
-      default -> op;
-    };
   }
 }

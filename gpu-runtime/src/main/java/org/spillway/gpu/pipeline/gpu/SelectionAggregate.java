@@ -131,7 +131,7 @@ final class SelectionAggregate {
         range = range(c.op(), literal(c.right()));
       } else if (right != null && literal(c.left()) != null) {
         column = right;
-        range = range(flip(c.op()), literal(c.left()));
+        range = range(c.op().swapped(), literal(c.left()));
       }
     } else if (e instanceof Expr.InRanges r && r.lows().length <= 1) {
       Integer operand = column(r.operand(), current);
@@ -158,16 +158,6 @@ final class SelectionAggregate {
       case GT -> v == Long.MAX_VALUE ? new long[] {1, 0} : new long[] {v + 1, Long.MAX_VALUE};
       case GE -> new long[] {v, Long.MAX_VALUE};
       case NE -> null;
-    };
-  }
-
-  private static Expr.CompareOp flip(Expr.CompareOp op) {
-    return switch (op) {
-      case LT -> Expr.CompareOp.GT;
-      case LE -> Expr.CompareOp.GE;
-      case GT -> Expr.CompareOp.LT;
-      case GE -> Expr.CompareOp.LE;
-      default -> op;
     };
   }
 
