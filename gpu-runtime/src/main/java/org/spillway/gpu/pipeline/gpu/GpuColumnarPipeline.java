@@ -455,12 +455,12 @@ public final class GpuColumnarPipeline {
       lastFallback = e.getMessage();
       return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     } catch (GpuMemoryException e) {
-      if (joins == null) {
-        throw e;
+      // the pass's buffers, its aggregate state or the join tables beside them do not fit the GPU memory left (or
+      // the budget): the CPU runs it over the same build sides, never an out-of-memory failure
+      if (joins != null) {
+        joins.close();
+        joins = null;
       }
-      // the join tables took the memory the pass needed: the CPU runs it over the same build sides
-      joins.close();
-      joins = null;
       lastFallback = e.getMessage();
       return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     } finally {

@@ -357,6 +357,33 @@ class GpuColumnarPipelineTest {
         List.of(new SourceBatch(List.of(big), 3000)), "an overflowing sum fails on both");
   }
 
+  /**
+   * A grouped pass whose hash table does not fit the GPU memory left (here all but 1 MiB of the budget is taken)
+   * runs on the CPU backend and says why: the same groups, never an out-of-memory failure.
+   */
+  @Test void anAggregateStateOverTheMemoryLeftRunsOnTheCpu() {
+    int rows = 150_000;
+    BigIntVector key = new BigIntVector("k", allocator);
+    vectors.add(key);
+    key.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      key.set(r, (r * 7919L) % 90_000);
+    }
+    key.setValueCount(rows);
+    List<PipelineStage> stages = List.of(new PipelineStage.Aggregate(new int[] {0},
+        List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))));
+    org.spillway.gpu.device.CudaDevice device = org.spillway.gpu.device.GpuRuntime.requireDevice();
+    GpuColumnarPipeline.releaseIdleResources(device);
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(List.of(ExprType.INT64), stages).withExpectedGroups(1 << 20);
+    try (org.spillway.gpu.device.DeviceBuffer taken = device.allocator().allocate(
+        device.allocator().availableBytes() - (1 << 20), "memory this test takes")) {
+      List<Object[]> out = RandomBatches.assertSameResult(gpu, TransferMethod.PINNED_COPY,
+          List.of(new SourceBatch(List.of(key), rows)), "1 MiB of GPU memory left", "");
+      assertEquals(90_000, out.size());
+    }
+    assertTrue(gpu.lastFallback() != null && gpu.lastFallback().contains("memory"), String.valueOf(gpu.lastFallback()));
+  }
+
   @Test void globalAggregateOverNoRowsAndStagesAfterTheAggregate() {
     SourceBatch empty = randomBatch(new RandomExprs(new Random(1)), 0);
     SourceBatch some = randomBatch(new RandomExprs(new Random(2)), 700);
