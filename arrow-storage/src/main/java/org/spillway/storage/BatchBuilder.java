@@ -2,10 +2,12 @@ package org.spillway.storage;
 
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -235,6 +237,70 @@ public final class BatchBuilder implements AutoCloseable {
   public FieldVector vector(int col) {
     kindAt(col, 0);
     return vectors.get(col);
+  }
+
+  /**
+   * Sets rows 0..rows-1 of a fixed-width column at once from their little-endian bytes (4 per INTEGER or DATE, 8 per
+   * BIGINT, DECIMAL or DOUBLE), for a source that decodes a column in bulk; {@code nulls} (null: none) marks the NULL
+   * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
+   */
+  public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "putValues");
+    }
+    long bytes = (long) rows * vector.getTypeWidth();
+    if (bytes > littleEndian.length) {
+      throw new StorageException("putValues: " + littleEndian.length + " bytes hold fewer than " + rows + " values of "
+          + "column " + schema.column(col).name() + " of table " + tableName);
+    }
+    vector.getDataBuffer().setBytes(0, littleEndian, 0, bytes);
+    setValidity(vector.getValidityBuffer(), nulls, rows);
+  }
+
+  /**
+   * Sets rows 0..rows-1 of a VARCHAR column without a length at once: row i is {@code data}'s bytes from offset i to
+   * offset i+1, the offsets being {@code rows + 1} little-endian ints from 0; {@code nulls} (null: none) marks the NULL
+   * rows, whose offsets must not advance. The bytes must be well-formed UTF-8, as {@link #setUtf8} would store them.
+   */
+  public void putUtf8(int col, byte[] littleEndianOffsets, byte[] data, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    ColumnType type = schema.column(col).type();
+    if (!type.kind().isText() || type.length() != ColumnType.UNBOUNDED_LENGTH) {
+      throw wrongSetter(col, "putUtf8");
+    }
+    VarCharVector vector = (VarCharVector) vectors.get(col);
+    int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
+    while (vector.getDataBuffer().capacity() < length) {
+      vector.reallocDataBuffer();
+    }
+    vector.getOffsetBuffer().setBytes(0, littleEndianOffsets, 0, (rows + 1L) * 4);
+    vector.getDataBuffer().setBytes(0, data, 0, length);
+    setValidity(vector.getValidityBuffer(), nulls, rows);
+    vector.setLastSet(rows - 1);  // else setValueCount would take the rows for unset ones and rewrite their offsets
+  }
+
+  private void checkBulk(int col, int rows, boolean[] nulls) {
+    if (rows > 0) {
+      kindAt(col, rows - 1);
+    }
+    if (nulls != null && !schema.column(col).type().nullable()) {
+      for (int row = 0; row < rows; row++) {
+        if (nulls[row]) {
+          throw invalid(col, row, "NULL in a NOT NULL column");
+        }
+      }
+    }
+  }
+
+  private static void setValidity(ArrowBuf validity, boolean[] nulls, int rows) {
+    byte[] bits = new byte[(rows + 7) >>> 3];
+    for (int row = 0; row < rows; row++) {
+      if (nulls == null || !nulls[row]) {
+        bits[row >>> 3] |= (byte) (1 << (row & 7));
+      }
+    }
+    validity.setBytes(0, bits, 0, bits.length);
   }
 
   public void setNull(int col, int row) {
