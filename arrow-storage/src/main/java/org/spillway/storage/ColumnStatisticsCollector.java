@@ -1,12 +1,14 @@
 package org.spillway.storage;
 
+import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseIntVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
@@ -76,43 +78,41 @@ final class ColumnStatisticsCollector {
       observeText(text, rows);
       return;
     }
-    // one loop per vector type, so that the loop calls no virtual getter per row
-    if (vector instanceof Float8Vector doubles) {
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    // one loop per layout, reading the buffers through views (see VectorBuffers)
+    if (vector instanceof Float8Vector) {
+      DoubleBuffer doubles = VectorBuffers.data(vector, rows, Double.BYTES).asDoubleBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(doubles, row)) {
+        if (countNull(validity, row)) {
           observeDouble(doubles.get(row));
         }
       }
-    } else if (vector instanceof BigIntVector longs) {
+    } else if (vector instanceof BigIntVector) {
+      LongBuffer longs = VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(longs, row)) {
+        if (countNull(validity, row)) {
           observeLong(longs.get(row));
         }
       }
-    } else if (vector instanceof IntVector ints) {
+    } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
+      IntBuffer ints = VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(ints, row)) {
+        if (countNull(validity, row)) {
           observeLong(ints.get(row));
-        }
-      }
-    } else if (vector instanceof DateDayVector days) {
-      for (int row = 0; row < rows; row++) {
-        if (countNull(days, row)) {
-          observeLong(days.get(row));
         }
       }
     } else {
       for (int row = 0; row < rows; row++) {
-        if (countNull(vector, row)) {
+        if (countNull(validity, row)) {
           observeLong(((BaseIntVector) vector).getValueAsLong(row));
         }
       }
     }
   }
 
-  /** Counts the row as NULL or as a value; true for a value, which the caller observes. */
-  private boolean countNull(FieldVector vector, int row) {
-    if (vector.isNull(row)) {
+  /** Counts the row as NULL or as a value by the batch's validity bits; true for a value, which the caller observes. */
+  private boolean countNull(ByteBuffer validity, int row) {
+    if (VectorBuffers.isNull(validity, row)) {
       nullCount++;
       return false;
     }
@@ -152,17 +152,18 @@ final class ColumnStatisticsCollector {
 
   /** Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once. */
   private void observeText(VarCharVector vector, int rows) {
-    ArrowBuf offsets = vector.getOffsetBuffer();
-    int first = rows == 0 ? 0 : offsets.getInt(0);
-    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    IntBuffer offsets = VectorBuffers.offsets(vector, rows);
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    int first = offsets.get(0);
+    int end = offsets.get(rows);
     if (scratch.length < end - first) {
       scratch = new byte[Math.max(end - first, 2 * scratch.length)];
     }
     vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
     int start = first;
     for (int row = 0; row < rows; row++) {
-      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
-      if (vector.isNull(row)) {
+      int next = offsets.get(row + 1);
+      if (VectorBuffers.isNull(validity, row)) {
         nullCount++;
       } else {
         valueCount++;
