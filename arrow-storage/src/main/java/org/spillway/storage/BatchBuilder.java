@@ -40,6 +40,8 @@ public final class BatchBuilder implements AutoCloseable {
   private final int capacity;
   private final List<FieldVector> vectors;
   private final Consumer<BatchBuilder> onDiscard;
+  /** Per text column, the distinct values its source declared for the non-NULL rows ({@link #declareDistinct}). */
+  private final byte[][][] declaredDistinct;
   private int rowCount;
   private boolean released;
 
@@ -52,6 +54,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.schema = schema;
     this.capacity = capacity;
     this.onDiscard = onDiscard;
+    this.declaredDistinct = new byte[schema.size()][][];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -166,6 +169,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (excess >= 0) {
       throw invalid(col, row, "value of length " + excess + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, v.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -188,6 +192,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (length > type.length()) {
       throw invalid(col, row, "value of length " + length + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
   }
 
@@ -206,6 +211,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (utf8.length > type.length()) {
       throw invalid(col, row, "value of length " + utf8.length + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8);
   }
 
@@ -269,6 +275,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (!type.kind().isText() || type.length() != ColumnType.UNBOUNDED_LENGTH) {
       throw wrongSetter(col, "putUtf8");
     }
+    declaredDistinct[col] = null;
     VarCharVector vector = (VarCharVector) vectors.get(col);
     int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
     while (vector.getDataBuffer().capacity() < length) {
@@ -278,6 +285,24 @@ public final class BatchBuilder implements AutoCloseable {
     vector.getDataBuffer().setBytes(0, data, 0, length);
     setValidity(vector.getValidityBuffer(), nulls, rows);
     vector.setLastSet(rows - 1);  // else setValueCount would take the rows for unset ones and rewrite their offsets
+  }
+
+  /**
+   * Declares that the non-NULL values of text column {@code col} are exactly {@code values}: distinct, and as the
+   * vector stores them. A source that decodes a dictionary knows them, and the statistics then take each value once
+   * instead of every row. Setting a value of the column afterwards (other than through {@link #vector}, which the
+   * source must not do) drops the declaration.
+   */
+  public void declareDistinct(int col, byte[][] values) {
+    if (!kindAt(col, 0).isText()) {
+      throw wrongSetter(col, "declareDistinct");
+    }
+    declaredDistinct[col] = values;
+  }
+
+  /** What {@link #declareDistinct} declared for column {@code col}, or null. */
+  byte[][] declaredDistinct(int col) {
+    return declaredDistinct[col];
   }
 
   private void checkBulk(int col, int rows, boolean[] nulls) {

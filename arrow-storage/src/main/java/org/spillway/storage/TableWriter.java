@@ -106,6 +106,10 @@ public final class TableWriter implements AutoCloseable {
     if (!openBatches.contains(batch)) {
       throw new StorageException("batch was not created by this writer of table " + name + " or was already appended");
     }
+    byte[][][] declaredDistinct = new byte[schema.size()][][];
+    for (int col = 0; col < schema.size(); col++) {
+      declaredDistinct[col] = batch.declaredDistinct(col);
+    }
     VectorSchemaRoot root = batch.detach();
     openBatches.remove(batch);
     try {
@@ -127,7 +131,7 @@ public final class TableWriter implements AutoCloseable {
       for (int col = 0; col < schema.size(); col++) {
         ColumnStatisticsCollector collector = new ColumnStatisticsCollector(schema.column(col), DICTIONARY_MAX_ENTRIES,
             trackDistinct[col]);
-        collector.observe(root.getVector(col), root.getRowCount());
+        collector.observe(root.getVector(col), root.getRowCount(), declaredDistinct[col]);
         local.add(collector);
       }
       ArrowFiles.write(file, root);

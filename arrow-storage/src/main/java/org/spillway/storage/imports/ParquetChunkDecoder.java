@@ -1,9 +1,10 @@
 package org.spillway.storage.imports;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -60,6 +61,9 @@ final class ParquetChunkDecoder {
   private long[] dictionaryLongs;
   private double[] dictionaryDoubles;
   private byte[][] dictionaryTexts;
+  /** Text: which dictionary entries the batch column being decoded uses, and whether all its values are entries. */
+  private boolean[] usedEntries;
+  private boolean onlyEntries;
 
   /** The current page: its values, definition levels (null where the column has none), and values left. */
   private ValuesReader values;
@@ -72,6 +76,22 @@ final class ParquetChunkDecoder {
   private boolean[] nulls;
   private byte[] bytes;
   private byte[] text = new byte[1 << 16];
+  /** Where {@link #textSink} writes next into {@link #text}. */
+  private int textEnd;
+  private final OutputStream textSink = new OutputStream() {
+    @Override
+    public void write(int b) {
+      ensureText(textEnd + 1L);
+      text[textEnd++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] bytes, int from, int count) {
+      ensureText((long) textEnd + count);
+      System.arraycopy(bytes, from, text, textEnd, count);
+      textEnd += count;
+    }
+  };
 
   /** A page's definition levels, one per row. */
   private interface Levels {
@@ -121,6 +141,10 @@ final class ParquetChunkDecoder {
     }
     boolean anyNull = false;
     int textLength = 0;
+    onlyEntries = true;
+    if (usedEntries != null) {
+      Arrays.fill(usedEntries, false);
+    }
     for (int row = 0; row < rows; ) {
       if (pageLeft == 0) {
         readPage();
@@ -139,7 +163,12 @@ final class ParquetChunkDecoder {
     }
     switch (target) {
       case INT, LONG, DOUBLE -> batch.putValues(col, bytes, anyNull ? nulls : null, rows);
-      case TEXT -> batch.putUtf8(col, bytes, text, anyNull ? nulls : null, rows);
+      case TEXT -> {
+        batch.putUtf8(col, bytes, text, anyNull ? nulls : null, rows);
+        if (onlyEntries && usedEntries != null) {
+          batch.declareDistinct(col, usedTexts());
+        }
+      }
       case SETTER -> { }
     }
   }
@@ -207,12 +236,14 @@ final class ParquetChunkDecoder {
     for (int row = from; row < end; row++) {
       if (!nulls[row]) {
         if (entries != null) {
-          byte[] value = entries[values.readValueDictionaryId()];
+          int id = values.readValueDictionaryId();
+          byte[] value = entries[id];
+          usedEntries[id] = true;
           length = appendText(value, 0, value.length, length);
         } else {
-          ByteBuffer plain = values.readBytes().toByteBuffer();
+          onlyEntries = false;
           int start = length;
-          length = appendText(plain, length);
+          length = appendText(values.readBytes(), length);
           if (!isAscii(text, start, length - start)) {
             byte[] utf8 = storedUtf8(Arrays.copyOfRange(text, start, length));
             length = appendText(utf8, 0, utf8.length, start);
@@ -230,11 +261,16 @@ final class ParquetChunkDecoder {
     return length + count;
   }
 
-  private int appendText(ByteBuffer value, int length) {
-    int count = value.remaining();
-    ensureText(length + count);
-    value.get(value.position(), text, length, count);
-    return length + count;
+  /** Appends a plain page's value; {@link Binary#writeTo} hands over its bytes without a copy or buffer of its own. */
+  private int appendText(Binary value, int length) {
+    ensureText(length + value.length());
+    textEnd = length;
+    try {
+      value.writeTo(textSink);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);  // the sink writes into an array and throws none
+    }
+    return textEnd;
   }
 
   private void ensureText(long needed) {
@@ -341,9 +377,25 @@ final class ParquetChunkDecoder {
     return dictionaryDoubles;
   }
 
+  /** The dictionary's text entries that the batch column uses; distinct, as the dictionary's entries are. */
+  private byte[][] usedTexts() {
+    int count = 0;
+    for (boolean used : usedEntries) {
+      count += used ? 1 : 0;
+    }
+    byte[][] used = new byte[count][];
+    for (int id = 0, next = 0; id < usedEntries.length; id++) {
+      if (usedEntries[id]) {
+        used[next++] = dictionaryTexts[id];
+      }
+    }
+    return used;
+  }
+
   /** The text entries as the vector stores them (see {@link #storedUtf8}). */
   private byte[][] dictionaryTexts() {
     if (dictionaryTexts == null) {
+      usedEntries = new boolean[dictionary.getMaxId() + 1];
       dictionaryTexts = new byte[dictionary.getMaxId() + 1][];
       for (int id = 0; id < dictionaryTexts.length; id++) {
         Binary entry = dictionary.decodeToBinary(id);

@@ -165,6 +165,11 @@ final class ParquetSource extends FileSource {
     }
   }
 
+  /** The file's footer, as read by {@link #open}. */
+  ParquetMetadata footer() {
+    return footer;
+  }
+
   @Override
   public long rows() {
     return footer.getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
