@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
@@ -218,14 +219,7 @@ public final class BatchBuilder implements AutoCloseable {
   private static boolean isAscii(ByteBuffer bytes, int start, int length) {
     if (bytes.hasArray()) {
       // the array itself: a heap buffer's get(i) checks its bounds on every byte
-      byte[] array = bytes.array();
-      int from = bytes.arrayOffset() + start;
-      for (int i = from; i < from + length; i++) {
-        if (array[i] < 0) {
-          return false;
-        }
-      }
-      return true;
+      return Ascii.isAscii(bytes.array(), bytes.arrayOffset() + start, length);
     }
     for (int i = start; i < start + length; i++) {
       if (bytes.get(i) < 0) {
@@ -320,9 +314,16 @@ public final class BatchBuilder implements AutoCloseable {
 
   private static void setValidity(ArrowBuf validity, boolean[] nulls, int rows) {
     byte[] bits = new byte[(rows + 7) >>> 3];
-    for (int row = 0; row < rows; row++) {
-      if (nulls == null || !nulls[row]) {
-        bits[row >>> 3] |= (byte) (1 << (row & 7));
+    if (nulls == null) {
+      Arrays.fill(bits, (byte) -1);
+      if ((rows & 7) != 0) {
+        bits[bits.length - 1] = (byte) ((1 << (rows & 7)) - 1);
+      }
+    } else {
+      for (int row = 0; row < rows; row++) {
+        if (!nulls[row]) {
+          bits[row >>> 3] |= (byte) (1 << (row & 7));
+        }
       }
     }
     validity.setBytes(0, bits, 0, bits.length);

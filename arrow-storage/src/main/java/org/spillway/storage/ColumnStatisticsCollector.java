@@ -209,7 +209,7 @@ final class ColumnStatisticsCollector {
       }
     }
     sketch.addHash(hash);
-    boolean ascii = isAscii(utf8, from, length);
+    boolean ascii = Ascii.isAscii(utf8, from, length);
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);
@@ -229,15 +229,6 @@ final class ColumnStatisticsCollector {
       return Arrays.compare(utf8, from, from + length, boundAscii, 0, boundAscii.length);
     }
     return new String(utf8, from, length, StandardCharsets.UTF_8).compareTo(bound);
-  }
-
-  private static boolean isAscii(byte[] utf8, int from, int length) {
-    for (int i = from; i < from + length; i++) {
-      if (utf8[i] < 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -105,7 +105,7 @@ final class Utf8Codes {
     if (entries != null) {
       for (int code = 0; code < entries.length; code++) {
         byte[] entry = entries[code];
-        if (entry.length == length && Arrays.equals(entry, 0, length, bytes, from, from + length)) {
+        if (entry.length == length && equal(entry, bytes, from)) {
           return code;
         }
       }
@@ -119,6 +119,19 @@ final class Utf8Codes {
       slot = (slot + 1) & mask;
     }
     return -1;
+  }
+
+  /**
+   * Whether {@code entry} is the bytes of {@code bytes} from {@code from} on: a plain loop, as most entries differ in
+   * their first bytes, where a call into the arrays intrinsic costs more than the compare.
+   */
+  private static boolean equal(byte[] entry, byte[] bytes, int from) {
+    for (int i = 0; i < entry.length; i++) {
+      if (entry[i] != bytes[from + i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static int hash(byte[] bytes, int from, int length) {

@@ -26,6 +26,7 @@ import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.io.api.Binary;
+import org.spillway.storage.Ascii;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnType;
 
@@ -244,7 +245,7 @@ final class ParquetChunkDecoder {
           onlyEntries = false;
           int start = length;
           length = appendText(values.readBytes(), length);
-          if (!isAscii(text, start, length - start)) {
+          if (!Ascii.isAscii(text, start, length - start)) {
             byte[] utf8 = storedUtf8(Arrays.copyOfRange(text, start, length));
             length = appendText(utf8, 0, utf8.length, start);
           }
@@ -410,15 +411,7 @@ final class ParquetChunkDecoder {
    * malformed sequences as decoding does.
    */
   private static byte[] storedUtf8(byte[] utf8) {
-    return isAscii(utf8, 0, utf8.length) ? utf8 : new String(utf8, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static boolean isAscii(byte[] bytes, int from, int length) {
-    for (int i = from; i < from + length; i++) {
-      if (bytes[i] < 0) {
-        return false;
-      }
-    }
-    return true;
+    return Ascii.isAscii(utf8, 0, utf8.length) ? utf8
+        : new String(utf8, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
   }
 }
