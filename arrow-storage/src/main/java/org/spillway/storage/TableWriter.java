@@ -22,13 +22,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * in the catalog until {@link #commit()}; closing without commit, or any failure, removes everything
  * written, so no half table remains.
  *
- * <p>Appended batches are staged plain: kept in memory while the batches staged so far take at most
- * {@link #stagingMemory} bytes (the table is then written once), beyond that as IPC files. Commit then picks the
- * text columns to
- * dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct values, each used on average at
- * least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no transfer bytes; or at most
- * {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are what GPU pipelines carry
- * as join payloads and group keys, where plain text keeps a pipeline on the CPU), rewrites
+ * <p>Appended batches are staged plain: in memory while the batches staged there take at most the bytes that
+ * {@link #STAGING_MEMORY_PROPERTY} allows (so that a table that fits is written once), beyond that as IPC files.
+ * Commit then picks the text columns to dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct
+ * values, each used on average at least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no
+ * transfer bytes; or at most {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are
+ * what GPU pipelines carry as join payloads and group keys, where plain text keeps a pipeline on the CPU), writes
  * the staged batches with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
  */
 public final class TableWriter implements AutoCloseable {
@@ -38,7 +37,8 @@ public final class TableWriter implements AutoCloseable {
   private static final String STAGING = "staging";
   /**
    * System property: the bytes of staged batches a writer keeps in memory, beyond which it stages them in files;
-   * by default a quarter of the machine's memory (a table the engine queries is held in memory anyway).
+   * by default a quarter of the machine's memory or half the JVM's maximum heap, whichever is less (a table the
+   * engine queries is held in memory anyway).
    */
   public static final String STAGING_MEMORY_PROPERTY = "spillway.writer.stagingMemory";
   /** Lock file in the temporary directory: while it is locked, {@link Catalog#open} leaves the directory alone. */
@@ -193,8 +193,11 @@ public final class TableWriter implements AutoCloseable {
         throw new StorageException(STAGING_MEMORY_PROPERTY + " must be a number of bytes, not '" + configured + "'");
       }
     }
+    // Arrow's default memory counts against the JVM's direct memory limit, which is the heap's size unless set
+    long directHalf = Runtime.getRuntime().maxMemory() / 2;
     var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-    return os instanceof com.sun.management.OperatingSystemMXBean memory ? memory.getTotalMemorySize() / 4 : 0;
+    return os instanceof com.sun.management.OperatingSystemMXBean memory
+        ? Math.min(memory.getTotalMemorySize() / 4, directHalf) : 0;
   }
 
   /** Keeps at most {@code bytes} of staged batches in memory from now on (0: stage every batch in a file). */
