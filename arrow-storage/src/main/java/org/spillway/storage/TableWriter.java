@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ReferenceManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -176,10 +177,19 @@ public final class TableWriter implements AutoCloseable {
   /** A staged batch: in a file, or in memory. */
   private record Staged(Path file, VectorSchemaRoot batch) {}
 
+  /**
+   * The memory a batch holds: its allocations as made (rounded up, grown), not only the bytes its rows use; a
+   * vector's buffers may be slices of one allocation, which counts once.
+   */
   private static long bufferBytes(VectorSchemaRoot root) {
+    Set<ReferenceManager> allocations = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     long bytes = 0;
     for (var vector : root.getFieldVectors()) {
-      bytes += vector.getBufferSize();
+      for (var buffer : vector.getBuffers(false)) {
+        if (allocations.add(buffer.getReferenceManager())) {
+          bytes += buffer.getReferenceManager().getAccountedSize();
+        }
+      }
     }
     return bytes;
   }
