@@ -359,6 +359,25 @@ class ParquetImportTest {
         (i, row) -> { }, "column xs of type optional group xs (LIST)");
   }
 
+  /**
+   * A decimal with more digits than its declared precision fails the import with the row group, the column and the
+   * row, from dictionary pages and plain ones alike (the bulk decode keeps the setter's check).
+   */
+  @Test
+  void decimalsWiderThanTheirPrecisionAreRefused() throws IOException {
+    String schema = "message m { required int32 id; optional int64 price (DECIMAL(4,2)); }";
+    for (boolean dictionary : new boolean[] {true, false}) {
+      Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
+          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
+            row.add("id", i);
+            row.add("price", i == 250 ? 12_345L : i % 7 * 100L);
+          });
+      StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
+      assertTrue(e.getMessage().contains("batch row 50: unscaled value 12345 has more than 4 digits"), e.getMessage());
+      Files.delete(file);
+    }
+  }
+
   private void assertRefused(String schema, java.util.function.BiConsumer<Integer, Group> fill, String message)
       throws IOException {
     Path file = ParquetTestFiles.write(dir.resolve("refused.parquet"), schema,
