@@ -41,8 +41,11 @@ public final class BatchBuilder implements AutoCloseable {
   private final int capacity;
   private final List<FieldVector> vectors;
   private final Consumer<BatchBuilder> onDiscard;
-  /** Per text column, the distinct values its source declared for the non-NULL rows ({@link #declareDistinct}). */
-  private final byte[][][] declaredDistinct;
+  /**
+   * Per column, the distinct values its source declared for the non-NULL rows ({@link #declareDistinct}): a byte[][]
+   * for text, a long[] for the other columns but DOUBLE.
+   */
+  private final Object[] declaredDistinct;
   private int rowCount;
   private boolean released;
 
@@ -55,7 +58,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.schema = schema;
     this.capacity = capacity;
     this.onDiscard = onDiscard;
-    this.declaredDistinct = new byte[schema.size()][][];
+    this.declaredDistinct = new Object[schema.size()];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -89,6 +92,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setInt(int col, int row, int v) {
+    declaredDistinct[col] = null;
     switch (kindAt(col, row)) {
       case INTEGER -> ((IntVector) vectors.get(col)).set(row, v);
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
@@ -97,6 +101,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setLong(int col, int row, long v) {
+    declaredDistinct[col] = null;
     switch (kindAt(col, row)) {
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
       case INTEGER -> {
@@ -118,6 +123,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DECIMAL by its unscaled value (e.g. 1234 for 12.34 in DECIMAL(15,2)). */
   public void setDecimal(int col, int row, long unscaled) {
+    declaredDistinct[col] = null;
     if (kindAt(col, row) != ColumnKind.DECIMAL) {
       throw wrongSetter(col, "setDecimal");
     }
@@ -150,6 +156,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DATE as days since 1970-01-01. */
   public void setDate(int col, int row, int epochDay) {
+    declaredDistinct[col] = null;
     if (kindAt(col, row) != ColumnKind.DATE) {
       throw wrongSetter(col, "setDate");
     }
@@ -245,6 +252,7 @@ public final class BatchBuilder implements AutoCloseable {
    * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
    */
   public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
+    declaredDistinct[col] = null;
     checkBulk(col, rows, nulls);
     if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
       throw wrongSetter(col, "putValues");
@@ -282,20 +290,32 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   /**
-   * Declares that the non-NULL values of text column {@code col} are exactly {@code values}: distinct, and as the
-   * vector stores them. A source that decodes a dictionary knows them, and the statistics then take each value once
-   * instead of every row. Setting a value of the column afterwards (other than through {@link #vector}, which the
-   * source must not do) drops the declaration.
+   * Declares that the non-NULL values of text column {@code col} are exactly {@code values} (a value may be listed
+   * twice), as the vector stores them. A source that decodes a dictionary knows them, and the statistics then take
+   * each value once instead of every row. Setting a value of the column afterwards (other than through
+   * {@link #vector}, which the source must not do) drops the declaration.
    */
   public void declareDistinct(int col, byte[][] values) {
     if (!kindAt(col, 0).isText()) {
-      throw wrongSetter(col, "declareDistinct");
+      throw wrongSetter(col, "declareDistinct(byte[][])");
     }
     declaredDistinct[col] = values;
   }
 
-  /** What {@link #declareDistinct} declared for column {@code col}, or null. */
-  byte[][] declaredDistinct(int col) {
+  /**
+   * As {@link #declareDistinct(int, byte[][])} for an INTEGER, BIGINT, DECIMAL (unscaled) or DATE (days) column:
+   * its non-NULL values are exactly {@code values}.
+   */
+  public void declareDistinct(int col, long[] values) {
+    ColumnKind kind = kindAt(col, 0);
+    if (kind.isText() || kind == ColumnKind.DOUBLE) {
+      throw wrongSetter(col, "declareDistinct(long[])");
+    }
+    declaredDistinct[col] = values;
+  }
+
+  /** What {@link #declareDistinct} declared for column {@code col} (a byte[][] or a long[]), or null. */
+  Object declaredDistinct(int col) {
     return declaredDistinct[col];
   }
 

@@ -78,18 +78,20 @@ final class ColumnStatisticsCollector {
   }
 
   /**
-   * As {@link #observe(FieldVector, int)}, for a text vector whose non-NULL values are known to be exactly the
-   * {@code distinct} ones (null: not known): each is observed once, which gives what observing every row gives, as
-   * a value seen before changes nothing but the counts.
+   * As {@link #observe(FieldVector, int)}, for a vector whose non-NULL values are known to be exactly the
+   * {@code distinct} ones (null: not known; a byte[][] of UTF-8 for text, a long[] for integers, decimals and dates,
+   * as {@link BatchBuilder#declareDistinct} takes them): each is observed once for the bounds, the sketch and the
+   * distinct set, which gives what observing every row gives, as a value seen before changes none of them. The
+   * counts, and the order of numeric values, still come from every row.
    */
-  void observe(FieldVector vector, int rows, byte[][] distinct) {
+  void observe(FieldVector vector, int rows, Object distinct) {
     if (vector instanceof VarCharVector text) {
-      if (distinct != null) {
+      if (distinct instanceof byte[][] values) {
         ByteBuffer validity = VectorBuffers.validity(vector, rows);
         for (int row = 0; row < rows; row++) {
           countNull(validity, row);
         }
-        for (byte[] value : distinct) {
+        for (byte[] value : values) {
           observeString(value, 0, value.length);
         }
       } else {
@@ -98,6 +100,7 @@ final class ColumnStatisticsCollector {
       return;
     }
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    long[] declared = distinct instanceof long[] values ? values : null;
     // one loop per layout, reading the buffers through views (see VectorBuffers)
     if (vector instanceof Float8Vector) {
       DoubleBuffer doubles = VectorBuffers.data(vector, rows, Double.BYTES).asDoubleBuffer();
@@ -106,25 +109,32 @@ final class ColumnStatisticsCollector {
           observeDouble(doubles.get(row));
         }
       }
-    } else if (vector instanceof BigIntVector) {
+      return;
+    }
+    if (vector instanceof BigIntVector) {
       LongBuffer longs = VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer();
       for (int row = 0; row < rows; row++) {
         if (countNull(validity, row)) {
-          observeLong(longs.get(row));
+          observeLong(longs.get(row), declared == null);
         }
       }
     } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
       IntBuffer ints = VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
       for (int row = 0; row < rows; row++) {
         if (countNull(validity, row)) {
-          observeLong(ints.get(row));
+          observeLong(ints.get(row), declared == null);
         }
       }
     } else {
       for (int row = 0; row < rows; row++) {
         if (countNull(validity, row)) {
-          observeLong(((BaseIntVector) vector).getValueAsLong(row));
+          observeLong(((BaseIntVector) vector).getValueAsLong(row), declared == null);
         }
+      }
+    }
+    if (declared != null) {
+      for (long v : declared) {
+        observeBoundsAndSketch(v);
       }
     }
   }
@@ -139,8 +149,15 @@ final class ColumnStatisticsCollector {
     return true;
   }
 
-  private void observeLong(long v) {
+  /** A row's value: its order always, its bounds and sketch unless the batch's distinct values give them. */
+  private void observeLong(long v, boolean boundsAndSketch) {
     observeOrder(v);
+    if (boundsAndSketch) {
+      observeBoundsAndSketch(v);
+    }
+  }
+
+  private void observeBoundsAndSketch(long v) {
     minLong = Math.min(minLong, v);
     maxLong = Math.max(maxLong, v);
     sketch.addLong(v);

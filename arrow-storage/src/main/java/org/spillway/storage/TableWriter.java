@@ -117,7 +117,7 @@ public final class TableWriter implements AutoCloseable {
     if (!openBatches.contains(batch)) {
       throw new StorageException("batch was not created by this writer of table " + name + " or was already appended");
     }
-    byte[][][] declaredDistinct = new byte[schema.size()][][];
+    Object[] declaredDistinct = new Object[schema.size()];
     for (int col = 0; col < schema.size(); col++) {
       declaredDistinct[col] = batch.declaredDistinct(col);
     }

@@ -10,7 +10,6 @@ import java.math.BigDecimal;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -125,10 +124,16 @@ class BulkBatchTest {
       BatchBuilder batch = writer.newBatch(ROWS);
       byte[][] declared = {"a".getBytes(StandardCharsets.UTF_8)};
       batch.declareDistinct(2, declared);
-      assertTrue(Arrays.equals(declared, batch.declaredDistinct(2)));
+      assertTrue(declared == batch.declaredDistinct(2));
       batch.setString(2, 0, "b");
       assertEquals(null, batch.declaredDistinct(2));
       assertThrows(StorageException.class, () -> batch.declareDistinct(1, declared), "not a text column");
+      long[] numbers = {5, 7};
+      batch.declareDistinct(1, numbers);
+      assertTrue(numbers == batch.declaredDistinct(1));
+      batch.setDecimal(1, 0, 5);
+      assertEquals(null, batch.declaredDistinct(1));
+      assertThrows(StorageException.class, () -> batch.declareDistinct(2, numbers), "a text column");
       batch.close();
     }
   }

@@ -62,7 +62,10 @@ final class ParquetChunkDecoder {
   private long[] dictionaryLongs;
   private double[] dictionaryDoubles;
   private byte[][] dictionaryTexts;
-  /** Text: which dictionary entries the batch column being decoded uses, and whether all its values are entries. */
+  /**
+   * Which dictionary entries the batch column being decoded uses, and whether all its values are entries (text and
+   * integer targets; null without a dictionary).
+   */
   private boolean[] usedEntries;
   private boolean onlyEntries;
 
@@ -121,6 +124,9 @@ final class ParquetChunkDecoder {
     try {
       DictionaryPage page = pages.readDictionaryPage();
       this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
+      if (dictionary != null && target != Target.DOUBLE && target != Target.SETTER) {
+        usedEntries = new boolean[dictionary.getMaxId() + 1];
+      }
     } catch (IOException e) {
       throw new ParquetDecodingException("cannot read the dictionary page: " + e.getMessage(), e);
     }
@@ -152,6 +158,7 @@ final class ParquetChunkDecoder {
       }
       int end = row + Math.min(rows - row, pageLeft);
       anyNull |= readLevels(row, end);
+      onlyEntries &= dictionaryIds;
       switch (target) {
         case INT -> decodeInts(row, end);
         case LONG -> decodeLongs(batch, col, row, end);
@@ -164,13 +171,11 @@ final class ParquetChunkDecoder {
     }
     switch (target) {
       case INT, LONG, DOUBLE -> batch.putValues(col, bytes, anyNull ? nulls : null, rows);
-      case TEXT -> {
-        batch.putUtf8(col, bytes, text, anyNull ? nulls : null, rows);
-        if (onlyEntries && usedEntries != null) {
-          batch.declareDistinct(col, usedTexts());
-        }
-      }
+      case TEXT -> batch.putUtf8(col, bytes, text, anyNull ? nulls : null, rows);
       case SETTER -> { }
+    }
+    if (onlyEntries && usedEntries != null) {
+      declareUsedEntries(batch, col);
     }
   }
 
@@ -194,7 +199,13 @@ final class ParquetChunkDecoder {
     for (int row = from; row < end; row++) {
       int v = 0;
       if (!nulls[row]) {
-        v = entries != null ? entries[values.readValueDictionaryId()] : values.readInteger();
+        if (entries != null) {
+          int id = values.readValueDictionaryId();
+          usedEntries[id] = true;
+          v = entries[id];
+        } else {
+          v = values.readInteger();
+        }
       }
       INT_LE.set(bytes, row * 4, v);
     }
@@ -206,7 +217,13 @@ final class ParquetChunkDecoder {
     for (int row = from; row < end; row++) {
       long v = 0;
       if (!nulls[row]) {
-        v = entries != null ? entries[values.readValueDictionaryId()] : int32 ? values.readInteger() : values.readLong();
+        if (entries != null) {
+          int id = values.readValueDictionaryId();
+          usedEntries[id] = true;
+          v = entries[id];
+        } else {
+          v = int32 ? values.readInteger() : values.readLong();
+        }
         if (decimalLimit != 0 && (v >= decimalLimit || v <= -decimalLimit)) {
           batch.setDecimal(col, row, v);  // fails, saying why
         }
@@ -242,7 +259,6 @@ final class ParquetChunkDecoder {
           usedEntries[id] = true;
           length = appendText(value, 0, value.length, length);
         } else {
-          onlyEntries = false;
           int start = length;
           length = appendText(values.readBytes(), length);
           if (!Ascii.isAscii(text, start, length - start)) {
@@ -378,25 +394,41 @@ final class ParquetChunkDecoder {
     return dictionaryDoubles;
   }
 
-  /** The dictionary's text entries that the batch column uses; distinct, as the dictionary's entries are. */
-  private byte[][] usedTexts() {
+  /**
+   * Declares the dictionary entries the batch column used as its distinct values, so that its statistics take each
+   * once ({@link BatchBuilder#declareDistinct}).
+   */
+  private void declareUsedEntries(BatchBuilder batch, int col) {
     int count = 0;
     for (boolean used : usedEntries) {
       count += used ? 1 : 0;
     }
-    byte[][] used = new byte[count][];
+    int[] ids = new int[count];
     for (int id = 0, next = 0; id < usedEntries.length; id++) {
       if (usedEntries[id]) {
-        used[next++] = dictionaryTexts[id];
+        ids[next++] = id;
       }
     }
-    return used;
+    switch (target) {
+      case TEXT -> {
+        byte[][] texts = dictionaryTexts();
+        batch.declareDistinct(col, Arrays.stream(ids).mapToObj(id -> texts[id]).toArray(byte[][]::new));
+      }
+      case INT -> {
+        int[] ints = dictionaryInts();
+        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> ints[id]).toArray());
+      }
+      case LONG -> {
+        long[] longs = dictionaryLongs();
+        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> longs[id]).toArray());
+      }
+      default -> throw new IllegalStateException("no distinct values to declare for " + target);
+    }
   }
 
   /** The text entries as the vector stores them (see {@link #storedUtf8}). */
   private byte[][] dictionaryTexts() {
     if (dictionaryTexts == null) {
-      usedEntries = new boolean[dictionary.getMaxId() + 1];
       dictionaryTexts = new byte[dictionary.getMaxId() + 1][];
       for (int id = 0; id < dictionaryTexts.length; id++) {
         Binary entry = dictionary.decodeToBinary(id);

@@ -165,6 +165,46 @@ class ParquetImportTest {
     }
   }
 
+  /**
+   * Integers, decimals and dates of few distinct values, in dictionary pages (where a batch declares the entries it
+   * used, so its statistics take each once) and in plain pages: the same rows, the same statistics.
+   */
+  @Test
+  void dictionaryEncodedNumbersGiveTheStatisticsOfPlainOnes() throws IOException {
+    String schema = "message m { required int32 small; optional int64 amount (DECIMAL(12,2)); "
+        + "optional int32 day (DATE); optional binary mode (STRING); }";
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("small", i % 7 - 3);
+      if (i % 11 != 0) {
+        row.add("amount", (i * 37L) % 41 * 100 - 900);
+        row.add("day", DAY0 + i / 50);
+        row.add("mode", new String[] {"AIR", "MAIL", "SHIP", "TRUCK"}[i % 4]);
+      }
+    };
+    Path dictionary = ParquetTestFiles.write(dir.resolve("dictionary.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 1_000), 3_000, fill);
+    Path plain = ParquetTestFiles.write(dir.resolve("plain.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, 1_000), 3_000, fill);
+    for (String column : List.of("small", "amount", "day", "mode")) {
+      assertTrue(onlyDictionaryPages(dictionary, column), column + " in dictionary pages only");
+    }
+    try (Catalog a = Catalog.create(dir.resolve("a")); Catalog b = Catalog.create(dir.resolve("b"))) {
+      StoredTable fromDictionary = TableImport.run(a, "t", List.of(dictionary), ImportOptions.defaults()).table();
+      StoredTable fromPlain = TableImport.run(b, "t", List.of(plain), ImportOptions.defaults()).table();
+      assertEquals(TestTables.rows(fromPlain), TestTables.rows(fromDictionary));
+      assertEquals(fromPlain.statistics(), fromDictionary.statistics());
+      assertEquals(7, fromDictionary.statistics().columns().get(0).distinctCount());
+      assertTrue(fromDictionary.statistics().columns().get(2).sorted(), "the days ascend");
+    }
+  }
+
+  private static boolean onlyDictionaryPages(Path file, String column) {
+    return ParquetSource.open(file, TimestampMode.REJECT).footer().getBlocks().stream()
+        .flatMap(rowGroup -> rowGroup.getColumns().stream())
+        .filter(chunk -> chunk.getPath().toDotString().equals(column))
+        .allMatch(chunk -> !chunk.getEncodingStats().hasNonDictionaryEncodedPages());
+  }
+
   /** Whether a chunk of the column holds both dictionary-encoded and plain data pages. */
   private static boolean mixesDictionaryAndPlainPages(Path file, String column) {
     return ParquetSource.open(file, TimestampMode.REJECT).footer().getBlocks().stream()
