@@ -2,10 +2,13 @@ package org.spillway.storage;
 
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
@@ -38,6 +41,11 @@ public final class BatchBuilder implements AutoCloseable {
   private final int capacity;
   private final List<FieldVector> vectors;
   private final Consumer<BatchBuilder> onDiscard;
+  /**
+   * Per column, the distinct values its source declared for the non-NULL rows ({@link #declareDistinct}): a byte[][]
+   * for text, a long[] for the other columns but DOUBLE.
+   */
+  private final Object[] declaredDistinct;
   private int rowCount;
   private boolean released;
 
@@ -50,6 +58,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.schema = schema;
     this.capacity = capacity;
     this.onDiscard = onDiscard;
+    this.declaredDistinct = new Object[schema.size()];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -83,6 +92,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setInt(int col, int row, int v) {
+    declaredDistinct[col] = null;
     switch (kindAt(col, row)) {
       case INTEGER -> ((IntVector) vectors.get(col)).set(row, v);
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
@@ -91,6 +101,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setLong(int col, int row, long v) {
+    declaredDistinct[col] = null;
     switch (kindAt(col, row)) {
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
       case INTEGER -> {
@@ -112,6 +123,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DECIMAL by its unscaled value (e.g. 1234 for 12.34 in DECIMAL(15,2)). */
   public void setDecimal(int col, int row, long unscaled) {
+    declaredDistinct[col] = null;
     if (kindAt(col, row) != ColumnKind.DECIMAL) {
       throw wrongSetter(col, "setDecimal");
     }
@@ -144,6 +156,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DATE as days since 1970-01-01. */
   public void setDate(int col, int row, int epochDay) {
+    declaredDistinct[col] = null;
     if (kindAt(col, row) != ColumnKind.DATE) {
       throw wrongSetter(col, "setDate");
     }
@@ -164,6 +177,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (excess >= 0) {
       throw invalid(col, row, "value of length " + excess + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, v.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -186,6 +200,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (length > type.length()) {
       throw invalid(col, row, "value of length " + length + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
   }
 
@@ -204,20 +219,14 @@ public final class BatchBuilder implements AutoCloseable {
     if (utf8.length > type.length()) {
       throw invalid(col, row, "value of length " + utf8.length + " exceeds " + type);
     }
+    declaredDistinct[col] = null;
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8);
   }
 
   private static boolean isAscii(ByteBuffer bytes, int start, int length) {
     if (bytes.hasArray()) {
       // the array itself: a heap buffer's get(i) checks its bounds on every byte
-      byte[] array = bytes.array();
-      int from = bytes.arrayOffset() + start;
-      for (int i = from; i < from + length; i++) {
-        if (array[i] < 0) {
-          return false;
-        }
-      }
-      return true;
+      return Ascii.isAscii(bytes.array(), bytes.arrayOffset() + start, length);
     }
     for (int i = start; i < start + length; i++) {
       if (bytes.get(i) < 0) {
@@ -235,6 +244,109 @@ public final class BatchBuilder implements AutoCloseable {
   public FieldVector vector(int col) {
     kindAt(col, 0);
     return vectors.get(col);
+  }
+
+  /**
+   * Sets rows 0..rows-1 of a fixed-width column at once from their little-endian bytes (4 per INTEGER or DATE, 8 per
+   * BIGINT, DECIMAL or DOUBLE), for a source that decodes a column in bulk; {@code nulls} (null: none) marks the NULL
+   * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
+   */
+  public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
+    declaredDistinct[col] = null;
+    checkBulk(col, rows, nulls);
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "putValues");
+    }
+    long bytes = (long) rows * vector.getTypeWidth();
+    if (bytes > littleEndian.length) {
+      throw new StorageException("putValues: " + littleEndian.length + " bytes hold fewer than " + rows + " values of "
+          + "column " + schema.column(col).name() + " of table " + tableName);
+    }
+    vector.getDataBuffer().setBytes(0, littleEndian, 0, bytes);
+    setValidity(vector.getValidityBuffer(), nulls, rows);
+  }
+
+  /**
+   * Sets rows 0..rows-1 of a VARCHAR column without a length at once: row i is {@code data}'s bytes from offset i to
+   * offset i+1, the offsets being {@code rows + 1} little-endian ints from 0; {@code nulls} (null: none) marks the NULL
+   * rows, whose offsets must not advance. The bytes must be well-formed UTF-8, as {@link #setUtf8} would store them.
+   */
+  public void putUtf8(int col, byte[] littleEndianOffsets, byte[] data, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    ColumnType type = schema.column(col).type();
+    if (!type.kind().isText() || type.length() != ColumnType.UNBOUNDED_LENGTH) {
+      throw wrongSetter(col, "putUtf8");
+    }
+    declaredDistinct[col] = null;
+    VarCharVector vector = (VarCharVector) vectors.get(col);
+    int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
+    while (vector.getDataBuffer().capacity() < length) {
+      vector.reallocDataBuffer();
+    }
+    vector.getOffsetBuffer().setBytes(0, littleEndianOffsets, 0, (rows + 1L) * 4);
+    vector.getDataBuffer().setBytes(0, data, 0, length);
+    setValidity(vector.getValidityBuffer(), nulls, rows);
+    vector.setLastSet(rows - 1);  // else setValueCount would take the rows for unset ones and rewrite their offsets
+  }
+
+  /**
+   * Declares that the non-NULL values of text column {@code col} are exactly {@code values} (a value may be listed
+   * twice), as the vector stores them. A source that decodes a dictionary knows them, and the statistics then take
+   * each value once instead of every row. Setting a value of the column afterwards (other than through
+   * {@link #vector}, which the source must not do) drops the declaration.
+   */
+  public void declareDistinct(int col, byte[][] values) {
+    if (!kindAt(col, 0).isText()) {
+      throw wrongSetter(col, "declareDistinct(byte[][])");
+    }
+    declaredDistinct[col] = values;
+  }
+
+  /**
+   * As {@link #declareDistinct(int, byte[][])} for an INTEGER, BIGINT, DECIMAL (unscaled) or DATE (days) column:
+   * its non-NULL values are exactly {@code values}.
+   */
+  public void declareDistinct(int col, long[] values) {
+    ColumnKind kind = kindAt(col, 0);
+    if (kind.isText() || kind == ColumnKind.DOUBLE) {
+      throw wrongSetter(col, "declareDistinct(long[])");
+    }
+    declaredDistinct[col] = values;
+  }
+
+  /** What {@link #declareDistinct} declared for column {@code col} (a byte[][] or a long[]), or null. */
+  Object declaredDistinct(int col) {
+    return declaredDistinct[col];
+  }
+
+  private void checkBulk(int col, int rows, boolean[] nulls) {
+    if (rows > 0) {
+      kindAt(col, rows - 1);
+    }
+    if (nulls != null && !schema.column(col).type().nullable()) {
+      for (int row = 0; row < rows; row++) {
+        if (nulls[row]) {
+          throw invalid(col, row, "NULL in a NOT NULL column");
+        }
+      }
+    }
+  }
+
+  private static void setValidity(ArrowBuf validity, boolean[] nulls, int rows) {
+    byte[] bits = new byte[(rows + 7) >>> 3];
+    if (nulls == null) {
+      Arrays.fill(bits, (byte) -1);
+      if ((rows & 7) != 0) {
+        bits[bits.length - 1] = (byte) ((1 << (rows & 7)) - 1);
+      }
+    } else {
+      for (int row = 0; row < rows; row++) {
+        if (!nulls[row]) {
+          bits[row >>> 3] |= (byte) (1 << (row & 7));
+        }
+      }
+    }
+    validity.setBytes(0, bits, 0, bits.length);
   }
 
   public void setNull(int col, int row) {

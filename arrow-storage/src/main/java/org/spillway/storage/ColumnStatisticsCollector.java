@@ -1,12 +1,14 @@
 package org.spillway.storage;
 
+import java.nio.ByteBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseIntVector;
-import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
@@ -72,47 +74,74 @@ final class ColumnStatisticsCollector {
 
   /** Observes the first {@code rows} values of a plain (not dictionary-encoded) vector of this column. */
   void observe(FieldVector vector, int rows) {
+    observe(vector, rows, null);
+  }
+
+  /**
+   * As {@link #observe(FieldVector, int)}, for a vector whose non-NULL values are known to be exactly the
+   * {@code distinct} ones (null: not known; a byte[][] of UTF-8 for text, a long[] for integers, decimals and dates,
+   * as {@link BatchBuilder#declareDistinct} takes them): each is observed once for the bounds, the sketch and the
+   * distinct set, which gives what observing every row gives, as a value seen before changes none of them. The
+   * counts, and the order of numeric values, still come from every row.
+   */
+  void observe(FieldVector vector, int rows, Object distinct) {
     if (vector instanceof VarCharVector text) {
-      observeText(text, rows);
+      if (distinct instanceof byte[][] values) {
+        ByteBuffer validity = VectorBuffers.validity(vector, rows);
+        for (int row = 0; row < rows; row++) {
+          countNull(validity, row);
+        }
+        for (byte[] value : values) {
+          observeString(value, 0, value.length);
+        }
+      } else {
+        observeText(text, rows);
+      }
       return;
     }
-    // one loop per vector type, so that the loop calls no virtual getter per row
-    if (vector instanceof Float8Vector doubles) {
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    long[] declared = distinct instanceof long[] values ? values : null;
+    // one loop per layout, reading the buffers through views (see VectorBuffers)
+    if (vector instanceof Float8Vector) {
+      DoubleBuffer doubles = VectorBuffers.data(vector, rows, Double.BYTES).asDoubleBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(doubles, row)) {
+        if (countNull(validity, row)) {
           observeDouble(doubles.get(row));
         }
       }
-    } else if (vector instanceof BigIntVector longs) {
+      return;
+    }
+    if (vector instanceof BigIntVector) {
+      LongBuffer longs = VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(longs, row)) {
-          observeLong(longs.get(row));
+        if (countNull(validity, row)) {
+          observeLong(longs.get(row), declared == null);
         }
       }
-    } else if (vector instanceof IntVector ints) {
+    } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
+      IntBuffer ints = VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(ints, row)) {
-          observeLong(ints.get(row));
-        }
-      }
-    } else if (vector instanceof DateDayVector days) {
-      for (int row = 0; row < rows; row++) {
-        if (countNull(days, row)) {
-          observeLong(days.get(row));
+        if (countNull(validity, row)) {
+          observeLong(ints.get(row), declared == null);
         }
       }
     } else {
       for (int row = 0; row < rows; row++) {
-        if (countNull(vector, row)) {
-          observeLong(((BaseIntVector) vector).getValueAsLong(row));
+        if (countNull(validity, row)) {
+          observeLong(((BaseIntVector) vector).getValueAsLong(row), declared == null);
         }
+      }
+    }
+    if (declared != null) {
+      for (long v : declared) {
+        observeBoundsAndSketch(v);
       }
     }
   }
 
-  /** Counts the row as NULL or as a value; true for a value, which the caller observes. */
-  private boolean countNull(FieldVector vector, int row) {
-    if (vector.isNull(row)) {
+  /** Counts the row as NULL or as a value by the batch's validity bits; true for a value, which the caller observes. */
+  private boolean countNull(ByteBuffer validity, int row) {
+    if (VectorBuffers.isNull(validity, row)) {
       nullCount++;
       return false;
     }
@@ -120,8 +149,15 @@ final class ColumnStatisticsCollector {
     return true;
   }
 
-  private void observeLong(long v) {
+  /** A row's value: its order always, its bounds and sketch unless the batch's distinct values give them. */
+  private void observeLong(long v, boolean boundsAndSketch) {
     observeOrder(v);
+    if (boundsAndSketch) {
+      observeBoundsAndSketch(v);
+    }
+  }
+
+  private void observeBoundsAndSketch(long v) {
     minLong = Math.min(minLong, v);
     maxLong = Math.max(maxLong, v);
     sketch.addLong(v);
@@ -152,17 +188,18 @@ final class ColumnStatisticsCollector {
 
   /** Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once. */
   private void observeText(VarCharVector vector, int rows) {
-    ArrowBuf offsets = vector.getOffsetBuffer();
-    int first = rows == 0 ? 0 : offsets.getInt(0);
-    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    IntBuffer offsets = VectorBuffers.offsets(vector, rows);
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    int first = offsets.get(0);
+    int end = offsets.get(rows);
     if (scratch.length < end - first) {
       scratch = new byte[Math.max(end - first, 2 * scratch.length)];
     }
     vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
     int start = first;
     for (int row = 0; row < rows; row++) {
-      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
-      if (vector.isNull(row)) {
+      int next = offsets.get(row + 1);
+      if (VectorBuffers.isNull(validity, row)) {
         nullCount++;
       } else {
         valueCount++;
@@ -189,7 +226,7 @@ final class ColumnStatisticsCollector {
       }
     }
     sketch.addHash(hash);
-    boolean ascii = isAscii(utf8, from, length);
+    boolean ascii = Ascii.isAscii(utf8, from, length);
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);
@@ -209,15 +246,6 @@ final class ColumnStatisticsCollector {
       return Arrays.compare(utf8, from, from + length, boundAscii, 0, boundAscii.length);
     }
     return new String(utf8, from, length, StandardCharsets.UTF_8).compareTo(bound);
-  }
-
-  private static boolean isAscii(byte[] utf8, int from, int length) {
-    for (int i = from; i < from + length; i++) {
-      if (utf8[i] < 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /**

@@ -35,9 +35,25 @@ final class DictionaryEncoder {
     }
   }
 
-  /** Re-encodes every batch of a staged file into a new file; thread-safe for distinct files. */
+  /** Re-encodes the batch of a staged file into a new file; thread-safe for distinct files. */
   void rewrite(Path staged, Path target, BufferAllocator allocator) {
     List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
+    try {
+      if (batches.size() != 1) {
+        throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
+      }
+      write(batches.get(0), target, allocator);
+    } finally {
+      batches.forEach(VectorSchemaRoot::close);
+    }
+  }
+
+  /**
+   * Writes a plain batch into a new file with the chosen columns encoded; the batch's buffers of the columns kept
+   * plain move into the file's batch, so the caller closes it afterwards and uses it no more. Thread-safe for
+   * distinct files.
+   */
+  void write(VectorSchemaRoot plain, Path target, BufferAllocator allocator) {
     DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
     List<VarCharVector> dictionaryVectors = new ArrayList<>();
     try {
@@ -48,14 +64,10 @@ final class DictionaryEncoder {
           provider.put(new Dictionary(values, ArrowFieldMapping.dictionaryField(schema.column(col), col).getDictionary()));
         }
       }
-      if (batches.size() != 1) {
-        throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
-      }
-      try (VectorSchemaRoot encoded = encode(batches.get(0), allocator)) {
+      try (VectorSchemaRoot encoded = encode(plain, allocator)) {
         ArrowFiles.write(target, encoded, provider);
       }
     } finally {
-      batches.forEach(VectorSchemaRoot::close);
       dictionaryVectors.forEach(VarCharVector::close);
     }
   }

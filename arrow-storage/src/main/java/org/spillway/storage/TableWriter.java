@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ReferenceManager;
 import org.apache.arrow.vector.VectorSchemaRoot;
 
 /**
@@ -22,18 +23,25 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * in the catalog until {@link #commit()}; closing without commit, or any failure, removes everything
  * written, so no half table remains.
  *
- * <p>Appended batches are staged as plain IPC files. Commit then picks the text columns to
- * dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct values, each used on average at
- * least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no transfer bytes; or at most
- * {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are what GPU pipelines carry
- * as join payloads and group keys, where plain text keeps a pipeline on the CPU), rewrites
- * the staged files with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
+ * <p>Appended batches are staged plain: in memory while the batches staged there take at most the bytes that
+ * {@link #STAGING_MEMORY_PROPERTY} allows (so that a table that fits is written once), beyond that as IPC files.
+ * Commit then picks the text columns to dictionary-encode (at most {@value #DICTIONARY_MAX_ENTRIES} distinct
+ * values, each used on average at least {@value #DICTIONARY_MIN_REUSE} times: below that the dictionary saves no
+ * transfer bytes; or at most {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are
+ * what GPU pipelines carry as join payloads and group keys, where plain text keeps a pipeline on the CPU), writes
+ * the staged batches with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
  */
 public final class TableWriter implements AutoCloseable {
   static final int DICTIONARY_MAX_ENTRIES = 65536;
   static final int DICTIONARY_MIN_REUSE = 4;
   static final int DICTIONARY_ALWAYS_ENTRIES = 256;
   private static final String STAGING = "staging";
+  /**
+   * System property: the bytes of staged batches a writer keeps in memory, beyond which it stages them in files;
+   * by default a quarter of the machine's memory or half the JVM's maximum heap, whichever is less (a table the
+   * engine queries is held in memory anyway).
+   */
+  public static final String STAGING_MEMORY_PROPERTY = "spillway.writer.stagingMemory";
   /** Lock file in the temporary directory: while it is locked, {@link Catalog#open} leaves the directory alone. */
   static final String LOCK = ".writer.lock";
 
@@ -47,8 +55,11 @@ public final class TableWriter implements AutoCloseable {
   private final BufferAllocator allocator;
   private final OwnerLock lock;
   private final Set<BatchBuilder> openBatches = ConcurrentHashMap.newKeySet();
-  /** Staged file per batch position; load order is ascending position. */
-  private final ConcurrentSkipListMap<Long, Path> staged = new ConcurrentSkipListMap<>();
+  /** Staged batch per position; load order is ascending position. */
+  private final ConcurrentSkipListMap<Long, Staged> staged = new ConcurrentSkipListMap<>();
+  /** Bytes of the batches staged in memory, and the most there may be. */
+  private final AtomicLong stagedInMemory = new AtomicLong();
+  private volatile long stagingMemory = defaultStagingMemory();
   private final AtomicLong nextPosition = new AtomicLong();
   private final List<ColumnStatisticsCollector> statistics = new ArrayList<>();
   private long rowCount;
@@ -106,16 +117,30 @@ public final class TableWriter implements AutoCloseable {
     if (!openBatches.contains(batch)) {
       throw new StorageException("batch was not created by this writer of table " + name + " or was already appended");
     }
+    Object[] declaredDistinct = new Object[schema.size()];
+    for (int col = 0; col < schema.size(); col++) {
+      declaredDistinct[col] = batch.declaredDistinct(col);
+    }
     VectorSchemaRoot root = batch.detach();
     openBatches.remove(batch);
+    boolean kept = false;
     try {
       if (root.getRowCount() == 0) {
         return;
       }
       Path file = stagingDirectory.resolve(position + ".arrow");
-      if (staged.putIfAbsent(position, file) != null) {
+      long bytes = bufferBytes(root);
+      boolean inMemory = stagedInMemory.addAndGet(bytes) <= stagingMemory;
+      if (!inMemory) {
+        stagedInMemory.addAndGet(-bytes);
+      }
+      if (staged.putIfAbsent(position, inMemory ? new Staged(null, root) : new Staged(file, null)) != null) {
+        if (inMemory) {
+          stagedInMemory.addAndGet(-bytes);
+        }
         throw new StorageException("batch position " + position + " of table " + name + " was already appended");
       }
+      kept = inMemory;
       boolean[] trackDistinct = new boolean[schema.size()];
       synchronized (statistics) {
         for (int col = 0; col < schema.size(); col++) {
@@ -127,10 +152,12 @@ public final class TableWriter implements AutoCloseable {
       for (int col = 0; col < schema.size(); col++) {
         ColumnStatisticsCollector collector = new ColumnStatisticsCollector(schema.column(col), DICTIONARY_MAX_ENTRIES,
             trackDistinct[col]);
-        collector.observe(root.getVector(col), root.getRowCount());
+        collector.observe(root.getVector(col), root.getRowCount(), declaredDistinct[col]);
         local.add(collector);
       }
-      ArrowFiles.write(file, root);
+      if (!inMemory) {
+        ArrowFiles.write(file, root);
+      }
       synchronized (statistics) {
         for (int col = 0; col < schema.size(); col++) {
           statistics.get(col).merge(local.get(col), position);
@@ -141,8 +168,51 @@ public final class TableWriter implements AutoCloseable {
       state = State.FAILED;
       throw e;
     } finally {
-      root.close();
+      if (!kept) {
+        root.close();
+      }
     }
+  }
+
+  /** A staged batch: in a file, or in memory. */
+  private record Staged(Path file, VectorSchemaRoot batch) {}
+
+  /**
+   * The memory a batch holds: its allocations as made (rounded up, grown), not only the bytes its rows use; a
+   * vector's buffers may be slices of one allocation, which counts once.
+   */
+  private static long bufferBytes(VectorSchemaRoot root) {
+    Set<ReferenceManager> allocations = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    long bytes = 0;
+    for (var vector : root.getFieldVectors()) {
+      for (var buffer : vector.getBuffers(false)) {
+        if (allocations.add(buffer.getReferenceManager())) {
+          bytes += buffer.getReferenceManager().getAccountedSize();
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private static long defaultStagingMemory() {
+    String configured = System.getProperty(STAGING_MEMORY_PROPERTY);
+    if (configured != null) {
+      try {
+        return Long.parseLong(configured.trim());
+      } catch (NumberFormatException e) {
+        throw new StorageException(STAGING_MEMORY_PROPERTY + " must be a number of bytes, not '" + configured + "'");
+      }
+    }
+    // Arrow's default memory counts against the JVM's direct memory limit, which is the heap's size unless set
+    long directHalf = Runtime.getRuntime().maxMemory() / 2;
+    var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.OperatingSystemMXBean memory
+        ? Math.min(memory.getTotalMemorySize() / 4, directHalf) : 0;
+  }
+
+  /** Keeps at most {@code bytes} of staged batches in memory from now on (0: stage every batch in a file). */
+  void stageInMemoryUpTo(long bytes) {
+    stagingMemory = bytes;
   }
 
   /** Rows appended so far. */
@@ -197,9 +267,9 @@ public final class TableWriter implements AutoCloseable {
     return dictionaries;
   }
 
-  /** Writes the table's files and measures their checksums, in load order. */
+  /** Writes the table's files and measures their checksums, in load order; releases the batches in memory. */
   private List<FileChecksum> writeFinalFiles(List<List<String>> dictionaries) {
-    List<Map.Entry<Long, Path>> inputs = new ArrayList<>(staged.entrySet());
+    List<Map.Entry<Long, Staged>> inputs = new ArrayList<>(staged.entrySet());
     List<String> names = new ArrayList<>(inputs.size());
     for (int i = 0; i < inputs.size(); i++) {
       names.add(String.format("part-%06d.arrow", i));
@@ -209,12 +279,21 @@ public final class TableWriter implements AutoCloseable {
     // files are independent, so the rewrite runs on all cores; a failure returns once no rewrite still writes files
     // into the directory that the cleanup deletes
     return ParallelWork.mapAll(inputs.size(), i -> {
-      Path source = inputs.get(i).getValue();
+      Staged source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
-      if (encoder != null) {
-        encoder.rewrite(source, target, allocator);
+      if (source.batch() != null) {
+        try (VectorSchemaRoot batch = source.batch()) {
+          staged.remove(inputs.get(i).getKey());
+          if (encoder != null) {
+            encoder.write(batch, target, allocator);
+          } else {
+            ArrowFiles.write(target, batch);
+          }
+        }
+      } else if (encoder != null) {
+        encoder.rewrite(source.file(), target, allocator);
       } else {
-        move(source, target);
+        move(source.file(), target);
       }
       return FileChecksum.of(target);
     });
@@ -228,8 +307,17 @@ public final class TableWriter implements AutoCloseable {
     }
     state = State.CLOSED;
     // each step runs whatever the others did, so that one failure leaves no more behind than it must
-    Cleanup.runAll(null, () -> List.copyOf(openBatches).forEach(BatchBuilder::close), lock::close,
-        () -> deleteRecursively(tempDirectory), allocator::close, () -> catalog.abandon(name));
+    Cleanup.runAll(null, () -> List.copyOf(openBatches).forEach(BatchBuilder::close), this::releaseStagedBatches,
+        lock::close, () -> deleteRecursively(tempDirectory), allocator::close, () -> catalog.abandon(name));
+  }
+
+  private void releaseStagedBatches() {
+    for (Long position : List.copyOf(staged.keySet())) {
+      Staged batch = staged.remove(position);
+      if (batch != null && batch.batch() != null) {
+        batch.batch().close();
+      }
+    }
   }
 
   private void checkState(State expected, String operation) {

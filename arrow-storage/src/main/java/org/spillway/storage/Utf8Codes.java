@@ -1,5 +1,7 @@
 package org.spillway.storage;
 
+import java.nio.ByteBuffer;
+import java.nio.IntBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -62,24 +64,24 @@ final class Utf8Codes {
    * once rather than value by value.
    */
   void codes(VarCharVector vector, int rows, IntVector target, byte[][] scratch) {
-    ArrowBuf offsets = vector.getOffsetBuffer();
-    int first = rows == 0 ? 0 : offsets.getInt(0);
-    int end = rows == 0 ? 0 : offsets.getInt((long) rows * BaseVariableWidthVector.OFFSET_WIDTH);
+    IntBuffer offsets = VectorBuffers.offsets(vector, rows);
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    int first = offsets.get(0);
+    int end = offsets.get(rows);
     if (scratch[0].length < end - first) {
       scratch[0] = new byte[Math.max(end - first, 2 * scratch[0].length)];
     }
     byte[] bytes = scratch[0];
     vector.getDataBuffer().getBytes(first, bytes, 0, end - first);
+    IntBuffer codes = VectorBuffers.data(target, rows, Integer.BYTES).asIntBuffer();
     int start = first;
     for (int row = 0; row < rows; row++) {
-      int next = offsets.getInt((long) (row + 1) * BaseVariableWidthVector.OFFSET_WIDTH);
-      if (vector.isNull(row)) {
-        target.setNull(row);
-      } else {
-        target.set(row, code(bytes, start - first, next - start, vector.getName()));
-      }
+      int next = offsets.get(row + 1);
+      codes.put(row, VectorBuffers.isNull(validity, row) ? 0 : code(bytes, start - first, next - start, vector.getName()));
       start = next;
     }
+    long validityBytes = (rows + 7L) >>> 3;
+    target.getValidityBuffer().setBytes(0, vector.getValidityBuffer(), 0, validityBytes);
   }
 
   /** The code of the {@code length} bytes of {@code bytes} from {@code from}, a value of {@code column}. */
@@ -103,7 +105,7 @@ final class Utf8Codes {
     if (entries != null) {
       for (int code = 0; code < entries.length; code++) {
         byte[] entry = entries[code];
-        if (entry.length == length && Arrays.equals(entry, 0, length, bytes, from, from + length)) {
+        if (entry.length == length && equal(entry, bytes, from)) {
           return code;
         }
       }
@@ -117,6 +119,19 @@ final class Utf8Codes {
       slot = (slot + 1) & mask;
     }
     return -1;
+  }
+
+  /**
+   * Whether {@code entry} is the bytes of {@code bytes} from {@code from} on: a plain loop, as most entries differ in
+   * their first bytes, where a call into the arrays intrinsic costs more than the compare.
+   */
+  private static boolean equal(byte[] entry, byte[] bytes, int from) {
+    for (int i = 0; i < entry.length; i++) {
+      if (entry[i] != bytes[from + i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static int hash(byte[] bytes, int from, int length) {

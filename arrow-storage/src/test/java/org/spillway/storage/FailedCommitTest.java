@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A commit whose dictionary rewrite fails for one staged file reports that file's error, even when the cleanup
- * fails too, and leaves neither scratch files nor a table behind.
+ * A commit whose dictionary rewrite fails for one staged file (or, for batches staged in memory, one final file)
+ * reports that file's error, even when the cleanup fails too, and leaves neither scratch files, nor a table, nor
+ * memory behind. Batches staged in memory and in files make the same table files.
  */
 class FailedCommitTest {
   /** {@code s} has few distinct values, so the commit dictionary-encodes it and rewrites every staged file. */
@@ -32,6 +33,12 @@ class FailedCommitTest {
   }
 
   private static void appendBatches(TableWriter writer) {
+    appendBatches(writer, 0);
+  }
+
+  /** Appends the batches, staging at most {@code inMemory} bytes of them in memory, the rest in files. */
+  private static void appendBatches(TableWriter writer, long inMemory) {
+    writer.stageInMemoryUpTo(inMemory);
     for (int b = 0; b < BATCHES; b++) {
       BatchBuilder batch = writer.newBatch(50);
       for (int row = 0; row < 50; row++) {
@@ -44,7 +51,11 @@ class FailedCommitTest {
   }
 
   private List<Path> entries() throws IOException {
-    try (Stream<Path> paths = Files.list(dir)) {
+    return entries(dir);
+  }
+
+  private static List<Path> entries(Path directory) throws IOException {
+    try (Stream<Path> paths = Files.list(directory)) {
       return paths.toList();
     }
   }
@@ -80,6 +91,50 @@ class FailedCommitTest {
     }
     try (Catalog reopened = Catalog.open(dir)) {
       assertEquals(List.of("t"), reopened.tableNames(), "only the table written again");
+    }
+  }
+
+  @Test
+  void aFinalFileThatCannotBeWrittenFromMemoryLeavesNothing() throws IOException {
+    try (Catalog catalog = Catalog.create(dir)) {
+      try (TableWriter writer = catalog.createTable("t", SCHEMA)) {
+        appendBatches(writer, Long.MAX_VALUE);
+        assertEquals(List.of(), entries(scratchDirectory().resolve("staging")), "every batch staged in memory");
+        Path inTheWay = scratchDirectory().resolve("part-000003.arrow");
+        Files.write(inTheWay, new byte[] {1});
+        StorageException failure = assertThrows(StorageException.class, writer::commit);
+        assertTrue(failure.getMessage().startsWith("cannot write Arrow file " + inTheWay + ": "), failure.getMessage());
+      }
+      assertNothingLeft(catalog);
+    }
+  }
+
+  /** Every batch in memory, every batch in a file, or some of each: the same bytes in the table's files. */
+  @Test
+  void batchesStagedInMemoryOrInFilesMakeTheSameFiles() throws IOException {
+    List<List<byte[]>> tables = new java.util.ArrayList<>();
+    try (Catalog catalog = Catalog.create(dir)) {
+      long[] budgets = {Long.MAX_VALUE, 0, 10_000};
+      for (int i = 0; i < budgets.length; i++) {
+        StoredTable table;
+        try (TableWriter writer = catalog.createTable("t" + i, SCHEMA)) {
+          appendBatches(writer, budgets[i]);
+          table = writer.commit();
+        }
+        assertTrue(table.isDictionaryEncoded(1));
+        List<byte[]> files = new java.util.ArrayList<>();
+        for (Path file : entries(table.directory()).stream().filter(p -> p.toString().endsWith(".arrow")).sorted()
+            .toList()) {
+          files.add(Files.readAllBytes(file));
+        }
+        assertEquals(BATCHES, files.size());
+        tables.add(files);
+      }
+    }
+    for (int t = 1; t < tables.size(); t++) {
+      for (int f = 0; f < BATCHES; f++) {
+        assertTrue(java.util.Arrays.equals(tables.get(0).get(f), tables.get(t).get(f)), "table " + t + ", file " + f);
+      }
     }
   }
 

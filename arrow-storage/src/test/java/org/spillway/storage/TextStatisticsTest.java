@@ -33,6 +33,12 @@ class TextStatisticsTest {
 
   /** A collector that observed {@code values} (null: NULL) as one batch. */
   private static ColumnStatisticsCollector observed(List<String> values, int maxDistinct, boolean trackDistinct) {
+    return observed(values, maxDistinct, trackDistinct, null);
+  }
+
+  /** As above, the batch's distinct values declared as {@code distinct} where not null. */
+  private static ColumnStatisticsCollector observed(List<String> values, int maxDistinct, boolean trackDistinct,
+      List<String> distinct) {
     ColumnStatisticsCollector collector = new ColumnStatisticsCollector(TEXT, maxDistinct, trackDistinct);
     try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
         VarCharVector vector = new VarCharVector("s", allocator)) {
@@ -45,9 +51,36 @@ class TextStatisticsTest {
         }
       }
       vector.setValueCount(values.size());
-      collector.observe(vector, values.size());
+      collector.observe(vector, values.size(), distinct == null ? null
+          : distinct.stream().map(v -> v.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new));
     }
     return collector;
+  }
+
+  /**
+   * A batch whose distinct values are declared (as a Parquet dictionary tells them) gets the statistics of observing
+   * every row: counts, bounds, distinct set and sketch, below and above the distinct limit, with and without a set.
+   */
+  @Test
+  void declaredDistinctValuesGiveTheStatisticsOfEveryRow() {
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      values.add(i % 11 == 0 ? null : new String[] {"AIR", "MAIL", "é", "\uE000x", "SHIP", "a", "TRUCK"}[i % 7]
+          + (i % 5 == 0 ? i % 40 : ""));
+    }
+    List<String> distinct = new ArrayList<>(values.stream().filter(Objects::nonNull).distinct().toList());
+    Collections.reverse(distinct);
+    for (int maxDistinct : new int[] {10, 1_000}) {
+      for (boolean track : new boolean[] {true, false}) {
+        ColumnStatisticsCollector rows = observed(values, maxDistinct, track);
+        ColumnStatisticsCollector declared = observed(values, maxDistinct, track, distinct);
+        assertEquals(rows.toStatistics(), declared.toStatistics(), "limit " + maxDistinct + ", set " + track);
+        assertEquals(rows.exactDistinct(), declared.exactDistinct(), "limit " + maxDistinct + ", set " + track);
+      }
+    }
+    ColumnStatistics all = observed(values, 1_000, true, distinct).toStatistics();
+    assertEquals(values.stream().filter(Objects::isNull).count(), all.nullCount());
+    assertEquals(distinct.size(), all.distinctCount());
   }
 
   @Test

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.StorageException;
+import org.spillway.storage.TableWriter;
 
 /** A generation killed mid-way leaves nothing a later open keeps, is detected, and is redone. */
 class InterruptedGenerationTest {
@@ -37,7 +38,9 @@ class InterruptedGenerationTest {
   @Test
   void aGeneratorKilledWhileWritingLeavesOnlyScratchThatTheNextOpenDeletes() throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    // batches staged in files, not in memory, so that the kill lands while a table's files are being written
     Process child = new ProcessBuilder(java.toString(), "--add-opens=java.base/java.nio=ALL-UNNAMED",
+        "-D" + TableWriter.STAGING_MEMORY_PROPERTY + "=0",
         "-cp", System.getProperty("java.class.path"), TpchGenerator.class.getName(), dir.toString(), "0.5", "1")
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try {

@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
@@ -20,8 +19,9 @@ import org.spillway.storage.StorageException;
 
 /**
  * One flat Parquet column and the Spillway column it becomes: the type mapping (which Parquet types Spillway can
- * hold, and as what) and the copy of a row group's values into a batch. Decoding (encodings, compression,
- * definition levels) is parquet-column's; this class only converts decoded values.
+ * hold, and as what) and the conversions of decoded values. Decoding (encodings, compression,
+ * definition levels) is parquet-column's, page by page in {@link ParquetChunkDecoder}; this class converts the
+ * values that need checks.
  */
 final class ParquetColumn {
   private static final long MICROS_PER_DAY = 86_400_000_000L;
@@ -59,10 +59,6 @@ final class ParquetColumn {
 
   Conversion conversion() {
     return conversion;
-  }
-
-  PrimitiveTypeName physicalType() {
-    return descriptor.getPrimitiveType().getPrimitiveTypeName();
   }
 
   /**
@@ -169,24 +165,6 @@ final class ParquetColumn {
 
   private static StorageException cannotHold(String name, String type, String why) {
     return new StorageException("column " + name + " of type " + type + " cannot be imported: " + why);
-  }
-
-  /**
-   * Copies the next {@code rows} values of this column from {@code reader}, whose converter is {@code values}, into
-   * column {@code col} of {@code batch}, from row {@code firstRow} of the batch on.
-   */
-  void copy(ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int col, int firstRow, int rows) {
-    int maxDefinition = descriptor.getMaxDefinitionLevel();
-    values.target(batch, col);
-    for (int row = firstRow; row < firstRow + rows; row++) {
-      if (maxDefinition > 0 && reader.getCurrentDefinitionLevel() < maxDefinition) {
-        batch.setNull(col, row);
-      } else {
-        values.row(row);
-        reader.writeCurrentValueToConverter();
-      }
-      reader.consume();
-    }
   }
 
   /** Sets a decoded INT32 value. */

@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.VersionParser;
+import org.apache.parquet.VersionParser.ParsedVersion;
 import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.compression.CompressionCodecFactory;
@@ -20,8 +22,6 @@ import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetMetricsCallback;
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnReader;
-import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -31,8 +31,6 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.SeekableInputStream;
-import org.apache.parquet.io.api.Converter;
-import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.schema.MessageType;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnDef;
@@ -59,11 +57,22 @@ final class ParquetSource extends FileSource {
   private final ParquetMetadata footer;
   private final List<ParquetColumn> columns;
   private final ParquetReadOptions options = readOptions();
+  /** The writer's version, for parquet-column's workaround of old writers' delta pages; null if unknown. */
+  private final ParsedVersion writerVersion;
 
   private ParquetSource(Path file, ParquetMetadata footer, List<ParquetColumn> columns) {
     super(file, new TableSchema(columns.stream().map(ParquetColumn::column).toList()));
     this.footer = footer;
     this.columns = columns;
+    this.writerVersion = writerVersion(footer.getFileMetaData().getCreatedBy());
+  }
+
+  private static ParsedVersion writerVersion(String createdBy) {
+    try {
+      return createdBy == null ? null : VersionParser.parse(createdBy);
+    } catch (VersionParser.VersionParseException | RuntimeException e) {
+      return null;  // as parquet-column's own reader: an unknown writer
+    }
   }
 
   /** Reads the footer and maps the schema; fails with the file and why if either is not importable. */
@@ -156,6 +165,11 @@ final class ParquetSource extends FileSource {
     }
   }
 
+  /** The file's footer, as read by {@link #open}. */
+  ParquetMetadata footer() {
+    return footer;
+  }
+
   @Override
   public long rows() {
     return footer.getBlocks().stream().mapToLong(BlockMetaData::getRowCount).sum();
@@ -174,15 +188,9 @@ final class ParquetSource extends FileSource {
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");
       }
-      List<ParquetValueConverter> converters = new ArrayList<>(columns.size());
+      List<ParquetChunkDecoder> decoders = new ArrayList<>(columns.size());
       for (ParquetColumn column : columns) {
-        converters.add(new ParquetValueConverter(column));
-      }
-      ColumnReadStoreImpl store = new ColumnReadStoreImpl(pages, new Columns(converters),
-          footer.getFileMetaData().getSchema(), footer.getFileMetaData().getCreatedBy());
-      List<ColumnReader> readers = new ArrayList<>(columns.size());
-      for (ParquetColumn column : columns) {
-        readers.add(store.getColumnReader(column.descriptor()));
+        decoders.add(new ParquetChunkDecoder(column, pages.getPageReader(column.descriptor()), writerVersion));
       }
       long remaining = pages.getRowCount();
       while (remaining > 0 && !sink.cancelled()) {
@@ -190,7 +198,7 @@ final class ParquetSource extends FileSource {
         BatchBuilder batch = sink.newBatch(rows);
         try {
           for (int col = 0; col < columns.size(); col++) {
-            copyColumn(col, readers.get(col), converters.get(col), batch, rows, where);
+            copyColumn(col, decoders.get(col), batch, rows, where);
           }
           batch.setRowCount(rows);
         } catch (RuntimeException e) {
@@ -210,41 +218,15 @@ final class ParquetSource extends FileSource {
     }
   }
 
-  private void copyColumn(int col, ColumnReader reader, ParquetValueConverter values, BatchBuilder batch, int rows,
-      String where) {
+  private void copyColumn(int col, ParquetChunkDecoder decoder, BatchBuilder batch, int rows, String where) {
     ColumnDef column = columns.get(col).column();
     try {
-      columns.get(col).copy(reader, values, batch, col, 0, rows);
+      decoder.copy(batch, col, rows);
     } catch (StorageException e) {
       throw new StorageException(where + ": column " + column.name() + ": " + e.getMessage(), e);
-    } catch (RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       // parquet-column reports damaged pages as ParquetDecodingException and friends
       throw new StorageException(where + ": column " + column.name() + ": cannot decode: " + reason(e), e);
-    }
-  }
-
-  /**
-   * The record converter parquet-column asks for: field i's is column i's value converter (the schema is flat), which
-   * the column readers hand values to.
-   */
-  private static final class Columns extends GroupConverter {
-    private final List<ParquetValueConverter> converters;
-
-    Columns(List<ParquetValueConverter> converters) {
-      this.converters = converters;
-    }
-
-    @Override
-    public Converter getConverter(int fieldIndex) {
-      return converters.get(fieldIndex);
-    }
-
-    @Override
-    public void start() {
-    }
-
-    @Override
-    public void end() {
     }
   }
 

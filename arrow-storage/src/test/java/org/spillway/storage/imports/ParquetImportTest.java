@@ -95,6 +95,126 @@ class ParquetImportTest {
   }
 
   /**
+   * The page decoder reads every kind of page alike: plain and dictionary-encoded values, data pages of version 1
+   * and 2. The rows are the values written, and the statistics and dictionary decisions do not depend on the pages (on
+   * dictionary pages the text statistics take each entry once, on plain ones every row).
+   */
+  @Test
+  void everyPageKindGivesTheSameTable() throws IOException {
+    List<ParquetTestFiles.Layout> layouts = List.of(
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, 700),
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 700),
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 700, true, 0),
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, 700, true, 0));
+    org.spillway.storage.TableStatistics firstStatistics = null;
+    List<Boolean> firstEncoded = null;
+    for (int i = 0; i < layouts.size(); i++) {
+      ParquetTestFiles.Layout layout = layouts.get(i);
+      Path file = ParquetTestFiles.write(dir.resolve("pages" + i + ".parquet"), ALL_TYPES, layout, ROWS,
+          ParquetImportTest::fill);
+      try (Catalog catalog = Catalog.create(dir.resolve("data" + i))) {
+        StoredTable table = TableImport.run(catalog, "t", List.of(file), ImportOptions.defaults()).table();
+        List<List<Object>> rows = TestTables.rows(table);
+        for (int row = 0; row < ROWS; row++) {
+          assertEquals(expected(row), rows.get(row), layout + ", row " + row);
+        }
+        List<Boolean> encoded = new ArrayList<>();
+        for (int col = 0; col < table.schema().size(); col++) {
+          encoded.add(table.isDictionaryEncoded(col));
+        }
+        if (firstStatistics == null) {
+          firstStatistics = table.statistics();
+          firstEncoded = encoded;
+        }
+        assertEquals(firstStatistics, table.statistics(), layout.toString());
+        assertEquals(firstEncoded, encoded, layout.toString());
+      }
+    }
+  }
+
+  /**
+   * A chunk that starts in dictionary pages and goes on in plain ones once its dictionary is full (as writers do for
+   * a column whose values stop repeating) reads back exactly, with the statistics of the same rows in plain pages:
+   * a batch that mixes both kinds takes its text statistics from every row.
+   */
+  @Test
+  void chunkThatOutgrowsItsDictionaryReadsBack() throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 2_000;
+    java.util.function.IntFunction<String> value = i -> i % 13 == 0 ? null : i < 700 ? "few " + i % 5 : "many é" + i;
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", value.apply(i));
+      }
+    };
+    Path mixed = ParquetTestFiles.write(dir.resolve("mixed.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, rows, false, 1_000), rows, fill);
+    Path plain = ParquetTestFiles.write(dir.resolve("plain.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, rows), rows, fill);
+    assertTrue(mixesDictionaryAndPlainPages(mixed, "s"), "the dictionary overflows within the chunk");
+    try (Catalog a = Catalog.create(dir.resolve("a")); Catalog b = Catalog.create(dir.resolve("b"))) {
+      StoredTable fromMixed = TableImport.run(a, "t", List.of(mixed), ImportOptions.defaults()).table();
+      StoredTable fromPlain = TableImport.run(b, "t", List.of(plain), ImportOptions.defaults()).table();
+      List<List<Object>> values = TestTables.rows(fromMixed);
+      for (int i = 0; i < rows; i++) {
+        assertEquals(Arrays.asList(i, value.apply(i)), values.get(i), "row " + i);
+      }
+      assertEquals(fromPlain.statistics(), fromMixed.statistics());
+      assertEquals(fromPlain.isDictionaryEncoded(1), fromMixed.isDictionaryEncoded(1));
+    }
+  }
+
+  /**
+   * Integers, decimals and dates of few distinct values, in dictionary pages (where a batch declares the entries it
+   * used, so its statistics take each once) and in plain pages: the same rows, the same statistics.
+   */
+  @Test
+  void dictionaryEncodedNumbersGiveTheStatisticsOfPlainOnes() throws IOException {
+    String schema = "message m { required int32 small; optional int64 amount (DECIMAL(12,2)); "
+        + "optional int32 day (DATE); optional binary mode (STRING); }";
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("small", i % 7 - 3);
+      if (i % 11 != 0) {
+        row.add("amount", (i * 37L) % 41 * 100 - 900);
+        row.add("day", DAY0 + i / 50);
+        row.add("mode", new String[] {"AIR", "MAIL", "SHIP", "TRUCK"}[i % 4]);
+      }
+    };
+    Path dictionary = ParquetTestFiles.write(dir.resolve("dictionary.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 1_000), 3_000, fill);
+    Path plain = ParquetTestFiles.write(dir.resolve("plain.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, 1_000), 3_000, fill);
+    for (String column : List.of("small", "amount", "day", "mode")) {
+      assertTrue(onlyDictionaryPages(dictionary, column), column + " in dictionary pages only");
+    }
+    try (Catalog a = Catalog.create(dir.resolve("a")); Catalog b = Catalog.create(dir.resolve("b"))) {
+      StoredTable fromDictionary = TableImport.run(a, "t", List.of(dictionary), ImportOptions.defaults()).table();
+      StoredTable fromPlain = TableImport.run(b, "t", List.of(plain), ImportOptions.defaults()).table();
+      assertEquals(TestTables.rows(fromPlain), TestTables.rows(fromDictionary));
+      assertEquals(fromPlain.statistics(), fromDictionary.statistics());
+      assertEquals(7, fromDictionary.statistics().columns().get(0).distinctCount());
+      assertTrue(fromDictionary.statistics().columns().get(2).sorted(), "the days ascend");
+    }
+  }
+
+  private static boolean onlyDictionaryPages(Path file, String column) {
+    return ParquetSource.open(file, TimestampMode.REJECT).footer().getBlocks().stream()
+        .flatMap(rowGroup -> rowGroup.getColumns().stream())
+        .filter(chunk -> chunk.getPath().toDotString().equals(column))
+        .allMatch(chunk -> !chunk.getEncodingStats().hasNonDictionaryEncodedPages());
+  }
+
+  /** Whether a chunk of the column holds both dictionary-encoded and plain data pages. */
+  private static boolean mixesDictionaryAndPlainPages(Path file, String column) {
+    return ParquetSource.open(file, TimestampMode.REJECT).footer().getBlocks().stream()
+        .flatMap(rowGroup -> rowGroup.getColumns().stream())
+        .filter(chunk -> chunk.getPath().toDotString().equals(column))
+        .anyMatch(chunk -> chunk.getEncodingStats().hasDictionaryEncodedPages()
+            && chunk.getEncodingStats().hasNonDictionaryEncodedPages());
+  }
+
+  /**
    * Row groups decoded on four threads make the table one thread makes: the same rows in the same order, the same
    * statistics and the same dictionary decisions; and the statistics are those of the values (exact for the few
    * flags, the comments' distinct count estimated).
@@ -277,6 +397,25 @@ class ParquetImportTest {
         "column wide of type FIXED_LEN_BYTE_ARRAY (DECIMAL(30,2)) cannot be imported: DECIMAL precision above 18");
     assertRefused("message m { optional group xs (LIST) { repeated group list { optional int32 element; } } }",
         (i, row) -> { }, "column xs of type optional group xs (LIST)");
+  }
+
+  /**
+   * A decimal with more digits than its declared precision fails the import with the row group, the column and the
+   * row, from dictionary pages and plain ones alike (the bulk decode keeps the setter's check).
+   */
+  @Test
+  void decimalsWiderThanTheirPrecisionAreRefused() throws IOException {
+    String schema = "message m { required int32 id; optional int64 price (DECIMAL(4,2)); }";
+    for (boolean dictionary : new boolean[] {true, false}) {
+      Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
+          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
+            row.add("id", i);
+            row.add("price", i == 250 ? 12_345L : i % 7 * 100L);
+          });
+      StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
+      assertTrue(e.getMessage().contains("batch row 50: unscaled value 12345 has more than 4 digits"), e.getMessage());
+      Files.delete(file);
+    }
   }
 
   private void assertRefused(String schema, java.util.function.BiConsumer<Integer, Group> fill, String message)

@@ -6,6 +6,7 @@ import java.lang.invoke.MethodType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.BiConsumer;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;
@@ -24,8 +25,16 @@ import org.apache.parquet.schema.MessageTypeParser;
 final class ParquetTestFiles {
   private ParquetTestFiles() {}
 
-  /** How a file is written: compression, dictionary pages or plain ones, rows per row group. */
-  record Layout(CompressionCodecName codec, boolean dictionary, int rowGroupRows) {}
+  /**
+   * How a file is written: compression, dictionary pages or plain ones, rows per row group, data pages of version 2
+   * (else 1), and the dictionary page's size limit above which a chunk goes on in plain pages (0: the writer's).
+   */
+  record Layout(CompressionCodecName codec, boolean dictionary, int rowGroupRows, boolean pagesV2,
+      int dictionaryPageBytes) {
+    Layout(CompressionCodecName codec, boolean dictionary, int rowGroupRows) {
+      this(codec, dictionary, rowGroupRows, false, 0);
+    }
+  }
 
   /**
    * Writes {@code rows} rows of the schema (Parquet's text form, e.g. {@code message m { required int32 a; }}),
@@ -42,7 +51,11 @@ final class ParquetTestFiles {
         .withCompressionCodec(layout.codec())
         .withDictionaryEncoding(layout.dictionary())
         .withRowGroupRowCountLimit(layout.rowGroupRows())
-        .withPageRowCountLimit(Math.max(1, layout.rowGroupRows() / 3));
+        .withPageRowCountLimit(Math.max(1, layout.rowGroupRows() / 3))
+        .withWriterVersion(layout.pagesV2() ? WriterVersion.PARQUET_2_0 : WriterVersion.PARQUET_1_0);
+    if (layout.dictionaryPageBytes() > 0) {
+      builder.withDictionaryPageSize(layout.dictionaryPageBytes());
+    }
     withPlainConfiguration(builder);
     try (ParquetWriter<Group> writer = builder.build()) {
       for (int i = 0; i < rows; i++) {

@@ -1,0 +1,140 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link BatchBuilder#putValues} and {@link BatchBuilder#putUtf8} make the table the setters make (values, NULLs,
+ * text bytes, rows after a partly filled word of validity bits), and refuse what the setters refuse: NULL in a NOT
+ * NULL column, a column of another layout, too few bytes.
+ */
+class BulkBatchTest {
+  private static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final TableSchema SCHEMA = TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"),
+      ColumnDef.of("d", "DECIMAL(9,2)"), ColumnDef.of("s", "VARCHAR"));
+  private static final int ROWS = 21;
+
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void allocatorBackToZero() {
+    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+  }
+
+  private static String text(int row) {
+    return row % 5 == 0 ? null : row % 3 == 0 ? "é" + row : "t" + row;
+  }
+
+  private static Long decimal(int row) {
+    return row % 4 == 1 ? null : row * 1_001L - 7;
+  }
+
+  @Test
+  void bulkColumnsMakeTheTableTheSettersMake() {
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      List<List<Object>> bySetters;
+      try (TableWriter writer = catalog.createTable("setters", SCHEMA)) {
+        BatchBuilder batch = writer.newBatch(ROWS);
+        for (int row = 0; row < ROWS; row++) {
+          batch.setInt(0, row, row * 7);
+          if (decimal(row) == null) {
+            batch.setNull(1, row);
+          } else {
+            batch.setDecimal(1, row, decimal(row));
+          }
+          batch.setString(2, row, text(row));
+        }
+        batch.setRowCount(ROWS);
+        writer.append(batch);
+        bySetters = TestTables.rows(writer.commit());
+      }
+      List<List<Object>> inBulk;
+      try (TableWriter writer = catalog.createTable("bulk", SCHEMA)) {
+        BatchBuilder batch = writer.newBatch(ROWS);
+        byte[] ints = new byte[ROWS * 4];
+        byte[] longs = new byte[ROWS * 8];
+        boolean[] decimalNulls = new boolean[ROWS];
+        boolean[] textNulls = new boolean[ROWS];
+        byte[] offsets = new byte[(ROWS + 1) * 4];
+        byte[] data = new byte[1000];
+        int length = 0;
+        for (int row = 0; row < ROWS; row++) {
+          INTS.set(ints, row * 4, row * 7);
+          decimalNulls[row] = decimal(row) == null;
+          LONGS.set(longs, row * 8, decimalNulls[row] ? 0L : decimal(row));
+          textNulls[row] = text(row) == null;
+          if (!textNulls[row]) {
+            byte[] utf8 = text(row).getBytes(StandardCharsets.UTF_8);
+            System.arraycopy(utf8, 0, data, length, utf8.length);
+            length += utf8.length;
+          }
+          INTS.set(offsets, (row + 1) * 4, length);
+        }
+        batch.putValues(0, ints, null, ROWS);
+        batch.putValues(1, longs, decimalNulls, ROWS);
+        batch.putUtf8(2, offsets, data, textNulls, ROWS);
+        batch.setRowCount(ROWS);
+        writer.append(batch);
+        inBulk = TestTables.rows(writer.commit());
+      }
+      assertEquals(bySetters, inBulk);
+      assertEquals(BigDecimal.valueOf(2 * 1_001L - 7, 2), inBulk.get(2).get(1));
+    }
+  }
+
+  @Test
+  void bulkColumnsRefuseWhatTheSettersRefuse() {
+    try (Catalog catalog = Catalog.create(dir.resolve("data"));
+        TableWriter writer = catalog.createTable("t", SCHEMA)) {
+      BatchBuilder batch = writer.newBatch(ROWS);
+      boolean[] nulls = new boolean[ROWS];
+      nulls[3] = true;
+      StorageException notNull = assertThrows(StorageException.class,
+          () -> batch.putValues(0, new byte[ROWS * 4], nulls, ROWS));
+      assertTrue(notNull.getMessage().contains("batch row 3: NULL in a NOT NULL column"), notNull.getMessage());
+      assertThrows(StorageException.class, () -> batch.putValues(2, new byte[ROWS * 8], null, ROWS));
+      assertThrows(StorageException.class, () -> batch.putUtf8(0, new byte[(ROWS + 1) * 4], new byte[0], null, ROWS));
+      StorageException tooFew = assertThrows(StorageException.class,
+          () -> batch.putValues(1, new byte[ROWS * 8 - 1], null, ROWS));
+      assertTrue(tooFew.getMessage().contains("hold fewer than " + ROWS), tooFew.getMessage());
+      assertThrows(StorageException.class, () -> batch.putValues(0, new byte[ROWS * 4 * 2], null, ROWS * 2));
+      batch.close();
+    }
+  }
+
+  /** A declaration is dropped once a value of its column is set otherwise, so statistics never miss a value. */
+  @Test
+  void settingAValueDropsTheDeclaredDistinctValues() {
+    try (Catalog catalog = Catalog.create(dir.resolve("data"));
+        TableWriter writer = catalog.createTable("t", SCHEMA)) {
+      BatchBuilder batch = writer.newBatch(ROWS);
+      byte[][] declared = {"a".getBytes(StandardCharsets.UTF_8)};
+      batch.declareDistinct(2, declared);
+      assertTrue(declared == batch.declaredDistinct(2));
+      batch.setString(2, 0, "b");
+      assertEquals(null, batch.declaredDistinct(2));
+      assertThrows(StorageException.class, () -> batch.declareDistinct(1, declared), "not a text column");
+      long[] numbers = {5, 7};
+      batch.declareDistinct(1, numbers);
+      assertTrue(numbers == batch.declaredDistinct(1));
+      batch.setDecimal(1, 0, 5);
+      assertEquals(null, batch.declaredDistinct(1));
+      assertThrows(StorageException.class, () -> batch.declareDistinct(2, numbers), "a text column");
+      batch.close();
+    }
+  }
+}

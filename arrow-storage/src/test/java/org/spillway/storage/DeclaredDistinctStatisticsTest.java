@@ -1,0 +1,71 @@
+package org.spillway.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch of integers, decimals or dates whose distinct values are declared (as a Parquet dictionary tells them)
+ * gets the statistics of observing every row: counts, bounds, distinct estimate, and the order, which still comes
+ * from every row.
+ */
+class DeclaredDistinctStatisticsTest {
+  private static final int ROWS = 5_000;
+
+  /** Row i's value, or null: few distinct values, in order where {@code sorted}. */
+  private static Long value(int i, boolean sorted) {
+    return i % 13 == 0 ? null : sorted ? 19_000L + i / 97 : (i * 31L) % 53 - 20;
+  }
+
+  private static ColumnStatistics observed(ColumnDef column, boolean sorted, boolean declare) {
+    ColumnStatisticsCollector collector = new ColumnStatisticsCollector(column, 100, true);
+    try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
+        FieldVector vector = ArrowFieldMapping.plainField(column).createVector(allocator)) {
+      ((BaseFixedWidthVector) vector).allocateNew(ROWS);
+      for (int row = 0; row < ROWS; row++) {
+        Long v = value(row, sorted);
+        if (v == null) {
+          vector.setNull(row);
+        } else if (vector instanceof BigIntVector longs) {
+          longs.set(row, v);
+        } else if (vector instanceof DateDayVector days) {
+          days.set(row, v.intValue());
+        } else {
+          ((IntVector) vector).set(row, v.intValue());
+        }
+      }
+      vector.setValueCount(ROWS);
+      long[] distinct = LongStream.range(0, ROWS).mapToObj(i -> value((int) i, sorted))
+          .filter(v -> v != null).mapToLong(Long::longValue).distinct().toArray();
+      // any order, a value listed twice
+      long[] declared = LongStream.concat(Arrays.stream(distinct).map(v -> -v).sorted().map(v -> -v),
+          LongStream.of(distinct[0])).toArray();
+      collector.observe(vector, ROWS, declare ? declared : null);
+    }
+    return collector.toStatistics();
+  }
+
+  @Test
+  void declaredValuesGiveTheStatisticsOfEveryRow() {
+    for (ColumnDef column : List.of(ColumnDef.of("i", "INTEGER"), ColumnDef.of("b", "BIGINT"),
+        ColumnDef.of("p", "DECIMAL(9,2)"), ColumnDef.of("d", "DATE"))) {
+      for (boolean sorted : new boolean[] {true, false}) {
+        ColumnStatistics rows = observed(column, sorted, false);
+        assertEquals(rows, observed(column, sorted, true), column + ", sorted " + sorted);
+        assertEquals(sorted, rows.sorted(), column.toString());
+        assertEquals(ROWS / 13 + 1, rows.nullCount());
+        assertTrue(rows.distinctCount() > 1, rows.toString());
+      }
+    }
+  }
+}
