@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import org.spillway.gpu.vector.ColumnVector;
@@ -31,6 +32,20 @@ class IndependentRunsTest {
     CountDownLatch bothStarted = new CountDownLatch(2);
     MaterializedJoinNode join = join(new Keys(true, bothStarted, 1, 2, 3), new Keys(true, bothStarted, 2, 3, 4));
     assertEquals(List.of("2,2", "3,3"), rows(join.run(new RunContext(2, () -> false))));
+  }
+
+  /**
+   * A nested-loop join's inputs run side by side too, and its pairs (on the engine's workers) are every pair the
+   * condition keeps: left key below right key.
+   */
+  @Test void nestedLoopJoinInputsRunSideBySide() {
+    assumeTrue(MorselScheduler.THREADS > 1, "one core: parts run one after another");
+    CountDownLatch bothStarted = new CountDownLatch(2);
+    Expr below = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
+        new Expr.Column(1, ExprType.INT64));
+    NestedLoopJoinNode join = new NestedLoopJoinNode(new Keys(true, bothStarted, 1, 2, 3),
+        new Keys(true, bothStarted, 2, 3), below, new int[] {0, 1}, false, false);
+    assertEquals(List.of("1,2", "1,3", "2,3"), rows(join.run(new RunContext(2, () -> false))));
   }
 
   /** Inputs that may use the GPU never overlap, so two GPU runs never contend for device memory. */
