@@ -6,9 +6,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The engine's worker threads: every CPU pipeline, hash-join build and aggregate merge runs its tasks here, each
- * worker pulling the next task from a shared counter (a slow morsel holds up no other); the caller is one of them. Daemon threads, so an idle
- * pool never keeps the JVM alive; a plain executor (not fork-join) hands a worker's exception to the caller as
- * thrown, message included.
+ * worker pulling the next task from a shared counter (a slow morsel holds up no other); the calling thread is one of
+ * them. Daemon threads, so an idle pool never keeps the JVM alive; a worker's exception reaches the caller as thrown,
+ * message included.
  */
 public final class MorselScheduler {
   /** 64 Ki rows: the vectors of a morsel stay within the caches of one core. */

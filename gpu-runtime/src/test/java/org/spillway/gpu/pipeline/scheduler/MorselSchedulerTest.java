@@ -53,7 +53,8 @@ class MorselSchedulerTest {
     int outer = 4 * MorselScheduler.THREADS;
     AtomicInteger inner = new AtomicInteger();
     assertTimeoutPreemptively(LIMIT, () -> MorselScheduler.forEach(outer, MorselScheduler.THREADS, () -> false,
-        (w, t) -> MorselScheduler.forEach(8, MorselScheduler.THREADS, () -> false, (w2, t2) -> inner.incrementAndGet())));
+        (w, t) -> MorselScheduler.forEach(8, MorselScheduler.THREADS, () -> false,
+            (w2, t2) -> inner.incrementAndGet())));
     assertEquals(outer * 8, inner.get());
   }
 
