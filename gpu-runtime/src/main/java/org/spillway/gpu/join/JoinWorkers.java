@@ -5,8 +5,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 /**
  * The workers of a materialized CPU join (radix, NOPA, Triton's prefix sums): morsels (small work units) pulled from
  * a shared counter, so a slow morsel, e.g. a skewed partition, does not hold the others up. They run on the
- * engine's one pool ({@link MorselScheduler}), at most {@code threads} at a time; with one thread the caller runs
- * everything.
+ * engine's one pool ({@link MorselScheduler}, the caller being one of them), at most {@code threads} at a time;
+ * with one thread the caller runs everything.
  */
 public final class JoinWorkers implements AutoCloseable {
   /** One unit of work; {@code worker} indexes per-thread state such as sinks (below {@link #threads()}). */

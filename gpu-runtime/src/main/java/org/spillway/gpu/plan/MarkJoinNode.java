@@ -56,6 +56,10 @@ public final class MarkJoinNode implements PlanNode {
     return build.node().types();
   }
 
+  @Override public boolean cpuOnly() {
+    return build.node().cpuOnly() && probeSide.cpuOnly();
+  }
+
   @Override public NodeOutput run(RunContext context) {
     BitSet all = new BitSet();
     all.set(0, types().size());

@@ -63,8 +63,9 @@ public final class MaterializedJoinNode implements PlanNode {
     if (!read.isEmpty() || choice.gpu()) {
       return run(context);
     }
-    NodeOutput leftColumns = left.run(context);
-    NodeOutput rightColumns = right.run(context);
+    List<NodeOutput> inputs = runInputs(context);
+    NodeOutput leftColumns = inputs.get(0);
+    NodeOutput rightColumns = inputs.get(1);
     context.checkCancelled("before join " + label);
     EncodedJoinKeys encoded = new EncodedJoinKeys(keys, leftColumns, rightColumns, choice.buildLeft());
     JoinKeys buildKey = encoded.build();
@@ -81,9 +82,20 @@ public final class MaterializedJoinNode implements PlanNode {
     }
   }
 
+  @Override public boolean cpuOnly() {
+    return !choice.gpu() && left.cpuOnly() && right.cpuOnly();
+  }
+
+  /** Both inputs, side by side where neither uses the GPU. */
+  private List<NodeOutput> runInputs(RunContext context) {
+    return IndependentRuns.run(context, left.cpuOnly() && right.cpuOnly(),
+        List.of(() -> left.run(context), () -> right.run(context)));
+  }
+
   @Override public NodeOutput run(RunContext context) {
-    NodeOutput leftColumns = left.run(context);
-    NodeOutput rightColumns = right.run(context);
+    List<NodeOutput> inputs = runInputs(context);
+    NodeOutput leftColumns = inputs.get(0);
+    NodeOutput rightColumns = inputs.get(1);
     context.checkCancelled("before join " + label);
     boolean buildLeft = choice.buildLeft();
     EncodedJoinKeys encoded = new EncodedJoinKeys(keys, leftColumns, rightColumns, buildLeft);

@@ -9,7 +9,6 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.IntStream;
 
 /**
  * A nested-loop join for a non-equi condition against a small side: the big side in morsels on all cores; per morsel, the
@@ -47,9 +46,15 @@ public final class NestedLoopJoinNode implements PlanNode {
     return types;
   }
 
+  @Override public boolean cpuOnly() {
+    return left.cpuOnly() && right.cpuOnly();
+  }
+
   @Override public NodeOutput run(RunContext context) {
-    NodeOutput leftColumns = left.run(context);
-    NodeOutput rightColumns = right.run(context);
+    List<NodeOutput> inputs = IndependentRuns.run(context, cpuOnly(),
+        List.of(() -> left.run(context), () -> right.run(context)));
+    NodeOutput leftColumns = inputs.get(0);
+    NodeOutput rightColumns = inputs.get(1);
     context.checkCancelled("before a nested-loop join");
     long start = System.nanoTime();
     NodeOutput big = smallLeft ? rightColumns : leftColumns;
@@ -70,8 +75,8 @@ public final class NestedLoopJoinNode implements PlanNode {
     int morselRows = MorselScheduler.MORSEL_ROWS;
     int morsels = (big.rows() + morselRows - 1) / morselRows;
     int[][][] pairs = new int[morsels][][];
-    IntStream.range(0, morsels).parallel().forEach(m -> {
-      context.checkCancelled("in a nested-loop join");
+    // on the engine's workers (not the common fork-join pool), as many as the query may use
+    MorselScheduler.forEach(morsels, context.threads(), context.cancelled(), (worker, m) -> {
       int offset = m * morselRows;
       pairs[m] = pairs(bigColumns, smallColumns, small.rows(), offset, Math.min(morselRows, big.rows() - offset),
           leftCount);

@@ -29,6 +29,10 @@ public final class PipelineNode implements PlanNode {
     return pipeline.outputTypes();
   }
 
+  @Override public boolean cpuOnly() {
+    return input.cpuOnly();
+  }
+
   @Override public NodeOutput run(RunContext context) {
     BitSet read = pipeline.inputColumnsRead();
     List<ColumnBatch> in = input.run(context, read).batches(read);

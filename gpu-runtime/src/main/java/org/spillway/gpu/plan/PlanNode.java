@@ -24,4 +24,12 @@ public interface PlanNode {
   default NodeOutput run(RunContext context, BitSet read) {
     return run(context);
   }
+
+  /**
+   * Whether running this node, its inputs included, surely uses no GPU: such parts of a plan may run side by side
+   * ({@link IndependentRuns}) without two GPU runs contending for device memory. False where a node cannot tell.
+   */
+  default boolean cpuOnly() {
+    return false;
+  }
 }

@@ -16,11 +16,13 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * A pipeline that probes hash joins on its way (morsel-driven, as HyPer and DuckDB run joins): the build sides
- * run first, each into a {@link JoinHashTable}; then the source (a table scan, or another node's output) streams in
- * morsels through filters, projections and the probes into the pipeline's end (an aggregation or the output rows).
+ * run first, each into a {@link JoinHashTable} (side by side, with a source node's run, where none uses the GPU);
+ * then the source (a table scan, or another node's output) streams in morsels through filters, projections and the
+ * probes into the pipeline's end (an aggregation or the output rows).
  * The probe side of a join is never materialized, and a build column is gathered only where a later stage reads it.
  * Over a scan, the planner may run it on the GPU ({@link GpuPipelineChoice}): the build sides' tables and the
  * columns read from them are built in GPU memory, and the scan's columns stream through one kernel per chunk that
@@ -81,6 +83,11 @@ public final class ProbePipelineNode implements PlanNode {
     return new GpuColumnarPipeline(inputTypes, stages).unsupportedReason();
   }
 
+  @Override public boolean cpuOnly() {
+    return gpu == null && (source == null || source.cpuOnly())
+        && builds.stream().allMatch(b -> b == null || b.node().cpuOnly());
+  }
+
   /** Whether the planner chose the GPU for this pipeline. */
   public boolean onGpu() {
     return gpu != null;
@@ -106,12 +113,31 @@ public final class ProbePipelineNode implements PlanNode {
     }
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
+    // the build sides and a source node depend on nothing here but their own inputs: they run side by side
+    boolean sideBySide = source == null || source.cpuOnly();
+    List<Integer> built = new ArrayList<>();
+    List<Supplier<Object>> parts = new ArrayList<>();
     for (int s = 0; s < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
         JoinProbe given = prebound.apply(s);
-        bound.set(s, new PipelineStage.HashJoinProbe(given != null ? given
-            : build(probe.probe(), builds.get(s), planned.buildColumnsRead(s), context)));
+        if (given != null) {
+          bound.set(s, new PipelineStage.HashJoinProbe(given));
+        } else {
+          JoinBuild build = builds.get(s);
+          BitSet gathered = planned.buildColumnsRead(s);
+          built.add(s);
+          sideBySide &= build.node().cpuOnly();
+          parts.add(() -> build(probe.probe(), build, gathered, context));
+        }
       }
+    }
+    BitSet sourceRead = planned.inputColumnsRead();
+    if (source != null) {
+      parts.add(() -> source.run(context, sourceRead).batches(sourceRead));
+    }
+    List<Object> results = IndependentRuns.run(context, sideBySide, parts);
+    for (int i = 0; i < built.size(); i++) {
+      bound.set(built.get(i), new PipelineStage.HashJoinProbe((JoinProbe) results.get(i)));
     }
     ColumnarPipeline pipeline = new ColumnarPipeline(inputTypes, bound, read);
     context.checkCancelled("before a pipeline over " + sourceName());
@@ -120,9 +146,9 @@ public final class ProbePipelineNode implements PlanNode {
     if (source == null) {
       out = pipeline.run(ScanPipelineNode.sources(table, scanFields), context.threads(), context.cancelled());
     } else {
-      BitSet sourceRead = pipeline.inputColumnsRead();
-      out = pipeline.runColumns(source.run(context, sourceRead).batches(sourceRead), context.threads(),
-          context.cancelled());
+      @SuppressWarnings("unchecked")
+      List<ColumnBatch> sourceBatches = (List<ColumnBatch>) results.get(built.size());
+      out = pipeline.runColumns(sourceBatches, context.threads(), context.cancelled());
     }
     table.deviceRuns().record(false);
     RunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),

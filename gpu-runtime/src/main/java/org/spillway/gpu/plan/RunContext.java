@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * nodes the plan uses in several places, what the planner said about the nodes ({@code planned}, by node; read
  * only while the plan runs) and the collector of the nodes' reports (for EXPLAIN ANALYZE and the trace).
  */
-public record RunContext(int threads, BooleanSupplier cancelled, Map<PlanNode, NodeOutput> results,
+public record RunContext(int threads, BooleanSupplier cancelled, Map<PlanNode, SharedOutput> results,
     Map<PlanNode, PlannedOperator> planned, OperatorReports reports) {
   public RunContext(int threads, BooleanSupplier cancelled) {
     this(threads, cancelled, Map.of(), new OperatorReports());
@@ -23,19 +23,30 @@ public record RunContext(int threads, BooleanSupplier cancelled, Map<PlanNode, N
     this(threads, cancelled, new HashMap<>(), planned, reports);
   }
 
-  /** The output of a node used in several places of the plan, computed by {@code run} on its first use. */
+  /**
+   * The output of a node used in several places of the plan, computed by {@code run} on its first use. Parts of a
+   * plan run side by side, so a second use waits for the first; only for that node, since the first's run may
+   * itself wait for parts that need another shared node.
+   */
   public NodeOutput shared(PlanNode node, Supplier<NodeOutput> run) {
+    SharedOutput slot;
     synchronized (results) {
-      NodeOutput done = results.get(node);
-      if (done == null) {
-        done = run.get();
-        results.put(node, done);
-        trace("shared subtree computed once: %d rows", done.rows());
-      } else {
-        report(node, OperatorReport.Execution.SHARED, done.rows(), System.nanoTime());
-      }
-      return done;
+      slot = results.computeIfAbsent(node, n -> new SharedOutput());
     }
+    synchronized (slot) {
+      if (slot.output == null) {
+        slot.output = run.get();
+        trace("shared subtree computed once: %d rows", slot.output.rows());
+      } else {
+        report(node, OperatorReport.Execution.SHARED, slot.output.rows(), System.nanoTime());
+      }
+      return slot.output;
+    }
+  }
+
+  /** The output of a shared node once computed (guarded by itself). */
+  public static final class SharedOutput {
+    private NodeOutput output;
   }
 
   /** System property: when true, each pipeline and join logs its backend and time to stderr (for benchmarks). */

@@ -23,4 +23,8 @@ public final class ScanNode implements PlanNode {
   @Override public NodeOutput run(RunContext context) {
     return new ArrowScanOutput(table, fields, types);
   }
+
+  @Override public boolean cpuOnly() {
+    return true;
+  }
 }

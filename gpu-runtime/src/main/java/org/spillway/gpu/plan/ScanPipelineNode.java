@@ -64,6 +64,10 @@ public final class ScanPipelineNode implements PlanNode {
     return pipeline.outputTypes();
   }
 
+  @Override public boolean cpuOnly() {
+    return method == null;
+  }
+
   @Override public NodeOutput run(RunContext context) {
     List<SourceBatch> sources = sources(table, fields);
     long start = System.nanoTime();

@@ -23,6 +23,10 @@ public final class SharedNode implements PlanNode {
     return input.types();
   }
 
+  @Override public boolean cpuOnly() {
+    return input.cpuOnly();
+  }
+
   @Override public NodeOutput run(RunContext context) {
     return uses.getAsInt() <= 1 ? input.run(context) : context.shared(this, () -> input.run(context));
   }

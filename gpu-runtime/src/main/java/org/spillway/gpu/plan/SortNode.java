@@ -26,6 +26,10 @@ public final class SortNode implements PlanNode {
     return sort.types();
   }
 
+  @Override public boolean cpuOnly() {
+    return input.cpuOnly();
+  }
+
   @Override public NodeOutput run(RunContext context) {
     List<ColumnBatch> in = input.run(context).batches();
     context.checkCancelled("before a sort");

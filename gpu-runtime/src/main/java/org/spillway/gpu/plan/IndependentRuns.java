@@ -1,0 +1,31 @@
+package org.spillway.gpu.plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
+
+/**
+ * Runs parts of a plan that do not depend on each other (a probe pipeline's build sides and its source, the two
+ * inputs of a join) side by side on the engine's workers. A part of a short query is often a pipeline of a morsel
+ * or two, or a tiny build side, which leaves most cores idle; run one after another, each also waits for the
+ * previous one's last morsel. The calling thread runs a part itself, so a run nested in a worker's task never waits
+ * for a free worker; with one thread the parts run in order.
+ */
+final class IndependentRuns {
+  private IndependentRuns() {}
+
+  /**
+   * The results of {@code parts}, in their order: side by side if {@code sideBySide} (none of them uses the GPU,
+   * {@link PlanNode#cpuOnly}), else one after another; the first failure is thrown once the parts under way ended.
+   */
+  static <T> List<T> run(RunContext context, boolean sideBySide, List<Supplier<T>> parts) {
+    Object[] results = new Object[parts.size()];
+    MorselScheduler.forEach(parts.size(), sideBySide ? context.threads() : 1, () -> false,
+        (worker, part) -> results[part] = parts.get(part).get());
+    @SuppressWarnings("unchecked")
+    List<T> out = (List<T>) new ArrayList<>(Arrays.asList(results));
+    return out;
+  }
+}
