@@ -73,6 +73,12 @@ final class GpuProgram {
   static final int FADD = 35;
   /** An exact value of a given scale as a FLOAT64: the long converted, then divided by 10^scale (a constant). */
   static final int TO_DOUBLE = 39;
+  /**
+   * {@code [NOT] LIKE} of a plain-text column slot (operand a, never read as a value) and a pattern of literal
+   * pieces between {@code %}s (operand b: the constants piece count n, n byte lengths, then the UTF-8 bytes packed
+   * little-endian, 8 a word); NULL text gives NULL.
+   */
+  static final int LIKE_TEXT = 40;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {
@@ -86,8 +92,13 @@ final class GpuProgram {
   final long[] constants;
   /** Pipeline input column read into register i, for i below the count of used columns. */
   final int[] columns;
-  /** Whether input column {@code columns[i]} is 8 bytes wide (else 4). */
+  /** Whether input column {@code columns[i]} is 8 bytes wide (else 4, or plain text). */
   final boolean[] wide;
+  /**
+   * Whether input column {@code columns[i]} is plain text (Arrow VarChar), which only LIKE_TEXT reads: its offsets
+   * and bytes are read in place, not streamed.
+   */
+  final boolean[] text;
   /** Per aggregate call: kind ordinal and argument register (-1 for COUNT(*)). */
   final int[] calls;
   /** Per aggregate call: the columns (bits of register numbers) whose NULLs can make its argument NULL. */
@@ -128,8 +139,10 @@ final class GpuProgram {
     this.constants = b.constants.stream().mapToLong(Long::longValue).toArray();
     this.columns = b.columns.stream().mapToInt(Integer::intValue).toArray();
     this.wide = new boolean[columns.length];
+    this.text = new boolean[columns.length];
     for (int i = 0; i < columns.length; i++) {
-      wide[i] = b.inputTypes.get(columns[i]).width() == 8;
+      text[i] = b.inputTypes.get(columns[i]).kind() == ExprType.Kind.TEXT;
+      wide[i] = !text[i] && b.inputTypes.get(columns[i]).width() == 8;
     }
     this.calls = calls;
     this.callNullDeps = callNullDeps;
@@ -148,6 +161,16 @@ final class GpuProgram {
   /** Whether the program probes hash joins. */
   boolean probes() {
     return joinKinds.length > 0;
+  }
+
+  /** Whether the program reads a plain-text column (LIKE_TEXT). */
+  boolean readsText() {
+    for (boolean t : text) {
+      if (t) {
+        return true;
+      }
+    }
+    return false;
   }
 
   int length() {
