@@ -66,4 +66,16 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[cpu]");
     }
   }
+
+  /**
+   * Q13's orders pipeline, NOT LIKE(o_comment, '%special%requests%') and a COUNT per o_custkey, runs on the GPU: the
+   * kernels match the pattern's pieces on o_comment's bytes, read in place.
+   */
+  @Test void q13FiltersOrdersByLikeOnAGpu() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(13))
+          .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[0, 1, 8]], device=[gpu]")
+          .explainLacks("over plain text");
+    }
+  }
 }
