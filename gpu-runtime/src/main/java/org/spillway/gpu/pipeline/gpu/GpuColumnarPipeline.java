@@ -37,7 +37,8 @@ import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
  * ({@link SelectionAggregate}) over batches without NULLs run the specialized selection_aggregate kernels,
  * the rest the columnar_pipeline interpreter; both apply the {@link FilterVariant}. With a
  * {@link GpuColumnCache}, resident columns are read in place (a run whose columns are all resident makes
- * one launch over all batches and transfers nothing) and misses fill the cache. Stages after the
+ * one launch over all batches and transfers nothing) and misses fill the cache. Plain text, which only a LIKE
+ * reads, is neither streamed nor cached: the kernels read it in place ({@link GpuTextColumns}). Stages after the
  * aggregation run on the CPU over its (small) result. What the kernels cannot do exactly is reported by
  * {@link #unsupportedReason()} so that the planner keeps the CPU backend.
  */

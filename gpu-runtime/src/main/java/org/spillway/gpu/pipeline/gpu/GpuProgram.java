@@ -24,7 +24,9 @@ import java.util.List;
  * FLOAT64 values (a residual such as TPC-H Q17's {@code CAST(l_quantity AS DOUBLE) < 0.2 * avg}) live in the
  * same registers as their IEEE-754 bits and are computed with Java's rounding (round to nearest, no fused
  * multiply-add); they may feed comparisons and CASEs but never an aggregate, a group key or an output column,
- * whose GPU paths hold exact values only.
+ * whose GPU paths hold exact values only. A LIKE of a plain-text input column and a pattern of literal pieces
+ * between {@code %}s is one LIKE_TEXT over the column's slot, whose offsets and UTF-8 bytes the kernel reads in
+ * place ({@link GpuTextColumns}); nothing else reads text.
  */
 final class GpuProgram {
   /** Registers per thread in the kernel (kMaxRegisters in columnar_pipeline.cu): one bit each in a NULL mask. */
