@@ -92,6 +92,26 @@ __device__ __forceinline__ bool like_pieces(const unsigned char* s, long long le
   return bytes_equal(s + end, piece, tail);
 }
 
+// Bytes of local memory like_text copies a row's text into (its words, a row of up to kTextWindow - 32 bytes: TPC-H's
+// o_comment); every thread's stack holds it, so it stays small.
+constexpr int kTextWindow = 128;
+
+// LIKE of the `length` bytes at `s` in host memory read in place: a row that fits the window is first copied
+// into local memory in aligned 16-byte words (each a few link requests), since the search reads a byte at a time
+// and some bytes more than once, and every read of host memory crosses the link; a longer row is searched in
+// place. The aligned words may reach up to 15 bytes before and after the row, never past its 16-byte blocks, so
+// never onto another page.
+__device__ __forceinline__ bool like_text(const unsigned char* s, long long length, const long long* pattern) {
+  if (length == 0 || length > kTextWindow - 32) return like_pieces(s, length, pattern);
+  uint4 window[kTextWindow / 16];
+  const unsigned long long at = reinterpret_cast<unsigned long long>(s);
+  const uint4* first = reinterpret_cast<const uint4*>(at & ~15ull);
+  const int skip = static_cast<int>(at & 15);
+  const int words = static_cast<int>((skip + length + 15) / 16);
+  for (int i = 0; i < words; i++) window[i] = first[i];
+  return like_pieces(reinterpret_cast<const unsigned char*>(window) + skip, length, pattern);
+}
+
 // Adds a signed 64-bit value into a 128-bit (lo, hi) pair held in registers.
 __device__ __forceinline__ void add128(unsigned long long& lo, long long& hi, long long v) {
   const unsigned long long old = lo;

@@ -243,7 +243,7 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
         if (!null) {
           const int* offsets = static_cast<const int*>(chunk.column[c]);
           const int from = offsets[row];
-          hit = like_pieces(chunk.text[c] + from, static_cast<long long>(offsets[row + 1]) - from, constants + in.w);
+          hit = like_text(chunk.text[c] + from, static_cast<long long>(offsets[row + 1]) - from, constants + in.w);
         }
         w.set(in.y, hit, null);
         break;
