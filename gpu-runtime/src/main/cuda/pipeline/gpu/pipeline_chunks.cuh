@@ -12,14 +12,18 @@ namespace spillway {
 constexpr int kMaxColumns = 12;
 
 // One chunk of rows: per column the device-visible address of its first row, and its validity bitmap
-// (Arrow layout, bit row % 8 of byte row / 8; null when the chunk holds no NULL in that column). 26 words,
-// passed by value for a streamed chunk and as an array in device memory for a table of resident chunks,
-// where first_tile counts the tiles of the chunks before it. GpuChunkTable.java writes the same layout.
+// (Arrow layout, bit row % 8 of byte row / 8; null when the chunk holds no NULL in that column). A plain-text
+// column (Arrow VarChar) streams nothing: its column word is the device-visible address of its batch's int32
+// offsets at the chunk's first row, and its text word the address of the batch's UTF-8 bytes (both read in
+// place, zero-copy), so row r's string is text[offsets[r] .. offsets[r + 1]); text is null for other columns.
+// 38 words, passed by value for a streamed chunk and as an array in device memory for a table of resident
+// chunks, where first_tile counts the tiles of the chunks before it. GpuChunkTable.java writes the same layout.
 struct ChunkArg {
   unsigned long long rows;
   unsigned long long first_tile;
   const void* column[kMaxColumns];
   const unsigned char* validity[kMaxColumns];
+  const unsigned char* text[kMaxColumns];
 };
 
 // Error codes (high word of the error word; the low word is the failing instruction or origin).
@@ -50,6 +54,62 @@ __device__ __forceinline__ void for_each_tile(const ChunkArg& chunk, const Chunk
     while (c + 1 < table_count && t >= table[c + 1].first_tile) c++;
     tile(table[c], (t - table[c].first_tile) * kTileRows);
   }
+}
+
+// Whether the `n` bytes at `s` equal those at `p`.
+__device__ __forceinline__ bool bytes_equal(const unsigned char* s, const unsigned char* p, long long n) {
+  for (long long i = 0; i < n; i++) {
+    if (s[i] != p[i]) return false;
+  }
+  return true;
+}
+
+// Whether the UTF-8 bytes [s, s + length) match a LIKE pattern of literal pieces separated by '%' (no '_', no
+// escape), as the CPU backend's Utf8LikeMatcher matches it: one piece is the whole string; else the first piece
+// is a prefix, the last a suffix not overlapping it, and each piece between found at its leftmost place after
+// the one before, ending by the suffix's start (the leftmost match ends earliest and leaves the most for the
+// rest). Byte-wise search is exact on UTF-8: a character's bytes never occur inside another's. The pattern is
+// GpuProgram's LIKE_TEXT constants: piece count n, n byte lengths, then the pieces' bytes back to back.
+__device__ __forceinline__ bool like_pieces(const unsigned char* s, long long length, const long long* pattern) {
+  const long long n = pattern[0];
+  const long long* lengths = pattern + 1;
+  const unsigned char* piece = reinterpret_cast<const unsigned char*>(pattern + 1 + n);
+  if (n == 1) return length == lengths[0] && bytes_equal(s, piece, length);
+  const long long head = lengths[0];
+  const long long tail = lengths[n - 1];
+  if (length < head + tail || !bytes_equal(s, piece, head)) return false;
+  long long from = head;
+  const long long end = length - tail;  // where the suffix starts
+  piece += head;
+  for (long long k = 1; k < n - 1; k++) {
+    const long long m = lengths[k];
+    long long at = from;
+    while (at + m <= end && !bytes_equal(s + at, piece, m)) at++;
+    if (at + m > end) return false;
+    from = at + m;
+    piece += m;
+  }
+  return bytes_equal(s + end, piece, tail);
+}
+
+// Bytes of local memory like_text copies a row's text into (its words, a row of up to kTextWindow - 32 bytes: TPC-H's
+// o_comment); every thread's stack holds it, so it stays small.
+constexpr int kTextWindow = 128;
+
+// LIKE of the `length` bytes at `s` in host memory read in place: a row that fits the window is first copied
+// into local memory in aligned 16-byte words (each a few link requests), since the search reads a byte at a time
+// and some bytes more than once, and every read of host memory crosses the link; a longer row is searched in
+// place. The aligned words may reach up to 15 bytes before and after the row, never past its 16-byte blocks, so
+// never onto another page.
+__device__ __forceinline__ bool like_text(const unsigned char* s, long long length, const long long* pattern) {
+  if (length == 0 || length > kTextWindow - 32) return like_pieces(s, length, pattern);
+  uint4 window[kTextWindow / 16];
+  const unsigned long long at = reinterpret_cast<unsigned long long>(s);
+  const uint4* first = reinterpret_cast<const uint4*>(at & ~15ull);
+  const int skip = static_cast<int>(at & 15);
+  const int words = static_cast<int>((skip + length + 15) / 16);
+  for (int i = 0; i < words; i++) window[i] = first[i];
+  return like_pieces(reinterpret_cast<const unsigned char*>(window) + skip, length, pattern);
 }
 
 // Adds a signed 64-bit value into a 128-bit (lo, hi) pair held in registers.

@@ -26,7 +26,8 @@ enum Op : int {
   CMP_GE = 9, IN_RANGES = 10, NOT = 11, IS_NULL = 12, JUMP_IF_FALSE = 13, JUMP_IF_TRUE = 14,
   JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
   SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27, PACK = 28, FCMP_EQ = 29, FCMP_NE = 30,
-  FCMP_LT = 31, FCMP_LE = 32, FCMP_GT = 33, FCMP_GE = 34, FADD = 35, FSUB = 36, FMUL = 37, FDIV = 38, TO_DOUBLE = 39
+  FCMP_LT = 31, FCMP_LE = 32, FCMP_GT = 33, FCMP_GE = 34, FADD = 35, FSUB = 36, FMUL = 37, FDIV = 38, TO_DOUBLE = 39,
+  LIKE_TEXT = 40
 };
 
 // Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
@@ -235,6 +236,18 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
         break;
       }
       case YEAR: w.set(in.y, year_of_epoch_day(a), an); break;
+      case LIKE_TEXT: {  // z: a plain-text column slot (never a value register), w: the pattern's constants
+        const int c = in.z;
+        const bool null = !is_valid(chunk.validity[c], row);
+        bool hit = false;
+        if (!null) {
+          const int* offsets = static_cast<const int*>(chunk.column[c]);
+          const int from = offsets[row];
+          hit = like_text(chunk.text[c] + from, static_cast<long long>(offsets[row + 1]) - from, constants + in.w);
+        }
+        w.set(in.y, hit, null);
+        break;
+      }
       case FILTER:
         if (an || a != 1) {
           if (branching) return false;

@@ -195,7 +195,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     }
     SpillwayCostModel.Shape shape = shapeOf.get();
     long cacheBytes = options.gpuCacheBytes() > 0 ? site.get().cacheCapacity(options.gpuCacheBytes()) : 0;
-    boolean resident = cacheBytes > 0 && shape.bytes() <= cacheBytes;
+    boolean resident = cacheBytes > 0 && shape.bytes() - shape.inPlaceBytes(false) <= cacheBytes;  // text is read in place
     SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
         .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages, groups),
             extraGpuMillis + model.aggregateStateMillis(returnedGroups, stages));

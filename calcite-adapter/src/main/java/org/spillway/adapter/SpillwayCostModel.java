@@ -92,8 +92,16 @@ final class SpillwayCostModel {
   /** Share of the bytes branching must save to be chosen over predication, which does not diverge. */
   static final double BRANCHING_MIN_SAVING = 0.05;
 
-  /** A scanned column: bytes per value, and the selectivity of the predicates evaluated before its first use. */
-  record Column(int width, double selectivityBefore) {}
+  /**
+   * A scanned column: bytes per value, the selectivity of the predicates evaluated before its first use, and whether a
+   * GPU pipeline reads it in place over the link whatever the transfer method, never from the column cache (plain
+   * text, which only LIKE reads).
+   */
+  record Column(int width, double selectivityBefore, boolean inPlace) {
+    Column(int width, double selectivityBefore) {
+      this(width, selectivityBefore, false);
+    }
+  }
 
   /**
    * What one pipeline reads: its rows, its scanned columns, the selectivity of the filters on them, the bytes of
@@ -139,6 +147,18 @@ final class SpillwayCostModel {
       double bytes = 0;
       for (Column c : columns) {
         bytes += rows * (double) c.width() * fetched(c);
+      }
+      return Math.round(bytes);
+    }
+
+    /**
+     * Bytes of the columns a GPU pipeline reads in place (plain text): those some row reaches under branching
+     * ({@code lazy}), else all.
+     */
+    long inPlaceBytes(boolean lazy) {
+      double bytes = 0;
+      for (Column c : columns) {
+        bytes += c.inPlace() ? rows * (double) c.width() * (lazy ? fetched(c) : 1) : 0;
       }
       return Math.round(bytes);
     }
@@ -250,7 +270,9 @@ final class SpillwayCostModel {
     boolean pulls = resident || pulls(method);
     FilterVariant v = variant != null ? variant : variant(shape, pulls);
     long touched = v == FilterVariant.BRANCHING && pulls ? shape.lazyBytes() : shape.bytes();
-    long link = resident ? 0 : pulls ? touched : shape.bytes();
+    // plain text is read in place under every method, the cache holding none of it
+    long inPlace = shape.inPlaceBytes(v == FilterVariant.BRANCHING);
+    long link = resident ? inPlace : pulls ? touched : shape.bytes() - shape.inPlaceBytes(false) + inPlace;
     // Rows come back over the other direction of the (full-duplex) link while the inputs stream in; the host
     // then assembles them into vectors, which overlaps with later chunks only partly: counted in full.
     long returned = shape.returnedBytes();

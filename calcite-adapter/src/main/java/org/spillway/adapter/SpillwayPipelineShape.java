@@ -16,6 +16,7 @@ import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.util.ImmutableBitSet;
+import org.spillway.gpu.vector.ExprType;
 
 /**
  * Derives the cost model's view of a Spillway pipeline from its nodes: the scanned rows and column widths,
@@ -69,11 +70,23 @@ final class SpillwayPipelineShape {
     }
     List<SpillwayCostModel.Column> out = new ArrayList<>();
     for (int p = 0; p < columns; p++) {
-      out.add(new SpillwayCostModel.Column(SpillwayExplain.width(scanned.get(p)),
-          Double.isNaN(before[p]) ? selectivity : before[p]));
+      out.add(column(scan, p, scanned.get(p), Double.isNaN(before[p]) ? selectivity : before[p]));
     }
     return new SpillwayCostModel.Shape(scan.spillwayTable().stored().rowCount(), out, selectivity,
         aggregates ? 0 : returnedRowBytes(top));
+  }
+
+  /**
+   * The cost model's view of scanned column {@code p}: plain text (which only a GPU pipeline's LIKE reads, in place)
+   * at the bytes its statistics suggest ({@link SpillwayTextWidths}), other columns at their type's width.
+   */
+  private static SpillwayCostModel.Column column(SpillwayTableScan scan, int p, SpillwayField field,
+      double selectivityBefore) {
+    if (field.isSupported() && field.type().kind() == ExprType.Kind.TEXT) {
+      return new SpillwayCostModel.Column(SpillwayTextWidths.of(scan.spillwayTable().stored(), scan.fields()[p]),
+          selectivityBefore, true);
+    }
+    return new SpillwayCostModel.Column(SpillwayExplain.width(field), selectivityBefore);
   }
 
   /**
@@ -124,7 +137,7 @@ final class SpillwayPipelineShape {
     for (int p = 0; p < columns.size(); p++) {
       SpillwayCostModel.Column c = columns.get(p);
       if (!keys.get(p) && c.selectivityBefore() >= base.selectivity()) {
-        columns.set(p, new SpillwayCostModel.Column(c.width(), c.selectivityBefore() * kept));
+        columns.set(p, new SpillwayCostModel.Column(c.width(), c.selectivityBefore() * kept, c.inPlace()));
       }
     }
     return columns;

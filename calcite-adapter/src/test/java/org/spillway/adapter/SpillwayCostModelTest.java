@@ -71,6 +71,33 @@ class SpillwayCostModelTest {
     assertFalse(comparable.sharingPays(rows, 0, 15), "the CPU's own tables (15 ms) are built before it shares");
   }
 
+  /**
+   * Q13's orders pipeline at SF 10: NOT LIKE over o_comment (plain text, about 53 bytes a row with its offset, read
+   * in place by the GPU) first, then o_custkey and o_orderkey. The text crosses the link under every method and even
+   * when the fixed-width columns are resident in the column cache, which holds no text.
+   */
+  @Test void plainTextCrossesTheLinkUnderEveryMethod() {
+    long rows = 15_000_000;
+    SpillwayCostModel.Column comment = new SpillwayCostModel.Column(53, 1, true);
+    SpillwayCostModel.Shape q13 = new SpillwayCostModel.Shape(rows, List.of(new SpillwayCostModel.Column(8, 0.99),
+        new SpillwayCostModel.Column(4, 0.99), comment), 0.99);
+    long text = rows * 53;
+    assertEquals(text, q13.inPlaceBytes(false));
+    assertEquals(text, q13.inPlaceBytes(true), "LIKE runs first: every row's text is read");
+    assertEquals(rows * (8 + 4 + 53), q13.bytes());
+    for (TransferMethod method : pinnedMethods()) {
+      for (FilterVariant variant : FilterVariant.values()) {
+        SpillwayCostModel.GpuRun run = H100.gpuRun(q13, method, variant, false);
+        assertTrue(run.linkBytes() >= text, method + " " + variant + ": " + run);
+        assertEquals(text, H100.gpuRun(q13, method, variant, true).linkBytes(), method + " " + variant + " resident");
+      }
+    }
+    SpillwayCostModel.Shape later = new SpillwayCostModel.Shape(rows, List.of(new SpillwayCostModel.Column(4, 1),
+        new SpillwayCostModel.Column(53, 0.001, true)), 0.001);
+    assertTrue(later.inPlaceBytes(true) < later.inPlaceBytes(false) / 10,
+        "behind a selective filter, branching reads the text of few rows");
+  }
+
   @Test void aggregationWorkWeighsOnTheCpuBackend() {
     SpillwayCostModel.Shape q1 = q1(SF10_LINEITEM);
     AggCall sum = new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64);

@@ -1,11 +1,15 @@
 package org.spillway.adapter;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.storage.StoredTable;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
@@ -65,5 +69,22 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("SpillwayMarkJoin(")
           .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[cpu]");
     }
+  }
+
+  /**
+   * Q13's orders pipeline, NOT LIKE(o_comment, '%special%requests%') and a COUNT per o_custkey, runs on the GPU: the
+   * kernels match the pattern's pieces on o_comment's bytes, read in place.
+   */
+  @Test void q13FiltersOrdersByLikeOnAGpu() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(13))
+          .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[0, 1, 8]], device=[gpu]")
+          .explainLacks("over plain text");
+    }
+    StoredTable customer = CatalogRegistry.open(dir).table("customer").orElseThrow();
+    assertEquals(4 + 15, SpillwayTextWidths.of(customer, 4), "c_phone: an offset and 15 bytes, from the statistics");
+    StoredTable orders = CatalogRegistry.open(dir).table("orders").orElseThrow();
+    int comment = SpillwayTextWidths.of(orders, 8);
+    assertTrue(comment >= 4 + 19 && comment <= 4 + 78, "o_comment: 19 to 78 characters, " + comment);
   }
 }

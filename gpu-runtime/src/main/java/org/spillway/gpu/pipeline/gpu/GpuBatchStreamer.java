@@ -52,10 +52,21 @@ final class GpuBatchStreamer {
   record Buffer(HostColumn column, ArrowBuf owner) {}
 
   /**
-   * The buffers of one batch: {@code buffers[c]} the data of column slot c, {@code buffers[slots + c]} its
-   * validity bitmap (null when the batch holds no NULL in it).
+   * A plain-text column of one batch, read in place by the kernels: the device-visible addresses of its int32
+   * offsets (row 0's) and of its UTF-8 bytes, and the bytes of both that its rows span (what crosses the link).
    */
-  record BatchBuffers(long rows, Buffer[] buffers) {
+  record TextColumn(long offsetsAddress, long bytesAddress, long byteLength) {}
+
+  /**
+   * The buffers of one batch: {@code buffers[c]} the data of column slot c, {@code buffers[slots + c]} its
+   * validity bitmap (null when the batch holds no NULL in it); {@code text[c]} the in-place plain-text column of
+   * slot c (whose data buffer is then null), or {@code text} null when the batch has none.
+   */
+  record BatchBuffers(long rows, Buffer[] buffers, TextColumn[] text) {
+    BatchBuffers(long rows, Buffer[] buffers) {
+      this(rows, buffers, null);
+    }
+
     int slots() {
       return buffers.length / 2;
     }
@@ -188,8 +199,9 @@ final class GpuBatchStreamer {
    * The parts of a stream: each batch alone, or, where the method copies into the chunk buffers ({@code join}),
    * runs of consecutive batches that together fit a chunk of {@code chunkRows} rows. A batch joins the one before it
    * only where that one holds whole tiles of {@link #JOIN_ALIGN_ROWS} rows (so that no tile of a kernel straddles two
-   * batches), where both stream the same buffers and neither is read from the column cache. Fewer, larger chunks
-   * cost fewer launches, events and host round trips per byte.
+   * batches), where both stream the same buffers, neither is read from the column cache and neither reads plain
+   * text in place (a descriptor holds one batch's text addresses). Fewer, larger chunks cost fewer launches, events
+   * and host round trips per byte.
    */
   static List<Group> groups(List<BatchBuffers> batches, GpuColumnCache.Entry[][] resident, long chunkRows,
       boolean join) {
@@ -200,7 +212,8 @@ final class GpuBatchStreamer {
       BatchBuffers batch = batches.get(b);
       boolean joins = join && b > first && batches.get(b - 1).rows() % JOIN_ALIGN_ROWS == 0
           && rows + batch.rows() <= chunkRows && sameStreamedBuffers(batches.get(first), batch)
-          && uncached(resident[first]) && uncached(resident[b]);
+          && uncached(resident[first]) && uncached(resident[b]) && batches.get(first).text() == null
+          && batch.text() == null;
       if (!joins && b > first) {
         out.add(new Group(first, b - first));
         first = b;
@@ -277,6 +290,7 @@ final class GpuBatchStreamer {
   private static void launch(Group group, BatchBuffers batch, GpuColumnCache.Entry[] resident, int[] streamedOf,
       GpuColumnCache.Session cache, DeviceChunk chunk, CudaStream stream, WorkerSink sink) {
     long[] words = GpuChunkTable.chunk(chunk.rowCount());
+    GpuChunkTable.text(words, batch.text(), chunk.firstRow());
     for (int k = 0; k < streamedOf.length; k++) {
       words[batch.word(streamedOf[k])] = chunk.columnAddresses()[k];
     }

@@ -5,12 +5,14 @@ import java.util.List;
 /**
  * Chunk descriptors as the pipeline kernels read them (struct ChunkArg of pipeline_chunks.cuh): row count,
  * tiles of the chunks before it (in a table), then per column slot the device address of the chunk's first
- * row and of its validity bitmap (0 when it holds no NULL). One descriptor is passed by value per streamed
- * chunk; a table of them in device memory lets one launch read every batch of GPU-resident columns.
+ * row and of its validity bitmap (0 when it holds no NULL), and per plain-text slot the address of its batch's
+ * UTF-8 bytes (its data word then holds the batch's offsets at the chunk's first row; see {@link #text}). One
+ * descriptor is passed by value per streamed chunk; a table of them in device memory lets one launch read every
+ * batch of GPU-resident columns.
  */
 final class GpuChunkTable {
   /** 64-bit words per descriptor. */
-  static final int WORDS = 2 + 2 * GpuProgram.MAX_COLUMNS;
+  static final int WORDS = 2 + 3 * GpuProgram.MAX_COLUMNS;
 
   private GpuChunkTable() {}
 
@@ -22,6 +24,24 @@ final class GpuChunkTable {
   /** Index of column slot {@code slot}'s validity address in a descriptor. */
   static int validityWord(int slot) {
     return 2 + GpuProgram.MAX_COLUMNS + slot;
+  }
+
+  /** Index of plain-text slot {@code slot}'s UTF-8 bytes address in a descriptor. */
+  static int textWord(int slot) {
+    return 2 + 2 * GpuProgram.MAX_COLUMNS + slot;
+  }
+
+  /**
+   * Fills in the words of the batch's plain-text columns ({@code text}: per slot the device-visible addresses of
+   * the batch's offsets and bytes, or null where the batch reads none) for a chunk from batch row {@code firstRow}.
+   */
+  static void text(long[] words, GpuBatchStreamer.TextColumn[] text, long firstRow) {
+    for (int c = 0; text != null && c < text.length; c++) {
+      if (text[c] != null) {
+        words[dataWord(c)] = text[c].offsetsAddress() + 4 * firstRow;
+        words[textWord(c)] = text[c].bytesAddress();
+      }
+    }
   }
 
   /** A descriptor of {@code rows} rows whose addresses the caller fills in. */

@@ -38,7 +38,8 @@ import org.spillway.gpu.vector.IndexedColumns;
  * ({@link SelectionAggregate}) over batches without NULLs run the specialized selection_aggregate kernels,
  * the rest the columnar_pipeline interpreter; both apply the {@link FilterVariant}. With a
  * {@link GpuColumnCache}, resident columns are read in place (a run whose columns are all resident makes
- * one launch over all batches and transfers nothing) and misses fill the cache. Stages after the
+ * one launch over all batches and transfers nothing) and misses fill the cache. Plain text, which only a LIKE
+ * reads, is neither streamed nor cached: the kernels read it in place ({@link GpuTextColumns}). Stages after the
  * aggregation run on the CPU over its (small) result. What the kernels cannot do exactly is reported by
  * {@link #unsupportedReason()} so that the planner keeps the CPU backend.
  */
@@ -451,7 +452,7 @@ public final class GpuColumnarPipeline {
         deliverMarks(joins);
       }
       return partial;
-    } catch (GpuPipelineErrors.KeyOutOfRange e) {
+    } catch (GpuPipelineErrors.KeyOutOfRange | GpuTextColumns.NotDeviceVisible e) {
       lastFallback = e.getMessage();
       return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
     } catch (GpuMemoryException e) {
@@ -521,7 +522,7 @@ public final class GpuColumnarPipeline {
       pass.withHaving(GpuHaving.words((PipelineStage.Aggregate) cpu.stages().get(aggregateStage),
           cpu.stages().get(aggregateStage + 1), tracked));
     }
-    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(device, method, batches, nulls);
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
     long capacity = aggregate.groupKeys().length == 0 ? 0 : initialCapacity;
     device.makeCurrent();
@@ -561,6 +562,7 @@ public final class GpuColumnarPipeline {
       for (GpuBatchStreamer.Buffer buffer : batch.buffers()) {
         mine += buffer == null ? 0 : buffer.column().byteLength();
       }
+      mine += GpuPass.textBytes(batch);
     }
     return mine;
   }
@@ -581,7 +583,7 @@ public final class GpuColumnarPipeline {
         ROWS_OUTPUT_BUFFER_BYTES);
     GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
         new GpuRowsLayout(types, nullableOutputs, chunkRows), transferOptions.slots(), joins);
-    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(batches, nulls);
+    List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(device, method, batches, nulls);
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
@@ -667,15 +669,29 @@ public final class GpuColumnarPipeline {
     return out;
   }
 
-  /** The buffers each batch streams: the data buffers of the columns the program reads, and their validity bitmaps. */
-  private List<GpuBatchStreamer.BatchBuffers> buffersOf(List<SourceBatch> batches, boolean[][] nulls) {
+  /**
+   * The buffers each batch streams: the data buffers of the columns the program reads, and their validity bitmaps;
+   * plain-text columns are read in place ({@link GpuTextColumns}), their validity bitmaps streamed.
+   */
+  private List<GpuBatchStreamer.BatchBuffers> buffersOf(CudaDevice device, TransferMethod method,
+      List<SourceBatch> batches, boolean[][] nulls) {
     List<GpuBatchStreamer.BatchBuffers> out = new ArrayList<>();
     int slots = program.columns.length;
+    boolean readsText = program.readsText();
     for (int b = 0; b < batches.size(); b++) {
       SourceBatch batch = batches.get(b);
       GpuBatchStreamer.Buffer[] buffers = new GpuBatchStreamer.Buffer[2 * slots];
+      GpuBatchStreamer.TextColumn[] text = readsText ? new GpuBatchStreamer.TextColumn[slots] : null;
       for (int c = 0; c < slots && batch.rows() > 0; c++) {
         FieldVector vector = batch.columns().get(program.columns[c]);
+        if (nulls[b][c]) {
+          buffers[slots + c] = new GpuBatchStreamer.Buffer(HostColumn.validity(vector, batch.rows()),
+              vector.getValidityBuffer());
+        }
+        if (program.text[c]) {
+          text[c] = GpuTextColumns.of(device, method, vector, batch.rows());
+          continue;
+        }
         int width = program.wide[c] ? 8 : 4;
         if (!(vector instanceof BaseFixedWidthVector fixed) || fixed.getTypeWidth() != width) {
           throw new IllegalArgumentException("column " + vector.getField() + " is not a " + width
@@ -684,12 +700,8 @@ public final class GpuColumnarPipeline {
         buffers[c] = new GpuBatchStreamer.Buffer(HostColumn.of(vector.getName(),
             width == 8 ? ColumnType.INT64 : ColumnType.INT32, vector.getDataBuffer(), batch.rows()),
             vector.getDataBuffer());
-        if (nulls[b][c]) {
-          buffers[slots + c] = new GpuBatchStreamer.Buffer(HostColumn.validity(vector, batch.rows()),
-              vector.getValidityBuffer());
-        }
       }
-      out.add(new GpuBatchStreamer.BatchBuffers(batch.rows(), buffers));
+      out.add(new GpuBatchStreamer.BatchBuffers(batch.rows(), buffers, text));
     }
     return out;
   }

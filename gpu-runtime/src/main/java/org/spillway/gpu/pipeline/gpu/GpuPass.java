@@ -186,8 +186,18 @@ final class GpuPass {
           out[hit ? 1 : 0] += buffers[i].column().byteLength();
         }
       }
+      out[0] += textBytes(batches.get(b));
     }
     return out;
+  }
+
+  /** Bytes of a batch's plain-text columns, which the kernels read in place over the link. */
+  static long textBytes(GpuBatchStreamer.BatchBuffers batch) {
+    long bytes = 0;
+    for (int c = 0; batch.text() != null && c < batch.text().length; c++) {
+      bytes += batch.text()[c] == null ? 0 : batch.text()[c].byteLength();
+    }
+    return bytes;
   }
 
   private static boolean allResident(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
@@ -220,6 +230,7 @@ final class GpuPass {
         continue;
       }
       long[] words = GpuChunkTable.chunk(batch.rows());
+      GpuChunkTable.text(words, batch.text(), 0);
       for (int i = 0; i < batch.buffers().length; i++) {
         GpuColumnCache.Entry entry = resident[b][i];
         if (entry != null) {

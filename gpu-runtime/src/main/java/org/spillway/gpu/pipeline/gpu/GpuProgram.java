@@ -24,7 +24,9 @@ import java.util.List;
  * FLOAT64 values (a residual such as TPC-H Q17's {@code CAST(l_quantity AS DOUBLE) < 0.2 * avg}) live in the
  * same registers as their IEEE-754 bits and are computed with Java's rounding (round to nearest, no fused
  * multiply-add); they may feed comparisons and CASEs but never an aggregate, a group key or an output column,
- * whose GPU paths hold exact values only.
+ * whose GPU paths hold exact values only. A LIKE of a plain-text input column and a pattern of literal pieces
+ * between {@code %}s is one LIKE_TEXT over the column's slot, whose offsets and UTF-8 bytes the kernel reads in
+ * place ({@link GpuTextColumns}); nothing else reads text.
  */
 final class GpuProgram {
   /** Registers per thread in the kernel (kMaxRegisters in columnar_pipeline.cu): one bit each in a NULL mask. */
@@ -73,6 +75,12 @@ final class GpuProgram {
   static final int FADD = 35;
   /** An exact value of a given scale as a FLOAT64: the long converted, then divided by 10^scale (a constant). */
   static final int TO_DOUBLE = 39;
+  /**
+   * {@code [NOT] LIKE} of a plain-text column slot (operand a, never read as a value) and a pattern of literal
+   * pieces between {@code %}s (operand b: the constants piece count n, n byte lengths, then the UTF-8 bytes packed
+   * little-endian, 8 a word); NULL text gives NULL.
+   */
+  static final int LIKE_TEXT = 40;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {
@@ -86,8 +94,13 @@ final class GpuProgram {
   final long[] constants;
   /** Pipeline input column read into register i, for i below the count of used columns. */
   final int[] columns;
-  /** Whether input column {@code columns[i]} is 8 bytes wide (else 4). */
+  /** Whether input column {@code columns[i]} is 8 bytes wide (else 4, or plain text). */
   final boolean[] wide;
+  /**
+   * Whether input column {@code columns[i]} is plain text (Arrow VarChar), which only LIKE_TEXT reads: its offsets
+   * and bytes are read in place, not streamed.
+   */
+  final boolean[] text;
   /** Per aggregate call: kind ordinal and argument register (-1 for COUNT(*)). */
   final int[] calls;
   /** Per aggregate call: the columns (bits of register numbers) whose NULLs can make its argument NULL. */
@@ -133,8 +146,10 @@ final class GpuProgram {
     this.constants = b.constants.stream().mapToLong(Long::longValue).toArray();
     this.columns = b.columns.stream().mapToInt(Integer::intValue).toArray();
     this.wide = new boolean[columns.length];
+    this.text = new boolean[columns.length];
     for (int i = 0; i < columns.length; i++) {
-      wide[i] = b.inputTypes.get(columns[i]).width() == 8;
+      text[i] = b.inputTypes.get(columns[i]).kind() == ExprType.Kind.TEXT;
+      wide[i] = !text[i] && b.inputTypes.get(columns[i]).width() == 8;
     }
     this.calls = calls;
     this.callNullDeps = callNullDeps;
@@ -153,6 +168,16 @@ final class GpuProgram {
   /** Whether the program probes hash joins. */
   boolean probes() {
     return joinKinds.length > 0;
+  }
+
+  /** Whether the program reads a plain-text column (LIKE_TEXT). */
+  boolean readsText() {
+    for (boolean t : text) {
+      if (t) {
+        return true;
+      }
+    }
+    return false;
   }
 
   int length() {

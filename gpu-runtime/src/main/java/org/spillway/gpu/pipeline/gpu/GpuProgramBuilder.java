@@ -19,6 +19,7 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_FALSE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_NOT_TRUE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_TRUE;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.LIKE_TEXT;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD_BUILD;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_BUILD_COLUMNS;
@@ -316,8 +317,8 @@ final class GpuProgramBuilder {
       throw new GpuProgram.Unsupported("BigDecimal arithmetic " + e + " (decimal quotients and wide sums are"
           + " computed by the CPU backend)");
     }
-    if (e instanceof Expr.Like) {
-      throw new GpuProgram.Unsupported(e + " over plain text (the GPU reads no strings)");
+    if (e instanceof Expr.Like l) {
+      return like(l, current);
     }
     if (!e.type().isLong() && !isDouble(e.type())) {
       throw new GpuProgram.Unsupported(e.type() + " values (" + e + ")");
@@ -388,6 +389,36 @@ final class GpuProgramBuilder {
       return dst;
     }
     throw new GpuProgram.Unsupported("expression " + e);
+  }
+
+  /**
+   * LIKE_TEXT of an input column of plain text and a pattern of literal pieces between {@code %}s
+   * ({@link GpuLikePattern}); the column gets a slot of its own, which nothing reads as a value.
+   */
+  private int like(Expr.Like l, List<Integer> current) {
+    long[] pattern = GpuLikePattern.constants(l);
+    int reg = l.operand() instanceof Expr.Column c ? current.get(c.index()) : 0;
+    if (reg >= 0 || reg <= BUILD_REF) {
+      throw new GpuProgram.Unsupported(l + " over anything but a scanned text column (the GPU reads the text of"
+          + " input columns only)");
+    }
+    int input = -1 - reg;
+    int slot = columns.indexOf(input);
+    if (slot < 0) {
+      if (columns.size() == MAX_COLUMNS) {
+        throw new GpuProgram.Unsupported("more than " + MAX_COLUMNS + " input columns");
+      }
+      columns.add(input);
+      slot = columns.size() - 1;
+      nullDeps[slot] = 1L << slot;
+    }
+    int first = constant(pattern[0]);
+    for (int i = 1; i < pattern.length; i++) {
+      constant(pattern[i]);
+    }
+    int dst = fresh(deps(slot));
+    emit(LIKE_TEXT, dst, slot, first, l);
+    return dst;
   }
 
   private int cast(Expr.Cast c, int operand) {

@@ -38,6 +38,24 @@ class GpuBatchStreamerGroupsTest {
         "a validity bitmap in one batch and not in the next");
   }
 
+  /**
+   * A descriptor holds one batch's text addresses: batches whose plain text the kernels read in place travel alone,
+   * and a chunk's offsets word points at its first row's offset (the row's end is the next one, in the same batch).
+   */
+  @Test void batchesReadingTextTravelAloneWithTheirOwnAddresses() {
+    List<GpuBatchStreamer.BatchBuffers> batches = new ArrayList<>();
+    for (GpuBatchStreamer.BatchBuffers b : batches(false, TILE, TILE, TILE)) {
+      batches.add(new GpuBatchStreamer.BatchBuffers(b.rows(), b.buffers(),
+          new GpuBatchStreamer.TextColumn[] {new GpuBatchStreamer.TextColumn(0x1000 * b.rows(), 0x9000, 77)}));
+    }
+    assertEquals(List.of(group(0, 1), group(1, 1), group(2, 1)), groups(batches, 1 << 20, true));
+    long[] words = GpuChunkTable.chunk(100);
+    GpuChunkTable.text(words, batches.get(0).text(), 40);
+    assertEquals(0x1000L * TILE + 4 * 40, words[GpuChunkTable.dataWord(0)], "offsets at the chunk's first row");
+    assertEquals(0x9000L, words[GpuChunkTable.textWord(0)], "the batch's bytes, which offsets index");
+    assertEquals(GpuChunkTable.WORDS - 1, GpuChunkTable.textWord(GpuProgram.MAX_COLUMNS - 1), "the last word");
+  }
+
   private static GpuBatchStreamer.Group group(int first, int count) {
     return new GpuBatchStreamer.Group(first, count);
   }

@@ -89,6 +89,15 @@ class GpuProgramTest {
         new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, false, residual)), aggregate(new int[0])));
   }
 
+  private static int indexOf(GpuProgram program, int op) {
+    for (int pc = 0; pc < program.length(); pc++) {
+      if (program.code[4 * pc] == op) {
+        return pc;
+      }
+    }
+    return -1;
+  }
+
   private static int count(GpuProgram program, int op) {
     int n = 0;
     for (int pc = 0; pc < program.length(); pc++) {
@@ -156,13 +165,66 @@ class GpuProgramTest {
     assertReason("BigDecimal arithmetic", List.of(new PipelineStage.Project(List.of(quotient))));
   }
 
-  /** Plain text stays on the CPU backend: LIKE over it, SUBSTRING of it. */
-  @Test void refusesFunctionsOfPlainText() {
+  /**
+   * TPC-H Q13's filter, NOT LIKE(o_comment, '%special%requests%') before a grouped COUNT, compiles to one LIKE_TEXT
+   * of a plain-text slot (never loaded as a value, not wide) whose constants are the pattern's pieces; the result's
+   * NULL follows the text's.
+   */
+  @Test void likeOverPlainTextCompilesToLikeText() {
     Expr text = new Expr.Column(5, ExprType.TEXT);
-    assertReason("over plain text", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a_b%", null)),
+    List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Not(Expr.Like.of(text,
+        "%special%requests%", null))), new PipelineStage.Aggregate(new int[] {3},
+        List.of(new AggCall(AggCall.Kind.COUNT, 0, ExprType.INT64))));
+    GpuColumnarPipeline pipeline = new GpuColumnarPipeline(TYPES, stages);
+    assertEquals("supported", pipeline.unsupportedReason().orElse("supported"));
+    assertEquals("columnar_pipeline_grouped", pipeline.kernelName().orElseThrow(), "not the selection kernel");
+    GpuProgram program = GpuProgram.compile(TYPES, stages.subList(0, 1), (PipelineStage.Aggregate) stages.get(1));
+    assertEquals(List.of(5, 0, 3), Arrays.stream(program.columns).boxed().toList(), "columns in first-use order");
+    assertEquals(List.of(true, false, false), List.of(program.text[0], program.text[1], program.text[2]));
+    assertEquals(List.of(false, true, false), List.of(program.wide[0], program.wide[1], program.wide[2]));
+    assertTrue(program.readsText());
+    assertEquals(1, count(program, GpuProgram.LIKE_TEXT));
+    int at = indexOf(program, GpuProgram.LIKE_TEXT);
+    assertEquals(0, program.code[4 * at + 2], "the text slot");
+    for (int i = 0; i < program.length(); i++) {
+      assertTrue(program.code[4 * i] != GpuProgram.LOAD || program.code[4 * i + 2] != 0, "text is never loaded");
+    }
+    long[] pattern = Arrays.copyOfRange(program.constants, program.code[4 * at + 3], program.constants.length);
+    assertEquals(List.of(4L, 0L, 7L, 8L, 0L), Arrays.stream(pattern, 0, 5).boxed().toList(), "pieces and lengths");
+    assertEquals(1L << 1, program.callNullDeps[0], "COUNT($0) depends on $0's NULLs, not the text's");
+    GpuProgram rows = GpuProgram.compileRows(TYPES, List.of(new PipelineStage.Filter(Expr.Like.of(text, "a%", null)),
+        new PipelineStage.Project(List.of(new Expr.Column(0, ExprType.INT64)))));
+    assertTrue(rows.readsText(), "rows pipelines filter by LIKE too");
+  }
+
+  /**
+   * What the GPU's LIKE does not match stays on the CPU backend with the reason: '_' and escapes, LIKE of anything
+   * but a scanned column (SUBSTRING, a build side's text), and plain text read as a value.
+   */
+  @Test void refusesFunctionsOfPlainTextBeyondLike() {
+    Expr text = new Expr.Column(5, ExprType.TEXT);
+    assertReason("a pattern with '_' or an escape", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a_b%", null)),
         aggregate(new int[0])));
+    assertReason("a pattern with '_' or an escape", List.of(new PipelineStage.Filter(Expr.Like.of(text, "%a!%b%",
+        "!")), aggregate(new int[0])));
+    assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(new PipelineStage.Filter(Expr.Like.of(text,
+        "%a%b%", "!")), aggregate(new int[0]))).unsupportedReason().orElse("supported"), "an escape not used");
     assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
         new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+    assertReason("anything but a scanned text column", List.of(new PipelineStage.Filter(Expr.Like.of(
+        new Expr.Substring(text, 1, 2), "1%", null)), aggregate(new int[0])));
+    List<ExprType> build = List.of(ExprType.INT64, ExprType.TEXT);
+    JoinProbe inner = new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build,
+        false, null);
+    assertReason("anything but a scanned text column", List.of(new PipelineStage.HashJoinProbe(inner),
+        new PipelineStage.Filter(Expr.Like.of(new Expr.Column(TYPES.size() + 1, ExprType.TEXT), "%x%", null)),
+        aggregate(new int[0])));
+    PipelineStage like = new PipelineStage.Filter(Expr.Like.of(text, "%x%", null));
+    assertReason("group key of type TEXT", List.of(like, new PipelineStage.Aggregate(new int[] {5},
+        List.of(COUNT))));
+    assertReason("TEXT values", List.of(like, new PipelineStage.Filter(new Expr.IsNull(text, true)),
+        aggregate(new int[0])));
+    assertReason("a TEXT output column ($0)", List.of(like, new PipelineStage.Project(List.of(text))));
   }
 
   /**
