@@ -107,11 +107,13 @@ final class GroupTable {
   }
 
   /**
-   * The range of the keys of a directly addressed table ({@link KeyDirectory#low} .. {@link KeyDirectory#high}, a
-   * superset of its keys), or null when it has none or hashes them.
+   * The range of the keys of a directly addressed table ({@link KeyDirectory#lowestKey} ..
+   * {@link KeyDirectory#highestKey}, a superset of its keys without the room its directory grew ahead of them, which
+   * a merge by key range would otherwise cut into slices and scan), or null when it has none or hashes them.
    */
   long[] directRange() {
-    return directory == null || directory.isEmpty() ? null : new long[] {directory.low(), directory.high()};
+    return directory == null || directory.lowestKey() > directory.highestKey() ? null
+        : new long[] {directory.lowestKey(), directory.highestKey()};
   }
 
   /**

@@ -98,6 +98,16 @@ final class KeyDirectory {
     return entries.length == 0;
   }
 
+  /** The smallest key asked to be covered since the last {@link #clear}; above {@link #highestKey} if none. */
+  long lowestKey() {
+    return lowestKey;
+  }
+
+  /** The largest key asked to be covered since the last {@link #clear}; every key with a group lies in between. */
+  long highestKey() {
+    return highestKey;
+  }
+
   /** The smallest covered key (the directory may cover keys that have no group). */
   long low() {
     return base;

@@ -2,6 +2,7 @@ package org.spillway.gpu.aggregate;
 
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Arrays;
@@ -235,6 +236,25 @@ class GroupTableTest {
         assertEquals(expectedRows == 200_000, table.directlyAddressed(), where + ": whether addressed directly");
       }
     }
+  }
+
+  /**
+   * The key range a directly addressed table gives a merge by key range is that of its keys, not the room its
+   * directory grew ahead of them (which the merge would cut into slices and scan for nothing).
+   */
+  @Test void theDirectRangeIsThatOfTheKeys() {
+    GroupTable table = new GroupTable(1);
+    long[] first = new long[2000];
+    for (int i = 0; i < first.length; i++) {
+      first[i] = 5000 + i % 1000;
+    }
+    table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, first, null, 2000)}, 2000,
+        new int[2000]);
+    long[] below = {4990, 4995};
+    table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, below, null, 2)}, 2, new int[2]);
+    assertEquals(true, table.directlyAddressed());
+    assertEquals(true, table.coversDirectly(4000, 4989), "room grown ahead, below the keys");
+    assertArrayEquals(new long[] {4990, 5999}, table.directRange());
   }
 
   @Test void aTableSizedUpFrontHoldsItsGroups() {

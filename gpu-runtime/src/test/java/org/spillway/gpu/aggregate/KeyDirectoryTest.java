@@ -67,7 +67,10 @@ class KeyDirectoryTest {
     assertEquals(3, directory.get(999));
     assertEquals(0, directory.get(2000));
     assertFalse(directory.cover(2199, 2199, groups), "the keys 999 .. 2199 do not fit 1200");
+    assertEquals(999, directory.lowestKey());
+    assertEquals(2000, directory.highestKey());
     directory.clear();
+    assertTrue(directory.lowestKey() > directory.highestKey(), "no key asked since the clear");
     assertTrue(directory.cover(3000, 3000 + 1199, groups), "after a clear only the keys asked since count");
   }
 
