@@ -20,6 +20,12 @@ final class GroupTable {
   private final boolean lookups;
   /** Groups the slots are first sized for. */
   private final int expectedGroups;
+  /**
+   * The rows this table is expected to take (0 where unknown), which bound the groups it can come to hold: keys
+   * spread over their range from the first morsel on (not clustered in input order) are judged dense or not by the
+   * groups they will make, not by the few a first morsel makes.
+   */
+  private final long expectedRows;
   private long[] keys;
   private int[] hashes;
   /**
@@ -44,10 +50,20 @@ final class GroupTable {
 
   /** A table sized to hold {@code expectedGroups} groups without growing. */
   GroupTable(int keyColumns, int expectedGroups) {
+    this(keyColumns, expectedGroups, 0);
+  }
+
+  /**
+   * A table sized to hold {@code expectedGroups} groups without growing, that expects to take about
+   * {@code expectedRows} rows (0: unknown): a directory may cover up to {@link KeyDirectory#SPAN_PER_GROUP} keys per
+   * such row from the first morsel on.
+   */
+  GroupTable(int keyColumns, int expectedGroups, long expectedRows) {
     int capacity = Math.max(16, expectedGroups);
     this.width = keyColumns + 1;
     this.lookups = true;
     this.expectedGroups = capacity;
+    this.expectedRows = Math.max(0, expectedRows);
     this.keys = new long[capacity * width];
     this.hashes = new int[capacity];
     if (keyColumns == 1) {
@@ -61,6 +77,7 @@ final class GroupTable {
     this.width = width;
     this.lookups = false;
     this.expectedGroups = groups;
+    this.expectedRows = 0;
     this.keys = keys;
     this.hashes = hashes;
     this.groups = groups;
@@ -90,11 +107,13 @@ final class GroupTable {
   }
 
   /**
-   * The range of the keys of a directly addressed table ({@link KeyDirectory#low} .. {@link KeyDirectory#high}, a
-   * superset of its keys), or null when it has none or hashes them.
+   * The range of the keys of a directly addressed table ({@link KeyDirectory#lowestKey} ..
+   * {@link KeyDirectory#highestKey}, a superset of its keys without the room its directory grew ahead of them, which
+   * a merge by key range would otherwise cut into slices and scan), or null when it has none or hashes them.
    */
   long[] directRange() {
-    return directory == null || directory.isEmpty() ? null : new long[] {directory.low(), directory.high()};
+    return directory == null || directory.lowestKey() > directory.highestKey() ? null
+        : new long[] {directory.lowestKey(), directory.highestKey()};
   }
 
   /**
@@ -295,13 +314,18 @@ final class GroupTable {
         max = Math.max(max, values[i]);
       }
     }
-    if (min <= max && !directory.cover(min, max, Math.max((long) groups + n, expectedGroups))) {
+    long groupsBound = Math.max(Math.max((long) groups + n, expectedGroups), expectedRows);
+    if (min <= max && !directory.cover(min, max, groupsBound)) {
       hashKeys();
       return false;
     }
-    // a directly addressed table has at most a group per covered key and the NULL key's: room for that many at
-    // once, rather than copying its keys at each doubling from the first morsel's few groups on
-    reserve(directory.entries().length + 1);
+    // a directly addressed table has at most a group per covered key and the NULL key's, and this morsel adds at
+    // most n: room for the morsel's groups, doubling (not copying the keys at each doubling from the first morsel's
+    // few groups on), never more than the directory can number
+    int room = directory.entries().length + 1;
+    if (groups + n > capacity()) {
+      reserve((int) Math.min(room, Math.max((long) groups + n, 2L * capacity())));
+    }
     int[] entries = directory.entries();
     long base = directory.base();
     for (int i = 0; i < n; i++) {

@@ -32,11 +32,21 @@ public final class HashAggregator {
 
   /** An aggregator sized to hold {@code expectedGroups} groups without growing (a merge's known bound). */
   public HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage, int expectedGroups) {
+    this(inputTypes, stage, expectedGroups, 0);
+  }
+
+  /**
+   * An aggregator sized to hold {@code expectedGroups} groups without growing, that expects to take about
+   * {@code expectedRows} rows (0: unknown; a worker's share of a pipeline's rows), by which it judges whether its
+   * one integer key is dense enough to address directly ({@link GroupTable}).
+   */
+  public HashAggregator(List<ExprType> inputTypes, PipelineStage.Aggregate stage, int expectedGroups,
+      long expectedRows) {
     this.inputTypes = inputTypes;
     this.keyColumns = stage.groupKeys();
     this.calls = stage.calls();
     int capacity = Math.max(16, expectedGroups);
-    this.table = new GroupTable(keyColumns.length, capacity);
+    this.table = new GroupTable(keyColumns.length, capacity, expectedRows);
     this.textKeys = new TextGroupKeys[keyColumns.length];
     for (int k = 0; k < keyColumns.length; k++) {
       textKeys[k] = inputTypes.get(keyColumns[k]).kind() == ExprType.Kind.TEXT ? new TextGroupKeys() : null;

@@ -19,6 +19,13 @@ final class KeyDirectory {
 
   private long base;
   private int[] entries = new int[0];
+  /**
+   * The range of the keys asked to be covered since the last {@link #clear} (empty: lowest above highest). Only
+   * they can have groups; the rest of the covered range is room grown ahead, which the density limit does not
+   * count, so that growing toward one side never refuses keys whose own range fits.
+   */
+  private long lowestKey = Long.MAX_VALUE;
+  private long highestKey = Long.MIN_VALUE;
 
   /**
    * Extends the directory to keys {@code min .. max} if they fit it with at most {@code groupsBound} groups; false
@@ -26,10 +33,12 @@ final class KeyDirectory {
    */
   boolean cover(long min, long max, long groupsBound) {
     if (covers(min) && covers(max)) {
+      lowestKey = Math.min(lowestKey, min);
+      highestKey = Math.max(highestKey, max);
       return true;
     }
-    long low = entries.length == 0 ? min : Math.min(min, base);
-    long high = entries.length == 0 ? max : Math.max(max, base + entries.length - 1);
+    long low = Math.min(min, lowestKey);
+    long high = Math.max(max, highestKey);
     long span = high - low + 1;
     long limit = Math.min(MAX_SPAN, SPAN_PER_GROUP * Math.max(groupsBound, 1));
     if (span <= 0 || span > limit) {
@@ -46,11 +55,16 @@ final class KeyDirectory {
       newBase = Long.MAX_VALUE - (length - 1);  // the top would pass the largest long
     }
     int[] grown = new int[length];
-    if (entries.length > 0) {
-      System.arraycopy(entries, 0, grown, (int) (base - newBase), entries.length);
+    // the keys with groups (lowestKey .. highestKey) lie in both ranges; room grown ahead before may not
+    long from = Math.max(base, newBase);
+    long to = Math.min(base + entries.length - 1, newBase + (length - 1));
+    if (entries.length > 0 && from <= to) {
+      System.arraycopy(entries, (int) (from - base), grown, (int) (from - newBase), (int) (to - from + 1));
     }
     entries = grown;
     base = newBase;
+    lowestKey = low;
+    highestKey = high;
     return true;
   }
 
@@ -82,6 +96,16 @@ final class KeyDirectory {
   /** Whether no key was covered yet. */
   boolean isEmpty() {
     return entries.length == 0;
+  }
+
+  /** The smallest key asked to be covered since the last {@link #clear}; above {@link #highestKey} if none. */
+  long lowestKey() {
+    return lowestKey;
+  }
+
+  /** The largest key asked to be covered since the last {@link #clear}; every key with a group lies in between. */
+  long highestKey() {
+    return highestKey;
   }
 
   /** The smallest covered key (the directory may cover keys that have no group). */
@@ -126,5 +150,7 @@ final class KeyDirectory {
   /** Forgets every key's group, keeping the covered range and its memory. */
   void clear() {
     Arrays.fill(entries, 0);
+    lowestKey = Long.MAX_VALUE;
+    highestKey = Long.MIN_VALUE;
   }
 }

@@ -40,9 +40,19 @@ public final class PartitionedAggregation {
    * @param flushGroups the first flush limit ({@link #FLUSH_GROUPS}; tests force flushes with less)
    */
   public PartitionedAggregation(IntFunction<HashAggregator> newTable, int flushGroups) {
+    this(newTable.apply(16), newTable, flushGroups);
+  }
+
+  /**
+   * @param table the worker's empty table (made by the caller where it knows more than a size, such as the rows the
+   *     worker is expected to take)
+   * @param newTable makes an empty aggregator of the stage sized for the given number of groups (for the merge)
+   * @param flushGroups the first flush limit
+   */
+  public PartitionedAggregation(HashAggregator table, IntFunction<HashAggregator> newTable, int flushGroups) {
     this.newTable = newTable;
     this.flushGroups = flushGroups;
-    this.table = newTable.apply(16);
+    this.table = table;
   }
 
   /** Adds the rows of a morsel (whose columns are the stage's input). */

@@ -113,23 +113,60 @@ public final class ByteSearch {
       return from <= to ? from : -1;
     }
     long p = from;
-    // eight candidate starts p .. p+7 per step; the last one's match ends at p + 7 + n, the load of an anchor's
-    // word reads up to p + n + 6 (an anchor is at most n - 1 into the needle)
-    for (; p + 7 + n <= to; p += 8) {
-      long candidates = zeroBytes(load(p + firstAnchor) ^ firstLanes) & zeroBytes(load(p + secondAnchor) ^ secondLanes);
-      while (candidates != 0) {
-        long start = p + (Long.numberOfTrailingZeros(candidates) >>> 3);
-        if (at(start)) {
-          return start;
+    // sixteen candidate starts p .. p+15 per step, two words per anchor, one branch for both: the last start's
+    // match ends at p + 15 + n, an anchor's second word reads up to p + n + 14 (an anchor is at most n - 1 in)
+    for (; p + 15 + n <= to; p += 16) {
+      long low = candidates(p);
+      long high = candidates(p + 8);
+      if ((low | high) != 0) {
+        long found = first(p, low);
+        if (found >= 0) {
+          return found;
         }
-        candidates &= candidates - 1;
+        found = first(p + 8, high);
+        if (found >= 0) {
+          return found;
+        }
       }
     }
-    byte first = needle[0];
+    if (p + 7 + n <= to) {
+      long found = first(p, candidates(p));
+      if (found >= 0) {
+        return found;
+      }
+      p += 8;
+    }
+    // fewer than eight starts are left, p .. to - n: one more step over the eight starts that end at to - n, its
+    // lanes of the starts below p (tested already) cleared, where the range is long enough to hold that step
+    long last = to - n - 7;
+    if (p + n <= to && last >= from) {
+      return first(last, candidates(last) & (-1L << ((p - last) << 3)));
+    }
+    byte lead = needle[0];
     for (; p + n <= to; p++) {
-      if (MemoryUtil.getByte(p) == first && at(p)) {
+      if (MemoryUtil.getByte(p) == lead && at(p)) {
         return p;
       }
+    }
+    return -1;
+  }
+
+  /**
+   * The eight starts {@code p .. p+7} that pass both anchors, as the high bit of their bytes; the loads read
+   * {@code [p + firstAnchor, p + secondAnchor + 8)}.
+   */
+  private long candidates(long p) {
+    return zeroBytes(load(p + firstAnchor) ^ firstLanes) & zeroBytes(load(p + secondAnchor) ^ secondLanes);
+  }
+
+  /** The first of the candidate starts (from {@link #candidates} of {@code p}) where the needle is; or -1. */
+  private long first(long p, long candidates) {
+    while (candidates != 0) {
+      long start = p + (Long.numberOfTrailingZeros(candidates) >>> 3);
+      if (at(start)) {
+        return start;
+      }
+      candidates &= candidates - 1;
     }
     return -1;
   }

@@ -2,6 +2,7 @@ package org.spillway.gpu.aggregate;
 
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Arrays;
@@ -177,15 +178,15 @@ class GroupTableTest {
   }
 
   /**
-   * A table that addresses its keys directly makes room for a group per covered key on the first morsel, so that
-   * the groups the later morsels of that range add never copy its arrays.
+   * A table that addresses its keys directly makes room for a morsel's groups before it numbers them, doubling its
+   * arrays (so that growing stays linear), and never past a group per covered key and NULL's.
    */
-  @Test void aDirectlyAddressedTableMakesRoomForItsKeyRangeAtOnce() {
+  @Test void aDirectlyAddressedTableGrowsByDoublingUpToItsKeyRange() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     GroupTable table = new GroupTable(1);
-    int capacity = -1;
-    for (int morsel = 0; morsel < 4; morsel++) {
+    int capacity = table.capacity();
+    for (int morsel = 0; morsel < 8; morsel++) {
       int n = 5000;
       long[] ids = new long[n];
       for (int i = 0; i < n; i++) {
@@ -194,10 +195,66 @@ class GroupTableTest {
       table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, null, n)}, n, new int[n]);
       String where = "seed " + seed + ", morsel " + morsel;
       assertEquals(true, table.directlyAddressed(), where);
-      assertEquals(true, table.capacity() > 10_000, where + ": room for every key of the range and NULL's");
-      assertEquals(capacity < 0 ? table.capacity() : capacity, table.capacity(), where + ": no growth after");
+      assertEquals(true, table.capacity() >= table.size(), where + ": room for the groups");
+      assertEquals(true, table.capacity() == capacity || table.capacity() >= 2 * capacity
+          || table.capacity() == 10_001, where + ": grown " + capacity + " -> " + table.capacity() + ", not doubled");
+      assertEquals(true, table.capacity() <= Math.max(10_001, 2 * table.size()), where + ": " + table.capacity()
+          + " groups of room for " + table.size() + " groups of 10,000 keys");
       capacity = table.capacity();
     }
+  }
+
+  /**
+   * Keys spread at random over a range from the first morsel on (a worker's share of a table's rows, grouped by a
+   * key the rows are not clustered by) are addressed directly when the rows the table expects to take would make
+   * them dense, though the first morsel's few groups do not; the groups are those a HashMap numbers. A table
+   * expecting too few rows for the range, or none known, hashes them.
+   */
+  @Test void aTableExpectingManyRowsAddressesSpreadKeysDirectlyFromTheFirstMorsel() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int range = 100_000;
+    int n = 4096;  // a morsel's keys span the range with a group per 25 keys of it
+    for (long expectedRows : new long[] {0, 10_000, 200_000}) {
+      GroupTable table = new GroupTable(1, 16, expectedRows);
+      Map<Long, Integer> reference = new HashMap<>();
+      for (int morsel = 0; morsel < 6; morsel++) {
+        long[] ids = new long[n];
+        boolean[] nulls = new boolean[n];
+        for (int i = 0; i < n; i++) {
+          ids[i] = 7 + random.nextInt(range);
+          nulls[i] = random.nextInt(50) == 0;
+        }
+        int[] groups = new int[n];
+        table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n)}, n, groups);
+        String where = "seed " + seed + ", expecting " + expectedRows + " rows, morsel " + morsel;
+        for (int i = 0; i < n; i++) {
+          Integer expected = reference.putIfAbsent(nulls[i] ? null : ids[i], reference.size());
+          assertEquals(expected == null ? reference.size() - 1 : expected, groups[i], where + ", row " + i);
+        }
+        assertEquals(reference.size(), table.size(), where);
+        assertEquals(expectedRows == 200_000, table.directlyAddressed(), where + ": whether addressed directly");
+      }
+    }
+  }
+
+  /**
+   * The key range a directly addressed table gives a merge by key range is that of its keys, not the room its
+   * directory grew ahead of them (which the merge would cut into slices and scan for nothing).
+   */
+  @Test void theDirectRangeIsThatOfTheKeys() {
+    GroupTable table = new GroupTable(1);
+    long[] first = new long[2000];
+    for (int i = 0; i < first.length; i++) {
+      first[i] = 5000 + i % 1000;
+    }
+    table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, first, null, 2000)}, 2000,
+        new int[2000]);
+    long[] below = {4990, 4995};
+    table.findOrInsert(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, below, null, 2)}, 2, new int[2]);
+    assertEquals(true, table.directlyAddressed());
+    assertEquals(true, table.coversDirectly(4000, 4989), "room grown ahead, below the keys");
+    assertArrayEquals(new long[] {4990, 5999}, table.directRange());
   }
 
   @Test void aTableSizedUpFrontHoldsItsGroups() {

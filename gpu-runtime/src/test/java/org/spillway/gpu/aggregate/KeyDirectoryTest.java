@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link KeyDirectory} against a HashMap on random key windows that grow it downward and upward (entries must
- * survive every growth; the groups of a key range come in key order), its refusal of ranges too sparse for the groups, and ranges at the ends of a long.
+ * survive every growth; the groups of a key range come in key order), its refusal of ranges too sparse for the groups
+ * (counting the keys asked, not the room grown ahead of them), and ranges at the ends of a long.
  */
 class KeyDirectoryTest {
   @Test void groupsSurviveGrowthInBothDirections() {
@@ -45,6 +46,32 @@ class KeyDirectoryTest {
     }
     directory.clear();
     reference.keySet().forEach(key -> assertEquals(0, directory.get(key)));
+  }
+
+  /**
+   * Room grown ahead of the keys (toward the side they came from) is not counted against the density limit: keys
+   * random over a range that fits the limit are covered wherever the growth went, and their groups survive.
+   */
+  @Test void roomGrownAheadDoesNotRefuseKeysWhoseRangeFits() {
+    KeyDirectory directory = new KeyDirectory();
+    long groups = 300;  // at most 1200 keys
+    assertTrue(directory.cover(1000, 1999, groups));
+    directory.put(1000, 0);
+    directory.put(1999, 1);
+    assertTrue(directory.cover(999, 999, groups), "one key below: grown downward, with room below it");
+    directory.put(999, 2);
+    assertTrue(directory.low() < 999, "room grown ahead, below the keys");
+    assertTrue(directory.cover(2000, 2000, groups), "one key above: the keys 999 .. 2000 fit 1200");
+    assertEquals(1, directory.get(1000));
+    assertEquals(2, directory.get(1999));
+    assertEquals(3, directory.get(999));
+    assertEquals(0, directory.get(2000));
+    assertFalse(directory.cover(2199, 2199, groups), "the keys 999 .. 2199 do not fit 1200");
+    assertEquals(999, directory.lowestKey());
+    assertEquals(2000, directory.highestKey());
+    directory.clear();
+    assertTrue(directory.lowestKey() > directory.highestKey(), "no key asked since the clear");
+    assertTrue(directory.cover(3000, 3000 + 1199, groups), "after a clear only the keys asked since count");
   }
 
   @Test void sparseOrHugeRangesAreRefused() {

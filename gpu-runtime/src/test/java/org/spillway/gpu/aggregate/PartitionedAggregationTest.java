@@ -129,6 +129,54 @@ class PartitionedAggregationTest {
     }
   }
 
+  /**
+   * Workers whose keys are random over a range from their first morsel on (a GROUP BY o_custkey over orders) address
+   * them directly when each table knows the rows it is to take, and merge by key range; without that, the same rows
+   * go to hashing and the partitioned merge. Both give the reference's groups.
+   */
+  @Test void workersThatKnowTheirRowsAddressRandomKeysDirectly() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<AggCall> calls = List.of(new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64));
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
+    PipelineStage.Aggregate stage = new PipelineStage.Aggregate(new int[] {0}, calls);
+    int workers = 3;
+    int morsels = 6;
+    int n = 4096;
+    int range = 60_000;  // wider than 4 keys per row of a first morsel, narrower than 4 per row of a worker's share
+    for (long workerRows : new long[] {0, (long) morsels * n}) {
+      PartitionedAggregation[] locals = new PartitionedAggregation[workers];
+      Map<Long, Long> expected = new HashMap<>();
+      for (int w = 0; w < workers; w++) {
+        locals[w] = new PartitionedAggregation(new HashAggregator(types, stage, 16, workerRows),
+            groups -> new HashAggregator(types, stage, groups), PartitionedAggregation.FLUSH_GROUPS);
+        for (int morsel = 0; morsel < morsels; morsel++) {
+          long[] ids = new long[n];
+          boolean[] nulls = new boolean[n];
+          long[] values = new long[n];
+          boolean[] valueNulls = new boolean[n];
+          for (int i = 0; i < n; i++) {
+            ids[i] = 1 + random.nextInt(range);
+            nulls[i] = random.nextInt(300) == 0;
+            valueNulls[i] = random.nextInt(10) == 0;
+            expected.merge(nulls[i] ? null : ids[i], valueNulls[i] ? 0L : 1L, Long::sum);
+          }
+          locals[w].add(Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, ids, nulls, n),
+              ColumnVector.ofLongs(ExprType.INT64, values, valueNulls, n)}, n));
+        }
+      }
+      String where = "seed " + seed + ", " + workerRows + " rows per worker expected";
+      assertEquals(workerRows > 0, PartitionedAggregation.mergesByKeyRange(locals), where + ": addressed directly");
+      ColumnVector[] out = PartitionedAggregation.merge(locals, () -> false);
+      assertEquals(expected.size(), out[0].size, where + ": one row per group");
+      for (int r = 0; r < out[0].size; r++) {
+        Long key = (Long) value(out[0], r);
+        assertTrue(expected.containsKey(key), where + ": unexpected group " + key);
+        assertEquals(expected.get(key), value(out[1], r), where + ", count of " + key);
+      }
+    }
+  }
+
   /** A morsel of random rows over about {@code distinct} keys, folded into the reference as it is made. */
   private static ColumnVector[] randomMorsel(Random random, int n, int distinct, long spread, int[] keys,
       Map<List<Object>, Object[]> expected) {

@@ -14,10 +14,11 @@ class ByteSearchTest {
   @Test void findsTheFirstOccurrenceInsideTheRange() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(128)) {
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(256)) {
       long base = buf.memoryAddress();
       for (int round = 0; round < 20000; round++) {
-        byte[] haystack = randomBytes(random, random.nextInt(100));
+        // up to several steps of sixteen starts, then the last starts of the range in one step or byte by byte
+        byte[] haystack = randomBytes(random, random.nextInt(random.nextBoolean() ? 40 : 200));
         byte[] needle = randomBytes(random, 1 + random.nextInt(random.nextBoolean() ? 3 : 12));
         buf.setBytes(0, haystack);
         int from = haystack.length == 0 ? 0 : random.nextInt(haystack.length + 1);

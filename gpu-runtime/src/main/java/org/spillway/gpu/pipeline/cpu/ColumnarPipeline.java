@@ -426,6 +426,8 @@ public final class ColumnarPipeline {
     int end = breaker < 0 ? stages.size() : breaker;
     List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
     PartitionedAggregation[] partials = new PartitionedAggregation[MorselScheduler.workers(count, threads)];
+    // a worker's share of the morsels' rows bounds the groups its table can make
+    long workerRows = (long) ((count + partials.length - 1) / partials.length) * MORSEL_ROWS;
     SortedRunAggregation runs = sorted
         ? new SortedRunAggregation(stageTypes.get(breaker), (PipelineStage.Aggregate) stages.get(breaker), count)
         : null;
@@ -435,7 +437,7 @@ public final class ColumnarPipeline {
         runs.add(rows);
       } else if (breaker >= 0) {
         if (partials[worker] == null) {
-          partials[worker] = newPartitionedAggregation(breaker);
+          partials[worker] = newPartitionedAggregation(breaker, workerRows);
         }
         partials[worker].add(rows);
       } else if (rows.rows() > 0) {
@@ -461,7 +463,7 @@ public final class ColumnarPipeline {
     }
     for (int w = 0; w < partials.length; w++) {
       if (breaker >= 0 && partials[w] == null) {
-        partials[w] = newPartitionedAggregation(breaker);  // a worker that got no morsel
+        partials[w] = newPartitionedAggregation(breaker, workerRows);  // a worker that got no morsel
       }
     }
     if (breaker < 0) {
@@ -575,9 +577,12 @@ public final class ColumnarPipeline {
     return new HashAggregator(stageTypes.get(stage), (PipelineStage.Aggregate) stages.get(stage));
   }
 
-  private PartitionedAggregation newPartitionedAggregation(int stage) {
-    return new PartitionedAggregation(groups -> new HashAggregator(stageTypes.get(stage),
-        (PipelineStage.Aggregate) stages.get(stage), groups), PartitionedAggregation.FLUSH_GROUPS);
+  /** A worker's aggregation of stage {@code stage}, which expects to take about {@code workerRows} rows. */
+  private PartitionedAggregation newPartitionedAggregation(int stage, long workerRows) {
+    List<ExprType> types = stageTypes.get(stage);
+    PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) stages.get(stage);
+    return new PartitionedAggregation(new HashAggregator(types, aggregate, 16, workerRows),
+        groups -> new HashAggregator(types, aggregate, groups), PartitionedAggregation.FLUSH_GROUPS);
   }
 
   /** Index of the first aggregation stage (the pipeline breaker), or -1. */
