@@ -258,20 +258,7 @@ class GpuColumnarPipelineTest {
   }
 
   @Test void growsTheHashTableForManyGroupsAndKeepsTheEmptyMarkerKey() {
-    int rows = 150_000;
-    BigIntVector key = new BigIntVector("k", allocator);
-    IntVector small = new IntVector("s", allocator);
-    vectors.add(key);
-    vectors.add(small);
-    key.allocateNew(rows);
-    small.allocateNew(rows);
-    for (int r = 0; r < rows; r++) {
-      key.set(r, (r * 7919L) % 90_000 - 45_000);  // 90 000 groups, -1 among them
-      small.set(r, r % 3 - 1);
-    }
-    key.setValueCount(rows);
-    small.setValueCount(rows);
-    SourceBatch batch = new SourceBatch(List.of(key, small), rows);
+    SourceBatch batch = manyGroups(3, 0);
     List<AggCall> calls = List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64),
         new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 0, ExprType.INT64));
     List<ExprType> types = List.of(ExprType.INT64, ExprType.INT32);
@@ -293,24 +280,7 @@ class GpuColumnarPipelineTest {
    * back than the groups without the filter take.
    */
   @Test void havingFiltersTheGroupsOnTheDevice() {
-    int rows = 150_000;
-    BigIntVector key = new BigIntVector("k", allocator);
-    IntVector small = new IntVector("s", allocator);
-    vectors.add(key);
-    vectors.add(small);
-    key.allocateNew(rows);
-    small.allocateNew(rows);
-    for (int r = 0; r < rows; r++) {
-      key.set(r, (r * 7919L) % 90_000 - 45_000);  // 90 000 groups, -1 among them
-      if (r % 11 == 0) {
-        small.setNull(r);
-      } else {
-        small.set(r, r % 5 - 1);
-      }
-    }
-    key.setValueCount(rows);
-    small.setValueCount(rows);
-    SourceBatch batch = new SourceBatch(List.of(key, small), rows);
+    SourceBatch batch = manyGroups(5, 11);
     List<ExprType> types = List.of(ExprType.INT64, ExprType.INT32);
     PipelineStage.Aggregate aggregate = new PipelineStage.Aggregate(new int[] {0}, List.of(
         new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
@@ -439,6 +409,31 @@ class GpuColumnarPipelineTest {
     ArithmeticException e = assertThrows(ArithmeticException.class,
         () -> run(new GpuColumnarPipeline(types, overflowing), TransferMethod.PINNED_COPY, batches));
     assertTrue(e.getMessage().startsWith("INT64 overflow or division by zero in TIMES($0, 4000)"), e.getMessage());
+  }
+
+  /**
+   * 150 000 rows of a key k (90 000 groups, -1 among them) and a small INT s: {@code r % spread - 1}, NULL in every
+   * {@code nullEvery}th row (0: none).
+   */
+  private SourceBatch manyGroups(int spread, int nullEvery) {
+    int rows = 150_000;
+    BigIntVector key = new BigIntVector("k", allocator);
+    IntVector small = new IntVector("s", allocator);
+    vectors.add(key);
+    vectors.add(small);
+    key.allocateNew(rows);
+    small.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      key.set(r, (r * 7919L) % 90_000 - 45_000);
+      if (nullEvery > 0 && r % nullEvery == 0) {
+        small.setNull(r);
+      } else {
+        small.set(r, r % spread - 1);
+      }
+    }
+    key.setValueCount(rows);
+    small.setValueCount(rows);
+    return new SourceBatch(List.of(key, small), rows);
   }
 
   private static List<ColumnBatch> run(GpuColumnarPipeline pipeline, TransferMethod method, List<SourceBatch> batches) {

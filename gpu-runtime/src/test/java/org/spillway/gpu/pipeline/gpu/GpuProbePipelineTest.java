@@ -80,7 +80,7 @@ class GpuProbePipelineTest {
   void randomProbesMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    CudaDevice device = GpuRuntime.requireDevice();
+    GpuRuntime.requireDevice();
     for (int round = 0; round < 24; round++) {
       JoinProbe.Kind kind = JoinProbe.Kind.values()[round % 4];
       boolean buildFirst = kind.projectsBuild() && random.nextBoolean();
@@ -94,14 +94,8 @@ class GpuProbePipelineTest {
       String where = "seed " + seed + ", round " + round + ", " + kind + ", buildFirst " + buildFirst + ", aggregate "
           + aggregate + ", " + method + ", " + variant + ", nulls " + nulls + ", probe rows " + probeRows
           + ", build rows " + buildRows + ", unique " + unique + ", stages " + stages;
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(build)).run(batches, 2, () -> false));
-      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), () -> bound(stages, List.of(build)), 2,
-          () -> false);
-      assertNull(gpu.lastFallback(), where);
-      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+      assertMatchesCpu(new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant), method, batches, List.of(build), stages, where);
     }
   }
 
@@ -216,14 +210,8 @@ class GpuProbePipelineTest {
               ? List.of(new AggCall(AggCall.Kind.SUM, 6, DEC2), new AggCall(AggCall.Kind.COUNT, -1, BIG))
               : List.of(new AggCall(AggCall.Kind.COUNT, -1, BIG))));
       List<SourceBatch> batches = List.of(probe(random, 4000, true));
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"));
-      List<IndexedColumns> builds = List.of(build);
-      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
-      List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), TransferMethod.ZERO_COPY, batches, builds,
-          () -> bound(stages, builds), 2, () -> false);
-      assertNull(gpu.lastFallback(), kind.toString());
-      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), kind + " on two keys");
+      assertMatchesCpu(new GpuColumnarPipeline(PROBE, stages), TransferMethod.ZERO_COPY, batches, List.of(build),
+          stages, kind + " on two keys");
     }
   }
 
@@ -238,7 +226,7 @@ class GpuProbePipelineTest {
   void doubleResidualsMatchTheCpuBackend(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    CudaDevice device = GpuRuntime.requireDevice();
+    GpuRuntime.requireDevice();
     List<ExprType> types = List.of(BIG, ExprType.FLOAT64);
     for (int round = 0; round < 12; round++) {
       int rows = 400;
@@ -284,14 +272,8 @@ class GpuProbePipelineTest {
       List<SourceBatch> batches = List.of(probe(random, 6000, nulls), probe(random, 900, nulls));
       String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
           + ", condition " + condition;
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      List<IndexedColumns> builds = List.of(build);
-      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
-      List<ColumnBatch> out = gpu.run(device, method, batches, builds, () -> bound(stages, builds), 2, () -> false);
-      assertNull(gpu.lastFallback(), where);
-      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+      assertMatchesCpu(new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant), method, batches, List.of(build), stages, where);
     }
   }
 
@@ -349,7 +331,7 @@ class GpuProbePipelineTest {
   void textBuildColumnsComeBackGathered(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    CudaDevice device = GpuRuntime.requireDevice();
+    GpuRuntime.requireDevice();
     List<ExprType> types = List.of(BIG, ExprType.TEXT);
     for (int round = 0; round < 8; round++) {
       int rows = new int[] {1, 300, 2000}[random.nextInt(3)];
@@ -378,14 +360,8 @@ class GpuProbePipelineTest {
       boolean shared = round % 2 == 1;
       String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
           + ", shared " + shared + ", build rows " + rows;
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant).withCoprocessing(shared);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      List<IndexedColumns> builds = List.of(build);
-      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
-      List<ColumnBatch> out = gpu.run(device, method, batches, builds, stop -> bound(stages, builds), 2, () -> false);
-      assertNull(gpu.lastFallback(), where);
-      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+      assertMatchesCpu(new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant).withCoprocessing(shared), method, batches, List.of(build), stages, where);
     }
   }
 
@@ -493,6 +469,17 @@ class GpuProbePipelineTest {
   private static JoinProbe probe(JoinProbe.Kind kind, int probeKey, boolean buildFirst) {
     return new JoinProbe(kind, new int[] {probeKey}, List.of(PROBE.get(probeKey)), new int[] {0}, BUILD, buildFirst,
         null);
+  }
+
+  /** Runs {@code gpu} over {@code batches}: the GPU runs it (no fallback) and returns the CPU backend's rows. */
+  private static void assertMatchesCpu(GpuColumnarPipeline gpu, TransferMethod method, List<SourceBatch> batches,
+      List<? extends IndexedColumns> builds, List<PipelineStage> stages, String where) {
+    assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+    List<Object[]> expected = RandomBatches.rowsOf(bound(stages, builds).run(batches, 2, () -> false));
+    List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), method, batches, builds,
+        stop -> bound(stages, builds), 2, () -> false);
+    assertNull(gpu.lastFallback(), where);
+    RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
   }
 
   /** The CPU backend of {@code stages} with each probe bound to its build side. */
