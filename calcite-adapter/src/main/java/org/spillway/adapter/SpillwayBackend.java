@@ -7,6 +7,7 @@ import java.util.function.Supplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
+import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.spillway.gpu.calibrate.MachineProfile;
 import org.spillway.gpu.device.GpuRuntime;
@@ -70,8 +71,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    */
   static SpillwayBackend choose(RelNode top, SpillwayTableScan scan, List<ExprType> types,
       List<PipelineStage> stages) {
-    SpillwayBackend backend = decide(scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), groups(top), returnedGroups(top, stages), 0, 0,
-        0);
+    SpillwayBackend backend = decide(top, scan, types, stages, () -> SpillwayPipelineShape.of(top, scan), 0, 0, 0);
     scan.backend(backend);
     return backend;
   }
@@ -91,8 +91,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     boolean marks = GpuPipelineChoice.endsInMarks(stages);
     SpillwayBackend backend = refusal != null && scan.spillwayTable().options().device() != SpillwayDevice.CPU
         && SpillwayGpuSite.current().isPresent() ? cpu(refusal)
-        : decide(scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates || marks), groups(top),
-            returnedGroups(top, stages),
+        : decide(top, scan, types, stages, () -> SpillwayPipelineShape.ofProbing(top, scan, aggregates || marks),
             probeCpuMillis, probeGpuMillis, buildCpuMillis);
     scan.backend(backend);
     return backend;
@@ -120,10 +119,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * pipelines).
    */
   static long groups(RelNode top) {
-    Aggregate first = null;  // the pipeline's aggregation is the one nearest its scan; those above run on its groups
-    for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
-      first = node instanceof Aggregate aggregate ? aggregate : first;
-    }
+    Aggregate first = nearestAggregate(top).aggregate();
     if (first == null || first.getGroupCount() == 0) {
       return 0;
     }
@@ -136,32 +132,38 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return estimate == null ? 0 : (long) Math.ceil(estimate);
   }
 
-  /**
-   * The groups a GPU run brings back: those left by the filter right above the aggregation nearest the scan where the
-   * GPU applies it before the groups come back (by Calcite's estimate), else all the aggregation makes.
-   */
-  static long returnedGroups(RelNode top, List<PipelineStage> stages) {
-    return GpuPipelineChoice.filtersGroupsOnDevice(stages) ? Math.min(groups(top), havingGroups(top)) : groups(top);
-  }
+  /** The pipeline's aggregation under {@code top} (null: none) and the node right above it (null: none). */
+  private record NearestAggregate(Aggregate aggregate, RelNode above) {}
 
-  private static long havingGroups(RelNode top) {
+  /**
+   * The aggregation nearest the scan: the pipeline's own (those above run on its groups), not looking past a join
+   * (whose inputs are other pipelines).
+   */
+  private static NearestAggregate nearestAggregate(RelNode top) {
+    NearestAggregate found = new NearestAggregate(null, null);
     RelNode above = null;
-    RelNode having = null;
     for (RelNode node = top.stripped(); node.getInputs().size() == 1; node = node.getInput(0).stripped()) {
-      if (node instanceof Aggregate) {
-        having = above instanceof org.apache.calcite.rel.core.Filter ? above : null;
-      }
+      found = node instanceof Aggregate aggregate ? new NearestAggregate(aggregate, above) : found;
       above = node;
     }
-    if (having == null) {
-      return groups(top);
-    }
-    Double rows = having.getCluster().getMetadataQuery().getRowCount(having);
-    return rows == null ? groups(top) : (long) Math.ceil(rows);
+    return found;
   }
 
-  private static SpillwayBackend decide(SpillwayTableScan scan, List<ExprType> types, List<PipelineStage> stages,
-      Supplier<SpillwayCostModel.Shape> shapeOf, long groups, long returnedGroups, double extraCpuMillis,
+  /**
+   * The groups a GPU run brings back of the {@code groups} its aggregation makes: those left by the filter right above
+   * it where the GPU applies that filter before the groups come back (by Calcite's estimate), else all of them.
+   */
+  static long returnedGroups(RelNode top, List<PipelineStage> stages, long groups) {
+    RelNode having = nearestAggregate(top).above();
+    if (!GpuPipelineChoice.filtersGroupsOnDevice(stages) || !(having instanceof Filter)) {
+      return groups;
+    }
+    Double rows = having.getCluster().getMetadataQuery().getRowCount(having);
+    return rows == null ? groups : Math.min(groups, (long) Math.ceil(rows));
+  }
+
+  private static SpillwayBackend decide(RelNode top, SpillwayTableScan scan, List<ExprType> types,
+      List<PipelineStage> stages, Supplier<SpillwayCostModel.Shape> shapeOf, double extraCpuMillis,
       double extraGpuMillis, double buildCpuMillis) {
     SpillwayOptions options = scan.spillwayTable().options();
     if (options.device() == SpillwayDevice.CPU) {
@@ -177,6 +179,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     if (unsupported.isPresent()) {
       return cpu("not supported on the GPU: " + unsupported.get());
     }
+    long groups = groups(top);
     if (groups > GpuPipelineChoice.MAX_GROUPS) {
       return cpu("about " + groups + " groups; the GPU aggregation holds at most " + GpuPipelineChoice.MAX_GROUPS);
     }
@@ -198,7 +201,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     boolean resident = cacheBytes > 0 && shape.bytes() - shape.inPlaceBytes(false) <= cacheBytes;  // text is read in place
     SpillwayCostModel.Estimate estimate = model.estimate(shape, methods, options.filterVariant(), resident)
         .plus(extraCpuMillis + model.cpuAggregateMillis(shape, stages, groups),
-            extraGpuMillis + model.aggregateStateMillis(returnedGroups, stages));
+            extraGpuMillis + model.aggregateStateMillis(returnedGroups(top, stages, groups), stages));
     SpillwayCostModel.GpuRun run = estimate.gpu();
     boolean coprocess = options.device() == SpillwayDevice.AUTO && !resident
         && estimate.sharingPays(shape, groups, buildCpuMillis)

@@ -1,8 +1,10 @@
 package org.spillway.gpu.pipeline.gpu;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
@@ -598,7 +600,7 @@ public final class GpuColumnarPipeline {
   /** The rows with each gathered output column's build row ids replaced by the build side's values at them. */
   private List<ColumnBatch> gathered(List<ColumnBatch> rows, List<? extends IndexedColumns> builds) {
     int[][] gathered = program.gatheredOutputs;
-    if (java.util.Arrays.stream(gathered).allMatch(java.util.Objects::isNull)) {
+    if (Arrays.stream(gathered).allMatch(Objects::isNull)) {
       return rows;
     }
     List<ColumnBatch> out = new ArrayList<>(rows.size());
