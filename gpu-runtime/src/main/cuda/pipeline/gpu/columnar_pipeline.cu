@@ -40,21 +40,55 @@ __device__ __forceinline__ long long block_extreme(long long v, bool min_of) {
   return block_reduce(v, MinOrMax{min_of}, static_cast<long long>(identity_of(min_of ? AGG_MIN : AGG_MAX)));
 }
 
-// Adds one selected row's arguments into accumulators laid out like the state: lo, hi and non-NULL count per
-// call at stride `stride` words (1 for a slot of a table).
-__device__ __forceinline__ void accumulate_atomic(const ProgramArg& p, const Row& w, unsigned long long* acc,
-                                                  unsigned long long stride) {
+struct Add128 {
+  __device__ void operator()(unsigned long long& lo, long long& hi, unsigned long long olo, long long ohi) const {
+    const unsigned long long sum = lo + olo;
+    hi += ohi + (sum < lo ? 1 : 0);
+    lo = sum;
+  }
+};
+
+struct Extreme {
+  bool min_of;
+  __device__ void operator()(unsigned long long& lo, long long&, unsigned long long olo, long long) const {
+    const long long a = static_cast<long long>(lo), b = static_cast<long long>(olo);
+    lo = static_cast<unsigned long long>(min_of ? min(a, b) : max(a, b));
+  }
+};
+
+// Adds the rows of a warp into their groups' accumulators: lane i's row (when `slot` >= 0) goes to the
+// accumulators at acc (lo, hi and non-NULL count per call at stride `stride` words; a slot of a table) and adds
+// one to *count. The lanes of one slot combine their values first and the lowest of them updates the slot, so a
+// warp issues one atomic per slot and call, not one per row. Every lane of the warp must call it.
+__device__ __forceinline__ void warp_accumulate(const ProgramArg& p, const Row& w, long long slot,
+                                                unsigned long long* count, unsigned long long* acc,
+                                                unsigned long long stride) {
+  const unsigned peers = __match_any_sync(kFullMask, static_cast<unsigned long long>(slot));
+  const bool leader = slot >= 0 && leads_peers(peers);
+  if (leader) atomicAdd(count, static_cast<unsigned long long>(__popc(peers)));
   for (int c = 0; c < p.call_count; c++) {
     const int kind = p.calls[2 * c];
     const int reg = p.calls[2 * c + 1];
     if (kind == AGG_COUNT && reg < 0) continue;
-    if (w.is_null(reg)) continue;
-    const long long v = w.r[reg];
+    const bool take = slot >= 0 && !w.is_null(reg);
+    const unsigned takers = __ballot_sync(kFullMask, take) & peers;
     unsigned long long* lo = acc + 3 * c * stride;
-    if (kind == AGG_SUM || kind == AGG_SUM0) atomic_add128(lo, lo + stride, static_cast<unsigned long long>(v), v < 0 ? -1 : 0);
-    else if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(lo), v);
-    else if (kind == AGG_MAX) atomicMax(reinterpret_cast<long long*>(lo), v);
-    if ((p.tracked_calls >> c) & 1) atomicAdd(lo + 2 * stride, 1ull);
+    if (kind == AGG_SUM || kind == AGG_SUM0) {
+      const long long v = take ? w.r[reg] : 0;
+      unsigned long long sum_lo = static_cast<unsigned long long>(v);
+      long long sum_hi = v < 0 ? -1 : 0;
+      warp_reduce_peers(peers, sum_lo, sum_hi, Add128{});
+      if (leader && takers) atomic_add128(lo, lo + stride, sum_lo, sum_hi);
+    } else if (kind == AGG_MIN || kind == AGG_MAX) {
+      unsigned long long v = take ? static_cast<unsigned long long>(w.r[reg]) : identity_of(kind);
+      long long unused = 0;
+      warp_reduce_peers(peers, v, unused, Extreme{kind == AGG_MIN});
+      if (leader && takers) {
+        if (kind == AGG_MIN) atomicMin(reinterpret_cast<long long*>(lo), static_cast<long long>(v));
+        else atomicMax(reinterpret_cast<long long*>(lo), static_cast<long long>(v));
+      }
+    }
+    if (leader && takers && ((p.tracked_calls >> c) & 1)) atomicAdd(lo + 2 * stride, static_cast<unsigned long long>(__popc(takers)));
   }
 }
 
@@ -128,6 +162,9 @@ extern "C" __global__ void columnar_pipeline_init(unsigned long long* state, uns
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_global(
     const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
     const __grid_constant__ ProgramArg p, unsigned long long* state) {
+  extern __shared__ uint4 text_shared[];
+  __shared__ TextTile staged;
+  const unsigned text_bytes = dynamic_shared_bytes();
   Row w;
   unsigned long long count = 0;
   unsigned long long lo[kMaxCalls];
@@ -139,9 +176,10 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_global(
     nonnull[c] = 0;
   }
   for_each_tile<kBlock>(chunk, table, table_count, table_tiles, [&](const ChunkArg& ch, unsigned long long first) {
+    if (text_bytes) stage_text<kBlock>(ch, first, &staged, text_shared, text_bytes);
     const unsigned long long row = first + threadIdx.x;
     if (row >= ch.rows) return;
-    const bool keep = run_program(ch, p, row, w, state);
+    const bool keep = run_program(ch, p, row, w, state, text_bytes ? &staged : nullptr);
     count += keep;
     for (int c = 0; c < p.call_count; c++) {
       const int kind = p.calls[2 * c];
@@ -188,6 +226,9 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
     const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count, unsigned long long table_tiles,
     const __grid_constant__ ProgramArg p, unsigned long long* state) {
   __shared__ unsigned long long local[(2 + 3 * kMaxCalls) * kLocalSlots];
+  extern __shared__ uint4 text_shared[];
+  __shared__ TextTile staged;
+  const unsigned text_bytes = dynamic_shared_bytes();
   unsigned long long* local_keys = local;
   unsigned long long* local_counts = local + kLocalSlots;
   unsigned long long* local_acc = local + 2 * kLocalSlots;
@@ -204,13 +245,14 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
   Row w;
   const unsigned long long capacity = static_cast<unsigned long long>(p.capacity);
   const unsigned long long slots = capacity + 1;
+  // Warp-uniform: every lane reaches warp_accumulate, a row that is past the chunk or filtered out with no slot.
   for_each_tile<kBlock>(chunk, table, table_count, table_tiles, [&](const ChunkArg& ch, unsigned long long first) {
+    if (text_bytes) stage_text<kBlock>(ch, first, &staged, text_shared, text_bytes);
     const unsigned long long row = first + threadIdx.x;
-    if (row >= ch.rows) return;
-    if (!run_program(ch, p, row, w, state)) return;
+    const bool keep = row < ch.rows && run_program(ch, p, row, w, state, text_bytes ? &staged : nullptr);
     unsigned long long key = 0;
     bool in_range = true;
-    for (int k = 0, shift = 0; k < p.key_count; k++) {
+    for (int k = 0, shift = 0; keep && k < p.key_count; k++) {
       const int reg = p.keys[3 * k];
       const long long v = w.r[reg];
       const int bits = p.keys[3 * k + 1];
@@ -227,17 +269,18 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
       }
       if (w.is_null(reg) && p.keys[3 * k + 2] >= 0) key |= 1ull << p.keys[3 * k + 2];
     }
-    if (!in_range) { fail(state, ERR_KEY_RANGE, 0); return; }
-    const long long mine = key == kEmptyKey ? -1 : find_or_insert(local_keys, kLocalSlots, key, kLocalProbes, nullptr);
-    if (mine >= 0) {
-      atomicAdd(local_counts + mine, 1ull);
-      accumulate_atomic(p, w, local_acc + mine, kLocalSlots);
-      return;
+    if (keep && !in_range) fail(state, ERR_KEY_RANGE, 0);
+    // A local slot s is target s; a global slot g is target kLocalSlots + g, so one match covers both tables.
+    long long target = -1;
+    if (keep && in_range) {
+      const long long mine = key == kEmptyKey ? -1 : find_or_insert(local_keys, kLocalSlots, key, kLocalProbes, nullptr);
+      const long long slot = mine >= 0 ? -1 : global_slot(state, capacity, key);
+      target = mine >= 0 ? mine : slot >= 0 ? kLocalSlots + slot : -1;
     }
-    const long long slot = global_slot(state, capacity, key);
-    if (slot < 0) return;
-    atomicAdd(state + 2 + slots + slot, 1ull);
-    accumulate_atomic(p, w, state + 2 + 2 * slots + slot, slots);
+    const bool local_row = target >= 0 && target < kLocalSlots;
+    const long long slot = local_row ? target : target - kLocalSlots;
+    warp_accumulate(p, w, target, local_row ? local_counts + slot : state + 2 + slots + slot,
+                    local_row ? local_acc + slot : state + 2 + 2 * slots + slot, local_row ? kLocalSlots : slots);
   });
   __syncthreads();
   for (int s = threadIdx.x; s < kLocalSlots; s += blockDim.x) {

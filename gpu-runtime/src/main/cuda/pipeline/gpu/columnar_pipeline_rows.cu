@@ -52,11 +52,15 @@ __device__ __forceinline__ void write_row(const RowsArg& out, const Row& w, unsi
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows(
     const __grid_constant__ ChunkArg chunk, const __grid_constant__ ProgramArg p,
     const __grid_constant__ RowsArg out, unsigned long long* error) {
+  extern __shared__ uint4 text_shared[];
+  __shared__ TextTile staged;
+  const unsigned text_bytes = dynamic_shared_bytes();
   Row w;
   unsigned* counts = reinterpret_cast<unsigned*>(out.base + out.counts_offset);
   for_each_tile<kBlock>(chunk, nullptr, 0, 0, [&](const ChunkArg& ch, unsigned long long first) {
+    if (text_bytes) stage_text<kBlock>(ch, first, &staged, text_shared, text_bytes);
     const unsigned long long row = first + threadIdx.x;
-    const bool selected = row < ch.rows && run_program(ch, p, row, w, error);
+    const bool selected = row < ch.rows && run_program(ch, p, row, w, error, text_bytes ? &staged : nullptr);
     unsigned total;
     const unsigned rank = block_rank<kBlock>(selected, total);
     if (selected) write_row(out, w, first + rank);

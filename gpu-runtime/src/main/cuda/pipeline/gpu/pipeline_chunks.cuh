@@ -112,6 +112,69 @@ __device__ __forceinline__ bool like_text(const unsigned char* s, long long leng
   return like_pieces(reinterpret_cast<const unsigned char*>(window) + skip, length, pattern);
 }
 
+// A tile's plain text staged in shared memory: where column c's bytes from the 16-byte aligned host address
+// origin[c] on lie in shared memory (base[c]; null when the column is not staged, and LIKE reads it in place).
+struct TextTile {
+  const unsigned char* base[kMaxColumns];
+  unsigned long long origin[kMaxColumns];
+  unsigned long long words[kMaxColumns];
+};
+
+// The dynamic shared memory of this launch, in bytes (0 when the host gave none).
+__device__ __forceinline__ unsigned dynamic_shared_bytes() {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+// Copies the text of rows [first, first + kTileRows) of each plain-text column of `ch` into an equal share of
+// `shared` (`shared_bytes` of dynamic shared memory), where it fits: the block reads the tile's bytes once, as
+// aligned 16-byte words side by side, instead of each thread reading its own row's words across the link, so a
+// LIKE over text streams at the link's rate. Block-wide: every thread of the block must call it, and the tile's
+// readers may use `staged` until the next call. The aligned words reach at most 15 bytes beyond the tile's text,
+// never past its last 16-byte block, so never onto another page.
+template <unsigned long long kTileRows>
+__device__ __forceinline__ void stage_text(const ChunkArg& ch, unsigned long long first, TextTile* staged,
+                                           uint4* shared, unsigned shared_bytes) {
+  __syncthreads();  // the previous tile's readers are done with the shared text
+  if (threadIdx.x == 0) {
+    int columns = 0;
+    for (int c = 0; c < kMaxColumns; c++) columns += ch.text[c] != nullptr;
+    const unsigned long long share = columns ? (shared_bytes / columns) & ~15u : 0;
+    const unsigned long long last = min(first + kTileRows, ch.rows);
+    for (int c = 0, k = 0; c < kMaxColumns; c++) {
+      staged->base[c] = nullptr;
+      if (ch.text[c] == nullptr || share == 0) continue;
+      const int* offsets = static_cast<const int*>(ch.column[c]);
+      const unsigned long long from = reinterpret_cast<unsigned long long>(ch.text[c] + offsets[first]);
+      const unsigned long long to = reinterpret_cast<unsigned long long>(ch.text[c] + offsets[last]);
+      const unsigned long long origin = from & ~15ull;
+      const unsigned long long words = (to - origin + 15) / 16;
+      if (words * 16 <= share) {
+        staged->base[c] = reinterpret_cast<const unsigned char*>(shared) + k * share;
+        staged->origin[c] = origin;
+        staged->words[c] = words;
+      }
+      k++;
+    }
+  }
+  __syncthreads();
+  for (int c = 0; c < kMaxColumns; c++) {
+    if (staged->base[c] == nullptr) continue;
+    uint4* to = reinterpret_cast<uint4*>(const_cast<unsigned char*>(staged->base[c]));
+    const uint4* from = reinterpret_cast<const uint4*>(staged->origin[c]);
+    for (unsigned long long i = threadIdx.x; i < staged->words[c]; i += blockDim.x) to[i] = from[i];
+  }
+  __syncthreads();
+}
+
+// Row text at host address s as the tile staged it (in shared memory), or s itself where it was not staged.
+__device__ __forceinline__ const unsigned char* staged_text(const TextTile* staged, int c, const unsigned char* s,
+                                                            bool& in_shared) {
+  in_shared = staged != nullptr && staged->base[c] != nullptr;
+  return in_shared ? staged->base[c] + (reinterpret_cast<unsigned long long>(s) - staged->origin[c]) : s;
+}
+
 // Adds a signed 64-bit value into a 128-bit (lo, hi) pair held in registers.
 __device__ __forceinline__ void add128(unsigned long long& lo, long long& hi, long long v) {
   const unsigned long long old = lo;

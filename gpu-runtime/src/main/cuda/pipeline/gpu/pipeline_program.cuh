@@ -129,9 +129,10 @@ struct Row {
 
 // Runs the program over one row; returns whether the row is selected (every filter TRUE, no error).
 // Under BRANCHING it returns at the first failing filter; under PREDICATION it runs on, and errors of rows
-// no longer selected are ignored (the CPU backend never computes them).
+// no longer selected are ignored (the CPU backend never computes them). `staged` holds the tile's text in shared
+// memory (stage_text), or is null: LIKE then reads the text in place.
 static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, unsigned long long row, Row& w,
-                            unsigned long long* error) {
+                            unsigned long long* error, const TextTile* staged = nullptr) {
   const int4* __restrict__ program = p.code;
   const long long* __restrict__ constants = p.constants;
   const bool branching = p.branching != 0;
@@ -243,7 +244,10 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
         if (!null) {
           const int* offsets = static_cast<const int*>(chunk.column[c]);
           const int from = offsets[row];
-          hit = like_text(chunk.text[c] + from, static_cast<long long>(offsets[row + 1]) - from, constants + in.w);
+          const long long length = static_cast<long long>(offsets[row + 1]) - from;
+          bool in_shared;
+          const unsigned char* s = staged_text(staged, c, chunk.text[c] + from, in_shared);
+          hit = in_shared ? like_pieces(s, length, constants + in.w) : like_text(s, length, constants + in.w);
         }
         w.set(in.y, hit, null);
         break;

@@ -2,6 +2,7 @@ package org.spillway.gpu.device;
 
 import static jcuda.driver.JCudaDriver.cuFuncSetAttribute;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
+import static jcuda.driver.JCudaDriver.cuOccupancyMaxActiveBlocksPerMultiprocessor;
 
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -13,8 +14,13 @@ public final class CudaKernel {
   private final CudaDevice device;
   private final String name;
   private final CUfunction function;
-  /** Dynamic shared memory this kernel may use per block; above 48 KiB it must be opted into. */
-  private volatile int dynamicSharedLimit = 48 << 10;
+  /**
+   * Dynamic shared memory this kernel was allowed per block. Without asking, static and dynamic shared memory
+   * together may not exceed 48 KiB, so any dynamic size is asked for once.
+   */
+  private volatile int dynamicSharedLimit;
+  /** The last occupancy question (block threads, dynamic shared bytes packed) and its answer. */
+  private volatile long[] resident = {-1, 0};
 
   CudaKernel(CudaDevice device, String name, CUfunction function) {
     this.device = device;
@@ -35,8 +41,8 @@ public final class CudaKernel {
   }
 
   /**
-   * As above with {@code sharedBytes} of dynamic shared memory per block; more than 48 KiB (up to the
-   * device's opt-in maximum) is allowed through cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES).
+   * As above with {@code sharedBytes} of dynamic shared memory per block, allowed through
+   * cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) up to the device's opt-in maximum.
    */
   public void launch(int gridBlocks, int blockThreads, int sharedBytes, CudaStream stream, Object... args) {
     if (sharedBytes > dynamicSharedLimit) {
@@ -52,6 +58,29 @@ public final class CudaKernel {
             Pointer.to(params), null),
         "cuLaunchKernel(" + name + ", grid " + gridBlocks + ", block " + blockThreads + ", shared " + sharedBytes
             + " bytes)");
+  }
+
+  /**
+   * Blocks of {@code blockThreads} threads with {@code dynamicSharedBytes} of dynamic shared memory each that one
+   * multiprocessor holds at once, as this kernel's registers and shared memory allow. A grid of more blocks than
+   * that per multiprocessor runs in waves, and its last wave leaves the multiprocessors part idle.
+   */
+  public int residentBlocksPerMultiprocessor(int blockThreads, int dynamicSharedBytes) {
+    long asked = ((long) blockThreads << 32) | dynamicSharedBytes;
+    long[] known = resident;
+    if (known[0] != asked) {
+      if (dynamicSharedBytes > dynamicSharedLimit) {
+        allowDynamicShared(dynamicSharedBytes);
+      }
+      int[] blocks = new int[1];
+      device.makeCurrent();
+      CudaException.check(cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, function, blockThreads,
+          dynamicSharedBytes), "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + name + ", block " + blockThreads
+          + ", shared " + dynamicSharedBytes + ")");
+      known = new long[] {asked, Math.max(1, blocks[0])};
+      resident = known;
+    }
+    return (int) known[1];
   }
 
   private synchronized void allowDynamicShared(int bytes) {

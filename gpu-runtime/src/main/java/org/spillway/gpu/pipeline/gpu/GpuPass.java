@@ -120,17 +120,19 @@ final class GpuPass {
       long[] argument = selection != null ? selection.argument(program.wideMask())
           : image.argument(code.address(), variant == FilterVariant.BRANCHING, trackedCalls, capacity, joins);
       CudaKernel kernel = kernel(capacity);
+      int shared = selection != null ? 0 : textSharedBytes(batches);
       long tileRows = selection != null ? SelectionAggregate.TILE_ROWS : GpuColumnarPipeline.blockThreads();
       long[] traffic = traffic(batches, resident, session);
       long start = System.nanoTime();
       long kernelNanos = -1;
       if (allResident(batches, resident, session)) {
-        kernelNanos = launchOverTable(batches, resident, session, kernel, tileRows, argument, state, control, borrowed);
+        kernelNanos = launchOverTable(batches, resident, session, kernel, shared, tileRows, argument, state, control,
+            borrowed);
       } else {
         DevicePointer statePointer = state.buffer().pointer();
         streamer.stream(batches, resident, session, chunkRows, (words, stream) -> kernel.launch(
-            blocks((words[0] + tileRows - 1) / tileRows), GpuColumnarPipeline.blockThreads(), stream, words, 0L, 0L,
-            0L, argument, statePointer), cancelled);
+            blocks(kernel, shared, (words[0] + tileRows - 1) / tileRows), GpuColumnarPipeline.blockThreads(), shared,
+            stream, words, 0L, 0L, 0L, argument, statePointer), cancelled);
       }
       long nanos = System.nanoTime() - start;
       long[] header = state.header();
@@ -164,14 +166,23 @@ final class GpuPass {
     return b;
   }
 
-  private int blocks(long tiles) {
+  private int blocks(CudaKernel kernel, int sharedBytes, long tiles) {
     int perSm = selection != null ? GpuColumnarPipeline.SELECTION_BLOCKS_PER_SM : GpuColumnarPipeline.BLOCKS_PER_SM;
-    return blocks(multiprocessors, perSm, tiles);
+    return blocks(multiprocessors, residentPerSm(kernel, perSm, sharedBytes), tiles);
   }
 
   /** Blocks of a launch over {@code tiles} tiles: at most {@code perSm} per multiprocessor, each looping over tiles. */
   static int blocks(int multiprocessors, int perSm, long tiles) {
     return (int) Math.max(1, Math.min((long) multiprocessors * perSm, tiles));
+  }
+
+  /**
+   * At most {@code perSm} blocks per multiprocessor, and no more than the kernel's registers and shared memory
+   * ({@code sharedBytes} of it dynamic) let it hold at once:
+   * the blocks loop over tiles, so one resident wave does the work of two without a half-idle second wave.
+   */
+  static int residentPerSm(CudaKernel kernel, int perSm, int sharedBytes) {
+    return Math.min(perSm, kernel.residentBlocksPerMultiprocessor(GpuColumnarPipeline.blockThreads(), sharedBytes));
   }
 
   /** Bytes that cross the link in this pass (streamed, or copied into the cache) and bytes read from the cache. */
@@ -189,6 +200,27 @@ final class GpuPass {
       out[0] += textBytes(batches.get(b));
     }
     return out;
+  }
+
+  /** Shared memory per plain-text column for a tile's text: a tile of 256 rows of up to 78 bytes (o_comment). */
+  static final int TEXT_TILE_BYTES = 20 << 10;
+  /** Plain-text columns staged per tile at most; a pipeline's further text columns are read in place. */
+  static final int MAX_STAGED_TEXT_COLUMNS = 3;
+
+  /**
+   * Dynamic shared memory for the kernels over {@code batches} to stage each tile's plain text (stage_text): a
+   * share per text column, 0 when they have none.
+   */
+  static int textSharedBytes(List<GpuBatchStreamer.BatchBuffers> batches) {
+    int columns = 0;
+    for (GpuBatchStreamer.BatchBuffers batch : batches) {
+      int here = 0;
+      for (int c = 0; batch.text() != null && c < batch.text().length; c++) {
+        here += batch.text()[c] == null ? 0 : 1;
+      }
+      columns = Math.max(columns, here);
+    }
+    return Math.min(columns, MAX_STAGED_TEXT_COLUMNS) * TEXT_TILE_BYTES;
   }
 
   /** Bytes of a batch's plain-text columns, which the kernels read in place over the link. */
@@ -221,8 +253,8 @@ final class GpuPass {
    * the kernel's time by CUDA events.
    */
   private long launchOverTable(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
-      GpuColumnCache.Session session, CudaKernel kernel, long tileRows, long[] argument, GpuAggregateState state,
-      CudaStream control, List<DeviceBuffer> borrowed) {
+      GpuColumnCache.Session session, CudaKernel kernel, int shared, long tileRows, long[] argument,
+      GpuAggregateState state, CudaStream control, List<DeviceBuffer> borrowed) {
     List<long[]> chunks = new ArrayList<>();
     for (int b = 0; b < batches.size(); b++) {
       GpuBatchStreamer.BatchBuffers batch = batches.get(b);
@@ -249,7 +281,8 @@ final class GpuPass {
     long tiles = GpuChunkTable.tiles(table, tileRows);
     try (CudaEvent start = device.newEvent(true); CudaEvent end = device.newEvent(true)) {
       start.record(control);
-      kernel.launch(blocks(tiles), GpuColumnarPipeline.blockThreads(), control, GpuChunkTable.chunk(0),
+      kernel.launch(blocks(kernel, shared, tiles), GpuColumnarPipeline.blockThreads(), shared, control,
+          GpuChunkTable.chunk(0),
           tableBuffer.pointer(), (long) chunks.size(), tiles, argument, state.buffer().pointer());
       end.record(control);
       return Math.round(end.elapsedMillisSince(start) * 1e6);

@@ -88,8 +88,9 @@ final class GpuRowsPass {
       AtomicLong returned = new AtomicLong();
       long[] traffic = GpuPass.traffic(batches, resident, session);
       long start = System.nanoTime();
+      int shared = GpuPass.textSharedBytes(batches);
       streamer.stream(batches, resident, session, layout.capacityRows(),
-          () -> new Outputs(assembler, returned, argument, columns, error), cancelled);
+          () -> new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
       long nanos = System.nanoTime() - start;
       long[] word = {0};
       CudaException.check(cuMemcpyDtoH(Pointer.to(word), error, 8), "cuMemcpyDtoH(GPU rows error word)");
@@ -137,6 +138,8 @@ final class GpuRowsPass {
     private final long[] argument;
     private final long columns;
     private final DevicePointer error;
+    /** Dynamic shared memory of the rows kernel: the tile's plain text ({@link GpuPass#textSharedBytes}). */
+    private final int shared;
     /** Trace-only timings of this worker: the kernels' time by CUDA events and the host's time per step. */
     private final boolean timing = Boolean.getBoolean("spillway.trace");
     private final long created = System.nanoTime();
@@ -146,7 +149,9 @@ final class GpuRowsPass {
     private final AtomicLong addNanos = new AtomicLong();
     private int chunks;
 
-    Outputs(GpuRowsAssembler assembler, AtomicLong returned, long[] argument, long columns, DevicePointer error) {
+    Outputs(GpuRowsAssembler assembler, AtomicLong returned, long[] argument, long columns, DevicePointer error,
+        int shared) {
+      this.shared = shared;
       this.assembler = assembler;
       this.returned = returned;
       this.argument = argument;
@@ -165,10 +170,11 @@ final class GpuRowsPass {
         out.timedStart().record(stream);
       }
       long tiles = GpuRowsLayout.tiles(rows);
-      int blocks = GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, tiles);
+      int blocks = GpuPass.blocks(multiprocessors,
+          GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
       long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
       long[] outputArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
-      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), stream, chunk, argument, stagingArg, error);
+      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, chunk, argument, stagingArg, error);
       scan.launch(1, SCAN_THREADS, stream, out.staging().address(), outputArg, tiles, out.offsetsAddress(layout));
       gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, out.staging().address(), outputArg, tiles,
           out.offsetsAddress(layout));

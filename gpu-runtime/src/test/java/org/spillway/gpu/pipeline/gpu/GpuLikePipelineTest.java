@@ -160,6 +160,71 @@ class GpuLikePipelineTest {
   }
 
   /**
+   * Pipelines over one to five text columns, each searched by LIKE: the kernels stage each tile's text of up to
+   * three columns in equal shares of their shared memory (a fourth and fifth share it, so their tiles fit less
+   * often and are read in place), grouped and row-returning, in small chunks and with rows over a tile's share.
+   */
+  @ParameterizedTest
+  @MethodSource("variants")
+  void severalTextColumnsShareTheStagedTiles(TransferMethod method, FilterVariant variant) {
+    allocator = RandomColumns.allocatorFor(TransferMethod.PINNED_COPY);
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (int texts = 1; texts <= 5; texts++) {
+      List<ExprType> types = new ArrayList<>(List.of(ExprType.INT64));
+      List<Expr> likes = new ArrayList<>();
+      for (int t = 1; t <= texts; t++) {
+        types.add(ExprType.TEXT);
+        likes.add(Expr.Like.of(new Expr.Column(t, ExprType.TEXT), PATTERNS.get(random.nextInt(PATTERNS.size())),
+            null));
+      }
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = 1 + random.nextInt(4); b > 0; b--) {
+        batches.add(texts(random, texts, new int[] {1, 256, 3000, 9000}[random.nextInt(4)]));
+      }
+      Expr key = new Expr.Column(0, ExprType.INT64);
+      Expr any = likes.size() == 1 ? likes.get(0) : new Expr.Logical(false, likes);
+      Expr flag = new Expr.Case(List.of(likes.get(likes.size() - 1)), List.of(new Expr.Literal(1L, ExprType.INT64)),
+          new Expr.Literal(0L, ExprType.INT64));
+      String where = "seed " + seed + ", " + texts + " text columns, " + method + ", " + variant;
+      GpuColumnarPipeline grouped = new GpuColumnarPipeline(types, List.of(new PipelineStage.Filter(any),
+          new PipelineStage.Project(List.of(flag, key)), new PipelineStage.Aggregate(new int[] {0},
+              List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64)))))
+          .withTransferOptions(SMALL_CHUNKS).withFilterVariant(variant);
+      RandomBatches.assertSameResult(grouped, method, batches, where + ", grouped", null);
+      GpuColumnarPipeline rows = new GpuColumnarPipeline(types, List.of(new PipelineStage.Filter(any),
+          new PipelineStage.Project(List.of(key)))).withTransferOptions(SMALL_CHUNKS).withFilterVariant(variant);
+      RandomBatches.assertSameBatches(rows, method, batches, where + ", rows");
+    }
+  }
+
+  /** A batch of keys and {@code texts} text columns of random text (some NULL). */
+  private SourceBatch texts(Random random, int texts, int rows) {
+    BigIntVector keys = new BigIntVector("k", allocator);
+    keys.allocateNew(rows);
+    List<FieldVector> columns = new ArrayList<>(List.of(keys));
+    for (int r = 0; r < rows; r++) {
+      keys.set(r, random.nextLong() % 1_000_000);
+    }
+    keys.setValueCount(rows);
+    for (int t = 1; t <= texts; t++) {
+      VarCharVector text = new VarCharVector("t" + t, allocator);
+      text.allocateNew(rows);
+      for (int r = 0; r < rows; r++) {
+        if (random.nextInt(9) == 0) {
+          text.setNull(r);
+        } else {
+          text.setSafe(r, text(random).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      text.setValueCount(rows);
+      columns.add(text);
+    }
+    vectors.addAll(columns);
+    return new SourceBatch(columns, rows);
+  }
+
+  /**
    * The pipelines: 0 Q13's (filter, COUNT(o_orderkey) per o_custkey), 1 a global COUNT and SUM under the filter,
    * 2 the LIKE as a CASE and an OR feeding sums (NULL text makes them NULL or not as the CPU decides), 3 the filter
    * returning rows.
