@@ -1,5 +1,6 @@
-// RadixSpline (org.spillway.gpu.index.RadixSpline): one thread per probe key reads the radix table, searches the
-// slot's spline points, interpolates between the two around the key and reads the column at the estimate. Radix
+// RadixSpline (org.spillway.gpu.index.RadixSpline): a thread takes kLookupsInFlight probe keys at a time; for each it
+// reads the radix table, searches the slot's spline points and interpolates between the two around the key, then
+// reads the column at the estimates of all of them before it waits on any (estimate, then finish). Radix
 // table and spline points are in GPU memory where GpuIndexLookup copied them there (else read over the link like
 // the column), so the column's lines are what a lookup reads over the link: the estimate's line answers a key that
 // is there or (with its neighbour) one in a gap; otherwise the search walks the error bound's window a 128-byte line
@@ -23,23 +24,48 @@ __host__ __device__ __forceinline__ long long line_first_row(const KeyColumn& co
   return row - static_cast<long long>((address % kLineBytes) / width);
 }
 
-// The row of `key` in the column, or -1.
-__host__ __device__ __forceinline__ long long find(const KeyColumn& column, const long long* table,
-                                                   const long long* point_keys, const long long* point_rows,
-                                                   long long points, int shift, int max_error, long long min_key,
-                                                   long long max_key, long long key) {
-  if (outside(column, min_key, max_key, key)) return -1;
+// A lookup's spline estimate: the segment [lo, hi) of rows around the key and the row guessed in it; `row` is the
+// answer where the estimate alone gave it (a spline point's key, or -1 for a key outside the column), else kUnknown.
+struct Estimate {
+  long long lo;
+  long long hi;
+  long long guess;
+  long long row;
+};
+constexpr long long kUnknown = -2;
+
+__host__ __device__ __forceinline__ Estimate estimate(const KeyColumn& column, const long long* table,
+                                                      const long long* point_keys, const long long* point_rows,
+                                                      long long points, int shift, long long min_key,
+                                                      long long max_key, long long key) {
+  if (outside(column, min_key, max_key, key)) return {0, 0, 0, -1};
   const unsigned long long slot = (unsigned long long) (key - min_key) >> shift;
   const long long end = table[slot + 1] + 1 < points ? table[slot + 1] + 1 : points;
   const long long up = lower_bound(table[slot], end, key, [&](long long p) { return point_keys[p]; });
   const long long hi = point_rows[up];
-  if (point_keys[up] == key) return hi;
+  if (point_keys[up] == key) return {0, 0, 0, hi};
   const long long down_key = point_keys[up - 1];
   const long long lo = point_rows[up - 1] + 1;  // rows lo - 1 and hi are the segment's points, keys below and above
   const long long guess = (long long) ((lo - 1) + (double) (unsigned long long) (key - down_key) * (hi - lo + 1)
                                        / (double) (unsigned long long) (point_keys[up] - down_key));
-  if (guess >= lo && guess < hi) {
-    const long long at = column.key(guess);
+  return {lo, hi, guess, kUnknown};
+}
+
+// Lookups a thread keeps in flight: a lookup waits on the link for its first read of the column, and a thread that
+// issues the reads of several lookups before it waits on any keeps the link's requests coming.
+constexpr int kLookupsInFlight = 4;
+
+// Whether the lookup reads the column at its estimate first (the guess lies inside its segment).
+__host__ __device__ __forceinline__ bool reads_guess(const Estimate& e) {
+  return e.row == kUnknown && e.guess >= e.lo && e.guess < e.hi;
+}
+
+// The row of `key` in the column, or -1, from its estimate and, where reads_guess, the key `at` the guessed row.
+__host__ __device__ __forceinline__ long long finish(const KeyColumn& column, const Estimate& e, int max_error,
+                                                     long long key, long long at) {
+  if (e.row != kUnknown) return e.row;
+  const long long lo = e.lo, hi = e.hi, guess = e.guess;
+  if (reads_guess(e)) {
     if (at == key) return guess;
     const long long neighbour = column.key(at < key ? guess + 1 : guess - 1);
     if (at < key ? neighbour > key : neighbour < key) return -1;
@@ -76,6 +102,15 @@ __host__ __device__ __forceinline__ long long find(const KeyColumn& column, cons
   return find_in_column(column, first, last, key);
 }
 
+// The row of `key` in the column, or -1.
+__host__ __device__ __forceinline__ long long find(const KeyColumn& column, const long long* table,
+                                                   const long long* point_keys, const long long* point_rows,
+                                                   long long points, int shift, int max_error, long long min_key,
+                                                   long long max_key, long long key) {
+  const Estimate e = estimate(column, table, point_keys, point_rows, points, shift, min_key, max_key, key);
+  return finish(column, e, max_error, key, reads_guess(e) ? column.key(e.guess) : 0);
+}
+
 }  // namespace radix_spline
 
 extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows, int wide, const long long* table,
@@ -83,10 +118,30 @@ extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows,
                                                long long points, int shift, int max_error, long long min_key,
                                                long long max_key, const long long* probes, unsigned long long count,
                                                long long* out) {
+  constexpr int kInFlight = radix_spline::kLookupsInFlight;
   const KeyColumn column{keys, rows, wide};
-  for (unsigned long long i = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x; i < count;
-       i += (unsigned long long) gridDim.x * blockDim.x) {
-    out[i] = radix_spline::find(column, table, point_keys, point_rows, points, shift, max_error, min_key, max_key,
-                                probes[i]);
+  const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
+  for (unsigned long long first = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x; first < count;
+       first += stride * kInFlight) {
+    radix_spline::Estimate e[kInFlight];
+    long long key[kInFlight];
+    long long at[kInFlight];
+#pragma unroll
+    for (int j = 0; j < kInFlight; j++) {
+      const unsigned long long i = first + j * stride;
+      key[j] = i < count ? probes[i] : 0;
+      e[j] = i < count ? radix_spline::estimate(column, table, point_keys, point_rows, points, shift, min_key, max_key,
+                                                key[j])
+                       : radix_spline::Estimate{0, 0, 0, -1};
+    }
+#pragma unroll
+    for (int j = 0; j < kInFlight; j++) {
+      at[j] = radix_spline::reads_guess(e[j]) ? column.key(e[j].guess) : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < kInFlight; j++) {
+      const unsigned long long i = first + j * stride;
+      if (i < count) out[i] = radix_spline::finish(column, e[j], max_error, key[j], at[j]);
+    }
   }
 }

@@ -123,7 +123,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("placement", chosen.placement(), chosen.placement() != null)
         .itemIf("radixBits", chosen.radixBits(), chosen.radixBits() != null)
         .itemIf("index", chosen.algorithm().indexed() ? indexLabel(chosen) : "", chosen.algorithm().indexed())
-        .itemIf("window", windowLabel(indexJoinWindowBytes()), chosen.algorithm().indexed())
+        .itemIf("window", chosen.algorithm().indexed() ? windowLabel(indexJoinWindowBytes(chosen)) : "",
+            chosen.algorithm().indexed())
         .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
             chosen.cacheShare() != null)
         .item("buildSide", chosen.buildLeft() ? "left" : "right")
@@ -153,9 +154,10 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return bytes % (1 << 10) == 0 ? (bytes >> 10) + " KiB" : bytes + " B";
   }
 
-  /** The connection's window of the index join: its tables share the connection's options. */
-  private long indexJoinWindowBytes() {
-    return SpillwayFields.scansOf(this).get(0).spillwayTable().indexJoinWindowBytes();
+  /** The window of the chosen index join: the connection's (its tables share its options), or sized by the index. */
+  private long indexJoinWindowBytes(Candidate chosen) {
+    return IndexJoinNode.windowBytes(SpillwayFields.scansOf(this).get(0).spillwayTable().indexJoinWindowBytes(),
+        indexSite(chosen).rows());
   }
 
   private SpillwayIndexSite indexSite(Candidate chosen) {
@@ -230,7 +232,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     String index = site.index(chosen.variant()).name();
     SpillwayIndexes indexes = SpillwayIndexes.of(catalog);
     implementor.source(new IndexJoinNode(probe.node(), probeKey, site.runtime(() -> indexes.acquire(catalog, index)),
-        materializedJoinKind(label), chosen.buildLeft(), indexJoinWindowBytes(), chosen.algorithm().gpu(),
+        materializedJoinKind(label), chosen.buildLeft(), indexJoinWindowBytes(chosen), chosen.algorithm().gpu(),
         site.table().deviceUsage(), label), probe);
   }
 
@@ -561,7 +563,10 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         : keys.leftFields());
   }
 
-  /** The index joins of one orientation: one per index of its site, on each device the profile has. */
+  /**
+   * The index joins of one orientation: one per index of its site, on each device the profile has, in windows of
+   * {@code windowBytes} (0: sized by the index).
+   */
   private static List<Candidate> indexJoins(SpillwayJoinCost cost, Estimate e, SpillwayIndexSite.Found found,
       long windowBytes) {
     if (found.site() == null) {
@@ -569,7 +574,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     }
     List<Candidate> out = new ArrayList<>();
     for (IndexDefinition index : found.site().indexes()) {
-      out.addAll(cost.inlj(e, index.kind(), found.site().rows(), windowBytes));
+      out.addAll(cost.inlj(e, index.kind(), found.site().rows(),
+          IndexJoinNode.windowBytes(windowBytes, found.site().rows())));
     }
     return out;
   }

@@ -13,12 +13,14 @@ import org.spillway.gpu.transfer.TransferMethod;
  * method and filter variant (null: the cost model chooses), the bytes of GPU memory the process-wide
  * column cache may hold for it (0: the connection does not use the cache), the equi-join algorithm
  * (AUTO: the join cost model chooses), and the bytes of probe keys per window of the windowed index join
- * ({@code indexJoinWindow}; the paper's 32 MiB by default).
+ * ({@code indexJoinWindow}; by default the paper's 32 MiB, more for an index over more than 2 GiB of keys).
  */
 public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, FilterVariant filterVariant,
     long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm, long indexJoinWindowBytes) {
   /** The largest window: 2^27 keys, whose GPU buffers (28 B a key, two windows in flight) stay a few GiB. */
   static final long MAX_INDEX_JOIN_WINDOW_BYTES = 1L << 30;
+  /** The default window of the index join: sized by each join's index ({@link IndexJoinNode#windowBytes}). */
+  public static final long SIZED_BY_INDEX = 0;
   /** Everything chosen by the planner, no cache. */
   public static final SpillwayOptions DEFAULT = new SpillwayOptions(SpillwayDevice.AUTO, null, null, 0,
       SpillwayJoinAlgorithm.AUTO);
@@ -33,7 +35,8 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
     if (gpuCacheBytes < 0) {
       throw new IllegalArgumentException("gpuCache must not be negative, got " + gpuCacheBytes);
     }
-    if (indexJoinWindowBytes < Long.BYTES || indexJoinWindowBytes > MAX_INDEX_JOIN_WINDOW_BYTES) {
+    if (indexJoinWindowBytes != SIZED_BY_INDEX
+        && (indexJoinWindowBytes < Long.BYTES || indexJoinWindowBytes > MAX_INDEX_JOIN_WINDOW_BYTES)) {
       throw new IllegalArgumentException("indexJoinWindow must hold a key (8 bytes) and be at most 1g, got "
           + indexJoinWindowBytes + " bytes");
     }
@@ -42,7 +45,7 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
   /** Options with the default window of the index join. */
   public SpillwayOptions(SpillwayDevice device, TransferMethod transfer, FilterVariant filterVariant,
       long gpuCacheBytes, SpillwayJoinAlgorithm joinAlgorithm) {
-    this(device, transfer, filterVariant, gpuCacheBytes, joinAlgorithm, IndexJoinNode.DEFAULT_WINDOW_BYTES);
+    this(device, transfer, filterVariant, gpuCacheBytes, joinAlgorithm, SIZED_BY_INDEX);
   }
 
   /** Default options on {@code device}. */
@@ -78,10 +81,10 @@ public record SpillwayOptions(SpillwayDevice device, TransferMethod transfer, Fi
         parseIndexJoinWindow(indexJoinWindow));
   }
 
-  /** A byte count such as 4m, 32m or 1g, at least one 8-byte key and at most 1g; null or blank is the default. */
+  /** A byte count such as 4m, 32m or 1g, at least one 8-byte key and at most 1g; null or blank sizes it by the index. */
   static long parseIndexJoinWindow(String value) {
     if (value == null || value.isBlank()) {
-      return IndexJoinNode.DEFAULT_WINDOW_BYTES;
+      return SIZED_BY_INDEX;
     }
     long bytes;
     try {

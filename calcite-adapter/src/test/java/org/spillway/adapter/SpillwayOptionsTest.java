@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.gpu.pipeline.gpu.FilterVariant;
+import org.spillway.gpu.plan.IndexJoinNode;
 import org.spillway.gpu.transfer.TransferMethod;
 import org.spillway.tpch.ProgressListener;
 import org.spillway.tpch.TpchGenerator;
@@ -37,8 +38,16 @@ class SpillwayOptionsTest {
   }
 
   @Test void theIndexJoinWindowIsAByteCountWithSuffixesAndTheFirstRunsDefault() {
-    assertEquals(32L << 20, SpillwayOptions.DEFAULT.indexJoinWindowBytes());
-    assertEquals(32L << 20, SpillwayOptions.parse(null, null, null, null, null, null).indexJoinWindowBytes());
+    assertEquals(SpillwayOptions.SIZED_BY_INDEX, SpillwayOptions.DEFAULT.indexJoinWindowBytes());
+    assertEquals(SpillwayOptions.SIZED_BY_INDEX,
+        SpillwayOptions.parse(null, null, null, null, null, null).indexJoinWindowBytes());
+    // sized by the index: the paper's 32 MiB up to 2 GiB of indexed keys, 1/64 of them beyond, at most 512 MiB
+    assertEquals(32L << 20, IndexJoinNode.windowBytes(SpillwayOptions.SIZED_BY_INDEX, 1e6));
+    assertEquals(32L << 20, IndexJoinNode.windowBytes(SpillwayOptions.SIZED_BY_INDEX, (double) (1L << 28)));
+    assertEquals(128L << 20, IndexJoinNode.windowBytes(SpillwayOptions.SIZED_BY_INDEX, (double) (1L << 30)));
+    assertEquals(512L << 20, IndexJoinNode.windowBytes(SpillwayOptions.SIZED_BY_INDEX, (double) (1L << 32)));
+    assertEquals(512L << 20, IndexJoinNode.windowBytes(SpillwayOptions.SIZED_BY_INDEX, (double) (1L << 34)));
+    assertEquals(4L << 20, IndexJoinNode.windowBytes(4L << 20, (double) (1L << 32)), "the user's window stands");
     assertEquals(4L << 20, SpillwayOptions.parse(null, null, null, null, null, "4M").indexJoinWindowBytes());
     assertEquals(512L << 10, SpillwayOptions.parse(null, null, null, null, null, "512k").indexJoinWindowBytes());
     assertEquals(1L << 30, SpillwayOptions.parse(null, null, null, null, null, "1g").indexJoinWindowBytes());

@@ -107,13 +107,13 @@ public final class IndexJoinBenchmark {
               elapsedSeconds(), gib, r.rows, largest);
           if (options.sizeSelectivities().isEmpty()) {
             measure(allocator, r, new Case("size", "R " + gib + " GiB", r.rows, options.probeKeys(),
-                WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+                WindowedIndexJoin.windowBytesFor(r.rows)), true);
           }
           for (double selectivity : options.sizeSelectivities()) {
             int sRows = probeRows(r, selectivity);
             if (sRows > 0) {
               measure(allocator, r, new Case(sizeSweep(selectivity), "R " + gib + " GiB sel " + selectivity + "%",
-                  r.rows, sRows, WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+                  r.rows, sRows, WindowedIndexJoin.windowBytesFor(r.rows)), true);
             }
           }
         }
@@ -124,7 +124,7 @@ public final class IndexJoinBenchmark {
             int sRows = probeRows(r, selectivity);
             if (sRows > 0) {
               measure(allocator, r, new Case("selectivity", "sel " + selectivity + "%", r.rows, sRows,
-                  WindowedIndexJoin.DEFAULT_WINDOW_BYTES), true);
+                  WindowedIndexJoin.windowBytesFor(r.rows)), true);
             }
           }
           for (int log : options.windows()) {

@@ -78,7 +78,9 @@ public final class GpuIndexLookup implements AutoCloseable {
       close();
       throw e;
     }
-    maxBlocks = device.multiprocessors() * BLOCKS_PER_SM;
+    // no more blocks than stay resident: they loop over the keys, so a second wave would only idle the first's
+    maxBlocks = device.multiprocessors()
+        * Math.min(BLOCKS_PER_SM, kernel.residentBlocksPerMultiprocessor(BLOCK_THREADS, 0));
   }
 
   /**

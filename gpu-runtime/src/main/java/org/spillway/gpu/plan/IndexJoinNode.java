@@ -31,6 +31,14 @@ import org.spillway.gpu.vector.ExprType;
 public final class IndexJoinNode implements PlanNode {
   /** The window the paper uses by default: 32 MiB of probe keys. */
   public static final long DEFAULT_WINDOW_BYTES = WindowedIndexJoin.DEFAULT_WINDOW_BYTES;
+
+  /**
+   * The window of a join through an index over {@code indexedRows} keys: {@code chosenBytes} where the user chose one
+   * (above 0), else sized by the index ({@link WindowedIndexJoin#windowBytesFor}).
+   */
+  public static long windowBytes(long chosenBytes, double indexedRows) {
+    return chosenBytes > 0 ? chosenBytes : WindowedIndexJoin.windowBytesFor(indexedRows);
+  }
   /** Partitions of a window: lookups of one partition read a stretch of 1/this of the index. */
   public static final int WINDOW_PARTITIONS = WindowedIndexJoin.WINDOW_PARTITIONS;
 

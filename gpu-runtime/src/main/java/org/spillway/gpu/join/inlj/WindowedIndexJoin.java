@@ -20,6 +20,10 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 public final class WindowedIndexJoin {
   /** The paper's default window: 32 MiB of 8-byte keys. */
   public static final long DEFAULT_WINDOW_BYTES = 32L << 20;
+  /** The largest window {@link #windowBytesFor} chooses: 2^26 keys, about 2 GiB of GPU buffers per window. */
+  public static final long MAX_SIZED_WINDOW_BYTES = 512L << 20;
+  /** A window sized by its index holds at least this share of the indexed keys' bytes (1/64). */
+  static final int INDEXED_BYTES_PER_WINDOW_BYTE = 64;
   /** Partitions of a window on either device: the top bits of the indexed column's key range (WindowRadix). */
   public static final int WINDOW_PARTITIONS = 1 << WindowRadix.RADIX_BITS;
 
@@ -34,6 +38,17 @@ public final class WindowedIndexJoin {
     this.threads = new IndexJoinDevice.Cpu(threads).threads();
     this.index = index;
     this.partitioner = new WindowPartitioner(index.column());
+  }
+
+  /**
+   * The window for an index over {@code indexedRows} keys: the paper's 32 MiB, or 1/64 of the indexed keys' bytes
+   * where that is more, up to 512 MiB. A window's lookups read one line per key scattered over the whole index, so
+   * the larger the index, the fewer of a window's lookups share a page and its translation; past the GPU's TLB
+   * reach every lookup of a 32 MiB window missed it, and larger windows bring the lookups of a page back together.
+   */
+  public static long windowBytesFor(double indexedRows) {
+    double share = indexedRows * Long.BYTES / INDEXED_BYTES_PER_WINDOW_BYTE;
+    return Math.max(DEFAULT_WINDOW_BYTES, Math.min(MAX_SIZED_WINDOW_BYTES, (long) share));
   }
 
   public WindowedIndexJoin(SortedKeyIndex index, int threads) {
