@@ -68,6 +68,8 @@ final class ParquetChunkDecoder {
    */
   private boolean[] usedEntries;
   private boolean onlyEntries;
+  /** The dictionary id of each row of the text batch column being decoded (where {@link #onlyEntries}). */
+  private int[] rowIds;
 
   /** Where the current page's values come from: ids into the dictionary, plain bytes, or a parquet reader. */
   private enum Source { IDS, PLAIN, READER }
@@ -155,6 +157,7 @@ final class ParquetChunkDecoder {
     if (nulls == null || nulls.length < rows) {
       nulls = new boolean[rows];
       bytes = new byte[(target == Target.TEXT ? rows + 1 : rows) * 8];
+      rowIds = target == Target.TEXT && usedEntries != null ? new int[rows] : null;
     }
     boolean anyNull = false;
     int textLength = 0;
@@ -189,7 +192,7 @@ final class ParquetChunkDecoder {
       case SETTER -> { }
     }
     if (onlyEntries && usedEntries != null) {
-      declareUsedEntries(batch, col);
+      declareUsedEntries(batch, col, rows);
     }
   }
 
@@ -340,10 +343,12 @@ final class ParquetChunkDecoder {
       case IDS -> {
         byte[][] entries = dictionaryTexts();
         for (int row = from, next = 0; row < end; row++) {
+          int id = nulls[row] ? 0 : ids[next++];
           if (!nulls[row]) {
-            byte[] value = entries[ids[next++]];
+            byte[] value = entries[id];
             length = appendText(value, 0, value.length, length);
           }
+          rowIds[row] = id;
           INT_LE.set(bytes, (row + 1) * 4, length);
         }
         return length;
@@ -587,31 +592,45 @@ final class ParquetChunkDecoder {
 
   /**
    * Declares the dictionary entries the batch column used as its distinct values, so that its statistics take each
-   * once ({@link BatchBuilder#declareDistinct}).
+   * once ({@link BatchBuilder#declareDistinct}); for text also each row's entry, so that the commit looks up each
+   * entry's dictionary code once rather than every row's bytes.
    */
-  private void declareUsedEntries(BatchBuilder batch, int col) {
+  private void declareUsedEntries(BatchBuilder batch, int col, int rows) {
     int count = 0;
     for (boolean used : usedEntries) {
       count += used ? 1 : 0;
     }
-    int[] ids = new int[count];
+    int[] usedIds = new int[count];
     for (int id = 0, next = 0; id < usedEntries.length; id++) {
       if (usedEntries[id]) {
-        ids[next++] = id;
+        usedIds[next++] = id;
       }
     }
     switch (target) {
       case TEXT -> {
         byte[][] texts = dictionaryTexts();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToObj(id -> texts[id]).toArray(byte[][]::new));
+        byte[][] used = Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
+        if (count > Character.MAX_VALUE + 1) {
+          batch.declareDistinct(col, used);  // too many values for a dictionary: the rows' entries are of no use
+          return;
+        }
+        int[] indexOfId = new int[usedEntries.length];
+        for (int i = 0; i < usedIds.length; i++) {
+          indexOfId[usedIds[i]] = i;
+        }
+        char[] valueOfRow = new char[rows];
+        for (int row = 0; row < rows; row++) {
+          valueOfRow[row] = (char) indexOfId[rowIds[row]];
+        }
+        batch.declareDistinct(col, used, valueOfRow);
       }
       case INT -> {
         int[] ints = dictionaryInts();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> ints[id]).toArray());
+        batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> ints[id]).toArray());
       }
       case LONG -> {
         long[] longs = dictionaryLongs();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> longs[id]).toArray());
+        batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> longs[id]).toArray());
       }
       default -> throw new IllegalStateException("no distinct values to declare for " + target);
     }

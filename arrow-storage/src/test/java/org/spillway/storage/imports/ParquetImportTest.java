@@ -162,8 +162,8 @@ class ParquetImportTest {
               ImportOptions.defaults()).table());
           for (int i = 0; i < rows; i++) {
             byte[] bytes = value.apply(i);
-            assertEquals(Arrays.asList(i, bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8)),
-                values.get(i), layout + ", row " + i);
+            String stored = bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(Arrays.asList(i, stored), values.get(i), layout + ", row " + i);
           }
         }
       }
