@@ -47,6 +47,9 @@ final class ColumnStatisticsCollector {
   private long observed;
   private long firstKey;
   private long lastKey;
+  /** The value {@link #observeBoundsAndSketch} took last, if any. */
+  private long lastSketched;
+  private boolean sketchedAny;
   /** Batches merged in, by table position: their own order and first and last keys. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
 
@@ -158,6 +161,11 @@ final class ColumnStatisticsCollector {
   }
 
   private void observeBoundsAndSketch(long v) {
+    if (v == lastSketched && sketchedAny) {
+      return;  // a value again (a sorted key's repeats, say) changes neither the bounds nor the sketch
+    }
+    sketchedAny = true;
+    lastSketched = v;
     minLong = Math.min(minLong, v);
     maxLong = Math.max(maxLong, v);
     sketch.addLong(v);

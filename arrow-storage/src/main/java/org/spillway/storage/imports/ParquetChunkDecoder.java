@@ -45,6 +45,9 @@ final class ParquetChunkDecoder {
   private static final VarHandle DOUBLE_LE =
       MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
 
+  /** The most text room made at once for a run of dictionary-encoded rows; beyond it, room is made row by row. */
+  private static final long TEXT_ROOM_AT_ONCE = 64L << 20;
+
   /** Where decoded values go: a bulk array of 4-byte ints, 8-byte longs or doubles, text, or the setters. */
   private enum Target { INT, LONG, DOUBLE, TEXT, SETTER }
 
@@ -62,6 +65,7 @@ final class ParquetChunkDecoder {
   private long[] dictionaryLongs;
   private double[] dictionaryDoubles;
   private byte[][] dictionaryTexts;
+  private int longestTextEntry;
   /**
    * Which dictionary entries the batch column being decoded uses, and whether all its values are entries (text and
    * integer targets; null without a dictionary).
@@ -79,7 +83,7 @@ final class ParquetChunkDecoder {
   private int pageLeft;
   /** Its dictionary ids' runs (source IDS), and the ids of the rows being decoded. */
   private HybridRunDecoder idRuns;
-  private int[] ids = new int[0];
+  private int[] ids;
   /** Its plain values (source PLAIN): {@code plainData}'s bytes from {@code plainPosition} to {@code plainEnd}. */
   private byte[] plainData;
   private int plainPosition;
@@ -91,12 +95,15 @@ final class ParquetChunkDecoder {
   /** Its definition levels (none where the column has none): their runs, or a reader of another encoding. */
   private HybridRunDecoder levelRuns;
   private ValuesReader levelReader;
-  private int[] levelValues = new int[0];
+  private int[] levelValues;
 
-  /** Per batch column: the NULL rows, the little-endian values or text offsets, the text bytes. */
+  /**
+   * Per batch column, while {@link #copy} runs (the thread's {@link DecodeScratch}): the NULL rows, the little-endian
+   * values or text offsets, the text bytes.
+   */
   private boolean[] nulls;
   private byte[] bytes;
-  private byte[] text = new byte[1 << 16];
+  private byte[] text;
   /** Where {@link #textSink} writes next into {@link #text}. */
   private int textEnd;
   private final OutputStream textSink = new OutputStream() {
@@ -154,11 +161,24 @@ final class ParquetChunkDecoder {
 
   /** Decodes the chunk's next {@code rows} values into rows 0..rows-1 of column {@code col} of {@code batch}. */
   void copy(BatchBuilder batch, int col, int rows) throws IOException {
-    if (nulls == null || nulls.length < rows) {
-      nulls = new boolean[rows];
-      bytes = new byte[(target == Target.TEXT ? rows + 1 : rows) * 8];
-      rowIds = target == Target.TEXT && usedEntries != null ? new int[rows] : null;
+    DecodeScratch scratch = DecodeScratch.forRows(rows);
+    nulls = scratch.nulls;
+    bytes = scratch.bytes;
+    rowIds = scratch.rowIds;
+    text = scratch.text;
+    ids = scratch.ids;
+    levelValues = scratch.levels;
+    try {
+      decode(batch, col, rows);
+    } finally {
+      // the arrays that grew while decoding, for the thread's next batch column
+      scratch.text = text;
+      scratch.ids = ids;
+      scratch.levels = levelValues;
     }
+  }
+
+  private void decode(BatchBuilder batch, int col, int rows) throws IOException {
     boolean anyNull = false;
     int textLength = 0;
     onlyEntries = true;
@@ -180,7 +200,7 @@ final class ParquetChunkDecoder {
         case INT -> decodeInts(row, end, present);
         case LONG -> decodeLongs(batch, col, row, end, present);
         case DOUBLE -> decodeDoubles(row, end, present);
-        case TEXT -> textLength = decodeTexts(row, end, textLength);
+        case TEXT -> textLength = decodeTexts(row, end, present, textLength);
         case SETTER -> decodeBySetters(batch, col, row, end);
       }
       pageLeft -= end - row;
@@ -335,23 +355,13 @@ final class ParquetChunkDecoder {
   }
 
   /** Appends the text of rows {@code from..end-1} after {@code length} bytes; returns the new length. */
-  private int decodeTexts(int from, int end, int length) {
+  private int decodeTexts(int from, int end, int present, int length) {
     if (from == 0) {
       INT_LE.set(bytes, 0, 0);
     }
     switch (source) {
       case IDS -> {
-        byte[][] entries = dictionaryTexts();
-        for (int row = from, next = 0; row < end; row++) {
-          int id = nulls[row] ? 0 : ids[next++];
-          if (!nulls[row]) {
-            byte[] value = entries[id];
-            length = appendText(value, 0, value.length, length);
-          }
-          rowIds[row] = id;
-          INT_LE.set(bytes, (row + 1) * 4, length);
-        }
-        return length;
+        return decodeTextIds(from, end, present, length);
       }
       case PLAIN -> {
         return decodePlainTexts(from, end, length);
@@ -368,6 +378,41 @@ final class ParquetChunkDecoder {
         return length;
       }
     }
+  }
+
+  /**
+   * Dictionary-encoded text: each row's entry, and its id for {@link #declareUsedEntries}. The room for the longest
+   * entry in every row is made at once where it is not much, so that the loop copies, and short entries byte by
+   * byte (cheaper than a call to copy a few bytes).
+   */
+  private int decodeTextIds(int from, int end, int present, int length) {
+    byte[][] entries = dictionaryTexts();
+    long room = (long) present * longestTextEntry;
+    boolean roomMade = room <= TEXT_ROOM_AT_ONCE;
+    if (roomMade) {
+      ensureText(length + room);
+    }
+    for (int row = from, next = 0; row < end; row++) {
+      int id = 0;
+      if (!nulls[row]) {
+        id = ids[next++];
+        byte[] value = entries[id];
+        if (!roomMade) {
+          ensureText((long) length + value.length);
+        }
+        if (value.length <= 16) {
+          for (int i = 0; i < value.length; i++) {
+            text[length + i] = value[i];
+          }
+        } else {
+          System.arraycopy(value, 0, text, length, value.length);
+        }
+        length += value.length;
+      }
+      rowIds[row] = id;
+      INT_LE.set(bytes, (row + 1) * 4, length);
+    }
+    return length;
   }
 
   /**
@@ -643,6 +688,7 @@ final class ParquetChunkDecoder {
       for (int id = 0; id < dictionaryTexts.length; id++) {
         Binary entry = dictionary.decodeToBinary(id);
         dictionaryTexts[id] = storedUtf8(entry.getBytes());
+        longestTextEntry = Math.max(longestTextEntry, dictionaryTexts[id].length);
       }
     }
     return dictionaryTexts;

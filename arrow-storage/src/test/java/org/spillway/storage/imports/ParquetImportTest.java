@@ -171,6 +171,34 @@ class ParquetImportTest {
   }
 
   /**
+   * Dictionary entries so long that room for the longest in every row would be too much at once (over 64 MiB for
+   * the batch) are copied with room made row by row, and read back.
+   */
+  @Test
+  void longDictionaryEntriesReadBack() throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 300;
+    String longValue = "x".repeat(300_000);
+    java.util.function.IntFunction<String> value = i -> i % 5 == 0 ? null : i % 2 == 0 ? longValue : "short";
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", value.apply(i));
+      }
+    };
+    Path file = ParquetTestFiles.write(dir.resolve("long.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, rows, false, 1 << 20), rows, fill);
+    assertTrue(onlyDictionaryPages(file, "s"), "the long value is a dictionary entry");
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      List<List<Object>> values = TestTables.rows(TableImport.run(catalog, "t", List.of(file),
+          ImportOptions.defaults()).table());
+      for (int i = 0; i < rows; i++) {
+        assertEquals(Arrays.asList(i, value.apply(i)), values.get(i), "row " + i);
+      }
+    }
+  }
+
+  /**
    * A chunk that starts in dictionary pages and goes on in plain ones once its dictionary is full (as writers do for
    * a column whose values stop repeating) reads back exactly, with the statistics of the same rows in plain pages:
    * a batch that mixes both kinds takes its text statistics from every row.
