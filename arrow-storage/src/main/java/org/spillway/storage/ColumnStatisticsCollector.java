@@ -39,8 +39,10 @@ final class ColumnStatisticsCollector {
   /** The minimum's and maximum's bytes where they are ASCII, else null. */
   private byte[] minAscii;
   private byte[] maxAscii;
-  /** Holds the text value being observed. */
+  /** Holds the text values being observed, their bounds in it, and their hashes. */
   private byte[] scratch = new byte[64];
+  private int[] bounds = new int[0];
+  private long[] hashes = new long[0];
   /** Whether the values observed here are non-decreasing (NULLs aside), as order keys ({@link #orderKey}). */
   private boolean ordered = true;
   /** Non-null values observed here (not merged in), whose order {@link #ordered} tells. */
@@ -194,7 +196,10 @@ final class ColumnStatisticsCollector {
     return bits ^ ((bits >> 63) & Long.MAX_VALUE);
   }
 
-  /** Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once. */
+  /**
+   * Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once, and
+   * their hashes made for the whole batch first ({@link HyperLogLog#hashBytes(byte[], int[], int, long[])}).
+   */
   private void observeText(VarCharVector vector, int rows) {
     IntBuffer offsets = VectorBuffers.offsets(vector, rows);
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
@@ -204,27 +209,36 @@ final class ColumnStatisticsCollector {
       scratch = new byte[Math.max(end - first, 2 * scratch.length)];
     }
     vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
-    int start = first;
+    if (bounds.length < rows + 1) {
+      bounds = new int[rows + 1];
+      hashes = new long[rows];
+    }
+    for (int row = 0; row <= rows; row++) {
+      bounds[row] = offsets.get(row) - first;
+    }
+    HyperLogLog.hashBytes(scratch, bounds, rows, hashes);  // NULL rows are empty, and their hashes unused
     for (int row = 0; row < rows; row++) {
-      int next = offsets.get(row + 1);
       if (VectorBuffers.isNull(validity, row)) {
         nullCount++;
       } else {
         valueCount++;
-        observeString(scratch, start - first, next - start);
+        observeString(scratch, bounds[row], bounds[row + 1] - bounds[row], hashes[row]);
       }
-      start = next;
     }
   }
 
+  private void observeString(byte[] utf8, int from, int length) {
+    observeString(utf8, from, length, HyperLogLog.hashBytes(utf8, from, length));
+  }
+
   /**
-   * One text value, the {@code length} bytes of {@code utf8} from {@code from} on. While the exact distinct values
-   * are kept, a value seen before changes nothing (the sketch, the minimum and the maximum have it already), so most
-   * rows of a text column that becomes a dictionary cost one hash and one probe. A String is made only for a new
+   * One text value, the {@code length} bytes of {@code utf8} from {@code from} on, whose {@link HyperLogLog#hashBytes}
+   * is {@code hash}. While the exact distinct values are kept, a value seen before changes nothing (the sketch, the
+   * minimum and the maximum have it already), so most rows of a text column that becomes a dictionary cost one hash
+   * and one probe. A String is made only for a new
    * minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order as Strings do).
    */
-  private void observeString(byte[] utf8, int from, int length) {
-    long hash = HyperLogLog.hashBytes(utf8, from, length);
+  private void observeString(byte[] utf8, int from, int length, long hash) {
     if (exactDistinct != null) {
       if (!exactDistinct.add(utf8, from, length, hash)) {
         return;
