@@ -171,14 +171,16 @@ class ParquetImportTest {
   }
 
   /**
-   * Dictionary entries so long that room for the longest in every row would be too much at once (over 64 MiB for
-   * the batch) are copied with room made row by row, and read back.
+   * Dictionary entries too long to copy in whole words read back: those of 40 bytes, with room for the longest in
+   * every row made at once, and those so long that this room would be too much (over 64 MiB for the batch), with room
+   * made row by row.
    */
-  @Test
-  void longDictionaryEntriesReadBack() throws IOException {
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {40, 300_000})
+  void longDictionaryEntriesReadBack(int longLength) throws IOException {
     String schema = "message m { required int32 id; optional binary s (STRING); }";
     int rows = 300;
-    String longValue = "x".repeat(300_000);
+    String longValue = "x".repeat(longLength);
     java.util.function.IntFunction<String> value = i -> i % 5 == 0 ? null : i % 2 == 0 ? longValue : "short";
     java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
       row.add("id", i);
