@@ -217,28 +217,30 @@ final class ColumnStatisticsCollector {
       bounds[row] = offsets.get(row) - first;
     }
     HyperLogLog.hashBytes(scratch, bounds, rows, hashes);  // NULL rows are empty, and their hashes unused
+    boolean allAscii = Ascii.isAscii(scratch, 0, end - first);  // then no value needs a check of its own
     for (int row = 0; row < rows; row++) {
       if (VectorBuffers.isNull(validity, row)) {
         nullCount++;
       } else {
         valueCount++;
-        observeString(scratch, bounds[row], bounds[row + 1] - bounds[row], hashes[row]);
+        observeString(scratch, bounds[row], bounds[row + 1] - bounds[row], hashes[row], allAscii);
       }
     }
   }
 
   private void observeString(byte[] utf8, int from, int length) {
-    observeString(utf8, from, length, HyperLogLog.hashBytes(utf8, from, length));
+    observeString(utf8, from, length, HyperLogLog.hashBytes(utf8, from, length), false);
   }
 
   /**
    * One text value, the {@code length} bytes of {@code utf8} from {@code from} on, whose {@link HyperLogLog#hashBytes}
-   * is {@code hash}. While the exact distinct values are kept, a value seen before changes nothing (the sketch, the
-   * minimum and the maximum have it already), so most rows of a text column that becomes a dictionary cost one hash
-   * and one probe. A String is made only for a new
-   * minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order as Strings do).
+   * is {@code hash}, and which is known to be ASCII if {@code knownAscii} (else it is checked). While the exact
+   * distinct values are kept, a value seen before changes nothing (the sketch, the minimum and the maximum have it
+   * already), so most rows of a text column that becomes a dictionary cost one hash and one probe. A String is made
+   * only for a new minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order
+   * as Strings do).
    */
-  private void observeString(byte[] utf8, int from, int length, long hash) {
+  private void observeString(byte[] utf8, int from, int length, long hash, boolean knownAscii) {
     if (exactDistinct != null) {
       if (!exactDistinct.add(utf8, from, length, hash)) {
         return;
@@ -248,7 +250,7 @@ final class ColumnStatisticsCollector {
       }
     }
     sketch.addHash(hash);
-    boolean ascii = Ascii.isAscii(utf8, from, length);
+    boolean ascii = knownAscii || Ascii.isAscii(utf8, from, length);
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);
