@@ -39,6 +39,8 @@ final class ColumnStatisticsCollector {
   /** The minimum's and maximum's bytes where they are ASCII, else null. */
   private byte[] minAscii;
   private byte[] maxAscii;
+  /** The order keys of the numeric values being observed (see {@link #observeOrder}). */
+  private long[] keys = new long[0];
   /** Holds the text values being observed, their bounds in it, and their hashes. */
   private byte[] scratch = new byte[64];
   private int[] bounds = new int[0];
@@ -106,38 +108,52 @@ final class ColumnStatisticsCollector {
     }
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
     long[] declared = distinct instanceof long[] values ? values : null;
-    // one loop per layout, reading the buffers through views (see VectorBuffers)
+    if (keys.length < rows) {
+      keys = new long[rows];
+    }
+    // one loop per layout, reading the buffers through views (see VectorBuffers) into the non-NULL rows' order keys
+    int count = 0;
     if (vector instanceof Float8Vector) {
       DoubleBuffer doubles = VectorBuffers.data(vector, rows, Double.BYTES).asDoubleBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeDouble(doubles.get(row));
+        if (!VectorBuffers.isNull(validity, row)) {
+          double v = doubles.get(row);
+          keys[count++] = orderKey(v);
+          observeBoundsAndSketch(v);
         }
       }
-      return;
-    }
-    if (vector instanceof BigIntVector) {
+    } else if (vector instanceof BigIntVector) {
       LongBuffer longs = VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(longs.get(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = longs.get(row);
         }
       }
     } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
       IntBuffer ints = VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(ints.get(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = ints.get(row);
         }
       }
     } else {
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(((BaseIntVector) vector).getValueAsLong(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = ((BaseIntVector) vector).getValueAsLong(row);
         }
       }
     }
-    if (declared != null) {
+    nullCount += rows - count;
+    valueCount += count;
+    observeOrder(keys, count);
+    if (vector instanceof Float8Vector) {
+      return;
+    }
+    if (declared == null) {
+      for (int i = 0; i < count; i++) {
+        observeBoundsAndSketch(keys[i]);
+      }
+    } else {
       for (long v : declared) {
         observeBoundsAndSketch(v);
       }
@@ -154,14 +170,6 @@ final class ColumnStatisticsCollector {
     return true;
   }
 
-  /** A row's value: its order always, its bounds and sketch unless the batch's distinct values give them. */
-  private void observeLong(long v, boolean boundsAndSketch) {
-    observeOrder(v);
-    if (boundsAndSketch) {
-      observeBoundsAndSketch(v);
-    }
-  }
-
   private void observeBoundsAndSketch(long v) {
     if (v == lastSketched && sketchedAny) {
       return;  // a value again (a sorted key's repeats, say) changes neither the bounds nor the sketch
@@ -173,21 +181,35 @@ final class ColumnStatisticsCollector {
     sketch.addLong(v);
   }
 
-  private void observeDouble(double v) {
-    observeOrder(orderKey(v));
+  private void observeBoundsAndSketch(double v) {
     minDouble = Math.min(minDouble, v);
     maxDouble = Math.max(maxDouble, v);
     // +0.0 and -0.0 are one SQL value
     sketch.addLong(Double.doubleToLongBits(v == 0.0 ? 0.0 : v));
   }
 
-  private void observeOrder(long key) {
-    if (observed++ == 0) {
-      firstKey = key;
-    } else if (key < lastKey) {
-      ordered = false;
+  /**
+   * The order of a batch's non-NULL values, the first {@code count} order keys of {@code keys}: whether they are
+   * non-decreasing, and after the values observed before them. Kept in locals for the loop, then stored.
+   */
+  private void observeOrder(long[] keys, int count) {
+    if (count == 0) {
+      return;
     }
-    lastKey = key;
+    if (observed == 0) {
+      firstKey = keys[0];
+      lastKey = keys[0];
+    }
+    boolean inOrder = ordered;
+    long last = lastKey;
+    for (int i = 0; i < count; i++) {
+      long key = keys[i];
+      inOrder &= key >= last;
+      last = key;
+    }
+    ordered = inOrder;
+    lastKey = last;
+    observed += count;
   }
 
   /** A long that orders as the double does (-0.0 as 0.0; NaN above all). */

@@ -7,7 +7,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.parquet.CorruptDeltaByteArrays;
 import org.apache.parquet.VersionParser.ParsedVersion;
@@ -31,13 +30,14 @@ import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnType;
 
 /**
- * Decodes one column chunk of a row group into batch columns a page at a time, with parquet-column's own page
- * decoders ({@link ValuesReader}s for values and dictionary ids, its RLE decoder for definition levels) but without
- * its record-level {@code ColumnReader}, which hands over one value at a time through a converter. The common
- * types are decoded into one array per batch column and set with one copy ({@link BatchBuilder#putValues},
- * {@link BatchBuilder#putUtf8}); dictionary entries are decoded once per chunk, so a dictionary-encoded page costs
- * one id and one array read per value. The rare conversions (unsigned, timestamps, INT96, binary decimals, text of a
- * declared length) go value by value through {@link ParquetColumn}'s setters. One thread at a time.
+ * Decodes one column chunk of a row group into batch columns a page at a time, without parquet-column's
+ * record-level {@code ColumnReader}, which hands over one value at a time through a converter. The common types are
+ * decoded into one array per batch column and set with one copy ({@link BatchBuilder#putValues},
+ * {@link BatchBuilder#putUtf8}): dictionary ids and RLE definition levels a page run at a time
+ * ({@link HybridRunDecoder}), each id then one array read of the chunk's {@link DictionaryEntries}; PLAIN values
+ * straight from the page bytes. Other encodings (delta, byte-stream-split) go through parquet-column's
+ * {@link ValuesReader}s, and the rare conversions (unsigned, timestamps, INT96, binary decimals, text of a declared
+ * length) value by value through {@link ParquetColumn}'s setters. One thread at a time.
  */
 final class ParquetChunkDecoder {
   private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -45,8 +45,6 @@ final class ParquetChunkDecoder {
   private static final VarHandle DOUBLE_LE =
       MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
 
-  /** The longest entries, in 8-byte words, that dictionary-encoded text copies a word at a time. */
-  private static final int SHORT_ENTRY_WORDS = 4;
   /** The most text room made at once for a run of dictionary-encoded rows; beyond it, room is made row by row. */
   private static final long TEXT_ROOM_AT_ONCE = 64L << 20;
 
@@ -62,15 +60,8 @@ final class ParquetChunkDecoder {
   /** Unscaled decimals must stay below this in magnitude (the column's digits); 0 where any long fits. */
   private final long decimalLimit;
   private final Dictionary dictionary;
-  /** The dictionary's entries decoded for the target, made on the first dictionary-encoded page. */
-  private int[] dictionaryInts;
-  private long[] dictionaryLongs;
-  private double[] dictionaryDoubles;
-  private byte[][] dictionaryTexts;
-  private int longestTextEntry;
-  /** Where every entry is short: the entries as zero-padded little-endian words, the same number for each; else 0 words. */
-  private long[] textWords;
-  private int textWordsPerEntry;
+  /** The dictionary's entries decoded for the target (null without a dictionary). */
+  private final DictionaryEntries dictionaryEntries;
   /**
    * Which dictionary entries the batch column being decoded uses, and whether all its values are entries (text and
    * integer targets; null without a dictionary).
@@ -148,6 +139,7 @@ final class ParquetChunkDecoder {
     try {
       DictionaryPage page = pages.readDictionaryPage();
       this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
+      this.dictionaryEntries = dictionary == null ? null : new DictionaryEntries(dictionary, column);
       if (dictionary != null && target != Target.DOUBLE && target != Target.SETTER) {
         usedEntries = new boolean[dictionary.getMaxId() + 1];
       }
@@ -272,7 +264,7 @@ final class ParquetChunkDecoder {
   private void decodeInts(int from, int end, int present) {
     switch (source) {
       case IDS -> {
-        int[] entries = dictionaryInts();
+        int[] entries = dictionaryEntries.ints();
         for (int row = from, next = 0; row < end; row++) {
           INT_LE.set(bytes, row * 4, nulls[row] ? 0 : entries[ids[next++]]);
         }
@@ -302,7 +294,7 @@ final class ParquetChunkDecoder {
 
   private void decodeLongs(BatchBuilder batch, int col, int from, int end, int present) {
     boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
-    long[] entries = source == Source.IDS ? dictionaryLongs() : null;
+    long[] entries = source == Source.IDS ? dictionaryEntries.longs() : null;
     int next = 0;
     int at = source == Source.PLAIN ? takePlain(present * (int32 ? 4 : 8)) : 0;
     for (int row = from; row < end; row++) {
@@ -335,7 +327,7 @@ final class ParquetChunkDecoder {
       System.arraycopy(plainData, takePlain(present * 8), bytes, from * 8, present * 8);
       return;
     }
-    double[] entries = source == Source.IDS ? dictionaryDoubles() : null;
+    double[] entries = source == Source.IDS ? dictionaryEntries.doubles() : null;
     int next = 0;
     int at = source == Source.PLAIN ? takePlain(present * (float32 ? 4 : 8)) : 0;
     for (int row = from; row < end; row++) {
@@ -387,15 +379,16 @@ final class ParquetChunkDecoder {
 
   /**
    * Dictionary-encoded text: each row's entry, and its id for {@link #declareUsedEntries}. Where every entry is short
-   * ({@link #SHORT_ENTRY_WORDS}), a row copies the same number of 8-byte words whatever its entry's length (the
+   * ({@link DictionaryEntries#textWords}), a row copies the same number of 8-byte words whatever its entry's length (the
    * entries zero-padded, the bytes past the entry overwritten by the next row): a byte loop whose length changes
    * from row to row costs a mispredicted branch a row. Longer entries are copied as they are, with room made row by
    * row where room for the longest in every row would be too much at once.
    */
   private int decodeTextIds(int from, int end, int present, int length) {
-    byte[][] entries = dictionaryTexts();
-    if (textWordsPerEntry > 0) {
-      int words = textWordsPerEntry;
+    byte[][] entries = dictionaryEntries.texts();
+    int words = dictionaryEntries.textWordsPerEntry();
+    if (words > 0) {
+      long[] textWords = dictionaryEntries.textWords();
       ensureText(length + (long) present * words * 8);
       for (int row = from, next = 0; row < end; row++) {
         int id = 0;
@@ -411,9 +404,10 @@ final class ParquetChunkDecoder {
       }
       return length;
     }
-    boolean roomMade = (long) present * longestTextEntry <= TEXT_ROOM_AT_ONCE;
+    long room = (long) present * dictionaryEntries.longestText();
+    boolean roomMade = room <= TEXT_ROOM_AT_ONCE;
     if (roomMade) {
-      ensureText(length + (long) present * longestTextEntry);
+      ensureText(length + room);
     }
     for (int row = from, next = 0; row < end; row++) {
       int id = 0;
@@ -467,7 +461,7 @@ final class ParquetChunkDecoder {
     if (Ascii.isAscii(text, start, length - start)) {
       return length;
     }
-    byte[] utf8 = storedUtf8(Arrays.copyOfRange(text, start, length));
+    byte[] utf8 = DictionaryEntries.storedUtf8(Arrays.copyOfRange(text, start, length));
     return appendText(utf8, 0, utf8.length, start);
   }
 
@@ -620,38 +614,6 @@ final class ParquetChunkDecoder {
     return copy;
   }
 
-  private int[] dictionaryInts() {
-    if (dictionaryInts == null) {
-      dictionaryInts = new int[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryInts.length; id++) {
-        dictionaryInts[id] = dictionary.decodeToInt(id);
-      }
-    }
-    return dictionaryInts;
-  }
-
-  private long[] dictionaryLongs() {
-    if (dictionaryLongs == null) {
-      boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
-      dictionaryLongs = new long[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryLongs.length; id++) {
-        dictionaryLongs[id] = int32 ? dictionary.decodeToInt(id) : dictionary.decodeToLong(id);
-      }
-    }
-    return dictionaryLongs;
-  }
-
-  private double[] dictionaryDoubles() {
-    if (dictionaryDoubles == null) {
-      boolean float32 = column.conversion() == ParquetColumn.Conversion.FLOAT;
-      dictionaryDoubles = new double[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryDoubles.length; id++) {
-        dictionaryDoubles[id] = float32 ? dictionary.decodeToFloat(id) : dictionary.decodeToDouble(id);
-      }
-    }
-    return dictionaryDoubles;
-  }
-
   /**
    * Declares the dictionary entries the batch column used as its distinct values, so that its statistics take each
    * once ({@link BatchBuilder#declareDistinct}); for text also each row's entry, so that the commit looks up each
@@ -670,7 +632,7 @@ final class ParquetChunkDecoder {
     }
     switch (target) {
       case TEXT -> {
-        byte[][] texts = dictionaryTexts();
+        byte[][] texts = dictionaryEntries.texts();
         byte[][] used = Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
         if (count > Character.MAX_VALUE + 1) {
           batch.declareDistinct(col, used);  // too many values for a dictionary: the rows' entries are of no use
@@ -687,47 +649,14 @@ final class ParquetChunkDecoder {
         batch.declareDistinct(col, used, valueOfRow);
       }
       case INT -> {
-        int[] ints = dictionaryInts();
+        int[] ints = dictionaryEntries.ints();
         batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> ints[id]).toArray());
       }
       case LONG -> {
-        long[] longs = dictionaryLongs();
+        long[] longs = dictionaryEntries.longs();
         batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> longs[id]).toArray());
       }
       default -> throw new IllegalStateException("no distinct values to declare for " + target);
     }
-  }
-
-  /** The text entries as the vector stores them (see {@link #storedUtf8}). */
-  private byte[][] dictionaryTexts() {
-    if (dictionaryTexts == null) {
-      dictionaryTexts = new byte[dictionary.getMaxId() + 1][];
-      for (int id = 0; id < dictionaryTexts.length; id++) {
-        Binary entry = dictionary.decodeToBinary(id);
-        dictionaryTexts[id] = storedUtf8(entry.getBytes());
-        longestTextEntry = Math.max(longestTextEntry, dictionaryTexts[id].length);
-      }
-      int words = Math.max(1, (longestTextEntry + 7) / 8);
-      if (words <= SHORT_ENTRY_WORDS) {
-        textWordsPerEntry = words;
-        textWords = new long[dictionaryTexts.length * words];
-        for (int id = 0; id < dictionaryTexts.length; id++) {
-          byte[] padded = Arrays.copyOf(dictionaryTexts[id], words * 8);
-          for (int w = 0; w < words; w++) {
-            textWords[id * words + w] = (long) LONG_LE.get(padded, 8 * w);
-          }
-        }
-      }
-    }
-    return dictionaryTexts;
-  }
-
-  /**
-   * Text as {@link BatchBuilder#setUtf8} stores it: ASCII as it is, other bytes through a String, which replaces
-   * malformed sequences as decoding does.
-   */
-  private static byte[] storedUtf8(byte[] utf8) {
-    return Ascii.isAscii(utf8, 0, utf8.length) ? utf8
-        : new String(utf8, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
   }
 }
