@@ -68,7 +68,10 @@ final class HybridRunDecoder {
     } else {
       repeating = false;
       int groups = header >>> 1;
-      left = Math.multiplyExact(groups, 8);
+      if (groups > Integer.MAX_VALUE / 8) {
+        throw new ParquetDecodingException("a bit-packed run of " + groups + " groups in RLE/bit-packed hybrid data");
+      }
+      left = groups * 8;
       unpackRun(groups);
     }
     if (left == 0) {

@@ -71,6 +71,10 @@ class HybridRunDecoderTest {
     pastTheEnd.read(new int[100], 0, 100);
     assertThrows(ParquetDecodingException.class, () -> pastTheEnd.read(new int[1], 0, 1));
     assertThrows(ParquetDecodingException.class, () -> new HybridRunDecoder(33, encoded, 0, encoded.length));
+    // a bit-packed run header of 2^28 groups: more values than an int counts
+    byte[] huge = {(byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x02};
+    assertThrows(ParquetDecodingException.class, () -> new HybridRunDecoder(3, huge, 0, huge.length)
+        .read(new int[8], 0, 8));
   }
 
   private static byte[] encode(int bitWidth, int[] values) throws IOException {
