@@ -46,6 +46,11 @@ public final class BatchBuilder implements AutoCloseable {
    * for text, a long[] for the other columns but DOUBLE.
    */
   private final Object[] declaredDistinct;
+  /**
+   * Per text column whose distinct values were declared with their rows, each row's index into them (unsigned 16
+   * bits: a column of more values cannot become a dictionary), else null.
+   */
+  private final char[][] declaredRows;
   private int rowCount;
   private boolean released;
 
@@ -59,6 +64,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.capacity = capacity;
     this.onDiscard = onDiscard;
     this.declaredDistinct = new Object[schema.size()];
+    this.declaredRows = new char[schema.size()][];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -92,7 +98,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setInt(int col, int row, int v) {
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     switch (kindAt(col, row)) {
       case INTEGER -> ((IntVector) vectors.get(col)).set(row, v);
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
@@ -101,7 +107,7 @@ public final class BatchBuilder implements AutoCloseable {
   }
 
   public void setLong(int col, int row, long v) {
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     switch (kindAt(col, row)) {
       case BIGINT -> ((BigIntVector) vectors.get(col)).set(row, v);
       case INTEGER -> {
@@ -123,7 +129,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DECIMAL by its unscaled value (e.g. 1234 for 12.34 in DECIMAL(15,2)). */
   public void setDecimal(int col, int row, long unscaled) {
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     if (kindAt(col, row) != ColumnKind.DECIMAL) {
       throw wrongSetter(col, "setDecimal");
     }
@@ -156,7 +162,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   /** Sets a DATE as days since 1970-01-01. */
   public void setDate(int col, int row, int epochDay) {
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     if (kindAt(col, row) != ColumnKind.DATE) {
       throw wrongSetter(col, "setDate");
     }
@@ -177,7 +183,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (excess >= 0) {
       throw invalid(col, row, "value of length " + excess + " exceeds " + type);
     }
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     ((VarCharVector) vectors.get(col)).setSafe(row, v.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -200,7 +206,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (length > type.length()) {
       throw invalid(col, row, "value of length " + length + " exceeds " + type);
     }
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8, start, length);
   }
 
@@ -219,7 +225,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (utf8.length > type.length()) {
       throw invalid(col, row, "value of length " + utf8.length + " exceeds " + type);
     }
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     ((VarCharVector) vectors.get(col)).setSafe(row, utf8);
   }
 
@@ -252,7 +258,7 @@ public final class BatchBuilder implements AutoCloseable {
    * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
    */
   public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     checkBulk(col, rows, nulls);
     if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
       throw wrongSetter(col, "putValues");
@@ -277,7 +283,7 @@ public final class BatchBuilder implements AutoCloseable {
     if (!type.kind().isText() || type.length() != ColumnType.UNBOUNDED_LENGTH) {
       throw wrongSetter(col, "putUtf8");
     }
-    declaredDistinct[col] = null;
+    dropDeclaration(col);
     VarCharVector vector = (VarCharVector) vectors.get(col);
     int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
     while (vector.getDataBuffer().capacity() < length) {
@@ -300,6 +306,7 @@ public final class BatchBuilder implements AutoCloseable {
       throw wrongSetter(col, "declareDistinct(byte[][])");
     }
     declaredDistinct[col] = values;
+    declaredRows[col] = null;
   }
 
   /**
@@ -314,9 +321,33 @@ public final class BatchBuilder implements AutoCloseable {
     declaredDistinct[col] = values;
   }
 
+  /**
+   * As {@link #declareDistinct(int, byte[][])}, also telling each row's value: non-NULL row i holds
+   * {@code values[valueOfRow[i]]} (the entries of NULL rows mean nothing). The commit then finds the dictionary code
+   * of each value once instead of looking up every row's bytes. At most 65,536 values.
+   */
+  public void declareDistinct(int col, byte[][] values, char[] valueOfRow) {
+    if (values.length > Character.MAX_VALUE + 1) {
+      throw new StorageException("declareDistinct: " + values.length + " values are more than a row's index holds");
+    }
+    declareDistinct(col, values);
+    declaredRows[col] = valueOfRow;
+  }
+
   /** What {@link #declareDistinct} declared for column {@code col} (a byte[][] or a long[]), or null. */
   Object declaredDistinct(int col) {
     return declaredDistinct[col];
+  }
+
+  /** Each row's index into the declared distinct values of column {@code col}, where declared, else null. */
+  char[] declaredRows(int col) {
+    return declaredRows[col];
+  }
+
+  /** A value set other than through the declaration's source: the declared values no longer describe the column. */
+  private void dropDeclaration(int col) {
+    declaredDistinct[col] = null;
+    declaredRows[col] = null;
   }
 
   private void checkBulk(int col, int rows, boolean[] nulls) {

@@ -39,14 +39,21 @@ final class ColumnStatisticsCollector {
   /** The minimum's and maximum's bytes where they are ASCII, else null. */
   private byte[] minAscii;
   private byte[] maxAscii;
-  /** Holds the text value being observed. */
+  /** The order keys of the numeric values being observed (see {@link #observeOrder}). */
+  private long[] keys = new long[0];
+  /** Holds the text values being observed, their bounds in it, and their hashes. */
   private byte[] scratch = new byte[64];
+  private int[] bounds = new int[0];
+  private long[] hashes = new long[0];
   /** Whether the values observed here are non-decreasing (NULLs aside), as order keys ({@link #orderKey}). */
   private boolean ordered = true;
   /** Non-null values observed here (not merged in), whose order {@link #ordered} tells. */
   private long observed;
   private long firstKey;
   private long lastKey;
+  /** The value {@link #observeBoundsAndSketch} took last, if any. */
+  private long lastSketched;
+  private boolean sketchedAny;
   /** Batches merged in, by table position: their own order and first and last keys. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
 
@@ -101,38 +108,52 @@ final class ColumnStatisticsCollector {
     }
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
     long[] declared = distinct instanceof long[] values ? values : null;
-    // one loop per layout, reading the buffers through views (see VectorBuffers)
+    if (keys.length < rows) {
+      keys = new long[rows];
+    }
+    // one loop per layout, reading the buffers through views (see VectorBuffers) into the non-NULL rows' order keys
+    int count = 0;
     if (vector instanceof Float8Vector) {
       DoubleBuffer doubles = VectorBuffers.data(vector, rows, Double.BYTES).asDoubleBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeDouble(doubles.get(row));
+        if (!VectorBuffers.isNull(validity, row)) {
+          double v = doubles.get(row);
+          keys[count++] = orderKey(v);
+          observeBoundsAndSketch(v);
         }
       }
-      return;
-    }
-    if (vector instanceof BigIntVector) {
+    } else if (vector instanceof BigIntVector) {
       LongBuffer longs = VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(longs.get(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = longs.get(row);
         }
       }
     } else if (vector instanceof IntVector || vector instanceof DateDayVector) {
       IntBuffer ints = VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(ints.get(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = ints.get(row);
         }
       }
     } else {
       for (int row = 0; row < rows; row++) {
-        if (countNull(validity, row)) {
-          observeLong(((BaseIntVector) vector).getValueAsLong(row), declared == null);
+        if (!VectorBuffers.isNull(validity, row)) {
+          keys[count++] = ((BaseIntVector) vector).getValueAsLong(row);
         }
       }
     }
-    if (declared != null) {
+    nullCount += rows - count;
+    valueCount += count;
+    observeOrder(keys, count);
+    if (vector instanceof Float8Vector) {
+      return;
+    }
+    if (declared == null) {
+      for (int i = 0; i < count; i++) {
+        observeBoundsAndSketch(keys[i]);
+      }
+    } else {
       for (long v : declared) {
         observeBoundsAndSketch(v);
       }
@@ -149,35 +170,46 @@ final class ColumnStatisticsCollector {
     return true;
   }
 
-  /** A row's value: its order always, its bounds and sketch unless the batch's distinct values give them. */
-  private void observeLong(long v, boolean boundsAndSketch) {
-    observeOrder(v);
-    if (boundsAndSketch) {
-      observeBoundsAndSketch(v);
-    }
-  }
-
   private void observeBoundsAndSketch(long v) {
+    if (v == lastSketched && sketchedAny) {
+      return;  // a value again (a sorted key's repeats, say) changes neither the bounds nor the sketch
+    }
+    sketchedAny = true;
+    lastSketched = v;
     minLong = Math.min(minLong, v);
     maxLong = Math.max(maxLong, v);
     sketch.addLong(v);
   }
 
-  private void observeDouble(double v) {
-    observeOrder(orderKey(v));
+  private void observeBoundsAndSketch(double v) {
     minDouble = Math.min(minDouble, v);
     maxDouble = Math.max(maxDouble, v);
     // +0.0 and -0.0 are one SQL value
     sketch.addLong(Double.doubleToLongBits(v == 0.0 ? 0.0 : v));
   }
 
-  private void observeOrder(long key) {
-    if (observed++ == 0) {
-      firstKey = key;
-    } else if (key < lastKey) {
-      ordered = false;
+  /**
+   * The order of a batch's non-NULL values, the first {@code count} order keys of {@code keys}: whether they are
+   * non-decreasing, and after the values observed before them. Kept in locals for the loop, then stored.
+   */
+  private void observeOrder(long[] keys, int count) {
+    if (count == 0) {
+      return;
     }
-    lastKey = key;
+    if (observed == 0) {
+      firstKey = keys[0];
+      lastKey = keys[0];
+    }
+    boolean inOrder = ordered;
+    long last = lastKey;
+    for (int i = 0; i < count; i++) {
+      long key = keys[i];
+      inOrder &= key >= last;
+      last = key;
+    }
+    ordered = inOrder;
+    lastKey = last;
+    observed += count;
   }
 
   /** A long that orders as the double does (-0.0 as 0.0; NaN above all). */
@@ -186,7 +218,10 @@ final class ColumnStatisticsCollector {
     return bits ^ ((bits >> 63) & Long.MAX_VALUE);
   }
 
-  /** Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once. */
+  /**
+   * Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once, and
+   * their hashes made for the whole batch first ({@link HyperLogLog#hashBytes(byte[], int[], int, long[])}).
+   */
   private void observeText(VarCharVector vector, int rows) {
     IntBuffer offsets = VectorBuffers.offsets(vector, rows);
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
@@ -196,27 +231,38 @@ final class ColumnStatisticsCollector {
       scratch = new byte[Math.max(end - first, 2 * scratch.length)];
     }
     vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
-    int start = first;
+    if (bounds.length < rows + 1) {
+      bounds = new int[rows + 1];
+      hashes = new long[rows];
+    }
+    for (int row = 0; row <= rows; row++) {
+      bounds[row] = offsets.get(row) - first;
+    }
+    HyperLogLog.hashBytes(scratch, bounds, rows, hashes);  // NULL rows are empty, and their hashes unused
+    boolean allAscii = Ascii.isAscii(scratch, 0, end - first);  // then no value needs a check of its own
     for (int row = 0; row < rows; row++) {
-      int next = offsets.get(row + 1);
       if (VectorBuffers.isNull(validity, row)) {
         nullCount++;
       } else {
         valueCount++;
-        observeString(scratch, start - first, next - start);
+        observeString(scratch, bounds[row], bounds[row + 1] - bounds[row], hashes[row], allAscii);
       }
-      start = next;
     }
   }
 
-  /**
-   * One text value, the {@code length} bytes of {@code utf8} from {@code from} on. While the exact distinct values
-   * are kept, a value seen before changes nothing (the sketch, the minimum and the maximum have it already), so most
-   * rows of a text column that becomes a dictionary cost one hash and one probe. A String is made only for a new
-   * minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order as Strings do).
-   */
   private void observeString(byte[] utf8, int from, int length) {
-    long hash = HyperLogLog.hashBytes(utf8, from, length);
+    observeString(utf8, from, length, HyperLogLog.hashBytes(utf8, from, length), false);
+  }
+
+  /**
+   * One text value, the {@code length} bytes of {@code utf8} from {@code from} on, whose {@link HyperLogLog#hashBytes}
+   * is {@code hash}, and which is known to be ASCII if {@code knownAscii} (else it is checked). While the exact
+   * distinct values are kept, a value seen before changes nothing (the sketch, the minimum and the maximum have it
+   * already), so most rows of a text column that becomes a dictionary cost one hash and one probe. A String is made
+   * only for a new minimum or maximum, and to compare a value or bound that is not ASCII (whose bytes do not order
+   * as Strings do).
+   */
+  private void observeString(byte[] utf8, int from, int length, long hash, boolean knownAscii) {
     if (exactDistinct != null) {
       if (!exactDistinct.add(utf8, from, length, hash)) {
         return;
@@ -226,7 +272,7 @@ final class ColumnStatisticsCollector {
       }
     }
     sketch.addHash(hash);
-    boolean ascii = Ascii.isAscii(utf8, from, length);
+    boolean ascii = knownAscii || Ascii.isAscii(utf8, from, length);
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);

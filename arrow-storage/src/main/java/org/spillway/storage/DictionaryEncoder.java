@@ -35,6 +35,19 @@ final class DictionaryEncoder {
     }
   }
 
+  /**
+   * What a batch's source declared of its columns' values ({@link BatchBuilder#declareDistinct}): per column its
+   * distinct values, and for text each row's index into them (null where not declared).
+   */
+  record Declared(Object[] distinct, char[][] rows) {
+    static final Declared NOTHING = new Declared(null, null);
+
+    /** The distinct text values of column {@code col} with each row's index into them, or null. */
+    byte[][] textValues(int col) {
+      return rows != null && rows[col] != null && distinct[col] instanceof byte[][] values ? values : null;
+    }
+  }
+
   /** Re-encodes the batch of a staged file into a new file; thread-safe for distinct files. */
   void rewrite(Path staged, Path target, BufferAllocator allocator) {
     List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
@@ -42,7 +55,7 @@ final class DictionaryEncoder {
       if (batches.size() != 1) {
         throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
       }
-      write(batches.get(0), target, allocator);
+      write(batches.get(0), Declared.NOTHING, target, allocator);
     } finally {
       batches.forEach(VectorSchemaRoot::close);
     }
@@ -50,10 +63,11 @@ final class DictionaryEncoder {
 
   /**
    * Writes a plain batch into a new file with the chosen columns encoded; the batch's buffers of the columns kept
-   * plain move into the file's batch, so the caller closes it afterwards and uses it no more. Thread-safe for
+   * plain move into the file's batch, so the caller closes it afterwards and uses it no more. A text column whose
+   * values were {@code declared} with their rows is encoded a value at a time, not a row at a time. Thread-safe for
    * distinct files.
    */
-  void write(VectorSchemaRoot plain, Path target, BufferAllocator allocator) {
+  void write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
     DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
     List<VarCharVector> dictionaryVectors = new ArrayList<>();
     try {
@@ -64,7 +78,7 @@ final class DictionaryEncoder {
           provider.put(new Dictionary(values, ArrowFieldMapping.dictionaryField(schema.column(col), col).getDictionary()));
         }
       }
-      try (VectorSchemaRoot encoded = encode(plain, allocator)) {
+      try (VectorSchemaRoot encoded = encode(plain, declared, allocator)) {
         ArrowFiles.write(target, encoded, provider);
       }
     } finally {
@@ -72,7 +86,7 @@ final class DictionaryEncoder {
     }
   }
 
-  private VectorSchemaRoot encode(VectorSchemaRoot plain, BufferAllocator allocator) {
+  private VectorSchemaRoot encode(VectorSchemaRoot plain, Declared declared, BufferAllocator allocator) {
     int rows = plain.getRowCount();
     List<FieldVector> vectors = new ArrayList<>(schema.size());
     try {
@@ -88,7 +102,12 @@ final class DictionaryEncoder {
         IntVector target = (IntVector) ArrowFieldMapping.dictionaryField(schema.column(col), col).createVector(allocator);
         vectors.add(target);
         target.allocateNew(rows);
-        index.codes((VarCharVector) source, rows, target, new byte[][] {new byte[64]});
+        byte[][] values = declared.textValues(col);
+        if (values != null) {
+          index.codes(values, declared.rows()[col], (VarCharVector) source, rows, target);
+        } else {
+          index.codes((VarCharVector) source, rows, target, new byte[][] {new byte[64]});
+        }
         target.setValueCount(rows);
       }
     } catch (RuntimeException e) {

@@ -118,8 +118,10 @@ public final class TableWriter implements AutoCloseable {
       throw new StorageException("batch was not created by this writer of table " + name + " or was already appended");
     }
     Object[] declaredDistinct = new Object[schema.size()];
+    char[][] declaredRows = new char[schema.size()][];
     for (int col = 0; col < schema.size(); col++) {
       declaredDistinct[col] = batch.declaredDistinct(col);
+      declaredRows[col] = batch.declaredRows(col);
     }
     VectorSchemaRoot root = batch.detach();
     openBatches.remove(batch);
@@ -134,7 +136,9 @@ public final class TableWriter implements AutoCloseable {
       if (!inMemory) {
         stagedInMemory.addAndGet(-bytes);
       }
-      if (staged.putIfAbsent(position, inMemory ? new Staged(null, root) : new Staged(file, null)) != null) {
+      Staged entry = inMemory ? new Staged(null, root, new DictionaryEncoder.Declared(declaredDistinct, declaredRows))
+          : new Staged(file, null, null);
+      if (staged.putIfAbsent(position, entry) != null) {
         if (inMemory) {
           stagedInMemory.addAndGet(-bytes);
         }
@@ -174,8 +178,11 @@ public final class TableWriter implements AutoCloseable {
     }
   }
 
-  /** A staged batch: in a file, or in memory. */
-  private record Staged(Path file, VectorSchemaRoot batch) {}
+  /**
+   * A staged batch: in a file, or in memory with what its source declared of its values (which the commit's
+   * dictionary codes use; a batch staged in a file is encoded from its bytes alone).
+   */
+  private record Staged(Path file, VectorSchemaRoot batch, DictionaryEncoder.Declared declared) {}
 
   /**
    * The memory a batch holds: its allocations as made (rounded up, grown), not only the bytes its rows use; a
@@ -285,7 +292,7 @@ public final class TableWriter implements AutoCloseable {
         try (VectorSchemaRoot batch = source.batch()) {
           staged.remove(inputs.get(i).getKey());
           if (encoder != null) {
-            encoder.write(batch, target, allocator);
+            encoder.write(batch, source.declared(), target, allocator);
           } else {
             ArrowFiles.write(target, batch);
           }

@@ -80,8 +80,31 @@ final class Utf8Codes {
       codes.put(row, VectorBuffers.isNull(validity, row) ? 0 : code(bytes, start - first, next - start, vector.getName()));
       start = next;
     }
-    long validityBytes = (rows + 7L) >>> 3;
-    target.getValidityBuffer().setBytes(0, vector.getValidityBuffer(), 0, validityBytes);
+    copyValidity(vector, target, rows);
+  }
+
+  /**
+   * As {@link #codes(VarCharVector, int, IntVector, byte[][])} for a vector whose non-NULL row i holds
+   * {@code values[valueOfRow[i]]} ({@link BatchBuilder#declareDistinct(int, byte[][], char[])}): each value's code is
+   * found once, and a row's code is an array read.
+   */
+  void codes(byte[][] values, char[] valueOfRow, VarCharVector vector, int rows, IntVector target) {
+    int[] codeOf = new int[values.length];
+    for (int i = 0; i < values.length; i++) {
+      codeOf[i] = code(values[i], 0, values[i].length, vector.getName());
+    }
+    ByteBuffer validity = VectorBuffers.validity(vector, rows);
+    int[] codes = new int[rows];
+    for (int row = 0; row < rows; row++) {
+      codes[row] = VectorBuffers.isNull(validity, row) ? 0 : codeOf[valueOfRow[row]];
+    }
+    VectorBuffers.data(target, rows, Integer.BYTES).asIntBuffer().put(0, codes, 0, rows);
+    copyValidity(vector, target, rows);
+  }
+
+  /** The codes are NULL where the values are. */
+  private static void copyValidity(VarCharVector vector, IntVector target, int rows) {
+    target.getValidityBuffer().setBytes(0, vector.getValidityBuffer(), 0, (rows + 7L) >>> 3);
   }
 
   /** The code of the {@code length} bytes of {@code bytes} from {@code from}, a value of {@code column}. */

@@ -68,4 +68,29 @@ class DeclaredDistinctStatisticsTest {
       }
     }
   }
+  /**
+   * A value repeated in the next row (a sorted key's runs) is taken once for the bounds and the sketch, which gives
+   * what taking every row gives: the sketch fed every row's value, the bounds of all rows.
+   */
+  @Test
+  void repeatedValuesGiveTheSketchOfEveryRow() {
+    for (boolean sorted : new boolean[] {true, false}) {
+      ColumnDef column = ColumnDef.of("b", "BIGINT");
+      HyperLogLog everyRow = new HyperLogLog();
+      long count = 0;
+      for (int row = 0; row < ROWS; row++) {
+        Long v = value(row, sorted);
+        if (v != null) {
+          everyRow.addLong(v);
+          count++;
+        }
+      }
+      ColumnStatistics statistics = observed(column, sorted, false);
+      assertEquals(Math.max(1, Math.min(count, everyRow.estimate())), statistics.distinctCount(), "sorted " + sorted);
+      List<Long> values = LongStream.range(0, ROWS).mapToObj(i -> value((int) i, sorted)).filter(v -> v != null)
+          .toList();
+      assertEquals(java.util.Collections.min(values), ((Number) statistics.min()).longValue());
+      assertEquals(java.util.Collections.max(values), ((Number) statistics.max()).longValue());
+    }
+  }
 }

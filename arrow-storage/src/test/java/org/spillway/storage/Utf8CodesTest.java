@@ -68,4 +68,39 @@ class Utf8CodesTest {
       assertTrue(missing.getMessage().contains("'b' of column s is not in its dictionary"), missing.getMessage());
     }
   }
+  /** Values declared with each row's index into them give the codes the rows' bytes give. */
+  @Test
+  void declaredValuesGiveTheCodesOfTheirRowsBytes() {
+    List<String> dictionary = IntStream.range(0, 40).mapToObj(i -> i % 3 == 0 ? "é" + i : "v" + i).sorted().toList();
+    Utf8Codes codes = new Utf8Codes(dictionary);
+    byte[][] values = {"v7".getBytes(StandardCharsets.UTF_8), "é3".getBytes(StandardCharsets.UTF_8),
+        "v38".getBytes(StandardCharsets.UTF_8)};
+    int rows = 50;
+    char[] valueOfRow = new char[rows];
+    try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
+        VarCharVector vector = new VarCharVector("s", allocator);
+        IntVector byBytes = new IntVector("a", allocator);
+        IntVector byValues = new IntVector("b", allocator)) {
+      vector.allocateNew();
+      for (int row = 0; row < rows; row++) {
+        valueOfRow[row] = (char) (row * 5 % values.length);
+        if (row % 6 == 1) {
+          vector.setNull(row);
+        } else {
+          vector.setSafe(row, values[valueOfRow[row]]);
+        }
+      }
+      vector.setValueCount(rows);
+      byBytes.allocateNew(rows);
+      byValues.allocateNew(rows);
+      codes.codes(vector, rows, byBytes, new byte[][] {new byte[1]});
+      codes.codes(values, valueOfRow, vector, rows, byValues);
+      byBytes.setValueCount(rows);
+      byValues.setValueCount(rows);
+      for (int row = 0; row < rows; row++) {
+        assertEquals(byBytes.getObject(row), byValues.getObject(row), "row " + row);
+        assertEquals(row % 6 == 1, byValues.isNull(row), "row " + row);
+      }
+    }
+  }
 }

@@ -5,8 +5,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.parquet.CorruptDeltaByteArrays;
 import org.apache.parquet.VersionParser.ParsedVersion;
@@ -23,7 +23,6 @@ import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.RequiresPreviousReader;
 import org.apache.parquet.column.values.ValuesReader;
-import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.io.api.Binary;
 import org.spillway.storage.Ascii;
@@ -31,19 +30,23 @@ import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.ColumnType;
 
 /**
- * Decodes one column chunk of a row group into batch columns a page at a time, with parquet-column's own page
- * decoders ({@link ValuesReader}s for values and dictionary ids, its RLE decoder for definition levels) but without
- * its record-level {@code ColumnReader}, which hands over one value at a time through a converter. The common
- * types are decoded into one array per batch column and set with one copy ({@link BatchBuilder#putValues},
- * {@link BatchBuilder#putUtf8}); dictionary entries are decoded once per chunk, so a dictionary-encoded page costs
- * one id and one array read per value. The rare conversions (unsigned, timestamps, INT96, binary decimals, text of a
- * declared length) go value by value through {@link ParquetColumn}'s setters. One thread at a time.
+ * Decodes one column chunk of a row group into batch columns a page at a time, without parquet-column's
+ * record-level {@code ColumnReader}, which hands over one value at a time through a converter. The common types are
+ * decoded into one array per batch column and set with one copy ({@link BatchBuilder#putValues},
+ * {@link BatchBuilder#putUtf8}): dictionary ids and RLE definition levels a page run at a time
+ * ({@link HybridRunDecoder}), each id then one array read of the chunk's {@link DictionaryEntries}; PLAIN values
+ * straight from the page bytes. Other encodings (delta, byte-stream-split) go through parquet-column's
+ * {@link ValuesReader}s, and the rare conversions (unsigned, timestamps, INT96, binary decimals, text of a declared
+ * length) value by value through {@link ParquetColumn}'s setters. One thread at a time.
  */
 final class ParquetChunkDecoder {
   private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle DOUBLE_LE =
       MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The most text room made at once for a run of dictionary-encoded rows; beyond it, room is made row by row. */
+  private static final long TEXT_ROOM_AT_ONCE = 64L << 20;
 
   /** Where decoded values go: a bulk array of 4-byte ints, 8-byte longs or doubles, text, or the setters. */
   private enum Target { INT, LONG, DOUBLE, TEXT, SETTER }
@@ -57,29 +60,46 @@ final class ParquetChunkDecoder {
   /** Unscaled decimals must stay below this in magnitude (the column's digits); 0 where any long fits. */
   private final long decimalLimit;
   private final Dictionary dictionary;
-  /** The dictionary's entries decoded for the target, made on the first dictionary-encoded page. */
-  private int[] dictionaryInts;
-  private long[] dictionaryLongs;
-  private double[] dictionaryDoubles;
-  private byte[][] dictionaryTexts;
+  /** The dictionary's entries decoded for the target (null without a dictionary). */
+  private final DictionaryEntries dictionaryEntries;
   /**
    * Which dictionary entries the batch column being decoded uses, and whether all its values are entries (text and
    * integer targets; null without a dictionary).
    */
   private boolean[] usedEntries;
   private boolean onlyEntries;
+  /** The dictionary id of each row of the text batch column being decoded (where {@link #onlyEntries}). */
+  private int[] rowIds;
 
-  /** The current page: its values, definition levels (null where the column has none), and values left. */
-  private ValuesReader values;
-  private boolean dictionaryIds;
-  private Levels levels;
+  /** Where the current page's values come from: ids into the dictionary, plain bytes, or a parquet reader. */
+  private enum Source { IDS, PLAIN, READER }
+
+  /** The current page: where its values come from, and how many are left. */
+  private Source source;
   private int pageLeft;
+  /** Its dictionary ids' runs (source IDS), and the ids of the rows being decoded. */
+  private HybridRunDecoder idRuns;
+  private int[] ids;
+  /** Its plain values (source PLAIN): {@code plainData}'s bytes from {@code plainPosition} to {@code plainEnd}. */
+  private byte[] plainData;
+  private int plainPosition;
+  private int plainEnd;
+  /** Its values' reader (source READER, and every page of the setter target). */
+  private ValuesReader values;
+  private boolean valuesAreIds;
   private ValuesReader previousValues;
+  /** Its definition levels (none where the column has none): their runs, or a reader of another encoding. */
+  private HybridRunDecoder levelRuns;
+  private ValuesReader levelReader;
+  private int[] levelValues;
 
-  /** Per batch column: the NULL rows, the little-endian values or text offsets, the text bytes. */
+  /**
+   * Per batch column, while {@link #copy} runs (the thread's {@link DecodeScratch}): the NULL rows, the little-endian
+   * values or text offsets, the text bytes.
+   */
   private boolean[] nulls;
   private byte[] bytes;
-  private byte[] text = new byte[1 << 16];
+  private byte[] text;
   /** Where {@link #textSink} writes next into {@link #text}. */
   private int textEnd;
   private final OutputStream textSink = new OutputStream() {
@@ -96,11 +116,6 @@ final class ParquetChunkDecoder {
       textEnd += count;
     }
   };
-
-  /** A page's definition levels, one per row. */
-  private interface Levels {
-    int next() throws IOException;
-  }
 
   ParquetChunkDecoder(ParquetColumn column, PageReader pages, ParsedVersion writerVersion) {
     this.column = column;
@@ -124,6 +139,7 @@ final class ParquetChunkDecoder {
     try {
       DictionaryPage page = pages.readDictionaryPage();
       this.dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
+      this.dictionaryEntries = dictionary == null ? null : new DictionaryEntries(dictionary, column);
       if (dictionary != null && target != Target.DOUBLE && target != Target.SETTER) {
         usedEntries = new boolean[dictionary.getMaxId() + 1];
       }
@@ -142,10 +158,24 @@ final class ParquetChunkDecoder {
 
   /** Decodes the chunk's next {@code rows} values into rows 0..rows-1 of column {@code col} of {@code batch}. */
   void copy(BatchBuilder batch, int col, int rows) throws IOException {
-    if (nulls == null || nulls.length < rows) {
-      nulls = new boolean[rows];
-      bytes = new byte[(target == Target.TEXT ? rows + 1 : rows) * 8];
+    DecodeScratch scratch = DecodeScratch.forRows(rows);
+    nulls = scratch.nulls;
+    bytes = scratch.bytes;
+    rowIds = scratch.rowIds;
+    text = scratch.text;
+    ids = scratch.ids;
+    levelValues = scratch.levels;
+    try {
+      decode(batch, col, rows);
+    } finally {
+      // the arrays that grew while decoding, for the thread's next batch column
+      scratch.text = text;
+      scratch.ids = ids;
+      scratch.levels = levelValues;
     }
+  }
+
+  private void decode(BatchBuilder batch, int col, int rows) throws IOException {
     boolean anyNull = false;
     int textLength = 0;
     onlyEntries = true;
@@ -157,13 +187,17 @@ final class ParquetChunkDecoder {
         readPage();
       }
       int end = row + Math.min(rows - row, pageLeft);
-      anyNull |= readLevels(row, end);
-      onlyEntries &= dictionaryIds;
+      int present = readLevels(row, end);
+      anyNull |= present < end - row;
+      onlyEntries &= source == Source.IDS;
+      if (source == Source.IDS) {
+        readIds(present);
+      }
       switch (target) {
-        case INT -> decodeInts(row, end);
-        case LONG -> decodeLongs(batch, col, row, end);
-        case DOUBLE -> decodeDoubles(row, end);
-        case TEXT -> textLength = decodeTexts(row, end, textLength);
+        case INT -> decodeInts(row, end, present);
+        case LONG -> decodeLongs(batch, col, row, end, present);
+        case DOUBLE -> decodeDoubles(row, end, present);
+        case TEXT -> textLength = decodeTexts(row, end, present, textLength);
         case SETTER -> decodeBySetters(batch, col, row, end);
       }
       pageLeft -= end - row;
@@ -175,54 +209,109 @@ final class ParquetChunkDecoder {
       case SETTER -> { }
     }
     if (onlyEntries && usedEntries != null) {
-      declareUsedEntries(batch, col);
+      declareUsedEntries(batch, col, rows);
     }
   }
 
-  /** Marks the NULL rows of {@code from..end-1}; true if there is one. */
-  private boolean readLevels(int from, int end) throws IOException {
-    if (levels == null) {
+  /** Marks the NULL rows of {@code from..end-1}; returns how many are not NULL. */
+  private int readLevels(int from, int end) throws IOException {
+    if (maxDefinition == 0) {
       Arrays.fill(nulls, from, end, false);
-      return false;
+      return end - from;
     }
-    boolean any = false;
-    for (int row = from; row < end; row++) {
-      boolean isNull = levels.next() < maxDefinition;
-      nulls[row] = isNull;
-      any |= isNull;
+    int count = end - from;
+    if (levelValues.length < count) {
+      levelValues = new int[Math.max(count, 2 * levelValues.length)];
     }
-    return any;
+    if (levelRuns != null) {
+      levelRuns.read(levelValues, 0, count);
+    } else {
+      for (int i = 0; i < count; i++) {
+        levelValues[i] = levelReader.readInteger();
+      }
+    }
+    int present = 0;
+    for (int i = 0; i < count; i++) {
+      boolean isNull = levelValues[i] < maxDefinition;
+      nulls[from + i] = isNull;
+      present += isNull ? 0 : 1;
+    }
+    return present;
   }
 
-  private void decodeInts(int from, int end) {
-    int[] entries = dictionaryIds ? dictionaryInts() : null;
-    for (int row = from; row < end; row++) {
-      int v = 0;
-      if (!nulls[row]) {
-        if (entries != null) {
-          int id = values.readValueDictionaryId();
-          usedEntries[id] = true;
-          v = entries[id];
-        } else {
-          v = values.readInteger();
+  /**
+   * Decodes the dictionary ids of the next {@code count} values into {@link #ids}, checks them against the
+   * dictionary, and marks the entries used.
+   */
+  private void readIds(int count) {
+    if (ids.length < count) {
+      ids = new int[Math.max(count, 2 * ids.length)];
+    }
+    idRuns.read(ids, 0, count);
+    int size = dictionary.getMaxId() + 1;
+    for (int i = 0; i < count; i++) {
+      int id = ids[i];
+      if (id < 0 || id >= size) {
+        throw new ParquetDecodingException("dictionary id " + id + " outside the " + size + " entries of column "
+            + column.column().name());
+      }
+      if (usedEntries != null) {
+        usedEntries[id] = true;
+      }
+    }
+  }
+
+  private void decodeInts(int from, int end, int present) {
+    switch (source) {
+      case IDS -> {
+        int[] entries = dictionaryEntries.ints();
+        for (int row = from, next = 0; row < end; row++) {
+          INT_LE.set(bytes, row * 4, nulls[row] ? 0 : entries[ids[next++]]);
         }
       }
-      INT_LE.set(bytes, row * 4, v);
+      case PLAIN -> {
+        if (present == end - from) {
+          System.arraycopy(plainData, takePlain(present * 4), bytes, from * 4, present * 4);
+          return;
+        }
+        int at = takePlain(present * 4);
+        for (int row = from; row < end; row++) {
+          int v = 0;
+          if (!nulls[row]) {
+            v = (int) INT_LE.get(plainData, at);
+            at += 4;
+          }
+          INT_LE.set(bytes, row * 4, v);
+        }
+      }
+      case READER -> {
+        for (int row = from; row < end; row++) {
+          INT_LE.set(bytes, row * 4, nulls[row] ? 0 : values.readInteger());
+        }
+      }
     }
   }
 
-  private void decodeLongs(BatchBuilder batch, int col, int from, int end) {
-    long[] entries = dictionaryIds ? dictionaryLongs() : null;
+  private void decodeLongs(BatchBuilder batch, int col, int from, int end, int present) {
     boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
+    long[] entries = source == Source.IDS ? dictionaryEntries.longs() : null;
+    int next = 0;
+    int at = source == Source.PLAIN ? takePlain(present * (int32 ? 4 : 8)) : 0;
     for (int row = from; row < end; row++) {
       long v = 0;
       if (!nulls[row]) {
-        if (entries != null) {
-          int id = values.readValueDictionaryId();
-          usedEntries[id] = true;
-          v = entries[id];
-        } else {
-          v = int32 ? values.readInteger() : values.readLong();
+        switch (source) {
+          case IDS -> v = entries[ids[next++]];
+          case PLAIN -> {
+            if (int32) {
+              v = (int) INT_LE.get(plainData, at);
+              at += 4;
+            } else {
+              v = (long) LONG_LE.get(plainData, at);
+              at += 8;
+            }
+          }
+          case READER -> v = int32 ? values.readInteger() : values.readLong();
         }
         if (decimalLimit != 0 && (v >= decimalLimit || v <= -decimalLimit)) {
           batch.setDecimal(col, row, v);  // fails, saying why
@@ -232,55 +321,180 @@ final class ParquetChunkDecoder {
     }
   }
 
-  private void decodeDoubles(int from, int end) {
-    double[] entries = dictionaryIds ? dictionaryDoubles() : null;
+  private void decodeDoubles(int from, int end, int present) {
     boolean float32 = column.conversion() == ParquetColumn.Conversion.FLOAT;
+    if (source == Source.PLAIN && !float32 && present == end - from) {
+      System.arraycopy(plainData, takePlain(present * 8), bytes, from * 8, present * 8);
+      return;
+    }
+    double[] entries = source == Source.IDS ? dictionaryEntries.doubles() : null;
+    int next = 0;
+    int at = source == Source.PLAIN ? takePlain(present * (float32 ? 4 : 8)) : 0;
     for (int row = from; row < end; row++) {
       double v = 0;
       if (!nulls[row]) {
-        v = entries != null ? entries[values.readValueDictionaryId()] : float32 ? values.readFloat()
-            : values.readDouble();
+        switch (source) {
+          case IDS -> v = entries[ids[next++]];
+          case PLAIN -> {
+            if (float32) {
+              v = Float.intBitsToFloat((int) INT_LE.get(plainData, at));
+              at += 4;
+            } else {
+              v = (double) DOUBLE_LE.get(plainData, at);
+              at += 8;
+            }
+          }
+          case READER -> v = float32 ? values.readFloat() : values.readDouble();
+        }
       }
       DOUBLE_LE.set(bytes, row * 8, v);
     }
   }
 
   /** Appends the text of rows {@code from..end-1} after {@code length} bytes; returns the new length. */
-  private int decodeTexts(int from, int end, int length) {
-    byte[][] entries = dictionaryIds ? dictionaryTexts() : null;
+  private int decodeTexts(int from, int end, int present, int length) {
     if (from == 0) {
       INT_LE.set(bytes, 0, 0);
     }
+    switch (source) {
+      case IDS -> {
+        return decodeTextIds(from, end, present, length);
+      }
+      case PLAIN -> {
+        return decodePlainTexts(from, end, length);
+      }
+      default -> {
+        for (int row = from; row < end; row++) {
+          if (!nulls[row]) {
+            int start = length;
+            length = appendText(values.readBytes(), length);
+            length = storeAsUtf8(start, length);
+          }
+          INT_LE.set(bytes, (row + 1) * 4, length);
+        }
+        return length;
+      }
+    }
+  }
+
+  /**
+   * Dictionary-encoded text: each row's entry, and its id for {@link #declareUsedEntries}. Where every entry is short
+   * ({@link DictionaryEntries#textWords}), a row copies the same number of 8-byte words whatever its entry's length (the
+   * entries zero-padded, the bytes past the entry overwritten by the next row): a byte loop whose length changes
+   * from row to row costs a mispredicted branch a row. Longer entries are copied as they are, with room made row by
+   * row where room for the longest in every row would be too much at once.
+   */
+  private int decodeTextIds(int from, int end, int present, int length) {
+    byte[][] entries = dictionaryEntries.texts();
+    int words = dictionaryEntries.textWordsPerEntry();
+    if (words > 0) {
+      long[] textWords = dictionaryEntries.textWords();
+      ensureText(length + (long) present * words * 8);
+      for (int row = from, next = 0; row < end; row++) {
+        int id = 0;
+        if (!nulls[row]) {
+          id = ids[next++];
+          for (int w = 0, base = id * words; w < words; w++) {
+            LONG_LE.set(text, length + 8 * w, textWords[base + w]);
+          }
+          length += entries[id].length;
+        }
+        rowIds[row] = id;
+        INT_LE.set(bytes, (row + 1) * 4, length);
+      }
+      return length;
+    }
+    long room = (long) present * dictionaryEntries.longestText();
+    boolean roomMade = room <= TEXT_ROOM_AT_ONCE;
+    if (roomMade) {
+      ensureText(length + room);
+    }
+    for (int row = from, next = 0; row < end; row++) {
+      int id = 0;
+      if (!nulls[row]) {
+        id = ids[next++];
+        byte[] value = entries[id];
+        if (!roomMade) {
+          ensureText((long) length + value.length);
+        }
+        System.arraycopy(value, 0, text, length, value.length);
+        length += value.length;
+      }
+      rowIds[row] = id;
+      INT_LE.set(bytes, (row + 1) * 4, length);
+    }
+    return length;
+  }
+
+  /**
+   * A plain page's text: each value is its length (4 bytes, little-endian) and its bytes, copied straight from the
+   * page. One ASCII check covers the whole run of rows; only if it fails are the values checked one by one.
+   */
+  private int decodePlainTexts(int from, int end, int length) {
+    int firstPosition = plainPosition;
+    int firstLength = length;
     for (int row = from; row < end; row++) {
       if (!nulls[row]) {
-        if (entries != null) {
-          int id = values.readValueDictionaryId();
-          byte[] value = entries[id];
-          usedEntries[id] = true;
-          length = appendText(value, 0, value.length, length);
-        } else {
-          int start = length;
-          length = appendText(values.readBytes(), length);
-          if (!Ascii.isAscii(text, start, length - start)) {
-            byte[] utf8 = storedUtf8(Arrays.copyOfRange(text, start, length));
-            length = appendText(utf8, 0, utf8.length, start);
-          }
-        }
+        int count = plainLength();
+        length = appendText(plainData, takePlain(count), count, length);
+      }
+      INT_LE.set(bytes, (row + 1) * 4, length);
+    }
+    if (Ascii.isAscii(text, firstLength, length - firstLength)) {
+      return length;
+    }
+    plainPosition = firstPosition;
+    length = firstLength;
+    for (int row = from; row < end; row++) {
+      if (!nulls[row]) {
+        int count = plainLength();
+        int start = length;
+        length = storeAsUtf8(start, appendText(plainData, takePlain(count), count, length));
       }
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
     return length;
   }
 
+  /** Rewrites the text appended from {@code start} to {@code length} as the vector stores it; the new length. */
+  private int storeAsUtf8(int start, int length) {
+    if (Ascii.isAscii(text, start, length - start)) {
+      return length;
+    }
+    byte[] utf8 = DictionaryEntries.storedUtf8(Arrays.copyOfRange(text, start, length));
+    return appendText(utf8, 0, utf8.length, start);
+  }
+
+  /** Reads a plain text value's length. */
+  private int plainLength() {
+    int count = (int) INT_LE.get(plainData, takePlain(4));
+    if (count < 0) {
+      throw new ParquetDecodingException("a text value of negative length " + count + " in column "
+          + column.column().name());
+    }
+    return count;
+  }
+
+  /** Takes the next {@code count} bytes of the plain page; returns where they start in {@link #plainData}. */
+  private int takePlain(int count) {
+    if (count > plainEnd - plainPosition) {
+      throw new ParquetDecodingException("a plain page of column " + column.column().name()
+          + " ends before the values it holds");
+    }
+    int at = plainPosition;
+    plainPosition += count;
+    return at;
+  }
+
   private int appendText(byte[] value, int from, int count, int length) {
-    ensureText(length + count);
+    ensureText((long) length + count);
     System.arraycopy(value, from, text, length, count);
     return length + count;
   }
 
   /** Appends a plain page's value; {@link Binary#writeTo} hands over its bytes without a copy or buffer of its own. */
   private int appendText(Binary value, int length) {
-    ensureText(length + value.length());
+    ensureText((long) length + value.length());
     textEnd = length;
     try {
       value.writeTo(textSink);
@@ -306,7 +520,7 @@ final class ParquetChunkDecoder {
         batch.setNull(col, row);
         continue;
       }
-      int id = dictionaryIds ? values.readValueDictionaryId() : -1;
+      int id = valuesAreIds ? values.readValueDictionaryId() : -1;
       switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
         case INT32 -> column.setInt(batch, col, row, id >= 0 ? dictionary.decodeToInt(id) : values.readInteger());
         case INT64 -> column.setLong(batch, col, row, id >= 0 ? dictionary.decodeToLong(id) : values.readLong());
@@ -325,35 +539,58 @@ final class ParquetChunkDecoder {
       ByteBufferInputStream in = v1.getBytes().toInputStream();
       ValuesReader repetition = v1.getRlEncoding().getValuesReader(descriptor, ValuesType.REPETITION_LEVEL);
       repetition.initFromPage(pageLeft, in);
-      ValuesReader definition = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
-      definition.initFromPage(pageLeft, in);
-      levels = maxDefinition == 0 ? null : definition::readInteger;
+      levelRuns = null;
+      levelReader = null;
+      if (maxDefinition > 0 && v1.getDlEncoding() == Encoding.RLE) {
+        // as parquet-column's RLE level reader: the runs' length in 4 bytes, then the runs
+        ByteBuffer runs = in.slice(BytesUtils.readIntLittleEndian(in));
+        levelRuns = runDecoder(BytesUtils.getWidthFromMaxInt(maxDefinition), runs);
+      } else {
+        ValuesReader definition = v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL);
+        definition.initFromPage(pageLeft, in);
+        levelReader = definition;
+      }
       startValues(v1.getValueEncoding(), in);
     } else if (page instanceof DataPageV2 v2) {
-      if (maxDefinition == 0) {
-        levels = null;
-      } else {
-        RunLengthBitPackingHybridDecoder definition = new RunLengthBitPackingHybridDecoder(
-            BytesUtils.getWidthFromMaxInt(maxDefinition), v2.getDefinitionLevels().toInputStream());
-        levels = definition::readInt;
-      }
+      levelReader = null;
+      levelRuns = maxDefinition == 0 ? null : runDecoder(BytesUtils.getWidthFromMaxInt(maxDefinition),
+          v2.getDefinitionLevels().toByteBuffer());
       startValues(v2.getDataEncoding(), v2.getData().toInputStream());
     } else {
       throw new ParquetDecodingException("unknown page kind " + page.getClass().getSimpleName());
     }
   }
 
-  /** As parquet-column's reader starts a page's values, the workaround for old writers' delta pages included. */
+  /**
+   * Starts a page's values: dictionary ids and plain values of the bulk targets straight from the page's bytes,
+   * anything else with parquet-column's reader for the encoding, as its record reader starts them (the workaround
+   * for old writers' delta pages included).
+   */
   private void startValues(Encoding encoding, ByteBufferInputStream in) throws IOException {
-    if (encoding.usesDictionary()) {
-      if (dictionary == null) {
-        throw new ParquetDecodingException("a page is " + encoding + "-encoded but the chunk has no dictionary page");
-      }
-      values = encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
-    } else {
-      values = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+    valuesAreIds = encoding.usesDictionary();
+    if (valuesAreIds && dictionary == null) {
+      throw new ParquetDecodingException("a page is " + encoding + "-encoded but the chunk has no dictionary page");
     }
-    dictionaryIds = encoding.usesDictionary();
+    if (target != Target.SETTER && (valuesAreIds || encoding == Encoding.PLAIN)) {
+      ByteBuffer rest = in.slice(in.available());
+      if (valuesAreIds) {
+        source = Source.IDS;
+        // as parquet-column's dictionary reader: the ids' bit width in one byte, then their runs (none in a page
+        // of NULLs only)
+        int bitWidth = rest.hasRemaining() ? rest.get() & 0xff : 0;
+        idRuns = runDecoder(bitWidth, rest);
+      } else {
+        source = Source.PLAIN;
+        plainData = arrayOf(rest);
+        plainPosition = rest.hasArray() ? rest.arrayOffset() + rest.position() : 0;
+        plainEnd = plainPosition + rest.remaining();
+      }
+      previousValues = null;
+      return;
+    }
+    source = Source.READER;
+    values = valuesAreIds ? encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary)
+        : encoding.getValuesReader(descriptor, ValuesType.VALUES);
     if (CorruptDeltaByteArrays.requiresSequentialReads(writerVersion, encoding)
         && previousValues instanceof RequiresPreviousReader && values instanceof RequiresPreviousReader next) {
       next.setPreviousReader(previousValues);
@@ -362,88 +599,64 @@ final class ParquetChunkDecoder {
     previousValues = values;
   }
 
-  private int[] dictionaryInts() {
-    if (dictionaryInts == null) {
-      dictionaryInts = new int[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryInts.length; id++) {
-        dictionaryInts[id] = dictionary.decodeToInt(id);
-      }
-    }
-    return dictionaryInts;
+  private static HybridRunDecoder runDecoder(int bitWidth, ByteBuffer runs) {
+    int from = runs.hasArray() ? runs.arrayOffset() + runs.position() : 0;
+    return new HybridRunDecoder(bitWidth, arrayOf(runs), from, from + runs.remaining());
   }
 
-  private long[] dictionaryLongs() {
-    if (dictionaryLongs == null) {
-      boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
-      dictionaryLongs = new long[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryLongs.length; id++) {
-        dictionaryLongs[id] = int32 ? dictionary.decodeToInt(id) : dictionary.decodeToLong(id);
-      }
+  /** The array behind a heap buffer (its bytes from its array offset plus position), else a copy of its bytes. */
+  private static byte[] arrayOf(ByteBuffer buffer) {
+    if (buffer.hasArray()) {
+      return buffer.array();
     }
-    return dictionaryLongs;
-  }
-
-  private double[] dictionaryDoubles() {
-    if (dictionaryDoubles == null) {
-      boolean float32 = column.conversion() == ParquetColumn.Conversion.FLOAT;
-      dictionaryDoubles = new double[dictionary.getMaxId() + 1];
-      for (int id = 0; id < dictionaryDoubles.length; id++) {
-        dictionaryDoubles[id] = float32 ? dictionary.decodeToFloat(id) : dictionary.decodeToDouble(id);
-      }
-    }
-    return dictionaryDoubles;
+    byte[] copy = new byte[buffer.remaining()];
+    buffer.duplicate().get(copy);
+    return copy;
   }
 
   /**
    * Declares the dictionary entries the batch column used as its distinct values, so that its statistics take each
-   * once ({@link BatchBuilder#declareDistinct}).
+   * once ({@link BatchBuilder#declareDistinct}); for text also each row's entry, so that the commit looks up each
+   * entry's dictionary code once rather than every row's bytes.
    */
-  private void declareUsedEntries(BatchBuilder batch, int col) {
+  private void declareUsedEntries(BatchBuilder batch, int col, int rows) {
     int count = 0;
     for (boolean used : usedEntries) {
       count += used ? 1 : 0;
     }
-    int[] ids = new int[count];
+    int[] usedIds = new int[count];
     for (int id = 0, next = 0; id < usedEntries.length; id++) {
       if (usedEntries[id]) {
-        ids[next++] = id;
+        usedIds[next++] = id;
       }
     }
     switch (target) {
       case TEXT -> {
-        byte[][] texts = dictionaryTexts();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToObj(id -> texts[id]).toArray(byte[][]::new));
+        byte[][] texts = dictionaryEntries.texts();
+        byte[][] used = Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
+        if (count > Character.MAX_VALUE + 1) {
+          batch.declareDistinct(col, used);  // too many values for a dictionary: the rows' entries are of no use
+          return;
+        }
+        int[] indexOfId = new int[usedEntries.length];
+        for (int i = 0; i < usedIds.length; i++) {
+          indexOfId[usedIds[i]] = i;
+        }
+        char[] valueOfRow = new char[rows];
+        for (int row = 0; row < rows; row++) {
+          valueOfRow[row] = (char) indexOfId[rowIds[row]];
+        }
+        batch.declareDistinct(col, used, valueOfRow);
       }
       case INT -> {
-        int[] ints = dictionaryInts();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> ints[id]).toArray());
+        int[] ints = dictionaryEntries.ints();
+        batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> ints[id]).toArray());
       }
       case LONG -> {
-        long[] longs = dictionaryLongs();
-        batch.declareDistinct(col, Arrays.stream(ids).mapToLong(id -> longs[id]).toArray());
+        long[] longs = dictionaryEntries.longs();
+        batch.declareDistinct(col, Arrays.stream(usedIds).mapToLong(id -> longs[id]).toArray());
       }
       default -> throw new IllegalStateException("no distinct values to declare for " + target);
     }
-  }
-
-  /** The text entries as the vector stores them (see {@link #storedUtf8}). */
-  private byte[][] dictionaryTexts() {
-    if (dictionaryTexts == null) {
-      dictionaryTexts = new byte[dictionary.getMaxId() + 1][];
-      for (int id = 0; id < dictionaryTexts.length; id++) {
-        Binary entry = dictionary.decodeToBinary(id);
-        dictionaryTexts[id] = storedUtf8(entry.getBytes());
-      }
-    }
-    return dictionaryTexts;
-  }
-
-  /**
-   * Text as {@link BatchBuilder#setUtf8} stores it: ASCII as it is, other bytes through a String, which replaces
-   * malformed sequences as decoding does.
-   */
-  private static byte[] storedUtf8(byte[] utf8) {
-    return Ascii.isAscii(utf8, 0, utf8.length) ? utf8
-        : new String(utf8, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
   }
 }

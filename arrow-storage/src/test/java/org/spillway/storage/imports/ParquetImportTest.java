@@ -133,6 +133,74 @@ class ParquetImportTest {
   }
 
   /**
+   * Text whose pages mix ASCII, other UTF-8 and malformed bytes (read as decoding replaces them) reads back as
+   * stored, whatever the pages: plain pages are copied and checked for ASCII a page run at a time, and a run that
+   * is not all ASCII goes value by value.
+   */
+  @Test
+  void textOfMixedScriptsReadsBackFromEveryPageKind() throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 3_000;
+    java.util.function.IntFunction<byte[]> value = i -> i % 7 == 0 ? null
+        : i % 11 == 0 ? ("é " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8)
+        : i % 13 == 0 ? new byte[] {'a', (byte) 0xff, 'b'}
+        : ("ascii " + i % 50).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", Binary.fromConstantByteArray(value.apply(i)));
+      }
+    };
+    for (boolean v2 : new boolean[] {false, true}) {
+      for (boolean dictionary : new boolean[] {false, true}) {
+        ParquetTestFiles.Layout layout = new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 1_000,
+            v2, 0);
+        Path file = ParquetTestFiles.write(dir.resolve("text" + v2 + dictionary + ".parquet"), schema, layout, rows,
+            fill);
+        try (Catalog catalog = Catalog.create(dir.resolve("text" + v2 + dictionary))) {
+          List<List<Object>> values = TestTables.rows(TableImport.run(catalog, "t", List.of(file),
+              ImportOptions.defaults()).table());
+          for (int i = 0; i < rows; i++) {
+            byte[] bytes = value.apply(i);
+            String stored = bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(Arrays.asList(i, stored), values.get(i), layout + ", row " + i);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Dictionary entries too long to copy in whole words read back: those of 40 bytes, with room for the longest in
+   * every row made at once, and those so long that this room would be too much (over 64 MiB for the batch), with room
+   * made row by row.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(ints = {40, 300_000})
+  void longDictionaryEntriesReadBack(int longLength) throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 300;
+    String longValue = "x".repeat(longLength);
+    java.util.function.IntFunction<String> value = i -> i % 5 == 0 ? null : i % 2 == 0 ? longValue : "short";
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", value.apply(i));
+      }
+    };
+    Path file = ParquetTestFiles.write(dir.resolve("long.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, rows, false, 1 << 20), rows, fill);
+    assertTrue(onlyDictionaryPages(file, "s"), "the long value is a dictionary entry");
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      List<List<Object>> values = TestTables.rows(TableImport.run(catalog, "t", List.of(file),
+          ImportOptions.defaults()).table());
+      for (int i = 0; i < rows; i++) {
+        assertEquals(Arrays.asList(i, value.apply(i)), values.get(i), "row " + i);
+      }
+    }
+  }
+
+  /**
    * A chunk that starts in dictionary pages and goes on in plain ones once its dictionary is full (as writers do for
    * a column whose values stop repeating) reads back exactly, with the statistics of the same rows in plain pages:
    * a batch that mixes both kinds takes its text statistics from every row.
