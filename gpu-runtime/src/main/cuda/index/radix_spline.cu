@@ -120,15 +120,16 @@ extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows,
                                                long long* out) {
   constexpr int kInFlight = radix_spline::kLookupsInFlight;
   const KeyColumn column{keys, rows, wide};
-  const unsigned long long stride = (unsigned long long) gridDim.x * blockDim.x;
-  for (unsigned long long first = blockIdx.x * (unsigned long long) blockDim.x + threadIdx.x; first < count;
-       first += stride * kInFlight) {
+  // A block takes kInFlight * blockDim.x neighbouring keys of the partitioned window at a time, so the lookups in
+  // flight read the same stretch of the column as one lookup per thread would (its pages' translations stay cached).
+  const unsigned long long step = (unsigned long long) kInFlight * blockDim.x;
+  for (unsigned long long base = blockIdx.x * step; base < count; base += gridDim.x * step) {
     radix_spline::Estimate e[kInFlight];
     long long key[kInFlight];
     long long at[kInFlight];
 #pragma unroll
     for (int j = 0; j < kInFlight; j++) {
-      const unsigned long long i = first + j * stride;
+      const unsigned long long i = base + j * blockDim.x + threadIdx.x;
       key[j] = i < count ? probes[i] : 0;
       e[j] = i < count ? radix_spline::estimate(column, table, point_keys, point_rows, points, shift, min_key, max_key,
                                                 key[j])
@@ -140,7 +141,7 @@ extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows,
     }
 #pragma unroll
     for (int j = 0; j < kInFlight; j++) {
-      const unsigned long long i = first + j * stride;
+      const unsigned long long i = base + j * blockDim.x + threadIdx.x;
       if (i < count) out[i] = radix_spline::finish(column, e[j], max_error, key[j], at[j]);
     }
   }
