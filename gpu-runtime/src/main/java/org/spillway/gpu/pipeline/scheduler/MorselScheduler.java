@@ -16,16 +16,24 @@ public final class MorselScheduler {
   /**
    * System property: {@code false} runs every task of a run of several workers on pool threads while the caller only
    * waits, as the scheduler did before the caller became worker 0. For comparing the two in one JVM (a benchmark
-   * configuration's {@code -D} switch); a nested run then needs a free pool thread, as it did then.
+   * configuration's {@code -D} switch). A run called from a pool thread (a plan part run side by side) still works
+   * as worker 0: pool threads that all waited for pool threads would wait forever.
    */
   public static final String CALLER_WORKS_PROPERTY = "spillway.scheduler.callerWorks";
   /** One thread per core. */
   public static final int THREADS = Runtime.getRuntime().availableProcessors();
   private static final ExecutorService POOL = Executors.newFixedThreadPool(THREADS, runnable -> {
-    Thread thread = new Thread(runnable, "spillway-worker");
+    Thread thread = new PoolThread(runnable);
     thread.setDaemon(true);
     return thread;
   });
+
+  /** A thread of the pool (so that a run knows it was called from one). */
+  private static final class PoolThread extends Thread {
+    PoolThread(Runnable runnable) {
+      super(runnable, "spillway-worker");
+    }
+  }
 
   /** A task of {@link #forEach}; {@code worker} indexes per-worker state (0 .. workers-1). */
   public interface Task {
@@ -49,7 +57,8 @@ public final class MorselScheduler {
    */
   public static void forEach(int tasks, int threads, BooleanSupplier cancelled, Task task) {
     int workers = workers(tasks, threads);
-    boolean callerWorks = workers == 1 || !"false".equals(System.getProperty(CALLER_WORKS_PROPERTY));
+    boolean callerWorks = workers == 1 || Thread.currentThread() instanceof PoolThread
+        || !"false".equals(System.getProperty(CALLER_WORKS_PROPERTY));
     TaskRun run = new TaskRun(tasks, cancelled, task, !callerWorks);
     for (int w = callerWorks ? 1 : 0; w < workers; w++) {
       int worker = w;

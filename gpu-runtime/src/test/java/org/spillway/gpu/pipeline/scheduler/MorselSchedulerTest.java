@@ -81,6 +81,24 @@ class MorselSchedulerTest {
   }
 
   /**
+   * Switched off, nested runs still finish: a run called from a pool thread works as worker 0 (else every pool
+   * thread could wait for a pool thread), and the pool threads take every task of the outer run.
+   */
+  @Test void switchedOffNestedRunsFinish() {
+    int outer = 4 * MorselScheduler.THREADS;
+    AtomicInteger inner = new AtomicInteger();
+    System.setProperty(MorselScheduler.CALLER_WORKS_PROPERTY, "false");
+    try {
+      assertTimeoutPreemptively(LIMIT, () -> MorselScheduler.forEach(outer, MorselScheduler.THREADS, () -> false,
+          (w, t) -> MorselScheduler.forEach(8, MorselScheduler.THREADS, () -> false,
+              (w2, t2) -> inner.incrementAndGet())));
+    } finally {
+      System.clearProperty(MorselScheduler.CALLER_WORKS_PROPERTY);
+    }
+    assertEquals(outer * 8, inner.get());
+  }
+
+  /**
    * Tasks that themselves run tasks on every thread finish, though each outer task holds a pool thread while it
    * waits: the caller of a nested run works through it alone if no pool thread comes.
    */
