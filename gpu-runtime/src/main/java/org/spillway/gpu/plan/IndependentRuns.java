@@ -14,6 +14,12 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * for a free worker; with one thread the parts run in order.
  */
 final class IndependentRuns {
+  /**
+   * System property: {@code false} runs every plan's parts one after another, as before they ran side by side. For
+   * comparing the two in one JVM (a benchmark configuration's {@code -D} switch).
+   */
+  static final String SIDE_BY_SIDE_PROPERTY = "spillway.plan.sideBySide";
+
   private IndependentRuns() {}
 
   /**
@@ -22,7 +28,8 @@ final class IndependentRuns {
    */
   static <T> List<T> run(RunContext context, boolean sideBySide, List<Supplier<T>> parts) {
     Object[] results = new Object[parts.size()];
-    MorselScheduler.forEach(parts.size(), sideBySide ? context.threads() : 1, () -> false,
+    boolean allowed = !"false".equals(System.getProperty(SIDE_BY_SIDE_PROPERTY));
+    MorselScheduler.forEach(parts.size(), sideBySide && allowed ? context.threads() : 1, () -> false,
         (worker, part) -> results[part] = parts.get(part).get());
     @SuppressWarnings("unchecked")
     List<T> out = (List<T>) new ArrayList<>(Arrays.asList(results));

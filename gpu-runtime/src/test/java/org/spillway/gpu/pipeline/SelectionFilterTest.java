@@ -155,6 +155,46 @@ class SelectionFilterTest {
     }
   }
 
+  /**
+   * A morsel's first comparison with a constant (one unsigned range test of the long lane) over INT32, DATE and
+   * INT64 sources at the types' extremes: constants at and beyond them, every operator, either operand order, a
+   * morsel that starts inside its batch, and a NULL in or only before the morsel's rows.
+   */
+  @Test void firstLiteralComparisonAtTheExtremes() {
+    RandomExprs gen = new RandomExprs(new Random(13));
+    long[] ints = {Integer.MIN_VALUE, Integer.MIN_VALUE + 1, -1, 0, 1, 7, Integer.MAX_VALUE - 1, Integer.MAX_VALUE};
+    long[] longs = {Long.MIN_VALUE, Long.MIN_VALUE + 1, -1, 0, 1, 7, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+    for (boolean nullBeforeOnly : new boolean[] {false, true}) {
+      Object[][] values = values(gen, 500, false);
+      for (int r = 0; r < values.length; r++) {
+        values[r][0] = ints[r % ints.length];
+        values[r][1] = longs[(r * 3) % longs.length];
+        values[r][4] = ints[(r * 5) % ints.length] & 0xFFFF;  // dates: days from 1970, kept small
+      }
+      values[nullBeforeOnly ? 3 : 200][1] = null;  // a morsel from row 10 on sees it only in the second case
+      for (Expr.CompareOp op : Expr.CompareOp.values()) {
+        for (int v = 0; v < ints.length; v++) {
+          for (Expr condition : List.of(
+              new Expr.Compare(op, new Expr.Column(0, ExprType.INT32), new Expr.Literal(ints[v], ExprType.INT32)),
+              new Expr.Compare(op, new Expr.Column(1, ExprType.INT64), new Expr.Literal(longs[v], ExprType.INT64)),
+              new Expr.Compare(op, new Expr.Literal(longs[v], ExprType.INT64), new Expr.Column(1, ExprType.INT64)),
+              new Expr.Compare(op, new Expr.Column(4, ExprType.DATE), new Expr.Literal(ints[v] & 0xFFFF,
+                  ExprType.DATE)))) {
+            List<Object[]> expected = new ArrayList<>();
+            for (int r = 10; r < values.length; r++) {
+              if (keeps(List.of(condition), values[r])) {
+                expected.add(values[r]);
+              }
+            }
+            Morsel morsel = sourceMorsel(values, 10, values.length - 10);
+            morsel.filter(condition);
+            assertSameRows(expected, morsel, condition + ", NULL before the morsel only: " + nullBeforeOnly);
+          }
+        }
+      }
+    }
+  }
+
   /** Another morsel's filter on the same thread reuses the scratch buffers; what the first kept must not change. */
   @Test void aMorselKeepsNothingOfTheScratchBuffers() {
     RandomExprs gen = new RandomExprs(new Random(11));

@@ -60,6 +60,25 @@ class IndependentRunsTest {
     assertEquals(1, most.get(), "inputs running at once");
   }
 
+  /** Switched off ({@code -Dspillway.plan.sideBySide=false}, for comparisons), CPU-only inputs run one at a time. */
+  @Test void switchedOffCpuOnlyInputsRunOneAfterAnother() {
+    Keys left = new Keys(true, null, 1, 2);
+    Keys right = new Keys(true, null, 2, 5);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    left.running = right.running = running;
+    left.most = right.most = most;
+    System.setProperty(IndependentRuns.SIDE_BY_SIDE_PROPERTY, "false");
+    try {
+      for (int round = 0; round < 10; round++) {
+        assertEquals(List.of("2,2"), rows(join(left, right).run(new RunContext(4, () -> false))));
+      }
+    } finally {
+      System.clearProperty(IndependentRuns.SIDE_BY_SIDE_PROPERTY);
+    }
+    assertEquals(1, most.get(), "inputs running at once");
+  }
+
   /** One thread: the parts run in order on the caller, however independent. */
   @Test void oneThreadRunsThePartsInOrder() {
     List<Integer> order = Collections.synchronizedList(new ArrayList<>());

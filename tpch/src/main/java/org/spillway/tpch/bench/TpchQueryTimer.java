@@ -38,10 +38,19 @@ import org.spillway.tpch.TpchQueries;
 public final class TpchQueryTimer {
   private TpchQueryTimer() {}
 
-  /** Times and rows of one query under one configuration. */
-  private record Timing(double[] millis, ResultRows rows) {
+  /**
+   * Times and rows of one query under one configuration; {@code cpuMillis}: the process's CPU time of each timed run
+   * (all threads, JIT and GC included), which a shared machine's load changes far less than the wall time.
+   */
+  private record Timing(double[] millis, double[] cpuMillis, ResultRows rows) {
     double median() {
       return sorted()[millis.length / 2];
+    }
+
+    double cpuMedian() {
+      double[] sorted = cpuMillis.clone();
+      Arrays.sort(sorted);
+      return sorted[sorted.length / 2];
     }
 
     double min() {
@@ -95,11 +104,11 @@ public final class TpchQueryTimer {
       System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one timed run above %.0f ms), %d cores%n", dir,
           queries, warm, runs, slowMillis, cores);
       System.out.println("JVM heap flags: " + heapFlags());
-      System.out.printf("%-6s %-14s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms", "max ms",
-          "rows", "x first", "result");
+      System.out.printf("%-6s %-14s %10s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms",
+          "max ms", "cpu ms", "rows", "x first", "result");
       BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
-          List.of("query", "config", "label", "median ms", "min ms", "max ms", "runs", "rows", "result",
-              "time / first config"));
+          List.of("query", "config", "label", "median ms", "min ms", "max ms", "median cpu ms", "runs", "rows",
+              "result", "time / first config"));
       Map<String, List<Double>> ratios = new LinkedHashMap<>();
       for (String q : queries) {
         String sql = TpchQueries.sql(Integer.parseInt(q.trim()));
@@ -119,7 +128,7 @@ public final class TpchQueryTimer {
             System.out.printf("Q%-5s %-14s failed: %s%n", q, config.getKey(), String.valueOf(e.getMessage()).lines()
                 .findFirst().orElse(""));
             report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), Double.NaN,
-                Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
+                Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
             continue;
           } finally {
             restoreSystemProperties(before);
@@ -130,10 +139,12 @@ public final class TpchQueryTimer {
           firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
           double ratio = timing.median() / firstMedian;
           ratios.computeIfAbsent(config.getKey(), k -> new ArrayList<>()).add(ratio);
-          System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q, config.getKey(),
-              timing.median(), timing.min(), timing.max(), timing.rows().rows().size(), ratio, result);
+          System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q,
+              config.getKey(), timing.median(), timing.min(), timing.max(), timing.cpuMedian(),
+              timing.rows().rows().size(), ratio, result);
           report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), timing.median(),
-              timing.min(), timing.max(), timing.millis().length, timing.rows().rows().size(), result, ratio);
+              timing.min(), timing.max(), timing.cpuMedian(), timing.millis().length, timing.rows().rows().size(),
+              result, ratio);
         }
       }
       System.out.println();
@@ -261,21 +272,32 @@ public final class TpchQueryTimer {
   private static Timing time(Connection connection, String sql, int warm, int runs, double slowMillis)
       throws SQLException {
     List<Double> millis = new ArrayList<>();
+    List<Double> cpuMillis = new ArrayList<>();
     ResultRows rows = null;
     for (int i = -warm; i < runs; i++) {
+      long cpuStart = processCpuNanos();
       long start = System.nanoTime();
       try (Statement s = connection.createStatement()) {
         rows = ResultRows.read(s.executeQuery(sql));
       }
       double ms = (System.nanoTime() - start) / 1e6;
+      double cpuMs = (processCpuNanos() - cpuStart) / 1e6;
       if (i >= 0) {
         millis.add(ms);
+        cpuMillis.add(cpuMs);
         if (ms > slowMillis) {
           break;
         }
       }
     }
-    return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
+    return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(),
+        cpuMillis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
+  }
+
+  /** The CPU time of all of this process's threads so far (-1 where the JVM cannot tell). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   /**

@@ -13,13 +13,27 @@ import java.util.function.BooleanSupplier;
 public final class MorselScheduler {
   /** 64 Ki rows: the vectors of a morsel stay within the caches of one core. */
   public static final int MORSEL_ROWS = 1 << 16;
+  /**
+   * System property: {@code false} runs every task of a run of several workers on pool threads while the caller only
+   * waits, as the scheduler did before the caller became worker 0. For comparing the two in one JVM (a benchmark
+   * configuration's {@code -D} switch). A run called from a pool thread (a plan part run side by side) still works
+   * as worker 0: pool threads that all waited for pool threads would wait forever.
+   */
+  public static final String CALLER_WORKS_PROPERTY = "spillway.scheduler.callerWorks";
   /** One thread per core. */
   public static final int THREADS = Runtime.getRuntime().availableProcessors();
   private static final ExecutorService POOL = Executors.newFixedThreadPool(THREADS, runnable -> {
-    Thread thread = new Thread(runnable, "spillway-worker");
+    Thread thread = new PoolThread(runnable);
     thread.setDaemon(true);
     return thread;
   });
+
+  /** A thread of the pool (so that a run knows it was called from one). */
+  private static final class PoolThread extends Thread {
+    PoolThread(Runnable runnable) {
+      super(runnable, "spillway-worker");
+    }
+  }
 
   /** A task of {@link #forEach}; {@code worker} indexes per-worker state (0 .. workers-1). */
   public interface Task {
@@ -43,12 +57,18 @@ public final class MorselScheduler {
    */
   public static void forEach(int tasks, int threads, BooleanSupplier cancelled, Task task) {
     int workers = workers(tasks, threads);
-    TaskRun run = new TaskRun(tasks, cancelled, task);
-    for (int w = 1; w < workers; w++) {
+    boolean callerWorks = workers == 1 || Thread.currentThread() instanceof PoolThread
+        || !"false".equals(System.getProperty(CALLER_WORKS_PROPERTY));
+    TaskRun run = new TaskRun(tasks, cancelled, task, !callerWorks);
+    for (int w = callerWorks ? 1 : 0; w < workers; w++) {
       int worker = w;
       POOL.execute(() -> run.help(worker));
     }
-    run.work(0);
+    if (callerWorks) {
+      run.work(0);
+    } else {
+      run.awaitTasksTaken();
+    }
     run.finish();
   }
 }

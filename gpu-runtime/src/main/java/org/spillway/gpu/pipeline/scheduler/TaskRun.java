@@ -11,7 +11,7 @@ import org.spillway.gpu.device.SpillwayResourceException;
  * One {@link MorselScheduler#forEach}: the shared task counter, the pool threads working on it and the first
  * failure. The caller works first and then waits only for the helpers that joined before it finished; a helper
  * that a busy pool starts later finds the run closed and leaves at once, so no one waits for a thread that never
- * comes.
+ * comes. (Where the caller is told to take no task, it waits until the pool threads took them all.)
  */
 final class TaskRun {
   /** Added to {@link #helpers} when the caller stops admitting helpers. */
@@ -25,11 +25,16 @@ final class TaskRun {
   private final AtomicInteger helpers = new AtomicInteger();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final Thread caller = Thread.currentThread();
+  /** Whether the caller takes no task and waits for the pool threads to take them all ({@link #awaitTasksTaken}). */
+  private final boolean callerWaits;
+  /** Set when the caller was interrupted while it waited for the tasks to be taken. */
+  private boolean interrupted;
 
-  TaskRun(int tasks, BooleanSupplier cancelled, MorselScheduler.Task task) {
+  TaskRun(int tasks, BooleanSupplier cancelled, MorselScheduler.Task task, boolean callerWaits) {
     this.tasks = tasks;
     this.cancelled = cancelled;
     this.task = task;
+    this.callerWaits = callerWaits;
   }
 
   /** A pool thread's part: works as {@code worker} unless the caller already closed the run. */
@@ -44,8 +49,22 @@ final class TaskRun {
     try {
       work(worker);
     } finally {
-      if (helpers.decrementAndGet() == CLOSED) {
+      if (helpers.decrementAndGet() == CLOSED || callerWaits) {
         LockSupport.unpark(caller);
+      }
+    }
+  }
+
+  /**
+   * The caller's wait, where it takes no task itself: until every task was taken (or a failure stopped them); the
+   * tasks under way are then waited for by {@link #finish}. An interrupt stops the remaining tasks.
+   */
+  void awaitTasksTaken() {
+    while (next.get() < tasks) {
+      LockSupport.park(this);
+      if (Thread.interrupted()) {
+        interrupted = true;
+        next.set(tasks);
       }
     }
   }
@@ -70,7 +89,7 @@ final class TaskRun {
    * first failure (an interrupt stops the remaining tasks and cancels the run).
    */
   void finish() {
-    boolean interrupted = false;
+    boolean interrupted = this.interrupted;
     if (helpers.getAndAdd(CLOSED) != 0) {
       while (helpers.get() != CLOSED) {
         LockSupport.park(this);

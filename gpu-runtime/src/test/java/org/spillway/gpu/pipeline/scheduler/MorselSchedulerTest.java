@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class MorselSchedulerTest {
@@ -43,6 +44,58 @@ class MorselSchedulerTest {
       assertEquals(1, runs.get(t), "task " + t);
     }
     assertEquals(Set.of(0), callerWorkers);
+  }
+
+  /**
+   * Switched off ({@code -Dspillway.scheduler.callerWorks=false}, to compare with the scheduling before), the caller
+   * takes no task of a run of several workers: pool threads take every task, once, and the caller returns only after
+   * the last one ended.
+   */
+  @Test void switchedOffTheCallerOnlyWaits() {
+    assumeTrue(MorselScheduler.THREADS > 1, "one core: the caller runs every task");
+    int tasks = 200;
+    AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+    AtomicInteger running = new AtomicInteger();
+    AtomicReference<Thread> caller = new AtomicReference<>();
+    Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    System.setProperty(MorselScheduler.CALLER_WORKS_PROPERTY, "false");
+    try {
+      assertTimeoutPreemptively(LIMIT, () -> {
+        caller.set(Thread.currentThread());
+        MorselScheduler.forEach(tasks, MorselScheduler.THREADS, () -> false, (worker, task) -> {
+          running.incrementAndGet();
+          threads.add(Thread.currentThread());
+          runs.incrementAndGet(task);
+          Thread.sleep(task % 7 == 0 ? 1 : 0);
+          running.decrementAndGet();
+        });
+      });
+    } finally {
+      System.clearProperty(MorselScheduler.CALLER_WORKS_PROPERTY);
+    }
+    assertEquals(0, running.get(), "tasks still running after forEach returned");
+    for (int t = 0; t < tasks; t++) {
+      assertEquals(1, runs.get(t), "task " + t);
+    }
+    assertTrue(!threads.contains(caller.get()) && !threads.isEmpty(), "threads that ran tasks: " + threads);
+  }
+
+  /**
+   * Switched off, nested runs still finish: a run called from a pool thread works as worker 0 (else every pool
+   * thread could wait for a pool thread), and the pool threads take every task of the outer run.
+   */
+  @Test void switchedOffNestedRunsFinish() {
+    int outer = 4 * MorselScheduler.THREADS;
+    AtomicInteger inner = new AtomicInteger();
+    System.setProperty(MorselScheduler.CALLER_WORKS_PROPERTY, "false");
+    try {
+      assertTimeoutPreemptively(LIMIT, () -> MorselScheduler.forEach(outer, MorselScheduler.THREADS, () -> false,
+          (w, t) -> MorselScheduler.forEach(8, MorselScheduler.THREADS, () -> false,
+              (w2, t2) -> inner.incrementAndGet())));
+    } finally {
+      System.clearProperty(MorselScheduler.CALLER_WORKS_PROPERTY);
+    }
+    assertEquals(outer * 8, inner.get());
   }
 
   /**
