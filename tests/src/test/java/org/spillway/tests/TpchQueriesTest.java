@@ -56,6 +56,23 @@ class TpchQueriesTest {
     assertEquals(5, queryNumbers().filter(n -> TpchQueries.rowLimit(n).isPresent()).count());
   }
 
+  /** The specification's Q11 FRACTION is 0.0001 / SF; every other query's text is the same at any scale. */
+  @Test
+  void q11sFractionScalesWithTheScaleFactor() {
+    assertTrue(TpchQueries.sql(11, 1).contains("* 0.0001\n"), TpchQueries.sql(11, 1));
+    assertTrue(TpchQueries.sql(11, 10).contains("* 0.00001\n"), TpchQueries.sql(11, 10));
+    assertTrue(TpchQueries.sql(11, 30).contains("* 0.0000033333\n"), TpchQueries.sql(11, 30));
+    assertTrue(TpchQueries.sql(11, 0.01).contains("* 0.01\n"), TpchQueries.sql(11, 0.01));
+    assertFalse(TpchQueries.sql(11, 10).contains("0.0001\n"));
+    assertDoesNotThrow(() -> SqlParser.create(TpchQueries.sql(11, 30)).parseQuery());
+    for (int n = 1; n <= TpchQueries.COUNT; n++) {
+      if (n != 11) {
+        assertEquals(TpchQueries.sql(n), TpchQueries.sql(n, 10));
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> TpchQueries.sql(11, 0));
+  }
+
   @Test
   void queryNumberOutOfRangeIsRejected() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TpchQueries.sql(23));

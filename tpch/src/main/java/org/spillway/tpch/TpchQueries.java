@@ -3,6 +3,8 @@ package org.spillway.tpch;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +36,27 @@ public final class TpchQueries {
     } catch (IOException e) {
       throw new UncheckedIOException("TPC-H query " + n + ": cannot read resource " + resource, e);
     }
+  }
+
+  /** Q11's FRACTION in {@link #sql(int)}: the specification's value for scale factor 1. */
+  private static final String Q11_FRACTION_SF1 = "0.0001";
+
+  /**
+   * Returns the SQL text of query {@code n} at scale factor {@code sf}: as {@link #sql(int)}, except that Q11's
+   * FRACTION is 0.0001 / SF, as the specification scales it (at SF 10 the SF 1 value keeps no part of partsupp).
+   */
+  public static String sql(int n, double sf) {
+    String sql = sql(n);
+    if (n != 11 || sf == 1) {
+      return sql;
+    }
+    if (!(sf > 0)) {
+      throw new IllegalArgumentException("the scale factor must be positive, got " + sf);
+    }
+    // ten decimals: 0.00001 at SF 10, 0.0000033333 at SF 30
+    String fraction = new BigDecimal(Q11_FRACTION_SF1).divide(BigDecimal.valueOf(sf), 10, RoundingMode.HALF_UP)
+        .stripTrailingZeros().toPlainString();
+    return sql.replace("* " + Q11_FRACTION_SF1, "* " + fraction);
   }
 
   /** Whether query {@code n} has an ORDER BY at the outermost level, so that its row order is defined. */

@@ -118,7 +118,7 @@ public final class TpchBenchmark {
     for (int q : options.queries()) {
       for (Config config : options.spillwayConfigs()) {
         try (Connection c = DriverManager.getConnection(base + config.properties(options.gpuCache()))) {
-          measure(config, q, c, explain(c, TpchQueries.sql(q)));
+          measure(config, q, c, explain(c, TpchQueries.sql(q, options.sf())));
         } catch (SQLException e) {
           measurements.add(Measurement.failed(config, q, e.getMessage()));
           out.printf("  Q%d %-40s failed: %s%n", q, config.label(), e.getMessage());
@@ -136,7 +136,7 @@ public final class TpchBenchmark {
 
   /** Warm-up runs, then timed runs of one query on one configuration. */
   private void measure(Config config, int q, Connection c, ExplainedPlan plan) throws SQLException {
-    String sql = TpchQueries.sql(q);
+    String sql = TpchQueries.sql(q, options.sf());
     int reps = config.engine().equals("cpu") ? options.cpuReps() : options.reps();
     ResultRows rows = null;
     for (int i = 0; i < options.warmup(); i++) {

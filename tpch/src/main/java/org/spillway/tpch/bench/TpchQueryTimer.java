@@ -111,7 +111,7 @@ public final class TpchQueryTimer {
               "result", "time / first config"));
       Map<String, List<Double>> ratios = new LinkedHashMap<>();
       for (String q : queries) {
-        String sql = TpchQueries.sql(Integer.parseInt(q.trim()));
+        String sql = TpchQueries.sql(Integer.parseInt(q.trim()), sf);
         ResultRows reference = null;
         double firstMedian = Double.NaN;
         for (Map.Entry<String, String> config : configs.entrySet()) {
