@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import org.spillway.gpu.bench.BenchReport;
+import org.spillway.tpch.TpchQueries;
 
 /**
  * Turns TpchBenchmark's measurements into its table (stdout), a CSV of all rows and a bar chart per query, and
@@ -96,7 +97,7 @@ final class Reports {
     }
     Measurement duck = find(m.query(), Config.DUCKDB);
     if (duck != null && duck != m && duck.rows() != null) {
-      String diff = duck.rows().differenceFrom(m.rows());
+      String diff = duck.rows().differenceFrom(m.rows(), TpchQueries.orderByColumns(m.query()));
       if (diff != null) {
         return "differs from duckdb: " + diff;
       }

@@ -133,7 +133,8 @@ public final class TpchQueryTimer {
           } finally {
             restoreSystemProperties(before);
           }
-          String difference = reference == null ? null : reference.differenceFrom(timing.rows());
+          String difference = reference == null ? null
+              : reference.differenceFrom(timing.rows(), TpchQueries.orderByColumns(Integer.parseInt(q.trim())));
           reference = reference == null ? timing.rows() : reference;
           String result = difference == null ? "ok" : "DIFFERENT: " + difference;
           firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;

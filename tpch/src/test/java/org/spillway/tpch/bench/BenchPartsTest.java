@@ -108,4 +108,24 @@ class BenchPartsTest {
     assertEquals(duck.rows(), read.measurements().get(1).rows());
     assertThrows(java.io.IOException.class, () -> ResultsFile.read(file, 10));
   }
+
+  /** Rows equal in the ORDER BY columns (TPC-H Q11's equal values) may come in any order; other columns may not. */
+  @Test void rowsTiedOnTheOrderByColumnsCompareAsASet() {
+    ResultRows duck = new ResultRows(List.of("ps_partkey", "value"), List.of(List.of("7", "30.00"),
+        List.of("5", "20.00"), List.of("9", "20.00"), List.of("1", "10.00")));
+    ResultRows tiesSwapped = new ResultRows(List.of("PS_PARTKEY", "value"), List.of(List.of("7", "30.00"),
+        List.of("9", "20.00"), List.of("5", "20.00"), List.of("1", "10.00")));
+    assertNull(duck.differenceFrom(tiesSwapped, List.of("value")));
+    assertEquals("row 1 column 1: 5 vs 9", duck.differenceFrom(tiesSwapped), "in order, the swap is a difference");
+    ResultRows orderBroken = new ResultRows(List.of("ps_partkey", "value"), List.of(List.of("5", "20.00"),
+        List.of("7", "30.00"), List.of("9", "20.00"), List.of("1", "10.00")));
+    assertEquals("rows 0 to 0 (equal in the ORDER BY columns [value]): row 0 column 1: 7 vs 5",
+        duck.differenceFrom(orderBroken, List.of("value")));
+    ResultRows otherSet = new ResultRows(List.of("ps_partkey", "value"), List.of(List.of("7", "30.00"),
+        List.of("9", "20.00"), List.of("4", "20.00"), List.of("1", "10.00")));
+    assertEquals("rows 1 to 2 (equal in the ORDER BY columns [value]): row 0 column 1: 5 vs 4",
+        duck.differenceFrom(otherSet, List.of("value")));
+    assertEquals(duck.differenceFrom(tiesSwapped), duck.differenceFrom(tiesSwapped, List.of("no such column")));
+    assertEquals(duck, new ResultRows(duck.rows()), "labels do not make rows different");
+  }
 }
