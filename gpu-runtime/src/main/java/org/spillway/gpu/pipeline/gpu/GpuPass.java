@@ -21,6 +21,11 @@ import org.spillway.gpu.expr.Expr;
  * buffers and the control stream are borrowed from {@link GpuScratch} and given back.
  */
 final class GpuPass {
+  /** Shared memory per plain-text column for a tile's text: a tile of 256 rows of up to 79 bytes (o_comment). */
+  static final int TEXT_TILE_BYTES = 20 << 10;
+  /** Plain-text columns staged per tile at most; a pipeline's further text columns are read in place. */
+  static final int MAX_STAGED_TEXT_COLUMNS = 3;
+
   /**
    * The result (null when the hash table was too small), the pass's time, its bytes by origin, the time of
    * the one kernel over resident batches (-1 when streamed) and the bytes of aggregate state read back.
@@ -178,8 +183,8 @@ final class GpuPass {
 
   /**
    * At most {@code perSm} blocks per multiprocessor, and no more than the kernel's registers and shared memory
-   * ({@code sharedBytes} of it dynamic) let it hold at once:
-   * the blocks loop over tiles, so one resident wave does the work of two without a half-idle second wave.
+   * ({@code sharedBytes} of it dynamic) let it hold at once: the blocks loop over tiles, so one resident wave does the
+   * work of two without a half-idle second wave.
    */
   static int residentPerSm(CudaKernel kernel, int perSm, int sharedBytes) {
     return Math.min(perSm, kernel.residentBlocksPerMultiprocessor(GpuColumnarPipeline.blockThreads(), sharedBytes));
@@ -201,11 +206,6 @@ final class GpuPass {
     }
     return out;
   }
-
-  /** Shared memory per plain-text column for a tile's text: a tile of 256 rows of up to 78 bytes (o_comment). */
-  static final int TEXT_TILE_BYTES = 20 << 10;
-  /** Plain-text columns staged per tile at most; a pipeline's further text columns are read in place. */
-  static final int MAX_STAGED_TEXT_COLUMNS = 3;
 
   /**
    * Dynamic shared memory for the kernels over {@code batches} to stage each tile's plain text (stage_text): a
@@ -282,8 +282,8 @@ final class GpuPass {
     try (CudaEvent start = device.newEvent(true); CudaEvent end = device.newEvent(true)) {
       start.record(control);
       kernel.launch(blocks(kernel, shared, tiles), GpuColumnarPipeline.blockThreads(), shared, control,
-          GpuChunkTable.chunk(0),
-          tableBuffer.pointer(), (long) chunks.size(), tiles, argument, state.buffer().pointer());
+          GpuChunkTable.chunk(0), tableBuffer.pointer(), (long) chunks.size(), tiles, argument,
+          state.buffer().pointer());
       end.record(control);
       return Math.round(end.elapsedMillisSince(start) * 1e6);
     }
