@@ -178,8 +178,10 @@ public final class SpillwayIndexJoinPredictions {
     tables.predicted().writeCsv(dir.resolve("index-join-predicted.csv"));
     tables.picks().writeCsv(dir.resolve("index-join-picks.csv"));
     System.out.println("profile: " + profile.host() + (MachineProfiles.calibrated(profile) ? "" : " (assumed)")
-        + (profile.indexLookups() == null ? ", index lookup rates assumed" : "") + "; window default "
-        + SpillwayJoin.windowLabel(IndexJoinNode.DEFAULT_WINDOW_BYTES));
+        + (profile.indexLookups() == null ? ", index lookup rates assumed" : "") + "; windows as each case ran them"
+        + " (the engine's default: 1/64 of the indexed keys' bytes, from " + SpillwayJoin.windowLabel(
+        IndexJoinNode.DEFAULT_WINDOW_BYTES) + " to " + SpillwayJoin.windowLabel(IndexJoinNode.MAX_SIZED_WINDOW_BYTES)
+        + ")");
     System.out.println(tables.predicted().toTable());
     System.out.println(tables.picks().toTable());
   }

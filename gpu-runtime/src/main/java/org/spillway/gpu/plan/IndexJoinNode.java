@@ -31,6 +31,8 @@ import org.spillway.gpu.vector.ExprType;
 public final class IndexJoinNode implements PlanNode {
   /** The window the paper uses by default: 32 MiB of probe keys. */
   public static final long DEFAULT_WINDOW_BYTES = WindowedIndexJoin.DEFAULT_WINDOW_BYTES;
+  /** The largest window sized by its index ({@link #windowBytes}). */
+  public static final long MAX_SIZED_WINDOW_BYTES = WindowedIndexJoin.MAX_SIZED_WINDOW_BYTES;
 
   /**
    * The window of a join through an index over {@code indexedRows} keys: {@code chosenBytes} where the user chose one
