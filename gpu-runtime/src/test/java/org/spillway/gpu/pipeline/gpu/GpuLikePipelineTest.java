@@ -210,14 +210,7 @@ class GpuLikePipelineTest {
     for (int t = 1; t <= texts; t++) {
       VarCharVector text = new VarCharVector("t" + t, allocator);
       text.allocateNew(rows);
-      for (int r = 0; r < rows; r++) {
-        if (random.nextInt(9) == 0) {
-          text.setNull(r);
-        } else {
-          text.setSafe(r, text(random).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      text.setValueCount(rows);
+      fill(text, random, rows, 9);
       columns.add(text);
     }
     vectors.addAll(columns);
@@ -272,16 +265,23 @@ class GpuLikePipelineTest {
       } else {
         customers.set(r, random.nextInt(100));
       }
-      if (nulls && random.nextInt(7) == 0) {
-        comments.setNull(r);
-      } else {
-        comments.setSafe(r, text(random).getBytes(StandardCharsets.UTF_8));
-      }
     }
+    fill(comments, random, rows, nulls ? 7 : 0);
     keys.setValueCount(rows);
     customers.setValueCount(rows);
-    comments.setValueCount(rows);
     return new SourceBatch(List.of(keys, customers, comments), rows);
+  }
+
+  /** {@code rows} values of random text, one in {@code nullOneIn} NULL (none when 0). */
+  private static void fill(VarCharVector text, Random random, int rows, int nullOneIn) {
+    for (int r = 0; r < rows; r++) {
+      if (nullOneIn > 0 && random.nextInt(nullOneIn) == 0) {
+        text.setNull(r);
+      } else {
+        text.setSafe(r, text(random).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    text.setValueCount(rows);
   }
 
   /** Random text: empty now and then, over 1 KB (of multi-byte characters) now and then, mostly short. */
