@@ -47,24 +47,27 @@ __device__ __forceinline__ void write_row(const RowsArg& out, const Row& w, unsi
 
 }  // namespace
 
-// Filters and projects one chunk (tiles of kBlock rows, a block taking tiles b, b + gridDim.x, ...) and writes
+// Filters and projects one chunk, or every chunk of a table of resident batches (table != nullptr: each batch's
+// tiles follow the batches before it), in tiles of kBlock rows, a block taking tiles b, b + gridDim.x, ...; writes
 // each tile's selected rows, in row order, to its segment of the output and its count to counts[tile].
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows(
-    const __grid_constant__ ChunkArg chunk, const __grid_constant__ ProgramArg p,
-    const __grid_constant__ RowsArg out, unsigned long long* error) {
+    const __grid_constant__ ChunkArg chunk, const ChunkArg* __restrict__ table, long long table_count,
+    unsigned long long table_tiles, const __grid_constant__ ProgramArg p, const __grid_constant__ RowsArg out,
+    unsigned long long* error) {
   extern __shared__ uint4 text_shared[];
   __shared__ TextTile staged;
   const unsigned text_bytes = dynamic_shared_bytes();
   Row w;
   unsigned* counts = reinterpret_cast<unsigned*>(out.base + out.counts_offset);
-  for_each_tile<kBlock>(chunk, nullptr, 0, 0, [&](const ChunkArg& ch, unsigned long long first) {
+  for_each_tile<kBlock>(chunk, table, table_count, table_tiles, [&](const ChunkArg& ch, unsigned long long first) {
     if (text_bytes) stage_text<kBlock>(ch, first, &staged, text_shared, text_bytes);
     const unsigned long long row = first + threadIdx.x;
     const bool selected = row < ch.rows && run_program(ch, p, row, w, error, text_bytes ? &staged : nullptr);
     unsigned total;
     const unsigned rank = block_rank<kBlock>(selected, total);
-    if (selected) write_row(out, w, first + rank);
-    if (threadIdx.x == 0) counts[first / kBlock] = total;
+    const unsigned long long tile = ch.first_tile + first / kBlock;  // a lone chunk's first tile is 0
+    if (selected) write_row(out, w, tile * kBlock + rank);
+    if (threadIdx.x == 0) counts[tile] = total;
   });
 }
 

@@ -98,6 +98,28 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
   }
 
   /**
+   * Decides whether a GPU pass reduces a mark join's probe side that the CPU marks: {@code stages} are the probe side's
+   * with its marking probe replaced by a semi-join probe of the build side's keys, over the columns {@code scan}
+   * reads up to {@code top}; the pass returns the {@code keptShare} of the rows whose keys the build side has, through
+   * one copying thread, and the CPU marks those ({@code markMillisPerRow} a row). Without the pass the CPU marks them
+   * too, and passes over the others at {@link SpillwayJoinCost#CPU_MARK_MISS_SHARE} of that: the pass saves only the
+   * misses. Recorded in the scan, for EXPLAIN.
+   */
+  static SpillwayBackend chooseReduction(RelNode top, SpillwayTableScan scan, List<ExprType> types,
+      List<PipelineStage> stages, double keptShare, double markMillisPerRow) {
+    SpillwayCostModel.Shape probeSide = SpillwayPipelineShape.of(top, scan);
+    double rows = probeSide.rows() * Math.min(1, probeSide.selectivity());
+    double hits = rows * keptShare * markMillisPerRow;
+    double misses = rows * (1 - keptShare) * markMillisPerRow * SpillwayJoinCost.CPU_MARK_MISS_SHARE;
+    double assembled = rows * keptShare * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD * 1e3;
+    SpillwayBackend backend = decide(top, scan, types, stages, () -> new SpillwayCostModel.Shape(probeSide.rows(),
+        probeSide.columns(), probeSide.selectivity(), probeSide.returnedRowBytes(), keptShare), hits + misses,
+        hits + assembled, 0);
+    scan.backend(backend);
+    return backend;
+  }
+
+  /**
    * The GPU run of the pipeline as its node takes it (the cache asked for with the connection's size), or null
    * where the CPU backend runs it.
    */

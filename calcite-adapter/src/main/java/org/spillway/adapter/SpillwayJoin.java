@@ -7,6 +7,7 @@ import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinChoice;
 import org.spillway.gpu.plan.JoinKind;
 import org.spillway.gpu.plan.JoinProbeSpec;
+import org.spillway.gpu.plan.GpuPipelineChoice;
 import org.spillway.gpu.plan.MarkJoinNode;
 import org.spillway.gpu.plan.MaterializedJoinNode;
 import org.spillway.gpu.plan.PlanNode;
@@ -58,6 +59,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * probe stage (or before), else whether that pipeline runs on the GPU.
    */
   private volatile Boolean probedOnGpu;
+  /** Whether a GPU pass reduces the probe side of this mark join before the CPU marks ({@link SpillwayMarkReduction}). */
+  private volatile boolean reducedOnGpu;
   /** The chosen orientation's sizes and build key, for the pipelined probe's costs (derived once). */
   private volatile Estimate pipelined;
   /**
@@ -128,6 +131,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         .itemIf("cacheShare", String.format(Locale.ROOT, "%.2f", chosen.cacheShare() == null ? 0 : chosen.cacheShare()),
             chosen.cacheShare() != null)
         .item("buildSide", chosen.buildLeft() ? "left" : "right")
+        .itemIf("reduction", "gpu semi-join", reducedOnGpu)
         .item("transfer", chosen.transfer())
         .item("predicted", SpillwayJoinChoice.time(chosen.seconds()))
         .itemIf("runnerUp", c.runnerUp() == null ? "" : c.runnerUp().summary(), c.runnerUp() != null)
@@ -193,8 +197,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
           SpillwayField.dictionaries(keys.rightFields()), label);
       probeSide.addProbe(probe, joinBuild, build, this);
       PlanNode probePipeline = probeSide.node();
+      GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), keys.leftKeys(), getRight(),
+          keys.rightKeys());
+      reducedOnGpu = reduction != null;
       implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
-          joinType == JoinRelType.SEMI), build, probeSide);
+          joinType == JoinRelType.SEMI).withGpuReduction(reduction), build, probeSide);
     } else if (pipelined(chosen)) {
       boolean buildLeft = chosen.buildLeft();
       Implementor build = implementor.child(buildLeft ? getLeft() : getRight());

@@ -170,6 +170,20 @@ final class SpillwayJoinCost {
   }
 
   /**
+   * Share of a matching probe row's cost that a mark join's probe row without a match costs: it stops at the first
+   * empty slot, where a match walks every build row of its key and evaluates each mark's condition on the pair.
+   */
+  static final double CPU_MARK_MISS_SHARE = 0.1;
+
+  /**
+   * What a mark join's CPU probe costs a probe row that matches, against a linear-probing table over
+   * {@code buildRows} rows (one without a match costs {@link #CPU_MARK_MISS_SHARE} of it).
+   */
+  double cpuMarkSecondsPerRow(double buildRows) {
+    return 1 / linearProbingRate(2.0 * nextPowerOfTwo(buildRows) * 16);
+  }
+
+  /**
    * The linear-probing NOPA rate of a table of {@code tableBytes}: the cached workload's rate up to its table's size,
    * the large workload's from {@link #CPU_LLC_MISS_TABLE_BYTES}, and between them a geometric interpolation by the
    * logarithm of the size.

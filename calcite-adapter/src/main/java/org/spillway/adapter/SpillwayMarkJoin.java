@@ -1,6 +1,8 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.GpuPipelineChoice;
 import org.spillway.gpu.plan.JoinBuild;
+import org.spillway.gpu.plan.PlanNode;
 import org.spillway.gpu.plan.MarkJoinNode;
 import org.spillway.gpu.plan.MarkProbeSpec;
 import org.spillway.gpu.plan.ProbePipelineNode;
@@ -40,6 +42,8 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
   private final List<JoinRelType> joinTypes;
   /** The rows the outermost of the joins it stands for was estimated to return. */
   private final double rows;
+  /** Whether a GPU pass reduces the probe side before the CPU marks ({@link SpillwayMarkReduction}). */
+  private volatile boolean reducedOnGpu;
 
   SpillwayMarkJoin(RelOptCluster cluster, RelTraitSet traits, RelNode build, SpillwayTableScan probe, int[] buildKeys,
       int[] probeKeys, List<RexNode> conditions, List<JoinRelType> joinTypes, double rows) {
@@ -83,7 +87,8 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
         .item("joins", marks)
         .item("device", "cpu")
         .item("algorithm", SpillwayJoinAlgorithm.CPU_NOPA)
-        .item("buildSide", "left");
+        .item("buildSide", "left")
+        .itemIf("reduction", "gpu semi-join", reducedOnGpu);
   }
 
   /** What EXPLAIN ANALYZE calls the node. */
@@ -117,8 +122,11 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
     JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
         SpillwayField.dictionaries(probeKeyFields), label());
     probeSide.addProbe(probe.stage(), joinBuild, build, null);
-    implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probeSide.node(),
-        joinTypes.stream().map(t -> t == JoinRelType.SEMI).toList()), build, probeSide);
+    PlanNode probePipeline = probeSide.node();
+    GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), buildKeys, getRight(), probeKeys);
+    reducedOnGpu = reduction != null;
+    implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
+        joinTypes.stream().map(t -> t == JoinRelType.SEMI).toList()).withGpuReduction(reduction), build, probeSide);
   }
 
   private static List<SpillwayField> fields(RelNode input) {

@@ -1,5 +1,6 @@
 package org.spillway.adapter;
 
+import org.spillway.gpu.plan.GpuPipelineChoice;
 import org.spillway.gpu.plan.JoinBuild;
 import org.spillway.gpu.plan.JoinProbeSpec;
 import org.spillway.gpu.plan.PipelineNode;
@@ -297,6 +298,27 @@ public interface SpillwayRel extends RelNode {
         cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
       }
       return new ScanPipelineNode(table, scan.fields(), types, stages, backend.gpuChoice(table.options()));
+    }
+
+    /**
+     * The GPU pass that reduces this pipeline (over a scan, ending in a mark join's marking probe that the CPU runs) to
+     * the rows whose keys some build row has, where the cost model predicts it pays ({@link
+     * SpillwayBackend#chooseReduction}); null for none. {@code keptShare} is the share of rows the build side's keys
+     * keep, {@code markSecondsPerRow} what the CPU's marking costs a row.
+     */
+    GpuPipelineChoice markReduction(double keptShare, double markSecondsPerRow) {
+      if (source != null || scan == null || !(node() instanceof ProbePipelineNode pipeline) || pipeline.onGpu()
+          || !GpuPipelineChoice.endsInMarks(stages)) {
+        return null;
+      }
+      List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
+      SpillwayBackend backend = SpillwayBackend.chooseReduction(top, scan, types,
+          ProbePipelineNode.semiJoinReduced(stages), keptShare, markSecondsPerRow * 1e3);
+      if (backend.reason() != null && backend.costing() == null && table.device() != SpillwayDevice.CPU
+          && GpuRuntime.device().isPresent()) {
+        cpuReasons.add(new CpuReason(table.stored().name(), "its semi-join reduction: " + backend.reason()));
+      }
+      return backend.gpuChoice(table.options());
     }
 
     /**

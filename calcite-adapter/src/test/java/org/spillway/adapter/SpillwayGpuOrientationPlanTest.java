@@ -53,7 +53,8 @@ class SpillwayGpuOrientationPlanTest {
   /**
    * A semi- or anti-join built on its returned side (a mark join) is probed in a GPU pipeline where its build keys are
    * unique and it has no residual: Q4's lineitem marks the orders of the quarter, Q22's orders mark the customers
-   * (their build sides stay on the CPU: Q22's reads text). Q21's marks, under residuals, stay on the CPU.
+   * (their build sides stay on the CPU: Q22's reads text). Q21's marks, under residuals, stay on the CPU, over the
+   * lines a GPU pass keeps by the semi-join of the build side's order keys.
    */
   @Test void markJoinsOnUniqueKeysProbeInAGpuPipeline() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
@@ -67,7 +68,8 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[1]], device=[gpu]");
       SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(21))
           .explainContains("SpillwayMarkJoin(")
-          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[cpu]");
+          .explainContains("buildSide=[left], reduction=[gpu semi-join])")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[gpu]");
     }
   }
 

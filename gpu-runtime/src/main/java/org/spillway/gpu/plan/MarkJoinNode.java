@@ -3,6 +3,7 @@ package org.spillway.gpu.plan;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.pipeline.cpu.ColumnarPipeline;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 
@@ -19,6 +20,10 @@ import java.util.List;
  * one such node: the marking probe keeps a mark per join ({@link MarkProbeSpec}), the table streams once, and the
  * output is the build rows that every join keeps. A pipeline breaker: its output is the source of the pipeline
  * above.
+ * <p>Where the GPU cannot mark (several marks, a condition beyond the keys, duplicate build keys) the planner may
+ * still reduce the probe side on it ({@link #withGpuReduction}): a GPU pass streams the probe side's scan through
+ * its stages and a semi-join probe of the build rows' keys, and returns only the rows some build row has the key of;
+ * the CPU then marks those (the semi-join reduction of Bernstein and Chiu, a join filter pushed into the scan).
  */
 public final class MarkJoinNode implements PlanNode {
   private final JoinBuild build;
@@ -27,6 +32,8 @@ public final class MarkJoinNode implements PlanNode {
   private final int markStage;
   /** Per mark: a semi-join keeps the marked build rows, an anti-join the others. */
   private final boolean[] semi;
+  /** The GPU pass that reduces the probe side before the CPU marks it, or null where the probe side runs as planned. */
+  private GpuPipelineChoice reduction;
 
   public MarkJoinNode(JoinBuild build, ProbePipelineNode probeSide, boolean semi) {
     this(build, probeSide, List.of(semi));
@@ -52,12 +59,26 @@ public final class MarkJoinNode implements PlanNode {
     }
   }
 
+  /** Reduces the probe side in a GPU pass as {@code gpu} says before the CPU marks it (null: the probe side as planned). */
+  public MarkJoinNode withGpuReduction(GpuPipelineChoice gpu) {
+    if (gpu != null && probeSide.onGpu()) {
+      throw new IllegalArgumentException("the probe side marks on the GPU already");
+    }
+    this.reduction = gpu;
+    return this;
+  }
+
+  /** Whether a GPU pass reduces the probe side before the CPU marks it. */
+  public boolean reducedOnGpu() {
+    return reduction != null;
+  }
+
   @Override public List<ExprType> types() {
     return build.node().types();
   }
 
   @Override public boolean cpuOnly() {
-    return build.node().cpuOnly() && probeSide.cpuOnly();
+    return build.node().cpuOnly() && probeSide.cpuOnly() && reduction == null;
   }
 
   @Override public NodeOutput run(RunContext context) {
@@ -79,7 +100,11 @@ public final class MarkJoinNode implements PlanNode {
     long built = System.nanoTime();
     JoinProbe bound = ProbePipelineNode.bind(probe, build, rows, context, start);
     long probing = System.nanoTime();
-    probeSide.run(context, new BitSet(), s -> s == markStage ? bound : null);
+    if (reduction != null) {
+      markReduced(context, rows, bound);
+    } else {
+      probeSide.run(context, new BitSet(), s -> s == markStage ? bound : null);
+    }
     long probed = System.nanoTime();
     context.checkCancelled("before gathering the rows of " + build.label());
     int[] kept = bound.markedBuildRows(semi);
@@ -93,5 +118,40 @@ public final class MarkJoinNode implements PlanNode {
     context.report(this, OperatorReport.Execution.CPU, kept.length, built + (probed - probing));
     return new BatchOutput(kept.length == 0 ? List.of() : List.of(new ColumnBatch(columns, kept.length)),
         types());
+  }
+
+  /**
+   * The probe side reduced on the GPU to the rows whose keys some build row has, then marked by {@code bound} on the
+   * CPU: the GPU pass returns only the columns the marking probe reads.
+   */
+  private void markReduced(RunContext context, NodeOutput rows, JoinProbe bound) {
+    JoinBuild given = new JoinBuild(new GivenRows(rows), build.buildKeyDictionaries(), build.probeKeyDictionaries(),
+        build.label());
+    ProbePipelineNode reducing = probeSide.reducedBy(given, reduction);
+    List<ExprType> markInput = probeSide.lastStageInputTypes();
+    List<PipelineStage> marks = List.of(new PipelineStage.HashJoinProbe(bound));
+    BitSet markRead = new ColumnarPipeline(markInput, marks, new BitSet()).inputColumnsRead();
+    NodeOutput reduced = reducing.run(context, markRead);
+    context.checkCancelled("before marking the rows of " + build.label());
+    long start = System.nanoTime();
+    new ColumnarPipeline(markInput, marks, new BitSet()).runColumns(reduced.batches(markRead), context.threads(),
+        context.cancelled());
+    RunContext.trace("cpu marking of %s over the %d rows the GPU kept: %.1f ms", build.label(), reduced.rows(),
+        (System.nanoTime() - start) / 1e6);
+  }
+
+  /** Rows a node ran already, handed to a second consumer (the reducing pass's semi-join build side). */
+  private record GivenRows(NodeOutput rows) implements PlanNode {
+    @Override public List<ExprType> types() {
+      return rows.types();
+    }
+
+    @Override public NodeOutput run(RunContext context) {
+      return rows;
+    }
+
+    @Override public boolean cpuOnly() {
+      return true;
+    }
   }
 }

@@ -98,6 +98,38 @@ public final class ProbePipelineNode implements PlanNode {
     return stages;
   }
 
+  /** The types of the rows that reach the last stage (a mark join's marking probe). */
+  public List<ExprType> lastStageInputTypes() {
+    return new ColumnarPipeline(inputTypes, stages.subList(0, stages.size() - 1)).outputTypes();
+  }
+
+  /**
+   * This pipeline over a scan with its last stage (a mark join's marking probe) replaced by a semi-join probe of
+   * {@code build}'s rows on the same keys ({@link #semiJoinReduced}), run as {@code gpu} says: its output is the rows
+   * that would reach the marking probe and whose keys some build row has (the semi-join reduction of a mark join's
+   * probe side).
+   */
+  public ProbePipelineNode reducedBy(JoinBuild build, GpuPipelineChoice gpu) {
+    if (source != null) {
+      throw new IllegalStateException("only a pipeline over a scan is reduced on the GPU");
+    }
+    List<JoinBuild> reducedBuilds = new ArrayList<>(builds.subList(0, builds.size() - 1));
+    reducedBuilds.add(build);
+    return new ProbePipelineNode(table, scanFields, null, inputTypes, semiJoinReduced(stages), reducedBuilds, gpu);
+  }
+
+  /** {@code stages}, which end in a marking probe, ending instead in a semi-join probe on the marking probe's keys. */
+  public static List<PipelineStage> semiJoinReduced(List<PipelineStage> stages) {
+    if (!GpuPipelineChoice.endsInMarks(stages)) {
+      throw new IllegalArgumentException("only a marking probe's pipeline is reduced: " + stages);
+    }
+    JoinProbe marking = ((PipelineStage.HashJoinProbe) stages.get(stages.size() - 1)).probe();
+    List<PipelineStage> reduced = new ArrayList<>(stages.subList(0, stages.size() - 1));
+    reduced.add(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI, marking.probeKeys(),
+        marking.probeKeyTypes(), marking.buildKeys(), marking.buildTypes(), false, null)));
+    return reduced;
+  }
+
   /** The build sides' columns that the probe of stage {@code stage} gathers, for a consumer reading {@code read}. */
   public BitSet buildColumnsRead(int stage, BitSet read) {
     return new ColumnarPipeline(inputTypes, stages, read).buildColumnsRead(stage);

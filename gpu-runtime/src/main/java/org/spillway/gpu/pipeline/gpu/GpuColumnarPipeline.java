@@ -590,7 +590,8 @@ public final class GpuColumnarPipeline {
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
       GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
-          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers).withClaims(claims), cancelled);
+          new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers).withClaims(claims), claims == null,
+          cancelled);
       lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims), outcome.cachedBytes(),
           pass.kernelName(), System.nanoTime() - started, -1, outcome.returnedBytes());
       return outcome.result();

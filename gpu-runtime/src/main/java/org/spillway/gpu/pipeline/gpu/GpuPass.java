@@ -232,7 +232,7 @@ final class GpuPass {
     return bytes;
   }
 
-  private static boolean allResident(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+  static boolean allResident(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
       GpuColumnCache.Session session) {
     if (session == null) {
       return false;
@@ -249,6 +249,24 @@ final class GpuPass {
   }
 
   /**
+   * The chunk descriptor of a whole batch whose buffers are resident ({@code resident}, per buffer), their fills
+   * awaited on {@code stream}.
+   */
+  static long[] residentChunk(GpuBatchStreamer.BatchBuffers batch, GpuColumnCache.Entry[] resident,
+      GpuColumnCache.Session session, CudaStream stream) {
+    long[] words = GpuChunkTable.chunk(batch.rows());
+    GpuChunkTable.text(words, batch.text(), 0);
+    for (int i = 0; i < batch.buffers().length; i++) {
+      GpuColumnCache.Entry entry = resident[i];
+      if (entry != null) {
+        session.await(entry, stream);
+        words[batch.word(i)] = entry.address();
+      }
+    }
+    return words;
+  }
+
+  /**
    * One launch over a table of every (resident) batch: no transfer, one kernel, one synchronization; returns
    * the kernel's time by CUDA events.
    */
@@ -261,16 +279,7 @@ final class GpuPass {
       if (batch.rows() == 0) {
         continue;
       }
-      long[] words = GpuChunkTable.chunk(batch.rows());
-      GpuChunkTable.text(words, batch.text(), 0);
-      for (int i = 0; i < batch.buffers().length; i++) {
-        GpuColumnCache.Entry entry = resident[b][i];
-        if (entry != null) {
-          session.await(entry, control);
-          words[batch.word(i)] = entry.address();
-        }
-      }
-      chunks.add(words);
+      chunks.add(residentChunk(batch, resident[b], session, control));
     }
     if (chunks.isEmpty()) {
       return 0;

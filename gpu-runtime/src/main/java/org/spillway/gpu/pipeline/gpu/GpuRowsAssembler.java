@@ -46,6 +46,14 @@ final class GpuRowsAssembler {
    * after the other (each but the last of whole tiles); returns how many rows the chunk selected.
    */
   long add(int batch, int batches, long firstRow, long rows, long address) {
+    return add(batch, batches, firstRow, rows, address, false);
+  }
+
+  /**
+   * As above; {@code tilePerBatch}: the chunk was a table of whole batches ({@link GpuChunkTable#table}), each starting
+   * a tile of its own, so a batch need not hold whole tiles to be followed by another.
+   */
+  long add(int batch, int batches, long firstRow, long rows, long address, boolean tilePerBatch) {
     if (firstRow % GpuRowsLayout.TILE_ROWS != 0 || rows > layout.capacityRows()) {
       throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
           + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
@@ -58,7 +66,7 @@ final class GpuRowsAssembler {
     long[] firstPosition = new long[batches + 1];
     for (int i = 0; i < batches; i++) {
       int b = batch + i;
-      if (i + 1 < batches && batchRows[b] % GpuRowsLayout.TILE_ROWS != 0) {
+      if (!tilePerBatch && i + 1 < batches && batchRows[b] % GpuRowsLayout.TILE_ROWS != 0) {
         throw new IllegalArgumentException("batch " + b + " of " + batchRows[b] + " rows is followed by another in"
             + " one chunk but holds no whole tiles of " + GpuRowsLayout.TILE_ROWS + " rows");
       }

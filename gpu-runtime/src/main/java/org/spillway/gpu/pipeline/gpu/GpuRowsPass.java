@@ -3,6 +3,7 @@ package org.spillway.gpu.pipeline.gpu;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -76,6 +77,16 @@ final class GpuRowsPass {
   /** Runs the pass over every batch in chunks of the layout's capacity; see the class comment. */
   Outcome run(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
       GpuColumnCache.Session session, GpuBatchStreamer streamer, BooleanSupplier cancelled) {
+    return run(batches, resident, session, streamer, false, cancelled);
+  }
+
+  /**
+   * As above; {@code overTables}: where every batch is resident in the column cache (and the GPU runs the whole scan),
+   * groups of them run as one launch over a table of their descriptors ({@link #runOverTables}) instead of one
+   * launch per batch.
+   */
+  Outcome run(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session, GpuBatchStreamer streamer, boolean overTables, BooleanSupplier cancelled) {
     DeviceBuffer code = GpuScratch.acquire(device, image.bytes() + 8L);
     try {
       image.upload(code);
@@ -89,8 +100,13 @@ final class GpuRowsPass {
       long[] traffic = GpuPass.traffic(batches, resident, session);
       long start = System.nanoTime();
       int shared = GpuPass.textSharedBytes(batches);
-      streamer.stream(batches, resident, session, layout.capacityRows(),
-          () -> new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
+      if (overTables && GpuPass.allResident(batches, resident, session) && fitsTables(batches)) {
+        runOverTables(batches, resident, session, new Outputs(assembler, returned, argument, columns, error, shared),
+            cancelled);
+      } else {
+        streamer.stream(batches, resident, session, layout.capacityRows(),
+            () -> new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
+      }
       long nanos = System.nanoTime() - start;
       long[] word = {0};
       CudaException.check(cuMemcpyDtoH(Pointer.to(word), error, 8), "cuMemcpyDtoH(GPU rows error word)");
@@ -98,6 +114,79 @@ final class GpuRowsPass {
       return new Outcome(assembler.result(), nanos, traffic[0], traffic[1], returned.get());
     } finally {
       GpuScratch.release(device, code);  // every kernel is done: the streamer returns after its workers' streams
+    }
+  }
+
+  /** Whether every batch's tiles fit one output buffer (so that each group of batches holds at least one). */
+  private boolean fitsTables(List<GpuBatchStreamer.BatchBuffers> batches) {
+    for (GpuBatchStreamer.BatchBuffers batch : batches) {
+      if (GpuRowsLayout.tiles(batch.rows()) * GpuRowsLayout.TILE_ROWS > layout.capacityRows()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Every batch read in place from the column cache, in groups of consecutive batches whose tiles fill at most one
+   * output buffer: per group one table of the batches' chunk descriptors (each batch starting a tile) and one launch of
+   * each kernel, queued on one stream while the copying thread assembles the groups before. A launch per batch would
+   * cost more in launches and host round trips than the kernels take over resident columns.
+   */
+  private void runOverTables(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
+      GpuColumnCache.Session session, Outputs outputs, BooleanSupplier cancelled) {
+    CudaStream stream = GpuScratch.stream(device);
+    DeviceBuffer tables = null;
+    boolean completed = false;
+    try {
+      long capacityTiles = layout.capacityRows() / GpuRowsLayout.TILE_ROWS;
+      List<int[]> groups = new ArrayList<>();  // first batch, batch count
+      List<long[]> descriptors = new ArrayList<>();
+      int first = 0;
+      long tiles = 0;
+      for (int b = 0; b < batches.size(); b++) {
+        long batchTiles = GpuRowsLayout.tiles(batches.get(b).rows());
+        if (b > first && tiles + batchTiles > capacityTiles) {
+          groups.add(new int[] {first, b - first});
+          first = b;
+          tiles = 0;
+        }
+        tiles += batchTiles;
+        descriptors.add(GpuPass.residentChunk(batches.get(b), resident[b], session, stream));
+      }
+      if (first < batches.size()) {
+        groups.add(new int[] {first, batches.size() - first});
+      }
+      long[] all = new long[batches.size() * GpuChunkTable.WORDS];
+      for (int[] g : groups) {  // each group's table counts its tiles from 0
+        long[] table = GpuChunkTable.table(descriptors.subList(g[0], g[0] + g[1]), GpuRowsLayout.TILE_ROWS);
+        System.arraycopy(table, 0, all, g[0] * GpuChunkTable.WORDS, table.length);
+      }
+      tables = GpuScratch.acquire(device, Math.max(8, all.length * 8L));
+      GpuScratch.upload(tables, 0, Pointer.to(all), all.length * 8L, "GPU chunk tables");
+      for (int[] g : groups) {
+        if (cancelled.getAsBoolean()) {
+          throw new java.util.concurrent.CancellationException("query cancelled");
+        }
+        long[] table = java.util.Arrays.copyOfRange(all, g[0] * GpuChunkTable.WORDS, (g[0] + g[1]) * GpuChunkTable.WORDS);
+        long rows = 0;
+        for (int b = g[0]; b < g[0] + g[1]; b++) {
+          rows += batches.get(b).rows();
+        }
+        outputs.launchTable(g[0], g[1], rows, tables.address() + g[0] * GpuChunkTable.WORDS * 8L, g[1],
+            GpuChunkTable.tiles(table, GpuRowsLayout.TILE_ROWS), stream);
+      }
+      completed = true;
+    } finally {
+      try {
+        outputs.finish(completed);
+      } finally {
+        stream.synchronize();  // nothing may still read the tables when they are given back
+        GpuScratch.release(device, stream);
+        if (tables != null) {
+          GpuScratch.release(device, tables);
+        }
+      }
     }
   }
 
@@ -113,7 +202,8 @@ final class GpuRowsPass {
   }
 
   /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
-  private record InFlight(int batch, int batches, long firstRow, long rows, OutputBuffer out, CudaStream stream) {}
+  private record InFlight(int batch, int batches, long firstRow, long rows, OutputBuffer out, CudaStream stream,
+      boolean table) {}
 
   /**
    * One worker's ring of output buffers in flight (oldest first), the ones whose rows are being copied into the
@@ -164,7 +254,7 @@ final class GpuRowsPass {
         collect(inFlight.poll());
       }
       OutputBuffer out = nextBuffer();
-      inFlight.add(new InFlight(batch, batches, firstRow, rows, out, stream));  // before the launch: a failure finds it
+      inFlight.add(new InFlight(batch, batches, firstRow, rows, out, stream, false));  // before the launch: a failure finds it
       long launchStart = System.nanoTime();
       if (timing) {
         out.timedStart().record(stream);
@@ -173,8 +263,36 @@ final class GpuRowsPass {
       int blocks = GpuPass.blocks(multiprocessors,
           GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
       long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
+      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, chunk, 0L, 0L, 0L, argument,
+          stagingArg, error);
+      finishLaunch(out, tiles, blocks, stream, launchStart);
+    }
+
+    /**
+     * As {@link #launch}, over every row of the {@code batches} consecutive resident batches from {@code batch},
+     * whose {@code tableCount} chunk descriptors of {@code tiles} tiles lie at device address {@code table}.
+     */
+    void launchTable(int batch, int batches, long rows, long table, long tableCount, long tiles, CudaStream stream) {
+      if (inFlight.size() >= depth) {
+        collect(inFlight.poll());
+      }
+      OutputBuffer out = nextBuffer();
+      inFlight.add(new InFlight(batch, batches, 0, rows, out, stream, true));
+      long launchStart = System.nanoTime();
+      if (timing) {
+        out.timedStart().record(stream);
+      }
+      int blocks = GpuPass.blocks(multiprocessors,
+          GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
+      long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
+      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, GpuChunkTable.chunk(0), table,
+          tableCount, tiles, argument, stagingArg, error);
+      finishLaunch(out, tiles, blocks, stream, launchStart);
+    }
+
+    /** The scan and gather of a launched chunk's {@code tiles}, and the events that mark it done. */
+    private void finishLaunch(OutputBuffer out, long tiles, int blocks, CudaStream stream, long launchStart) {
       long[] outputArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
-      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, chunk, argument, stagingArg, error);
       scan.launch(1, SCAN_THREADS, stream, out.staging().address(), outputArg, tiles, out.offsetsAddress(layout));
       gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, out.staging().address(), outputArg, tiles,
           out.offsetsAddress(layout));
@@ -258,7 +376,7 @@ final class GpuRowsPass {
         long addStart = System.nanoTime();
         try {
           long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(),
-              chunk.out().host().address());
+              chunk.out().host().address(), chunk.table());
           returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
         } catch (RuntimeException e) {
           copyFailure.compareAndSet(null, e);

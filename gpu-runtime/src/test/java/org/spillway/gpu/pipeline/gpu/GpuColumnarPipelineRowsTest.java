@@ -145,6 +145,36 @@ class GpuColumnarPipelineRowsTest {
     }
   }
 
+  /**
+   * Batches all resident in the column cache run as groups of consecutive batches over chunk tables (one launch per
+   * group, each batch starting a tile, ragged batches followed by others): 64 KiB chunks make several groups of the
+   * many small batches, and the default chunks few.
+   */
+  @Test void residentBatchesRunInGroupsOverChunkTables() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = 0; b < 40; b++) {
+      batches.add(data.batch(gen, SIZES[1 + random.nextInt(SIZES.length - 1)], random.nextBoolean()));
+    }
+    try (GpuColumnCache cache = new GpuColumnCache(GpuRuntime.requireDevice(), 1L << 30)) {
+      for (TransferOptions options : List.of(TransferOptions.DEFAULT.withChunkBytes(64 << 10), TransferOptions.DEFAULT)) {
+        for (FilterVariant variant : FilterVariant.values()) {
+          GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, fixedStages())
+              .withTransferOptions(options).withFilterVariant(variant).withCache(cache);
+          for (String run : new String[] {"cold", "warm", "warm again"}) {
+            String where = "seed " + seed + ", " + variant + ", " + run + ", " + options;
+            RandomBatches.assertSameBatches(gpu, TransferMethod.PINNED_COPY, batches, where);
+            if (!run.equals("cold")) {
+              assertEquals(0, gpu.lastRun().bytes(), where + ": every input is resident");
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test void emptyInputReadsAndReturnsNothing() {
     SourceBatch empty = data.batch(new RandomExprs(new Random(System.nanoTime())), 0, true);
     for (List<SourceBatch> batches : List.of(List.<SourceBatch>of(), List.of(empty), List.of(empty, empty))) {

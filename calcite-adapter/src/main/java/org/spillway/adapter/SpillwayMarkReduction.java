@@ -1,0 +1,41 @@
+package org.spillway.adapter;
+
+import java.util.Arrays;
+import java.util.List;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.metadata.RelMetadataQuery;
+import org.spillway.gpu.calibrate.MachineProfiles;
+import org.spillway.gpu.plan.GpuPipelineChoice;
+import org.spillway.gpu.plan.MarkJoinNode;
+
+/**
+ * The semi-join reduction of a mark join whose marking probe runs on the CPU (several marks, a condition beyond the
+ * keys, or build keys not known to be unique): a GPU pass streams the probe side's scan and keeps only the rows whose
+ * keys some build row has ({@link MarkJoinNode#withGpuReduction}), so the CPU marks those instead of every row. The
+ * cost model decides, from the share of probe rows the build side's distinct keys keep by the statistics.
+ */
+final class SpillwayMarkReduction {
+  private SpillwayMarkReduction() {}
+
+  /**
+   * The GPU pass for a mark join building on {@code build}'s {@code buildKeys} and probing {@code probe}'s
+   * {@code probeKeys}, whose probe side {@code probeSide} implements; null where none runs.
+   */
+  static GpuPipelineChoice choose(SpillwayRel.Implementor probeSide, RelNode build, int[] buildKeys, RelNode probe,
+      int[] probeKeys) {
+    RelMetadataQuery mq = build.getCluster().getMetadataQuery();
+    Double buildRows = mq.getRowCount(build);
+    Double probeRows = mq.getRowCount(probe);
+    if (buildRows == null || probeRows == null) {
+      return null;
+    }
+    List<Integer> buildKeyList = Arrays.stream(buildKeys).boxed().toList();
+    List<Integer> probeKeyList = Arrays.stream(probeKeys).boxed().toList();
+    Double buildDistinct = SpillwayStatistics.distinctValues(mq, build, buildKeyList, buildRows);
+    Double probeDistinct = SpillwayStatistics.distinctValues(mq, probe, probeKeyList, probeRows);
+    double kept = buildDistinct == null || probeDistinct == null ? 1 : Math.min(1, buildDistinct / probeDistinct);
+    double markSeconds = new SpillwayJoinCost(SpillwayGpuSite.current().map(SpillwayGpuSite::profile)
+        .orElseGet(MachineProfiles::current)).cpuMarkSecondsPerRow(buildRows);
+    return probeSide.markReduction(kept, markSeconds);
+  }
+}
