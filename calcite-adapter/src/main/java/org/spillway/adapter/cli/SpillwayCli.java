@@ -61,7 +61,7 @@ public final class SpillwayCli implements Callable<Integer> {
 
   @Option(names = "--index-join-window", paramLabel = "SIZE",
       description = "Probe keys per window of the windowed index join, e.g. 4m (the connection property"
-          + " indexJoinWindow; default 32m).")
+          + " indexJoinWindow; default: sized by the index, 1/64 of its keys' bytes, 32m to 512m).")
   String indexJoinWindow;
 
   @Override public Integer call() throws Exception {
