@@ -3,17 +3,11 @@ package org.spillway.adapter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.tpch.ProgressListener;
-import org.spillway.tpch.TpchGenerator;
 
 /**
  * EXPLAIN ANALYZE with device=gpu: the pipeline of a Q6-style aggregate over lineitem and a Triton join report
@@ -21,17 +15,7 @@ import org.spillway.tpch.TpchGenerator;
  * says there must be one.
  */
 @Tag("gpu")
-class SpillwayExplainAnalyzeGpuTest {
-  @TempDir static Path dir;
-
-  @BeforeAll static void generate() {
-    GpuTests.requireDevice();
-    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-  }
-
-  @AfterAll static void closeCatalogs() {
-    CatalogRegistry.close(dir);
-  }
+class SpillwayExplainAnalyzeGpuTest extends GpuTpchData {
 
   @Test void aGpuPipelineReportsTheGpuAndItsLinkBytes() throws SQLException {
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=gpu";

@@ -3,19 +3,13 @@ package org.spillway.adapter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.tpch.ProgressListener;
-import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
 
 /**
@@ -24,17 +18,7 @@ import org.spillway.tpch.TpchQueries;
  * there must be one.
  */
 @Tag("gpu")
-class SpillwayGpuTpchTest {
-  @TempDir static Path dir;
-
-  @BeforeAll static void generate() {
-    GpuTests.requireDevice();
-    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-  }
-
-  @AfterAll static void closeCatalogs() {
-    CatalogRegistry.close(dir);
-  }
+class SpillwayGpuTpchTest extends GpuTpchData {
 
   @Test void everyQueryGivesTheSameRowsOnBothDevices() throws SQLException {
     for (int q = 1; q <= 22; q++) {

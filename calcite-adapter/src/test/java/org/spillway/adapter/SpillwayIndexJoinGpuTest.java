@@ -3,22 +3,16 @@ package org.spillway.adapter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.tpch.ProgressListener;
-import org.spillway.tpch.TpchGenerator;
 
 /**
  * joinAlgorithm=gpu-inlj in SQL: the index the first query builds (pinned, as the process's storage memory is on a
@@ -26,19 +20,9 @@ import org.spillway.tpch.TpchGenerator;
  * the CPU hash join's rows, in the default window and in windows of 1 KiB. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
  */
 @Tag("gpu")
-class SpillwayIndexJoinGpuTest {
+class SpillwayIndexJoinGpuTest extends GpuTpchData {
   private static final String JOIN = "FROM lineitem l JOIN orders o ON o.o_orderkey = l.l_orderkey"
       + " WHERE l.l_shipdate < DATE '1992-06-01'";
-  @TempDir static Path dir;
-
-  @BeforeAll static void generate() {
-    GpuTests.requireDevice();
-    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-  }
-
-  @AfterAll static void closeCatalogs() {
-    CatalogRegistry.close(dir);
-  }
 
   @ParameterizedTest
   @ValueSource(strings = {"BINARY_SEARCH", "BTREE", "HARMONIA", "RADIXSPLINE"})

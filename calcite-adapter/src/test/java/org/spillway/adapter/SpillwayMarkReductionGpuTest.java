@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.tpch.ProgressListener;
-import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
 
 /**
@@ -25,7 +19,7 @@ import org.spillway.tpch.TpchQueries;
  * GPU reduced the probe side. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
  */
 @Tag("gpu")
-class SpillwayMarkReductionGpuTest {
+class SpillwayMarkReductionGpuTest extends GpuTpchData {
   private static final String Q21_ALL_NATIONS = TpchQueries.sql(21).replace("and n_name = 'SAUDI ARABIA'", "");
   private static final String SEMI_UNDER_RESIDUAL = """
       select o_orderpriority, count(*) as c from orders
@@ -35,16 +29,6 @@ class SpillwayMarkReductionGpuTest {
       group by o_orderpriority order by o_orderpriority""";
   private static final String ANTI_UNDER_RESIDUAL = SEMI_UNDER_RESIDUAL.replace("and exists", "and not exists");
 
-  @TempDir static Path dir;
-
-  @BeforeAll static void generate() {
-    GpuTests.requireDevice();
-    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-  }
-
-  @AfterAll static void closeCatalogs() {
-    CatalogRegistry.close(dir);
-  }
 
   @Test void reducedMarkJoinsGiveTheSameRowsOnBothDevices() throws SQLException {
     for (String sql : List.of(TpchQueries.sql(21), Q21_ALL_NATIONS, SEMI_UNDER_RESIDUAL, ANTI_UNDER_RESIDUAL)) {

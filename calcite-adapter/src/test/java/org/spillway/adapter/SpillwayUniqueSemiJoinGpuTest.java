@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.tpch.ProgressListener;
-import org.spillway.tpch.TpchGenerator;
 import org.spillway.tpch.TpchQueries;
 
 /**
@@ -25,20 +19,10 @@ import org.spillway.tpch.TpchQueries;
  * without a CUDA device, failed if gpu.required says there must be one.
  */
 @Tag("gpu")
-class SpillwayUniqueSemiJoinGpuTest {
+class SpillwayUniqueSemiJoinGpuTest extends GpuTpchData {
   private static final String BRAND = TpchQueries.sql(17).replace("  and p_container = 'MED BOX'\n", "");
   private static final String BRAND_MAX = BRAND.replace("avg(l_quantity)", "max(l_quantity)");
 
-  @TempDir static Path dir;
-
-  @BeforeAll static void generate() {
-    GpuTests.requireDevice();
-    TpchGenerator.generate(dir, 0.01, 2, ProgressListener.NONE);
-  }
-
-  @AfterAll static void closeCatalogs() {
-    CatalogRegistry.close(dir);
-  }
 
   @Test void q17GivesTheSameRowsOnBothDevices() throws SQLException {
     for (String sql : List.of(TpchQueries.sql(17), BRAND, BRAND_MAX)) {
