@@ -20,7 +20,7 @@ import java.util.stream.IntStream;
  */
 public final class ColumnSort {
   /** Rows below which one thread sorts: splitting would cost more than it saves. */
-  static final int PARALLEL_ROWS = 1 << 16;
+  static final int PARALLEL_ROWS = 1 << 13;
   /** Runs shorter than this are sorted by insertion. */
   private static final int INSERTION_ROWS = 24;
 
