@@ -73,14 +73,23 @@ public final class PinnedHostAllocator {
     return new HostBuffer(this, p, bytes, 0);
   }
 
+  /**
+   * Large buffers are malloc'ed (an mmap of fresh pages), aligned to a huge page and advised to use huge pages
+   * ({@link HugePages}) before registering touches them, unless the property says otherwise.
+   */
   private HostBuffer mallocAndRegister(long bytes) {
+    boolean huge = HugePages.wanted();
+    long align = huge ? HugePages.BYTES : PAGE;
     long raw;
     try {
-      raw = MemoryUtil.allocateMemory(bytes + PAGE);
+      raw = MemoryUtil.allocateMemory(bytes + align);
     } catch (OutOfMemoryError e) {
       throw new GpuMemoryException("malloc of " + bytes + " bytes to pin failed: " + e.getMessage(), e);
     }
-    HostPointer p = new HostPointer((raw + PAGE - 1) / PAGE * PAGE);
+    HostPointer p = new HostPointer((raw + align - 1) / align * align);
+    if (huge) {
+      HugePages.advise(p.address(), (bytes + align - 1) / align * align);
+    }
     int rc = cuMemHostRegister(p, bytes,
         JCudaDriver.CU_MEMHOSTREGISTER_DEVICEMAP | JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE);
     if (rc != CUresult.CUDA_SUCCESS) {

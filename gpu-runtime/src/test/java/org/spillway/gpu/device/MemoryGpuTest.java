@@ -77,7 +77,7 @@ class MemoryGpuTest {
     PinnedHostAllocator pinned = device.pinnedAllocator();
     long bytes = PinnedHostAllocator.HOST_ALLOC_LIMIT + 4097;  // JCuda's cuMemHostAlloc cannot return this
     try (HostBuffer big = pinned.allocate(bytes)) {
-      assertEquals(0, big.address() % PinnedHostAllocator.ALIGNMENT);
+      assertEquals(0, big.address() % (HugePages.wanted() ? HugePages.BYTES : PinnedHostAllocator.ALIGNMENT));
       assertEquals(HostMemoryKind.PINNED, HostMemoryKind.of(device, big.address()));
       assertEquals(HostMemoryKind.PINNED, HostMemoryKind.of(device, big.address() + bytes - 1));
       assertTrue(HostMemoryKind.mappedDeviceAddress(device, big.address()) != 0);
