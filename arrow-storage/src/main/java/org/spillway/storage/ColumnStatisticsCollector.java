@@ -273,6 +273,9 @@ final class ColumnStatisticsCollector {
     }
     sketch.addHash(hash);
     boolean ascii = knownAscii || Ascii.isAscii(utf8, from, length);
+    if (ascii && strictlyInsideBoundsByFirstByte(utf8, from, length)) {
+      return;
+    }
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);
@@ -284,6 +287,19 @@ final class ColumnStatisticsCollector {
       maxString = v;
       maxAscii = ascii ? Arrays.copyOfRange(utf8, from, from + length) : null;
     }
+  }
+
+  /**
+   * Whether an ASCII value is above the minimum and below the maximum by its first byte alone (both bounds ASCII and
+   * not empty): then neither bound changes, and the two compares of every row of a wide text column (its comments,
+   * say) are one byte's. ASCII bytes order as the Strings' chars do.
+   */
+  private boolean strictlyInsideBoundsByFirstByte(byte[] utf8, int from, int length) {
+    if (length == 0 || minAscii == null || maxAscii == null || minAscii.length == 0 || maxAscii.length == 0) {
+      return false;
+    }
+    byte first = utf8[from];
+    return first > minAscii[0] && first < maxAscii[0];
   }
 
   /** Compares a value with a bound as Strings do: byte by byte where both are ASCII, else as Strings. */
