@@ -119,10 +119,14 @@ public final class TableWriter implements AutoCloseable {
     }
     Object[] declaredDistinct = new Object[schema.size()];
     char[][] declaredRows = new char[schema.size()][];
+    int[] unwrittenTextRows = new int[schema.size()];
     for (int col = 0; col < schema.size(); col++) {
       declaredDistinct[col] = batch.declaredDistinct(col);
       declaredRows[col] = batch.declaredRows(col);
+      unwrittenTextRows[col] = batch.unwrittenTextRows(col);
     }
+    DictionaryEncoder.Declared declared =
+        new DictionaryEncoder.Declared(declaredDistinct, declaredRows, unwrittenTextRows);
     VectorSchemaRoot root = batch.detach();
     openBatches.remove(batch);
     boolean kept = false;
@@ -136,8 +140,7 @@ public final class TableWriter implements AutoCloseable {
       if (!inMemory) {
         stagedInMemory.addAndGet(-bytes);
       }
-      Staged entry = inMemory ? new Staged(null, root, new DictionaryEncoder.Declared(declaredDistinct, declaredRows))
-          : new Staged(file, null, null);
+      Staged entry = inMemory ? new Staged(null, root, declared) : new Staged(file, null, null);
       if (staged.putIfAbsent(position, entry) != null) {
         if (inMemory) {
           stagedInMemory.addAndGet(-bytes);
@@ -160,6 +163,7 @@ public final class TableWriter implements AutoCloseable {
         local.add(collector);
       }
       if (!inMemory) {
+        declared.writeText(root, col -> true);  // a staged file holds every column's bytes
         ArrowFiles.write(file, root);
       }
       synchronized (statistics) {
@@ -294,6 +298,7 @@ public final class TableWriter implements AutoCloseable {
           if (encoder != null) {
             encoder.write(batch, source.declared(), target, allocator);
           } else {
+            source.declared().writeText(batch, col -> true);
             ArrowFiles.write(target, batch);
           }
         }
