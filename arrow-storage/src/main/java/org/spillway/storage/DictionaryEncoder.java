@@ -60,14 +60,14 @@ final class DictionaryEncoder {
     }
   }
 
-  /** Re-encodes the batch of a staged file into a new file; thread-safe for distinct files. */
-  void rewrite(Path staged, Path target, BufferAllocator allocator) {
+  /** Re-encodes the batch of a staged file into a new file, whose checksum it returns; thread-safe for distinct files. */
+  FileChecksum rewrite(Path staged, Path target, BufferAllocator allocator) {
     List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
     try {
       if (batches.size() != 1) {
         throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
       }
-      write(batches.get(0), Declared.NOTHING, target, allocator);
+      return write(batches.get(0), Declared.NOTHING, target, allocator);
     } finally {
       batches.forEach(VectorSchemaRoot::close);
     }
@@ -77,9 +77,10 @@ final class DictionaryEncoder {
    * Writes a plain batch into a new file with the chosen columns encoded; the batch's buffers of the columns kept
    * plain move into the file's batch, so the caller closes it afterwards and uses it no more. A text column whose
    * values were {@code declared} with their rows is encoded a value at a time, not a row at a time (and its text, if
-   * not written, stays so); a column kept plain gets its unwritten text written. Thread-safe for distinct files.
+   * not written, stays so); a column kept plain gets its unwritten text written. Returns the file's checksum.
+   * Thread-safe for distinct files.
    */
-  void write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
+  FileChecksum write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
     declared.writeText(plain, col -> dictionaries.get(col) == null);
     DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
     List<VarCharVector> dictionaryVectors = new ArrayList<>();
@@ -92,7 +93,7 @@ final class DictionaryEncoder {
         }
       }
       try (VectorSchemaRoot encoded = encode(plain, declared, allocator)) {
-        ArrowFiles.write(target, encoded, provider);
+        return ArrowFiles.write(target, encoded, provider);
       }
     } finally {
       dictionaryVectors.forEach(VarCharVector::close);

@@ -278,7 +278,7 @@ public final class TableWriter implements AutoCloseable {
     return dictionaries;
   }
 
-  /** Writes the table's files and measures their checksums, in load order; releases the batches in memory. */
+  /** Writes the table's files and their checksums, in load order; releases the batches in memory. */
   private List<FileChecksum> writeFinalFiles(List<List<String>> dictionaries) {
     List<Map.Entry<Long, Staged>> inputs = new ArrayList<>(staged.entrySet());
     List<String> names = new ArrayList<>(inputs.size());
@@ -292,21 +292,20 @@ public final class TableWriter implements AutoCloseable {
     return ParallelWork.mapAll(inputs.size(), i -> {
       Staged source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
+      // a file written here is checksummed as it is written; a staged file moved into place is read back
       if (source.batch() != null) {
         try (VectorSchemaRoot batch = source.batch()) {
           staged.remove(inputs.get(i).getKey());
           if (encoder != null) {
-            encoder.write(batch, source.declared(), target, allocator);
-          } else {
-            source.declared().writeText(batch, col -> true);
-            ArrowFiles.write(target, batch);
+            return encoder.write(batch, source.declared(), target, allocator);
           }
+          source.declared().writeText(batch, col -> true);
+          return ArrowFiles.write(target, batch);
         }
       } else if (encoder != null) {
-        encoder.rewrite(source.file(), target, allocator);
-      } else {
-        move(source.file(), target);
+        return encoder.rewrite(source.file(), target, allocator);
       }
+      move(source.file(), target);
       return FileChecksum.of(target);
     });
   }
