@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
@@ -293,6 +294,12 @@ public final class BatchBuilder implements AutoCloseable {
     dropDeclaration(col);
     VarCharVector vector = (VarCharVector) vectors.get(col);
     int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
+    if (vector.getDataBuffer().capacity() < length && vector.getLastSet() < rows) {
+      // buffers of the size needed, instead of doubling the data buffer (each time copying, and first touching,
+      // bytes that are overwritten next); where a value was set beyond these rows, the buffers grow as before
+      vector.clear();
+      vector.allocateNew(length, capacity);
+    }
     while (vector.getDataBuffer().capacity() < length) {
       vector.reallocDataBuffer();
     }
@@ -321,6 +328,10 @@ public final class BatchBuilder implements AutoCloseable {
     dropDeclaration(col);
     VarCharVector vector = (VarCharVector) vectors.get(col);
     setValidity(vector.getValidityBuffer(), nulls, rows);
+    // every row empty until the text is written, and marked set: else setValueCount would make each row empty
+    // one offset write at a time
+    vector.getOffsetBuffer().setZero(0, (rows + 1L) * BaseVariableWidthVector.OFFSET_WIDTH);
+    vector.setLastSet(rows - 1);
     declareDistinct(col, values, valueOfRow);
     unwrittenTextRows[col] = rows;
   }
