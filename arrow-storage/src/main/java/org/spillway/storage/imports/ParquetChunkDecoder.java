@@ -376,8 +376,12 @@ final class ParquetChunkDecoder {
     }
     switch (source) {
       case IDS -> {
-        for (int row = from, next = 0; row < end; row++) {
-          rowIds[row] = nulls[row] ? 0 : ids[next++];
+        if (present == end - from) {
+          System.arraycopy(ids, 0, rowIds, from, present);
+        } else {
+          for (int row = from, next = 0; row < end; row++) {
+            rowIds[row] = nulls[row] ? 0 : ids[next++];
+          }
         }
         return textDeferred ? length : textOfRowIds(from, end, length);
       }
@@ -696,13 +700,22 @@ final class ParquetChunkDecoder {
     return Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
   }
 
-  /** Each row's index into the used entries (by {@link #rowIds}; NULL rows get the first's). */
+  /**
+   * Each row's index into the used entries (by {@link #rowIds}; NULL rows get the first's): where the batch used
+   * every entry (a small dictionary's usual case), its id, narrowed in one plain loop.
+   */
   private char[] valueOfRow(int[] usedIds, int rows) {
+    char[] valueOfRow = new char[rows];
+    if (usedIds.length == usedEntries.length) {
+      for (int row = 0; row < rows; row++) {
+        valueOfRow[row] = (char) rowIds[row];
+      }
+      return valueOfRow;
+    }
     int[] indexOfId = new int[usedEntries.length];
     for (int i = 0; i < usedIds.length; i++) {
       indexOfId[usedIds[i]] = i;
     }
-    char[] valueOfRow = new char[rows];
     for (int row = 0; row < rows; row++) {
       valueOfRow[row] = (char) indexOfId[rowIds[row]];
     }
