@@ -457,10 +457,17 @@ final class ParquetChunkDecoder {
   private int decodePlainTexts(int from, int end, int length) {
     int firstPosition = plainPosition;
     int firstLength = length;
+    // the run's text is at most the page's bytes left: room for it (and a word more) made once where it fits
+    long room = (long) length + (plainEnd - plainPosition) + Long.BYTES;
+    boolean roomMade = room <= Integer.MAX_VALUE - 8;
+    if (roomMade) {
+      ensureText(room);
+    }
     for (int row = from; row < end; row++) {
       if (!nulls[row]) {
         int count = plainLength();
-        length = appendText(plainData, takePlain(count), count, length);
+        int at = takePlain(count);
+        length = roomMade ? copyPlainText(at, count, length) : appendText(plainData, at, count, length);
       }
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
@@ -478,6 +485,23 @@ final class ParquetChunkDecoder {
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
     return length;
+  }
+
+  /**
+   * Copies a plain value of {@code count} bytes from {@code at} in the page to {@code length} in {@link #text} (which
+   * has room for it and a word more); the new length. Short values are copied eight bytes at a time, the last word
+   * running past the value (into bytes the next value overwrites): cheaper than a copy call per value. A value near
+   * the page array's end, whose last word would read past it, is copied as it is.
+   */
+  private int copyPlainText(int at, int count, int length) {
+    if (count <= 64 && at + count + Long.BYTES <= plainData.length) {
+      for (int w = 0; w < count; w += Long.BYTES) {
+        LONG_LE.set(text, length + w, (long) LONG_LE.get(plainData, at + w));
+      }
+    } else {
+      System.arraycopy(plainData, at, text, length, count);
+    }
+    return length + count;
   }
 
   /** Rewrites the text appended from {@code start} to {@code length} as the vector stores it; the new length. */

@@ -234,6 +234,36 @@ class ParquetImportTest {
   }
 
   /**
+   * Plain text of every length from 0 to 150 bytes, NULLs between, reads back exactly: short values are copied eight
+   * bytes at a time past their end (overwritten by the next), long ones and those at a page's end as they are; v1
+   * and v2 pages, batches that end inside a page (row groups of more rows than a batch).
+   */
+  @Test
+  void plainTextOfEveryLengthReadsBack() throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 140_000;
+    java.util.function.IntFunction<String> value = i -> i % 9 == 4 ? null
+        : "abcdefghijklmnopqrstuvwxyz0123456789".repeat(5).substring(0, (i * 7) % 151).replace('a', (char) ('a' + i % 20));
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", value.apply(i));
+      }
+    };
+    for (boolean v2 : new boolean[] {false, true}) {
+      Path file = ParquetTestFiles.write(dir.resolve("lengths" + v2 + ".parquet"), schema,
+          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, rows, v2, 0), rows, fill);
+      try (Catalog catalog = Catalog.create(dir.resolve("lengths" + v2))) {
+        List<List<Object>> values = TestTables.rows(TableImport.run(catalog, "t", List.of(file),
+            ImportOptions.defaults()).table());
+        for (int i = 0; i < rows; i++) {
+          assertEquals(Arrays.asList(i, value.apply(i)), values.get(i), "v2 " + v2 + ", row " + i);
+        }
+      }
+    }
+  }
+
+  /**
    * Dictionary pages of text that the commit keeps plain (too many distinct values for a table dictionary) and of
    * text it encodes: the batches carry the entries and each row's one, not the text, which is written only for the
    * plain column; the table is the one of the same rows in plain pages, with batches staged in memory or in files.
