@@ -279,6 +279,12 @@ final class ParquetChunkDecoder {
     switch (source) {
       case IDS -> {
         int[] entries = dictionaryEntries.ints();
+        if (present == end - from) {
+          for (int i = 0; i < present; i++) {
+            INT_LE.set(bytes, (from + i) * 4, entries[ids[i]]);  // no NULL to skip: one lookup a row
+          }
+          return;
+        }
         for (int row = from, next = 0; row < end; row++) {
           INT_LE.set(bytes, row * 4, nulls[row] ? 0 : entries[ids[next++]]);
         }
@@ -308,6 +314,10 @@ final class ParquetChunkDecoder {
 
   private void decodeLongs(BatchBuilder batch, int col, int from, int end, int present) {
     boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
+    if (present == end - from && (source == Source.IDS || source == Source.PLAIN && !int32)) {
+      decodeLongsWithoutNulls(batch, col, from, present);
+      return;
+    }
     long[] entries = source == Source.IDS ? dictionaryEntries.longs() : null;
     int next = 0;
     int at = source == Source.PLAIN ? takePlain(present * (int32 ? 4 : 8)) : 0;
@@ -332,6 +342,30 @@ final class ParquetChunkDecoder {
         }
       }
       LONG_LE.set(bytes, row * 8, v);
+    }
+  }
+
+  /**
+   * {@link #decodeLongs} of {@code count} rows from {@code from} without a NULL, from dictionary ids or a PLAIN INT64
+   * page: the values set in one loop (or one copy) without a NULL test a row, then checked against the decimal
+   * digits in a loop of their own (a value too large fails at its row, as the setter says).
+   */
+  private void decodeLongsWithoutNulls(BatchBuilder batch, int col, int from, int count) {
+    if (source == Source.IDS) {
+      long[] entries = dictionaryEntries.longs();
+      for (int i = 0; i < count; i++) {
+        LONG_LE.set(bytes, (from + i) * 8, entries[ids[i]]);
+      }
+    } else {
+      System.arraycopy(plainData, takePlain(count * 8), bytes, from * 8, count * 8);
+    }
+    if (decimalLimit != 0) {
+      for (int row = from; row < from + count; row++) {
+        long v = (long) LONG_LE.get(bytes, row * 8);
+        if (v >= decimalLimit || v <= -decimalLimit) {
+          batch.setDecimal(col, row, v);  // fails, saying why
+        }
+      }
     }
   }
 

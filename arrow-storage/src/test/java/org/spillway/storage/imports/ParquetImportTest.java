@@ -557,15 +557,18 @@ class ParquetImportTest {
   @Test
   void decimalsWiderThanTheirPrecisionAreRefused() throws IOException {
     String schema = "message m { required int32 id; optional int64 price (DECIMAL(4,2)); }";
-    for (boolean dictionary : new boolean[] {true, false}) {
-      Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
-          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
-            row.add("id", i);
-            row.add("price", i == 250 ? 12_345L : i % 7 * 100L);
-          });
-      StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
-      assertTrue(e.getMessage().contains("batch row 50: unscaled value 12345 has more than 4 digits"), e.getMessage());
-      Files.delete(file);
+    for (long wide : new long[] {12_345L, -12_345L}) {
+      for (boolean dictionary : new boolean[] {true, false}) {
+        Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
+            new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
+              row.add("id", i);
+              row.add("price", i == 250 ? wide : i % 7 * 100L);
+            });
+        StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
+        assertTrue(e.getMessage().contains("batch row 50: unscaled value " + wide + " has more than 4 digits"),
+            e.getMessage());
+        Files.delete(file);
+      }
     }
   }
 
