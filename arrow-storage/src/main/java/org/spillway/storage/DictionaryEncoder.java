@@ -49,7 +49,10 @@ final class DictionaryEncoder {
       return rows != null && rows[col] != null && distinct[col] instanceof byte[][] values ? values : null;
     }
 
-    /** Writes the unwritten text of the columns of {@code batch} that {@code columns} accepts (see {@link DeclaredText}). */
+    /**
+     * Writes the unwritten text of the columns of {@code batch} that {@code columns} accepts (see
+     * {@link DeclaredText}).
+     */
     void writeText(VectorSchemaRoot batch, IntPredicate columns) {
       for (int col = 0; unwrittenTextRows != null && col < unwrittenTextRows.length; col++) {
         if (unwrittenTextRows[col] > 0 && columns.test(col)) {
@@ -60,7 +63,10 @@ final class DictionaryEncoder {
     }
   }
 
-  /** Re-encodes the batch of a staged file into a new file, whose checksum it returns; thread-safe for distinct files. */
+  /**
+   * Re-encodes the batch of a staged file into a new file, whose checksum it returns; thread-safe for distinct
+   * files.
+   */
   FileChecksum rewrite(Path staged, Path target, BufferAllocator allocator) {
     List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
     try {

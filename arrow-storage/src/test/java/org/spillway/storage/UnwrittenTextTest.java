@@ -41,7 +41,8 @@ class UnwrittenTextTest {
   /** The text columns of a table: modes and words, or words alone. */
   private static TableSchema schema(boolean withModes) {
     return withModes
-        ? TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"), ColumnDef.of("mode", "VARCHAR"), ColumnDef.of("word", "VARCHAR"))
+        ? TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"), ColumnDef.of("mode", "VARCHAR"),
+            ColumnDef.of("word", "VARCHAR"))
         : TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"), ColumnDef.of("word", "VARCHAR"));
   }
 
@@ -68,7 +69,8 @@ class UnwrittenTextTest {
           assertEquals(writtenStatistics, table.statistics());
           List<byte[]> files = arrowFiles(table);
           for (int f = 0; f < BATCHES; f++) {
-            assertArrayEquals(written.get(f), files.get(f), "modes " + withModes + ", staging " + staging + ", file " + f);
+            assertArrayEquals(written.get(f), files.get(f),
+                "modes " + withModes + ", staging " + staging + ", file " + f);
           }
           assertRows(table, withModes);
         }

@@ -55,8 +55,9 @@ public final class ParquetCodecs implements CompressionCodecFactory {
           // the page's compressed bytes where they lie (a slice of the chunk's buffer, which toByteArray copies)
           ByteBuffer compressed = bytes.toInputStream().slice((int) bytes.size());
           if (compressed.hasArray()) {
-            return BytesInput.from(uncompressSnappy(compressed.array(), compressed.arrayOffset() + compressed.position(),
-                compressed.remaining(), uncompressedSize));
+            int from = compressed.arrayOffset() + compressed.position();
+            return BytesInput.from(uncompressSnappy(compressed.array(), from, compressed.remaining(),
+                uncompressedSize));
           }
         }
         return BytesInput.from(ParquetCodecs.decompress(codec, bytes.toByteArray(), uncompressedSize));

@@ -243,7 +243,8 @@ class ParquetImportTest {
     String schema = "message m { required int32 id; optional binary s (STRING); }";
     int rows = 140_000;
     java.util.function.IntFunction<String> value = i -> i % 9 == 4 ? null
-        : "abcdefghijklmnopqrstuvwxyz0123456789".repeat(5).substring(0, (i * 7) % 151).replace('a', (char) ('a' + i % 20));
+        : "abcdefghijklmnopqrstuvwxyz0123456789".repeat(5).substring(0, (i * 7) % 151)
+            .replace('a', (char) ('a' + i % 20));
     java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
       row.add("id", i);
       if (value.apply(i) != null) {
@@ -298,7 +299,8 @@ class ParquetImportTest {
           assertFalse(table.isDictionaryEncoded(2), "many");
           List<List<Object>> values = TestTables.rows(table);
           for (int i = 0; i < rows; i++) {
-            assertEquals(Arrays.asList(i, few.apply(i), many.apply(i)), values.get(i), "staging " + staging + ", row " + i);
+            assertEquals(Arrays.asList(i, few.apply(i), many.apply(i)), values.get(i),
+                "staging " + staging + ", row " + i);
           }
           assertEquals(fromPlain.statistics(), table.statistics(), "staging " + staging);
         } finally {
