@@ -108,6 +108,19 @@ final class ColumnStatisticsCollector {
     }
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
     long[] declared = distinct instanceof long[] values ? values : null;
+    if (declared != null && (vector instanceof BigIntVector || vector instanceof IntVector
+        || vector instanceof DateDayVector)) {
+      observeDeclaredNumbers(vector, rows, validity, declared);
+    } else {
+      observeNumbers(vector, rows, validity, declared);
+    }
+  }
+
+  /**
+   * Numbers or dates, each row's value taken as its order key; for the bounds and the sketch each row's value too,
+   * or each of the {@code declared} ones (null: not declared).
+   */
+  private void observeNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
     if (keys.length < rows) {
       keys = new long[rows];
     }
@@ -157,6 +170,44 @@ final class ColumnStatisticsCollector {
       for (long v : declared) {
         observeBoundsAndSketch(v);
       }
+    }
+  }
+
+  /**
+   * Integers, decimals or dates whose distinct values are {@code declared}: each of those once for the bounds and the
+   * sketch, the counts from the validity bits, and the order scanned in place only until it breaks (a batch out of
+   * order makes the table unsorted, whatever its first and last values), without copying every row's value out.
+   */
+  private void observeDeclaredNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
+    int nulls = 0;
+    for (int row = 0; validity != null && row < rows; row++) {
+      nulls += VectorBuffers.isNull(validity, row) ? 1 : 0;
+    }
+    nullCount += nulls;
+    valueCount += rows - nulls;
+    boolean inOrder = ordered;
+    boolean any = observed > 0;
+    long last = lastKey;
+    boolean wide = vector instanceof BigIntVector;
+    LongBuffer longs = wide ? VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer() : null;
+    IntBuffer ints = wide ? null : VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
+    for (int row = 0; row < rows && inOrder; row++) {
+      if (!VectorBuffers.isNull(validity, row)) {
+        long key = wide ? longs.get(row) : ints.get(row);
+        if (!any) {
+          firstKey = key;
+          last = key;
+          any = true;
+        }
+        inOrder = key >= last;
+        last = key;
+      }
+    }
+    ordered = inOrder;
+    lastKey = last;
+    observed += rows - nulls;
+    for (long v : declared) {
+      observeBoundsAndSketch(v);
     }
   }
 
