@@ -94,10 +94,7 @@ final class ColumnStatisticsCollector {
   void observe(FieldVector vector, int rows, Object distinct) {
     if (vector instanceof VarCharVector text) {
       if (distinct instanceof byte[][] values) {
-        ByteBuffer validity = VectorBuffers.validity(vector, rows);
-        for (int row = 0; row < rows; row++) {
-          countNull(validity, row);
-        }
+        countNulls(VectorBuffers.validity(vector, rows), rows);
         for (byte[] value : values) {
           observeString(value, 0, value.length);
         }
@@ -179,12 +176,7 @@ final class ColumnStatisticsCollector {
    * order makes the table unsorted, whatever its first and last values), without copying every row's value out.
    */
   private void observeDeclaredNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
-    int nulls = 0;
-    for (int row = 0; validity != null && row < rows; row++) {
-      nulls += VectorBuffers.isNull(validity, row) ? 1 : 0;
-    }
-    nullCount += nulls;
-    valueCount += rows - nulls;
+    int nulls = countNulls(validity, rows);
     boolean inOrder = ordered;
     boolean any = observed > 0;
     long last = lastKey;
@@ -211,14 +203,18 @@ final class ColumnStatisticsCollector {
     }
   }
 
-  /** Counts the row as NULL or as a value by the batch's validity bits; true for a value, which the caller observes. */
-  private boolean countNull(ByteBuffer validity, int row) {
-    if (VectorBuffers.isNull(validity, row)) {
-      nullCount++;
-      return false;
+  /**
+   * Counts the NULLs and the values of {@code rows} rows by their validity bits ({@link VectorBuffers#validity}: null
+   * where none is NULL, then without a look at any row); returns the NULLs.
+   */
+  private int countNulls(ByteBuffer validity, int rows) {
+    int nulls = 0;
+    for (int row = 0; validity != null && row < rows; row++) {
+      nulls += VectorBuffers.isNull(validity, row) ? 1 : 0;
     }
-    valueCount++;
-    return true;
+    nullCount += nulls;
+    valueCount += rows - nulls;
+    return nulls;
   }
 
   private void observeBoundsAndSketch(long v) {
