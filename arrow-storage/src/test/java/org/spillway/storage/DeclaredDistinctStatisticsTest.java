@@ -95,9 +95,9 @@ class DeclaredDistinctStatisticsTest {
   }
 
   /**
-   * Declared batches merged into a table give the order of the same rows undeclared, though a declared batch stops
-   * looking at its order once it breaks: batches each in order, one after the other or overlapping; a batch out of
-   * order early; a batch of NULLs only between.
+   * Declared batches merged into a table give the statistics of the same rows undeclared, and the order of all their
+   * rows, though a declared batch stops looking at its order once it breaks: batches each in order, one after the
+   * other or overlapping; a batch out of order early; a batch of NULLs only between.
    */
   @Test
   void declaredBatchesMergeToTheOrderOfEveryRow() {
@@ -131,6 +131,7 @@ class DeclaredDistinctStatisticsTest {
         results[declare] = table.toStatistics();
       }
       assertEquals(results[0], results[1], Arrays.deepToString(batches));
+      assertEquals(sortedOf(batches), results[0].sorted(), Arrays.deepToString(batches));
     }
     assertTrue(sortedOf(tables[0]) && !sortedOf(tables[1]) && !sortedOf(tables[2]) && sortedOf(tables[3]));
   }
