@@ -19,20 +19,25 @@ final class ArrowFiles {
   private ArrowFiles() {
   }
 
-  /** Writes one batch to a new IPC file; dictionaries of encoded columns come from the provider. */
-  static void write(Path file, VectorSchemaRoot batch, DictionaryProvider dictionaries) {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+  /**
+   * Writes one batch to a new IPC file; dictionaries of encoded columns come from the provider. Returns the file's
+   * checksum, measured as it was written.
+   */
+  static FileChecksum write(Path file, VectorSchemaRoot batch, DictionaryProvider dictionaries) {
+    try (ChecksummingChannel channel = new ChecksummingChannel(
+            FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
         ArrowFileWriter writer = new ArrowFileWriter(batch, dictionaries, channel)) {
       writer.start();
       writer.writeBatch();
       writer.end();
+      return channel.checksum(file.getFileName().toString());
     } catch (IOException | RuntimeException e) {
       throw new StorageException("cannot write Arrow file " + file + ": " + e.getMessage(), e);
     }
   }
 
-  static void write(Path file, VectorSchemaRoot batch) {
-    write(file, batch, new DictionaryProvider.MapDictionaryProvider());
+  static FileChecksum write(Path file, VectorSchemaRoot batch) {
+    return write(file, batch, new DictionaryProvider.MapDictionaryProvider());
   }
 
   /** Moves the buffers of a reader's reused root into a new root owned by the caller (no copy). */

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
@@ -51,6 +52,11 @@ public final class BatchBuilder implements AutoCloseable {
    * bits: a column of more values cannot become a dictionary), else null.
    */
   private final char[][] declaredRows;
+  /**
+   * Per column put with {@link #putDeclaredUtf8}, the rows whose text is not written yet (0: none, or written): the
+   * vector holds their NULL bits only, and the declaration their values.
+   */
+  private final int[] unwrittenTextRows;
   private int rowCount;
   private boolean released;
 
@@ -65,6 +71,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.onDiscard = onDiscard;
     this.declaredDistinct = new Object[schema.size()];
     this.declaredRows = new char[schema.size()][];
+    this.unwrittenTextRows = new int[schema.size()];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -249,6 +256,7 @@ public final class BatchBuilder implements AutoCloseable {
    */
   public FieldVector vector(int col) {
     kindAt(col, 0);
+    writeDeclaredText(col);
     return vectors.get(col);
   }
 
@@ -286,6 +294,12 @@ public final class BatchBuilder implements AutoCloseable {
     dropDeclaration(col);
     VarCharVector vector = (VarCharVector) vectors.get(col);
     int length = (int) ByteBuffer.wrap(littleEndianOffsets).order(ByteOrder.LITTLE_ENDIAN).getInt(rows * 4);
+    if (vector.getDataBuffer().capacity() < length && vector.getLastSet() < rows) {
+      // buffers of the size needed, instead of doubling the data buffer (each time copying, and first touching,
+      // bytes that are overwritten next); where a value was set beyond these rows, the buffers grow as before
+      vector.clear();
+      vector.allocateNew(length, capacity);
+    }
     while (vector.getDataBuffer().capacity() < length) {
       vector.reallocDataBuffer();
     }
@@ -293,6 +307,33 @@ public final class BatchBuilder implements AutoCloseable {
     vector.getDataBuffer().setBytes(0, data, 0, length);
     setValidity(vector.getValidityBuffer(), nulls, rows);
     vector.setLastSet(rows - 1);  // else setValueCount would take the rows for unset ones and rewrite their offsets
+  }
+
+  /**
+   * Sets rows 0..rows-1 of a VARCHAR column without a length at once, as {@link #putUtf8} of their text followed by
+   * {@link #declareDistinct(int, byte[][], char[])} would: non-NULL row i holds {@code values[valueOfRow[i]]}
+   * (well-formed UTF-8, as the vector stores it); {@code nulls} (null: none) marks the NULL rows. The text itself is
+   * written only if something needs it (see {@link DeclaredText}): a source that decodes a dictionary need not copy
+   * an entry into every row of a column that the commit encodes from the declaration anyway.
+   */
+  public void putDeclaredUtf8(int col, byte[][] values, char[] valueOfRow, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    ColumnType type = schema.column(col).type();
+    if (!type.kind().isText() || type.length() != ColumnType.UNBOUNDED_LENGTH) {
+      throw wrongSetter(col, "putDeclaredUtf8");
+    }
+    if (valueOfRow.length < rows) {
+      throw new StorageException("putDeclaredUtf8: " + valueOfRow.length + " row indexes for " + rows + " rows");
+    }
+    dropDeclaration(col);
+    VarCharVector vector = (VarCharVector) vectors.get(col);
+    setValidity(vector.getValidityBuffer(), nulls, rows);
+    // every row empty until the text is written, and marked set: else setValueCount would make each row empty
+    // one offset write at a time
+    vector.getOffsetBuffer().setZero(0, (rows + 1L) * BaseVariableWidthVector.OFFSET_WIDTH);
+    vector.setLastSet(rows - 1);
+    declareDistinct(col, values, valueOfRow);
+    unwrittenTextRows[col] = rows;
   }
 
   /**
@@ -344,8 +385,26 @@ public final class BatchBuilder implements AutoCloseable {
     return declaredRows[col];
   }
 
+  /**
+   * The rows of column {@code col} put with {@link #putDeclaredUtf8} whose text is not written into the vector (0:
+   * none); whoever needs the bytes writes them with {@link DeclaredText#write}.
+   */
+  int unwrittenTextRows(int col) {
+    return unwrittenTextRows[col];
+  }
+
+  /** Writes the text of the rows put with {@link #putDeclaredUtf8}, before anything else reads or sets the vector. */
+  private void writeDeclaredText(int col) {
+    if (unwrittenTextRows[col] > 0) {
+      DeclaredText.write((VarCharVector) vectors.get(col), (byte[][]) declaredDistinct[col], declaredRows[col],
+          unwrittenTextRows[col]);
+      unwrittenTextRows[col] = 0;
+    }
+  }
+
   /** A value set other than through the declaration's source: the declared values no longer describe the column. */
   private void dropDeclaration(int col) {
+    writeDeclaredText(col);
     declaredDistinct[col] = null;
     declaredRows[col] = null;
   }

@@ -94,10 +94,7 @@ final class ColumnStatisticsCollector {
   void observe(FieldVector vector, int rows, Object distinct) {
     if (vector instanceof VarCharVector text) {
       if (distinct instanceof byte[][] values) {
-        ByteBuffer validity = VectorBuffers.validity(vector, rows);
-        for (int row = 0; row < rows; row++) {
-          countNull(validity, row);
-        }
+        countNulls(VectorBuffers.validity(vector, rows), rows);
         for (byte[] value : values) {
           observeString(value, 0, value.length);
         }
@@ -108,6 +105,19 @@ final class ColumnStatisticsCollector {
     }
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
     long[] declared = distinct instanceof long[] values ? values : null;
+    if (declared != null && (vector instanceof BigIntVector || vector instanceof IntVector
+        || vector instanceof DateDayVector)) {
+      observeDeclaredNumbers(vector, rows, validity, declared);
+    } else {
+      observeNumbers(vector, rows, validity, declared);
+    }
+  }
+
+  /**
+   * Numbers or dates, each row's value taken as its order key; for the bounds and the sketch each row's value too,
+   * or each of the {@code declared} ones (null: not declared).
+   */
+  private void observeNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
     if (keys.length < rows) {
       keys = new long[rows];
     }
@@ -160,14 +170,51 @@ final class ColumnStatisticsCollector {
     }
   }
 
-  /** Counts the row as NULL or as a value by the batch's validity bits; true for a value, which the caller observes. */
-  private boolean countNull(ByteBuffer validity, int row) {
-    if (VectorBuffers.isNull(validity, row)) {
-      nullCount++;
-      return false;
+  /**
+   * Integers, decimals or dates whose distinct values are {@code declared}: each of those once for the bounds and the
+   * sketch, the counts from the validity bits, and the order scanned in place only until it breaks (a batch out of
+   * order makes the table unsorted, whatever its first and last values), without copying every row's value out.
+   */
+  private void observeDeclaredNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
+    int nulls = countNulls(validity, rows);
+    boolean inOrder = ordered;
+    boolean any = observed > 0;
+    long last = lastKey;
+    boolean wide = vector instanceof BigIntVector;
+    LongBuffer longs = wide ? VectorBuffers.data(vector, rows, Long.BYTES).asLongBuffer() : null;
+    IntBuffer ints = wide ? null : VectorBuffers.data(vector, rows, Integer.BYTES).asIntBuffer();
+    for (int row = 0; row < rows && inOrder; row++) {
+      if (!VectorBuffers.isNull(validity, row)) {
+        long key = wide ? longs.get(row) : ints.get(row);
+        if (!any) {
+          firstKey = key;
+          last = key;
+          any = true;
+        }
+        inOrder = key >= last;
+        last = key;
+      }
     }
-    valueCount++;
-    return true;
+    ordered = inOrder;
+    lastKey = last;
+    observed += rows - nulls;
+    for (long v : declared) {
+      observeBoundsAndSketch(v);
+    }
+  }
+
+  /**
+   * Counts the NULLs and the values of {@code rows} rows by their validity bits ({@link VectorBuffers#validity}: null
+   * where none is NULL, then without a look at any row); returns the NULLs.
+   */
+  private int countNulls(ByteBuffer validity, int rows) {
+    int nulls = 0;
+    for (int row = 0; validity != null && row < rows; row++) {
+      nulls += VectorBuffers.isNull(validity, row) ? 1 : 0;
+    }
+    nullCount += nulls;
+    valueCount += rows - nulls;
+    return nulls;
   }
 
   private void observeBoundsAndSketch(long v) {
@@ -273,6 +320,9 @@ final class ColumnStatisticsCollector {
     }
     sketch.addHash(hash);
     boolean ascii = knownAscii || Ascii.isAscii(utf8, from, length);
+    if (ascii && strictlyInsideBoundsByFirstByte(utf8, from, length)) {
+      return;
+    }
     String v = null;
     if (minString == null || compare(utf8, from, length, ascii, minAscii, minString) < 0) {
       v = new String(utf8, from, length, StandardCharsets.UTF_8);
@@ -284,6 +334,19 @@ final class ColumnStatisticsCollector {
       maxString = v;
       maxAscii = ascii ? Arrays.copyOfRange(utf8, from, from + length) : null;
     }
+  }
+
+  /**
+   * Whether an ASCII value is above the minimum and below the maximum by its first byte alone (both bounds ASCII and
+   * not empty): then neither bound changes, and the two compares of every row of a wide text column (its comments,
+   * say) are one byte's. ASCII bytes order as the Strings' chars do.
+   */
+  private boolean strictlyInsideBoundsByFirstByte(byte[] utf8, int from, int length) {
+    if (length == 0 || minAscii == null || maxAscii == null || minAscii.length == 0 || maxAscii.length == 0) {
+      return false;
+    }
+    byte first = utf8[from];
+    return first > minAscii[0] && first < maxAscii[0];
   }
 
   /** Compares a value with a bound as Strings do: byte by byte where both are ASCII, else as Strings. */

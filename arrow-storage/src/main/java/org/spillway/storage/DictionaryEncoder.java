@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -37,25 +38,42 @@ final class DictionaryEncoder {
 
   /**
    * What a batch's source declared of its columns' values ({@link BatchBuilder#declareDistinct}): per column its
-   * distinct values, and for text each row's index into them (null where not declared).
+   * distinct values, for text each row's index into them (null where not declared), and the rows whose text is not
+   * written in the vector ({@link BatchBuilder#putDeclaredUtf8}; 0: none).
    */
-  record Declared(Object[] distinct, char[][] rows) {
-    static final Declared NOTHING = new Declared(null, null);
+  record Declared(Object[] distinct, char[][] rows, int[] unwrittenTextRows) {
+    static final Declared NOTHING = new Declared(null, null, null);
 
     /** The distinct text values of column {@code col} with each row's index into them, or null. */
     byte[][] textValues(int col) {
       return rows != null && rows[col] != null && distinct[col] instanceof byte[][] values ? values : null;
     }
+
+    /**
+     * Writes the unwritten text of the columns of {@code batch} that {@code columns} accepts (see
+     * {@link DeclaredText}).
+     */
+    void writeText(VectorSchemaRoot batch, IntPredicate columns) {
+      for (int col = 0; unwrittenTextRows != null && col < unwrittenTextRows.length; col++) {
+        if (unwrittenTextRows[col] > 0 && columns.test(col)) {
+          DeclaredText.write((VarCharVector) batch.getVector(col), textValues(col), rows[col],
+              Math.min(unwrittenTextRows[col], batch.getRowCount()));
+        }
+      }
+    }
   }
 
-  /** Re-encodes the batch of a staged file into a new file; thread-safe for distinct files. */
-  void rewrite(Path staged, Path target, BufferAllocator allocator) {
+  /**
+   * Re-encodes the batch of a staged file into a new file, whose checksum it returns; thread-safe for distinct
+   * files.
+   */
+  FileChecksum rewrite(Path staged, Path target, BufferAllocator allocator) {
     List<VectorSchemaRoot> batches = ArrowFiles.readPlain(staged, allocator);
     try {
       if (batches.size() != 1) {
         throw new StorageException(staged + ": expected one staged batch, found " + batches.size());
       }
-      write(batches.get(0), Declared.NOTHING, target, allocator);
+      return write(batches.get(0), Declared.NOTHING, target, allocator);
     } finally {
       batches.forEach(VectorSchemaRoot::close);
     }
@@ -64,10 +82,12 @@ final class DictionaryEncoder {
   /**
    * Writes a plain batch into a new file with the chosen columns encoded; the batch's buffers of the columns kept
    * plain move into the file's batch, so the caller closes it afterwards and uses it no more. A text column whose
-   * values were {@code declared} with their rows is encoded a value at a time, not a row at a time. Thread-safe for
-   * distinct files.
+   * values were {@code declared} with their rows is encoded a value at a time, not a row at a time (and its text, if
+   * not written, stays so); a column kept plain gets its unwritten text written. Returns the file's checksum.
+   * Thread-safe for distinct files.
    */
-  void write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
+  FileChecksum write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
+    declared.writeText(plain, col -> dictionaries.get(col) == null);
     DictionaryProvider.MapDictionaryProvider provider = new DictionaryProvider.MapDictionaryProvider();
     List<VarCharVector> dictionaryVectors = new ArrayList<>();
     try {
@@ -79,7 +99,7 @@ final class DictionaryEncoder {
         }
       }
       try (VectorSchemaRoot encoded = encode(plain, declared, allocator)) {
-        ArrowFiles.write(target, encoded, provider);
+        return ArrowFiles.write(target, encoded, provider);
       }
     } finally {
       dictionaryVectors.forEach(VarCharVector::close);

@@ -1,5 +1,9 @@
 package org.spillway.storage;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Distinct-count sketch of Flajolet, Fusy, Gandouet and Meunier (2007), HyperLogLog, with the linear
  * counting correction for small cardinalities; 2^12 registers give about 1.6% standard error.
@@ -9,8 +13,10 @@ final class HyperLogLog {
   private static final int REGISTERS = 1 << INDEX_BITS;
   private static final double ALPHA = 0.7213 / (1 + 1.079 / REGISTERS);
 
-  private static final long FNV_BASIS = 0xcbf29ce484222325L;
-  private static final long FNV_PRIME = 0x100000001b3L;
+  /** Odd constants of {@link #hashBytes}' rounds (the golden ratio's and xxHash's second prime). */
+  private static final long WORD_SEED = 0x9e3779b97f4a7c15L;
+  private static final long WORD_MULTIPLIER = 0xc2b2ae3d27d4eb4fL;
+  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final byte[] registers = new byte[REGISTERS];
 
@@ -20,16 +26,15 @@ final class HyperLogLog {
     // rank = position of the first 1-bit in the remaining bits; the sentinel bit bounds it
     long rest = (hash << INDEX_BITS) | (1L << (INDEX_BITS - 1));
     byte rank = (byte) (Long.numberOfLeadingZeros(rest) + 1);
-    if (rank > registers[index]) {
-      registers[index] = rank;
-    }
+    // a store every time rather than a branch: a batch's fresh registers rise often, and each rise mispredicted
+    registers[index] = (byte) Math.max(registers[index], rank);
   }
 
   void addLong(long value) {
     addHash(mix(value));
   }
 
-  /** Adds a byte sequence (e.g. a UTF-8 string) by its FNV-1a hash, mixed. */
+  /** Adds a byte sequence (e.g. a UTF-8 string) by its {@link #hashBytes} hash. */
   void addBytes(byte[] bytes) {
     addBytes(bytes, bytes.length);
   }
@@ -39,51 +44,59 @@ final class HyperLogLog {
     addHash(hashBytes(bytes, 0, length));
   }
 
-  /** The hash {@link #addBytes} adds for the {@code length} bytes of {@code bytes} from {@code from}: FNV-1a, mixed. */
+  /**
+   * The hash {@link #addBytes} adds for the {@code length} bytes of {@code bytes} from {@code from}: the bytes taken
+   * eight at a time as little-endian words (the last one zero-padded), each folded into a state seeded with the
+   * length by a multiply and a rotation, then mixed. A multiply per word instead of per byte (FNV-1a, which this
+   * replaced, waited on a multiply for every byte); each round is a bijection of the state for a given word, so values
+   * of one length that differ in any word end in different states, and the length's seed tells apart values that
+   * differ only in trailing zero bytes.
+   */
   static long hashBytes(byte[] bytes, int from, int length) {
-    return mix(fnv(FNV_BASIS, bytes, from, length));
+    long h = (length + 1L) * WORD_SEED;  // no empty value hashes to a fixed point of the mix (0)
+    int end = from + length;
+    int at = from;
+    for (; at + Long.BYTES <= end; at += Long.BYTES) {
+      h = round(h, (long) LONG_LE.get(bytes, at));
+    }
+    if (at < end) {
+      h = round(h, lastWord(bytes, at, end));
+    }
+    return mix(h);
   }
 
   /**
    * {@link #hashBytes} of each of {@code count} consecutive values of {@code bytes} into {@code hashes}: value i is
-   * the bytes from {@code bounds[i]} to {@code bounds[i + 1]}. The same hashes, four values' FNV-1a chains
-   * interleaved: a chain waits on a multiply for every byte, and four independent ones keep the multiplier busy.
+   * the bytes from {@code bounds[i]} to {@code bounds[i + 1]}.
    */
   static void hashBytes(byte[] bytes, int[] bounds, int count, long[] hashes) {
-    int i = 0;
-    for (; i + 4 <= count; i += 4) {
-      int s0 = bounds[i];
-      int s1 = bounds[i + 1];
-      int s2 = bounds[i + 2];
-      int s3 = bounds[i + 3];
-      int s4 = bounds[i + 4];
-      int common = Math.min(Math.min(s1 - s0, s2 - s1), Math.min(s3 - s2, s4 - s3));
-      long h0 = FNV_BASIS;
-      long h1 = FNV_BASIS;
-      long h2 = FNV_BASIS;
-      long h3 = FNV_BASIS;
-      for (int k = 0; k < common; k++) {
-        h0 = (h0 ^ (bytes[s0 + k] & 0xff)) * FNV_PRIME;
-        h1 = (h1 ^ (bytes[s1 + k] & 0xff)) * FNV_PRIME;
-        h2 = (h2 ^ (bytes[s2 + k] & 0xff)) * FNV_PRIME;
-        h3 = (h3 ^ (bytes[s3 + k] & 0xff)) * FNV_PRIME;
-      }
-      hashes[i] = mix(fnv(h0, bytes, s0 + common, s1 - s0 - common));
-      hashes[i + 1] = mix(fnv(h1, bytes, s1 + common, s2 - s1 - common));
-      hashes[i + 2] = mix(fnv(h2, bytes, s2 + common, s3 - s2 - common));
-      hashes[i + 3] = mix(fnv(h3, bytes, s3 + common, s4 - s3 - common));
-    }
-    for (; i < count; i++) {
+    for (int i = 0; i < count; i++) {
       hashes[i] = hashBytes(bytes, bounds[i], bounds[i + 1] - bounds[i]);
     }
   }
 
-  /** FNV-1a from state {@code h} over the {@code length} bytes of {@code bytes} from {@code from}. */
-  private static long fnv(long h, byte[] bytes, int from, int length) {
-    for (int i = from; i < from + length; i++) {
-      h = (h ^ (bytes[i] & 0xff)) * FNV_PRIME;
+  private static long round(long h, long word) {
+    return Long.rotateLeft(h ^ (word * WORD_MULTIPLIER), 31) * WORD_SEED;
+  }
+
+  /**
+   * The 1 to 7 bytes from {@code at} to {@code end} as a little-endian word, zero-padded: one 8-byte read where the
+   * array has 8 bytes from {@code at} (masked) or up to {@code end} (shifted), so that no byte loop of varying length
+   * runs per value; the same word either way.
+   */
+  private static long lastWord(byte[] bytes, int at, int end) {
+    int bits = 8 * (end - at);
+    if (at + Long.BYTES <= bytes.length) {
+      return (long) LONG_LE.get(bytes, at) & (-1L >>> (Long.SIZE - bits));
     }
-    return h;
+    if (end >= Long.BYTES) {
+      return (long) LONG_LE.get(bytes, end - Long.BYTES) >>> (Long.SIZE - bits);
+    }
+    long word = 0;
+    for (int i = end - 1; i >= at; i--) {
+      word = (word << 8) | (bytes[i] & 0xff);
+    }
+    return word;
   }
 
   void merge(HyperLogLog other) {

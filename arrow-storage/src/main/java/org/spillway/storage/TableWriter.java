@@ -119,10 +119,14 @@ public final class TableWriter implements AutoCloseable {
     }
     Object[] declaredDistinct = new Object[schema.size()];
     char[][] declaredRows = new char[schema.size()][];
+    int[] unwrittenTextRows = new int[schema.size()];
     for (int col = 0; col < schema.size(); col++) {
       declaredDistinct[col] = batch.declaredDistinct(col);
       declaredRows[col] = batch.declaredRows(col);
+      unwrittenTextRows[col] = batch.unwrittenTextRows(col);
     }
+    DictionaryEncoder.Declared declared =
+        new DictionaryEncoder.Declared(declaredDistinct, declaredRows, unwrittenTextRows);
     VectorSchemaRoot root = batch.detach();
     openBatches.remove(batch);
     boolean kept = false;
@@ -136,8 +140,7 @@ public final class TableWriter implements AutoCloseable {
       if (!inMemory) {
         stagedInMemory.addAndGet(-bytes);
       }
-      Staged entry = inMemory ? new Staged(null, root, new DictionaryEncoder.Declared(declaredDistinct, declaredRows))
-          : new Staged(file, null, null);
+      Staged entry = inMemory ? new Staged(null, root, declared) : new Staged(file, null, null);
       if (staged.putIfAbsent(position, entry) != null) {
         if (inMemory) {
           stagedInMemory.addAndGet(-bytes);
@@ -160,6 +163,7 @@ public final class TableWriter implements AutoCloseable {
         local.add(collector);
       }
       if (!inMemory) {
+        declared.writeText(root, col -> true);  // a staged file holds every column's bytes
         ArrowFiles.write(file, root);
       }
       synchronized (statistics) {
@@ -274,7 +278,7 @@ public final class TableWriter implements AutoCloseable {
     return dictionaries;
   }
 
-  /** Writes the table's files and measures their checksums, in load order; releases the batches in memory. */
+  /** Writes the table's files and their checksums, in load order; releases the batches in memory. */
   private List<FileChecksum> writeFinalFiles(List<List<String>> dictionaries) {
     List<Map.Entry<Long, Staged>> inputs = new ArrayList<>(staged.entrySet());
     List<String> names = new ArrayList<>(inputs.size());
@@ -288,20 +292,20 @@ public final class TableWriter implements AutoCloseable {
     return ParallelWork.mapAll(inputs.size(), i -> {
       Staged source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
+      // a file written here is checksummed as it is written; a staged file moved into place is read back
       if (source.batch() != null) {
         try (VectorSchemaRoot batch = source.batch()) {
           staged.remove(inputs.get(i).getKey());
           if (encoder != null) {
-            encoder.write(batch, source.declared(), target, allocator);
-          } else {
-            ArrowFiles.write(target, batch);
+            return encoder.write(batch, source.declared(), target, allocator);
           }
+          source.declared().writeText(batch, col -> true);
+          return ArrowFiles.write(target, batch);
         }
       } else if (encoder != null) {
-        encoder.rewrite(source.file(), target, allocator);
-      } else {
-        move(source.file(), target);
+        return encoder.rewrite(source.file(), target, allocator);
       }
+      move(source.file(), target);
       return FileChecksum.of(target);
     });
   }

@@ -96,6 +96,35 @@ class BulkBatchTest {
     }
   }
 
+  /** Bulk text longer than the data buffer reserved gets buffers of its size; the rows after it stay NULL. */
+  @Test
+  void bulkTextBeyondTheReservedBytesReadsBack() {
+    int capacity = 100;
+    int rows = 10;
+    String longText = "x".repeat(300);  // ten of them are more than the 16 bytes a row reserved
+    try (Catalog catalog = Catalog.create(dir.resolve("data"));
+        TableWriter writer = catalog.createTable("t", SCHEMA)) {
+      BatchBuilder batch = writer.newBatch(capacity);
+      for (int row = 0; row < capacity; row++) {
+        batch.setInt(0, row, row);
+      }
+      byte[] offsets = new byte[(rows + 1) * 4];
+      byte[] data = new byte[rows * longText.length()];
+      for (int row = 0; row < rows; row++) {
+        System.arraycopy(longText.getBytes(StandardCharsets.US_ASCII), 0, data, row * longText.length(),
+            longText.length());
+        INTS.set(offsets, (row + 1) * 4, (row + 1) * longText.length());
+      }
+      batch.putUtf8(2, offsets, data, null, rows);
+      batch.setRowCount(capacity);
+      writer.append(batch);
+      List<List<Object>> table = TestTables.rows(writer.commit());
+      for (int row = 0; row < capacity; row++) {
+        assertEquals(row < rows ? longText : null, table.get(row).get(2), "row " + row);
+      }
+    }
+  }
+
   @Test
   void bulkColumnsRefuseWhatTheSettersRefuse() {
     try (Catalog catalog = Catalog.create(dir.resolve("data"));

@@ -93,4 +93,56 @@ class DeclaredDistinctStatisticsTest {
       assertEquals(java.util.Collections.max(values), ((Number) statistics.max()).longValue());
     }
   }
+
+  /**
+   * Declared batches merged into a table give the statistics of the same rows undeclared, and the order of all their
+   * rows, though a declared batch stops looking at its order once it breaks: batches each in order, one after the
+   * other or overlapping; a batch out of order early; a batch of NULLs only between.
+   */
+  @Test
+  void declaredBatchesMergeToTheOrderOfEveryRow() {
+    ColumnDef column = ColumnDef.of("b", "BIGINT");
+    long[][][] tables = {
+        {{1, 2, 2, 5}, {5, 7, 9}},  // in order across batches
+        {{1, 2, 8}, {5, 7, 9}},  // each in order, overlapping
+        {{3, 1, 2, 4}, {5, 6}},  // out of order at once
+        {{1, 2}, {}, {3, 3}},  // a batch of NULLs only between
+    };
+    for (long[][] batches : tables) {
+      ColumnStatistics[] results = new ColumnStatistics[2];
+      for (int declare = 0; declare < 2; declare++) {
+        ColumnStatisticsCollector table = new ColumnStatisticsCollector(column, 100);
+        for (int b = 0; b < batches.length; b++) {
+          ColumnStatisticsCollector batch = new ColumnStatisticsCollector(column, 100, true);
+          try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
+              BigIntVector vector = new BigIntVector("b", allocator)) {
+            int rows = batches[b].length + 2;
+            vector.allocateNew(rows);
+            vector.setNull(0);  // NULLs first and last: they take no part in the order
+            for (int i = 0; i < batches[b].length; i++) {
+              vector.set(i + 1, batches[b][i]);
+            }
+            vector.setNull(rows - 1);
+            vector.setValueCount(rows);
+            batch.observe(vector, rows, declare == 1 ? Arrays.stream(batches[b]).distinct().toArray() : null);
+          }
+          table.merge(batch, b);
+        }
+        results[declare] = table.toStatistics();
+      }
+      assertEquals(results[0], results[1], Arrays.deepToString(batches));
+      assertEquals(sortedOf(batches), results[0].sorted(), Arrays.deepToString(batches));
+    }
+    assertTrue(sortedOf(tables[0]) && !sortedOf(tables[1]) && !sortedOf(tables[2]) && sortedOf(tables[3]));
+  }
+
+  private static boolean sortedOf(long[][] batches) {
+    long[] all = Arrays.stream(batches).flatMapToLong(Arrays::stream).toArray();
+    for (int i = 1; i < all.length; i++) {
+      if (all[i] < all[i - 1]) {
+        return false;
+      }
+    }
+    return true;
+  }
 }

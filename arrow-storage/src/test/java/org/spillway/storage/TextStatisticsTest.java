@@ -100,6 +100,32 @@ class TextStatisticsTest {
     assertEquals("delta", asciiOnly.max());
   }
 
+  /**
+   * A value strictly between the bounds by its first byte skips the compares with them: the bounds are still those
+   * of every value, where values share the bounds' first bytes, are empty, are control characters or DEL, or are not
+   * ASCII (which the shortcut leaves to the Strings' compare), with and without the distinct set.
+   */
+  @Test
+  void boundsSkippedByTheFirstByteStillFollowEveryValue() {
+    java.util.Random random = new java.util.Random(7);
+    String alphabet = "\u0000\u0001 !AMZamz\u007f\u00e9\uE000";
+    for (int round = 0; round < 200; round++) {
+      List<String> values = new ArrayList<>();
+      for (int i = 0; i < 1 + random.nextInt(40); i++) {
+        StringBuilder value = new StringBuilder();
+        for (int k = random.nextInt(4); k > 0; k--) {
+          value.append(alphabet.charAt(random.nextInt(round % 2 == 0 ? 10 : alphabet.length())));
+        }
+        values.add(value.toString());
+      }
+      for (boolean track : new boolean[] {true, false}) {
+        ColumnStatistics statistics = observed(values, 1_000, track).toStatistics();
+        assertEquals(Collections.min(values), statistics.min(), values + ", set " + track);
+        assertEquals(Collections.max(values), statistics.max(), values + ", set " + track);
+      }
+    }
+  }
+
   @Test
   void mergedBatchesKeepTheOrderOfStrings() {
     ColumnStatisticsCollector table = new ColumnStatisticsCollector(TEXT, 100);

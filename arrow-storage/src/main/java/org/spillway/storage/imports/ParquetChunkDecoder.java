@@ -68,8 +68,14 @@ final class ParquetChunkDecoder {
    */
   private boolean[] usedEntries;
   private boolean onlyEntries;
-  /** The dictionary id of each row of the text batch column being decoded (where {@link #onlyEntries}). */
+  /** The dictionary id of each row of the text batch column being decoded (0 for NULL rows) while its pages are ids. */
   private int[] rowIds;
+  /**
+   * Whether the text batch column being decoded has only its rows' ids so far, no text: while every page is
+   * dictionary ids, the rows go to the batch as their entries and ids ({@link BatchBuilder#putDeclaredUtf8}), whose
+   * text is written only if the column is not encoded at commit; a page of other values writes the text so far.
+   */
+  private boolean textDeferred;
 
   /** Where the current page's values come from: ids into the dictionary, plain bytes, or a parquet reader. */
   private enum Source { IDS, PLAIN, READER }
@@ -182,6 +188,7 @@ final class ParquetChunkDecoder {
     if (usedEntries != null) {
       Arrays.fill(usedEntries, false);
     }
+    textDeferred = target == Target.TEXT && usedEntries != null;
     for (int row = 0; row < rows; ) {
       if (pageLeft == 0) {
         readPage();
@@ -202,6 +209,13 @@ final class ParquetChunkDecoder {
       }
       pageLeft -= end - row;
       row = end;
+    }
+    if (textDeferred && !putDeclaredText(batch, col, rows, anyNull)) {
+      textDeferred = false;
+      textOfRowIds(0, rows, 0);
+    }
+    if (textDeferred) {
+      return;
     }
     switch (target) {
       case INT, LONG, DOUBLE -> batch.putValues(col, bytes, anyNull ? nulls : null, rows);
@@ -265,6 +279,12 @@ final class ParquetChunkDecoder {
     switch (source) {
       case IDS -> {
         int[] entries = dictionaryEntries.ints();
+        if (present == end - from) {
+          for (int i = 0; i < present; i++) {
+            INT_LE.set(bytes, (from + i) * 4, entries[ids[i]]);  // no NULL to skip: one lookup a row
+          }
+          return;
+        }
         for (int row = from, next = 0; row < end; row++) {
           INT_LE.set(bytes, row * 4, nulls[row] ? 0 : entries[ids[next++]]);
         }
@@ -294,6 +314,10 @@ final class ParquetChunkDecoder {
 
   private void decodeLongs(BatchBuilder batch, int col, int from, int end, int present) {
     boolean int32 = column.conversion() == ParquetColumn.Conversion.DECIMAL_INT32;
+    if (present == end - from && (source == Source.IDS || source == Source.PLAIN && !int32)) {
+      decodeLongsWithoutNulls(batch, col, from, present);
+      return;
+    }
     long[] entries = source == Source.IDS ? dictionaryEntries.longs() : null;
     int next = 0;
     int at = source == Source.PLAIN ? takePlain(present * (int32 ? 4 : 8)) : 0;
@@ -318,6 +342,30 @@ final class ParquetChunkDecoder {
         }
       }
       LONG_LE.set(bytes, row * 8, v);
+    }
+  }
+
+  /**
+   * {@link #decodeLongs} of {@code count} rows from {@code from} without a NULL, from dictionary ids or a PLAIN INT64
+   * page: the values set in one loop (or one copy) without a NULL test a row, then checked against the decimal
+   * digits in a loop of their own (a value too large fails at its row, as the setter says).
+   */
+  private void decodeLongsWithoutNulls(BatchBuilder batch, int col, int from, int count) {
+    if (source == Source.IDS) {
+      long[] entries = dictionaryEntries.longs();
+      for (int i = 0; i < count; i++) {
+        LONG_LE.set(bytes, (from + i) * 8, entries[ids[i]]);
+      }
+    } else {
+      System.arraycopy(plainData, takePlain(count * 8), bytes, from * 8, count * 8);
+    }
+    if (decimalLimit != 0) {
+      for (int row = from; row < from + count; row++) {
+        long v = (long) LONG_LE.get(bytes, row * 8);
+        if (v >= decimalLimit || v <= -decimalLimit) {
+          batch.setDecimal(col, row, v);  // fails, saying why
+        }
+      }
     }
   }
 
@@ -356,9 +404,20 @@ final class ParquetChunkDecoder {
     if (from == 0) {
       INT_LE.set(bytes, 0, 0);
     }
+    if (source != Source.IDS && textDeferred) {
+      textDeferred = false;  // a page of plain values: the rows so far get their text, and the rest are plain
+      length = textOfRowIds(0, from, length);
+    }
     switch (source) {
       case IDS -> {
-        return decodeTextIds(from, end, present, length);
+        if (present == end - from) {
+          System.arraycopy(ids, 0, rowIds, from, present);
+        } else {
+          for (int row = from, next = 0; row < end; row++) {
+            rowIds[row] = nulls[row] ? 0 : ids[next++];
+          }
+        }
+        return textDeferred ? length : textOfRowIds(from, end, length);
       }
       case PLAIN -> {
         return decodePlainTexts(from, end, length);
@@ -378,49 +437,48 @@ final class ParquetChunkDecoder {
   }
 
   /**
-   * Dictionary-encoded text: each row's entry, and its id for {@link #declareUsedEntries}. Where every entry is short
-   * ({@link DictionaryEntries#textWords}), a row copies the same number of 8-byte words whatever its entry's length (the
-   * entries zero-padded, the bytes past the entry overwritten by the next row): a byte loop whose length changes
-   * from row to row costs a mispredicted branch a row. Longer entries are copied as they are, with room made row by
-   * row where room for the longest in every row would be too much at once.
+   * Dictionary-encoded text: each row's entry by its id in {@link #rowIds}, appended after {@code length} bytes; the
+   * new length. Where every entry is short ({@link DictionaryEntries#textWords}), a row copies the same number of
+   * 8-byte words whatever its entry's length (the entries zero-padded, the bytes past the entry overwritten by the
+   * next row): a byte loop whose length changes from row to row costs a mispredicted branch a row. Longer entries
+   * are copied as they are, with room made row by row where room for the longest in every row would be too much at
+   * once.
    */
-  private int decodeTextIds(int from, int end, int present, int length) {
+  private int textOfRowIds(int from, int end, int length) {
+    if (from == 0) {
+      INT_LE.set(bytes, 0, 0);
+    }
     byte[][] entries = dictionaryEntries.texts();
     int words = dictionaryEntries.textWordsPerEntry();
     if (words > 0) {
       long[] textWords = dictionaryEntries.textWords();
-      ensureText(length + (long) present * words * 8);
-      for (int row = from, next = 0; row < end; row++) {
-        int id = 0;
+      ensureText(length + (long) (end - from) * words * 8);
+      for (int row = from; row < end; row++) {
         if (!nulls[row]) {
-          id = ids[next++];
+          int id = rowIds[row];
           for (int w = 0, base = id * words; w < words; w++) {
             LONG_LE.set(text, length + 8 * w, textWords[base + w]);
           }
           length += entries[id].length;
         }
-        rowIds[row] = id;
         INT_LE.set(bytes, (row + 1) * 4, length);
       }
       return length;
     }
-    long room = (long) present * dictionaryEntries.longestText();
+    long room = (long) (end - from) * dictionaryEntries.longestText();
     boolean roomMade = room <= TEXT_ROOM_AT_ONCE;
     if (roomMade) {
       ensureText(length + room);
     }
-    for (int row = from, next = 0; row < end; row++) {
-      int id = 0;
+    for (int row = from; row < end; row++) {
       if (!nulls[row]) {
-        id = ids[next++];
-        byte[] value = entries[id];
+        byte[] value = entries[rowIds[row]];
         if (!roomMade) {
           ensureText((long) length + value.length);
         }
         System.arraycopy(value, 0, text, length, value.length);
         length += value.length;
       }
-      rowIds[row] = id;
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
     return length;
@@ -433,10 +491,17 @@ final class ParquetChunkDecoder {
   private int decodePlainTexts(int from, int end, int length) {
     int firstPosition = plainPosition;
     int firstLength = length;
+    // the run's text is at most the page's bytes left: room for it (and a word more) made once where it fits
+    long room = (long) length + (plainEnd - plainPosition) + Long.BYTES;
+    boolean roomMade = room <= Integer.MAX_VALUE - 8;
+    if (roomMade) {
+      ensureText(room);
+    }
     for (int row = from; row < end; row++) {
       if (!nulls[row]) {
         int count = plainLength();
-        length = appendText(plainData, takePlain(count), count, length);
+        int at = takePlain(count);
+        length = roomMade ? copyPlainText(at, count, length) : appendText(plainData, at, count, length);
       }
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
@@ -454,6 +519,23 @@ final class ParquetChunkDecoder {
       INT_LE.set(bytes, (row + 1) * 4, length);
     }
     return length;
+  }
+
+  /**
+   * Copies a plain value of {@code count} bytes from {@code at} in the page to {@code length} in {@link #text} (which
+   * has room for it and a word more); the new length. Short values are copied eight bytes at a time, the last word
+   * running past the value (into bytes the next value overwrites): cheaper than a copy call per value. A value near
+   * the page array's end, whose last word would read past it, is copied as it is.
+   */
+  private int copyPlainText(int at, int count, int length) {
+    if (count <= 64 && at + count + Long.BYTES <= plainData.length) {
+      for (int w = 0; w < count; w += Long.BYTES) {
+        LONG_LE.set(text, length + w, (long) LONG_LE.get(plainData, at + w));
+      }
+    } else {
+      System.arraycopy(plainData, at, text, length, count);
+    }
+    return length + count;
   }
 
   /** Rewrites the text appended from {@code start} to {@code length} as the vector stores it; the new length. */
@@ -620,33 +702,15 @@ final class ParquetChunkDecoder {
    * entry's dictionary code once rather than every row's bytes.
    */
   private void declareUsedEntries(BatchBuilder batch, int col, int rows) {
-    int count = 0;
-    for (boolean used : usedEntries) {
-      count += used ? 1 : 0;
-    }
-    int[] usedIds = new int[count];
-    for (int id = 0, next = 0; id < usedEntries.length; id++) {
-      if (usedEntries[id]) {
-        usedIds[next++] = id;
-      }
-    }
+    int[] usedIds = usedIds();
     switch (target) {
       case TEXT -> {
-        byte[][] texts = dictionaryEntries.texts();
-        byte[][] used = Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
-        if (count > Character.MAX_VALUE + 1) {
+        byte[][] used = usedTexts(usedIds);
+        if (usedIds.length > Character.MAX_VALUE + 1) {
           batch.declareDistinct(col, used);  // too many values for a dictionary: the rows' entries are of no use
           return;
         }
-        int[] indexOfId = new int[usedEntries.length];
-        for (int i = 0; i < usedIds.length; i++) {
-          indexOfId[usedIds[i]] = i;
-        }
-        char[] valueOfRow = new char[rows];
-        for (int row = 0; row < rows; row++) {
-          valueOfRow[row] = (char) indexOfId[rowIds[row]];
-        }
-        batch.declareDistinct(col, used, valueOfRow);
+        batch.declareDistinct(col, used, valueOfRow(usedIds, rows));
       }
       case INT -> {
         int[] ints = dictionaryEntries.ints();
@@ -658,5 +722,61 @@ final class ParquetChunkDecoder {
       }
       default -> throw new IllegalStateException("no distinct values to declare for " + target);
     }
+  }
+
+  /**
+   * Puts a text batch column of dictionary ids only as its used entries and each row's one, without its text
+   * ({@link BatchBuilder#putDeclaredUtf8}); false, putting nothing, where it used more entries than a row's index
+   * holds (then the text is written and put as plain).
+   */
+  private boolean putDeclaredText(BatchBuilder batch, int col, int rows, boolean anyNull) {
+    int[] usedIds = usedIds();
+    if (usedIds.length > Character.MAX_VALUE + 1) {
+      return false;
+    }
+    batch.putDeclaredUtf8(col, usedTexts(usedIds), valueOfRow(usedIds, rows), anyNull ? nulls : null, rows);
+    return true;
+  }
+
+  /** The ids of the entries the batch column used, ascending. */
+  private int[] usedIds() {
+    int count = 0;
+    for (boolean used : usedEntries) {
+      count += used ? 1 : 0;
+    }
+    int[] usedIds = new int[count];
+    for (int id = 0, next = 0; id < usedEntries.length; id++) {
+      if (usedEntries[id]) {
+        usedIds[next++] = id;
+      }
+    }
+    return usedIds;
+  }
+
+  private byte[][] usedTexts(int[] usedIds) {
+    byte[][] texts = dictionaryEntries.texts();
+    return Arrays.stream(usedIds).mapToObj(id -> texts[id]).toArray(byte[][]::new);
+  }
+
+  /**
+   * Each row's index into the used entries (by {@link #rowIds}; NULL rows get the first's): where the batch used
+   * every entry (a small dictionary's usual case), its id, narrowed in one plain loop.
+   */
+  private char[] valueOfRow(int[] usedIds, int rows) {
+    char[] valueOfRow = new char[rows];
+    if (usedIds.length == usedEntries.length) {
+      for (int row = 0; row < rows; row++) {
+        valueOfRow[row] = (char) rowIds[row];
+      }
+      return valueOfRow;
+    }
+    int[] indexOfId = new int[usedEntries.length];
+    for (int i = 0; i < usedIds.length; i++) {
+      indexOfId[usedIds[i]] = i;
+    }
+    for (int row = 0; row < rows; row++) {
+      valueOfRow[row] = (char) indexOfId[rowIds[row]];
+    }
+    return valueOfRow;
   }
 }

@@ -51,6 +51,15 @@ public final class ParquetCodecs implements CompressionCodecFactory {
     return new BytesInputDecompressor() {
       @Override
       public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
+        if (codec == CompressionCodecName.SNAPPY) {
+          // the page's compressed bytes where they lie (a slice of the chunk's buffer, which toByteArray copies)
+          ByteBuffer compressed = bytes.toInputStream().slice((int) bytes.size());
+          if (compressed.hasArray()) {
+            int from = compressed.arrayOffset() + compressed.position();
+            return BytesInput.from(uncompressSnappy(compressed.array(), from, compressed.remaining(),
+                uncompressedSize));
+          }
+        }
         return BytesInput.from(ParquetCodecs.decompress(codec, bytes.toByteArray(), uncompressedSize));
       }
 
@@ -90,7 +99,7 @@ public final class ParquetCodecs implements CompressionCodecFactory {
   static byte[] decompress(CompressionCodecName codec, byte[] compressed, int uncompressedSize) throws IOException {
     byte[] out = switch (codec) {
       case UNCOMPRESSED -> compressed;
-      case SNAPPY -> Snappy.uncompress(compressed);
+      case SNAPPY -> uncompressSnappy(compressed, 0, compressed.length, uncompressedSize);
       case ZSTD -> Zstd.decompress(compressed, uncompressedSize);
       case GZIP -> {
         try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
@@ -108,6 +117,21 @@ public final class ParquetCodecs implements CompressionCodecFactory {
       throw new IOException("a " + codec + " page decompressed to " + out.length + " bytes, its header says "
           + uncompressedSize);
     }
+    return out;
+  }
+
+  /**
+   * The {@code length} Snappy-compressed bytes of {@code compressed} from {@code from}, uncompressed into an array of
+   * the page header's size; fails if the data says another size.
+   */
+  private static byte[] uncompressSnappy(byte[] compressed, int from, int length, int uncompressedSize)
+      throws IOException {
+    int size = Snappy.uncompressedLength(compressed, from, length);
+    if (size != uncompressedSize) {
+      throw new IOException("a SNAPPY page decompressed to " + size + " bytes, its header says " + uncompressedSize);
+    }
+    byte[] out = new byte[size];
+    Snappy.uncompress(compressed, from, length, out, 0);
     return out;
   }
 

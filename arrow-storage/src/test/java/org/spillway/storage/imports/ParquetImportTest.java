@@ -234,6 +234,91 @@ class ParquetImportTest {
   }
 
   /**
+   * Plain text of every length from 0 to 150 bytes, NULLs between, reads back exactly: short values are copied eight
+   * bytes at a time past their end (overwritten by the next), long ones and those at a page's end as they are; v1
+   * and v2 pages, batches that end inside a page (row groups of more rows than a batch).
+   */
+  @Test
+  void plainTextOfEveryLengthReadsBack() throws IOException {
+    String schema = "message m { required int32 id; optional binary s (STRING); }";
+    int rows = 140_000;
+    java.util.function.IntFunction<String> value = i -> i % 9 == 4 ? null
+        : "abcdefghijklmnopqrstuvwxyz0123456789".repeat(5).substring(0, (i * 7) % 151)
+            .replace('a', (char) ('a' + i % 20));
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (value.apply(i) != null) {
+        row.add("s", value.apply(i));
+      }
+    };
+    for (boolean v2 : new boolean[] {false, true}) {
+      Path file = ParquetTestFiles.write(dir.resolve("lengths" + v2 + ".parquet"), schema,
+          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, rows, v2, 0), rows, fill);
+      try (Catalog catalog = Catalog.create(dir.resolve("lengths" + v2))) {
+        List<List<Object>> values = TestTables.rows(TableImport.run(catalog, "t", List.of(file),
+            ImportOptions.defaults()).table());
+        for (int i = 0; i < rows; i++) {
+          assertEquals(Arrays.asList(i, value.apply(i)), values.get(i), "v2 " + v2 + ", row " + i);
+        }
+      }
+    }
+  }
+
+  /**
+   * Dictionary pages of text that the commit keeps plain (too many distinct values for a table dictionary) and of
+   * text it encodes: the batches carry the entries and each row's one, not the text, which is written only for the
+   * plain column; the table is the one of the same rows in plain pages, with batches staged in memory or in files.
+   */
+  @Test
+  void dictionaryTextReadsBackWhetherTheCommitEncodesItOrNot() throws IOException {
+    String schema = "message m { required int32 id; optional binary few (STRING); optional binary many (STRING); }";
+    int rows = 3_000;
+    java.util.function.IntFunction<String> few = i -> i % 17 == 0 ? null : "mode é" + i % 6;
+    java.util.function.IntFunction<String> many = i -> i % 13 == 0 ? null : "value " + i % 1_100;
+    java.util.function.BiConsumer<Integer, Group> fill = (i, row) -> {
+      row.add("id", i);
+      if (few.apply(i) != null) {
+        row.add("few", few.apply(i));
+      }
+      if (many.apply(i) != null) {
+        row.add("many", many.apply(i));
+      }
+    };
+    Path dictionary = ParquetTestFiles.write(dir.resolve("dictionary.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, true, 1_000), rows, fill);
+    Path plain = ParquetTestFiles.write(dir.resolve("plain.parquet"), schema,
+        new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, false, 1_000), rows, fill);
+    try (Catalog catalog = Catalog.create(dir.resolve("plain-data"))) {
+      StoredTable fromPlain = TableImport.run(catalog, "t", List.of(plain), ImportOptions.defaults()).table();
+      for (String staging : new String[] {null, "0"}) {
+        String before = System.getProperty(org.spillway.storage.TableWriter.STAGING_MEMORY_PROPERTY);
+        try (Catalog other = Catalog.create(dir.resolve("dictionary-data-" + staging))) {
+          setOrClear(org.spillway.storage.TableWriter.STAGING_MEMORY_PROPERTY, staging);
+          StoredTable table = TableImport.run(other, "t", List.of(dictionary), ImportOptions.defaults()).table();
+          assertTrue(table.isDictionaryEncoded(1), "few");
+          assertFalse(table.isDictionaryEncoded(2), "many");
+          List<List<Object>> values = TestTables.rows(table);
+          for (int i = 0; i < rows; i++) {
+            assertEquals(Arrays.asList(i, few.apply(i), many.apply(i)), values.get(i),
+                "staging " + staging + ", row " + i);
+          }
+          assertEquals(fromPlain.statistics(), table.statistics(), "staging " + staging);
+        } finally {
+          setOrClear(org.spillway.storage.TableWriter.STAGING_MEMORY_PROPERTY, before);
+        }
+      }
+    }
+  }
+
+  private static void setOrClear(String property, String value) {
+    if (value == null) {
+      System.clearProperty(property);
+    } else {
+      System.setProperty(property, value);
+    }
+  }
+
+  /**
    * Integers, decimals and dates of few distinct values, in dictionary pages (where a batch declares the entries it
    * used, so its statistics take each once) and in plain pages: the same rows, the same statistics.
    */
@@ -474,15 +559,18 @@ class ParquetImportTest {
   @Test
   void decimalsWiderThanTheirPrecisionAreRefused() throws IOException {
     String schema = "message m { required int32 id; optional int64 price (DECIMAL(4,2)); }";
-    for (boolean dictionary : new boolean[] {true, false}) {
-      Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
-          new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
-            row.add("id", i);
-            row.add("price", i == 250 ? 12_345L : i % 7 * 100L);
-          });
-      StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
-      assertTrue(e.getMessage().contains("batch row 50: unscaled value 12345 has more than 4 digits"), e.getMessage());
-      Files.delete(file);
+    for (long wide : new long[] {12_345L, -12_345L}) {
+      for (boolean dictionary : new boolean[] {true, false}) {
+        Path file = ParquetTestFiles.write(dir.resolve("wide.parquet"), schema,
+            new ParquetTestFiles.Layout(CompressionCodecName.SNAPPY, dictionary, 100), 300, (i, row) -> {
+              row.add("id", i);
+              row.add("price", i == 250 ? wide : i % 7 * 100L);
+            });
+        StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 2: column price: ");
+        assertTrue(e.getMessage().contains("batch row 50: unscaled value " + wide + " has more than 4 digits"),
+            e.getMessage());
+        Files.delete(file);
+      }
     }
   }
 
