@@ -117,16 +117,17 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
     List<SpillwayField> probeKeyFields = Arrays.stream(probeKeys).mapToObj(right::get).toList();
     Implementor build = implementor.child(getLeft());
     Implementor probeSide = implementor.unshared(getRight());
+    List<Boolean> semi = joinTypes.stream().map(t -> t == JoinRelType.SEMI).toList();
     MarkProbeSpec probe = new MarkProbeSpec(probeKeys, probeKeyFields.stream().map(SpillwayField::type).toList(),
-        buildKeys, build.node().types(), translated);
+        buildKeys, build.node().types(), translated, semi);
     JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
         SpillwayField.dictionaries(probeKeyFields), label());
     probeSide.addProbe(probe.stage(), joinBuild, build, null);
     PlanNode probePipeline = probeSide.node();
     GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), buildKeys, getRight(), probeKeys);
     reducedOnGpu = reduction != null;
-    implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline,
-        joinTypes.stream().map(t -> t == JoinRelType.SEMI).toList()).withGpuReduction(reduction), build, probeSide);
+    implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline, semi)
+        .withGpuReduction(reduction), build, probeSide);
   }
 
   private static List<SpillwayField> fields(RelNode input) {

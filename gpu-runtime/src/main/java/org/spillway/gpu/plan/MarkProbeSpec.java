@@ -15,18 +15,25 @@ import org.spillway.gpu.vector.ExprType;
  * build row (null: the key match alone), reading the joined row, build side first.
  */
 public record MarkProbeSpec(int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys, List<ExprType> buildTypes,
-    List<Expr> conditions) {
+    List<Expr> conditions, List<Boolean> semi) {
   public MarkProbeSpec {
     probeKeys = probeKeys.clone();
     buildKeys = buildKeys.clone();
     probeKeyTypes = List.copyOf(probeKeyTypes);
     buildTypes = List.copyOf(buildTypes);
     conditions = Collections.unmodifiableList(new ArrayList<>(conditions));
+    semi = List.copyOf(semi);
+    if (semi.size() != conditions.size()) {
+      throw new IllegalArgumentException(semi.size() + " joins for " + conditions.size() + " conditions");
+    }
   }
 
-  /** The pipeline's last stage, its probe not yet bound to a table; key types that cannot compare fail here. */
+  /**
+   * The pipeline's last stage, its probe not yet bound to a table; key types that cannot compare fail here. An
+   * anti-join's mark settles its build row ({@link JoinProbe#marking(int[], List, int[], List, List, List)}).
+   */
   public PipelineStage stage() {
     return new PipelineStage.HashJoinProbe(JoinProbe.marking(probeKeys, probeKeyTypes, buildKeys, buildTypes,
-        conditions));
+        conditions, semi));
   }
 }

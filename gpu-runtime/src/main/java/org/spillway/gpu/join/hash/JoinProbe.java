@@ -92,6 +92,11 @@ public final class JoinProbe {
    * the workers makes every mark visible to the reader.
    */
   private final boolean[][] marks;
+  /**
+   * Per mark of a MARK_BUILD probe, whether its mark alone settles a build row (an anti-join's: once marked, the row
+   * is dropped whatever the other marks say), so that a settled row's candidates need no further test; null: none does.
+   */
+  private final boolean[] settling;
 
   /**
    * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
@@ -103,7 +108,7 @@ public final class JoinProbe {
   public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
     this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual,
-        kind == Kind.MARK_BUILD ? Collections.singletonList(residual) : null, null, null, null, null);
+        kind == Kind.MARK_BUILD ? Collections.singletonList(residual) : null, null, null, null, null, null);
     JoinKeyEncoder.of(buildKeyTypes(), this.probeKeyTypes);
   }
 
@@ -114,18 +119,39 @@ public final class JoinProbe {
    */
   public static JoinProbe marking(int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, List<Expr> conditions) {
+    return marking(probeKeys, probeKeyTypes, buildKeys, buildTypes, conditions, null);
+  }
+
+  /**
+   * As above, knowing per mark whether its join keeps the marked build rows ({@code keepsMarked}: a semi-join's, true;
+   * an anti-join's, false; null: unknown): a row an anti-join's mark drops is settled, and its further candidates go
+   * untested.
+   */
+  public static JoinProbe marking(int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
+      List<ExprType> buildTypes, List<Expr> conditions, List<Boolean> keepsMarked) {
     if (conditions.isEmpty()) {
       throw new IllegalArgumentException("a marking probe needs at least one mark");
     }
+    if (keepsMarked != null && keepsMarked.size() != conditions.size()) {
+      throw new IllegalArgumentException(keepsMarked.size() + " joins for " + conditions.size() + " marks");
+    }
+    boolean[] settling = null;
+    for (int m = 0; keepsMarked != null && m < keepsMarked.size(); m++) {
+      if (!keepsMarked.get(m)) {
+        settling = settling != null ? settling : new boolean[conditions.size()];
+        settling[m] = true;
+      }
+    }
     JoinProbe probe = new JoinProbe(Kind.MARK_BUILD, probeKeys, probeKeyTypes, buildKeys, buildTypes, true,
-        conditions.size() == 1 ? conditions.get(0) : null, new ArrayList<>(conditions), null, null, null, null);
+        conditions.size() == 1 ? conditions.get(0) : null, new ArrayList<>(conditions), null, null, null, null,
+        settling);
     JoinKeyEncoder.of(probe.buildKeyTypes(), probe.probeKeyTypes);
     return probe;
   }
 
   private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual, List<Expr> markConditions, JoinHashTable table,
-      IndexedColumns build, JoinKeyEncoder encoder, List<List<String>> probeDictionaries) {
+      IndexedColumns build, JoinKeyEncoder encoder, List<List<String>> probeDictionaries, boolean[] settling) {
     if (buildFirst && !kind.projectsBuild() && kind != Kind.MARK_BUILD) {
       throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
     }
@@ -145,6 +171,7 @@ public final class JoinProbe {
     this.encoder = encoder;
     this.probeDictionaries = probeDictionaries;
     this.markConditions = markConditions;
+    this.settling = settling;
     int markCount = kind == Kind.MARK_BUILD ? markConditions.size() : kind.preservesBuild() ? 1 : 0;
     this.marks = markCount > 0 && build != null ? new boolean[markCount][build.rows()] : null;
   }
@@ -170,7 +197,7 @@ public final class JoinProbe {
     JoinKeys keys = encoder.encodeBuild(columns);
     JoinHashTable table = JoinHashTable.build(keys.keys(), keys.validity(), build.rows(), threads, cancelled);
     return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, markConditions,
-        table, build, encoder, new ArrayList<>(probeDictionaries));
+        table, build, encoder, new ArrayList<>(probeDictionaries), settling);
   }
 
   /** The table of a bound probe (null before {@link #bind}). */
@@ -433,7 +460,7 @@ public final class JoinProbe {
         if (kind == Kind.MARK_BUILD) {
           for (; p >= 0; p = table.next(p)) {
             int b = table.row(p);
-            if (!allMarked(b)) {  // a build row marked already needs no further test
+            if (!settled(b)) {  // a build row settled already needs no further test
               pairs.add(row, b);
             }
           }
@@ -486,13 +513,35 @@ public final class JoinProbe {
     }
   }
 
-  private boolean allMarked(int buildRow) {
-    for (boolean[] mark : marks) {
-      if (!mark[buildRow]) {
-        return false;
+  /** Whether no further match can change what becomes of a build row: every mark set, or a settling one. */
+  private boolean settled(int buildRow) {
+    boolean all = true;
+    for (int m = 0; m < marks.length; m++) {
+      if (marks[m][buildRow]) {
+        if (settling != null && settling[m]) {
+          return true;
+        }
+      } else {
+        all = false;
       }
     }
-    return true;
+    return all;
+  }
+
+  /** The {@code k}-th mark to test: the settling ones first, so that the rows they settle skip the others. */
+  private int markOrder(int k) {
+    if (settling == null) {
+      return k;
+    }
+    int seen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int m = 0; m < marks.length; m++) {
+        if (settling[m] == (pass == 0) && seen++ == k) {
+          return m;
+        }
+      }
+    }
+    throw new IllegalArgumentException("mark " + k + " of " + marks.length);
   }
 
   /** Marks the build rows of the pairs (a RIGHT or FULL probe: they are output already, joined). */
@@ -511,12 +560,14 @@ public final class JoinProbe {
    */
   private void markPassing(Pairs candidates, PairBuffers buffers, ProbeInput probeColumn,
       int probeColumns) {
-    for (int m = 0; m < marks.length; m++) {
+    for (int k = 0; k < marks.length; k++) {
+      int m = markOrder(k);
       boolean[] mark = marks[m];
       Pairs open = buffers.output.cleared(candidates.count);
       for (int i = 0; i < candidates.count; i++) {
-        if (!mark[candidates.build[i]]) {
-          open.add(candidates.probe[i], candidates.build[i]);
+        int b = candidates.build[i];
+        if (!mark[b] && (k == 0 || !settled(b))) {  // a row a settling mark set just now is not tested again
+          open.add(candidates.probe[i], b);
         }
       }
       Expr condition = markConditions.get(m);
