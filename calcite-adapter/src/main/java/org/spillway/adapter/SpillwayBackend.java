@@ -43,6 +43,11 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    * (for comparisons; default true).
    */
   static final String COPROCESS_PROPERTY = "spillway.coprocess";
+  /**
+   * System property: {@code force} makes a GPU pass reduce every mark join's probe side the GPU can stream, {@code off}
+   * none; otherwise (default) the cost model decides ({@link #chooseReduction}), under {@code device=gpu} as well.
+   */
+  static final String MARK_REDUCTION_PROPERTY = "spillway.markReduction";
 
   private static final SpillwayBackend CPU = cpu(null);
 
@@ -112,9 +117,17 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     double hits = rows * keptShare * markMillisPerRow;
     double misses = rows * (1 - keptShare) * markMillisPerRow * SpillwayJoinCost.CPU_MARK_MISS_SHARE;
     double assembled = rows * keptShare * SpillwayJoinCost.CPU_OUTPUT_SECONDS_PER_ROW_THREAD * 1e3;
-    SpillwayBackend backend = decide(top, scan, types, stages, () -> new SpillwayCostModel.Shape(probeSide.rows(),
-        probeSide.columns(), probeSide.selectivity(), probeSide.returnedRowBytes(), keptShare), hits + misses,
-        hits + assembled, 0);
+    String mode = System.getProperty(MARK_REDUCTION_PROPERTY, "cost");
+    SpillwayBackend backend = "off".equalsIgnoreCase(mode) ? cpu("the semi-join reduction is off ("
+        + MARK_REDUCTION_PROPERTY + ")") : decide(top, scan, types, stages, () -> new SpillwayCostModel.Shape(
+            probeSide.rows(), probeSide.columns(), probeSide.selectivity(), probeSide.returnedRowBytes(), keptShare),
+            hits + misses, hits + assembled, 0);
+    // the reduction is a means to speed, never a device the connection asked for: without a predicted gain the CPU
+    // marks every row, as it would without a GPU
+    if (backend.gpu() && !"force".equalsIgnoreCase(mode) && !backend.costing().gpuIsFaster()) {
+      backend = new SpillwayBackend(false, null, null, "the cost model predicts the semi-join reduction slower than"
+          + " marking every row on the CPU", backend.costing(), backend.selectivity(), 0, 0, false);
+    }
     scan.backend(backend);
     return backend;
   }

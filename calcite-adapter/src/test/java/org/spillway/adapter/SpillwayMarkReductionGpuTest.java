@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.spillway.adapter.jdbc.SpillwayDriver;
@@ -16,10 +18,19 @@ import org.spillway.tpch.TpchQueries;
  * to the rows the build side's keys keep ({@link SpillwayMarkReduction}): TPC-H Q21 (EXISTS and NOT EXISTS on
  * lineitem, one mark join), Q21 over every nation (more rows), and single semi- and anti-joins under a residual that
  * reads the build side; on device=gpu and auto the same rows as on device=cpu, and on device=gpu the plan says the
- * GPU reduced the probe side. Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
+ * GPU reduced the probe side (the reduction forced, {@link SpillwayBackend#MARK_REDUCTION_PROPERTY}). Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.
  */
 @Tag("gpu")
 class SpillwayMarkReductionGpuTest extends GpuTpchData {
+  /** At SF 0.01 the cost model never predicts the reduction faster: forced, so that the GPU path runs. */
+  @BeforeAll static void forceTheReduction() {
+    System.setProperty(SpillwayBackend.MARK_REDUCTION_PROPERTY, "force");
+  }
+
+  @AfterAll static void leaveItToTheCostModel() {
+    System.clearProperty(SpillwayBackend.MARK_REDUCTION_PROPERTY);
+  }
+
   private static final String Q21_ALL_NATIONS = TpchQueries.sql(21).replace("and n_name = 'SAUDI ARABIA'", "");
   private static final String SEMI_UNDER_RESIDUAL = """
       select o_orderpriority, count(*) as c from orders
