@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,13 +128,6 @@ class DeclaredRowsTest {
   }
 
   private static List<byte[]> arrowFiles(StoredTable table) throws IOException {
-    List<byte[]> files = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(table.directory())) {
-      for (Path file : entries.filter(p -> p.toString().endsWith(".arrow")).sorted().toList()) {
-        files.add(Files.readAllBytes(file));
-      }
-    }
-    assertEquals(BATCHES, files.size());
-    return files;
+    return ArrowFilesOfTable.read(table, BATCHES);
   }
 }

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -166,13 +164,6 @@ class UnwrittenTextTest {
   }
 
   private static List<byte[]> arrowFiles(StoredTable table) throws IOException {
-    List<byte[]> files = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(table.directory())) {
-      for (Path file : entries.filter(p -> p.toString().endsWith(".arrow")).sorted().toList()) {
-        files.add(Files.readAllBytes(file));
-      }
-    }
-    assertEquals(BATCHES, files.size());
-    return files;
+    return ArrowFilesOfTable.read(table, BATCHES);
   }
 }
