@@ -68,11 +68,6 @@ public final class MarkJoinNode implements PlanNode {
     return this;
   }
 
-  /** Whether a GPU pass reduces the probe side before the CPU marks it. */
-  public boolean reducedOnGpu() {
-    return reduction != null;
-  }
-
   @Override public List<ExprType> types() {
     return build.node().types();
   }
@@ -129,13 +124,13 @@ public final class MarkJoinNode implements PlanNode {
         build.label());
     ProbePipelineNode reducing = probeSide.reducedBy(given, reduction);
     List<ExprType> markInput = probeSide.lastStageInputTypes();
-    List<PipelineStage> marks = List.of(new PipelineStage.HashJoinProbe(bound));
-    BitSet markRead = new ColumnarPipeline(markInput, marks, new BitSet()).inputColumnsRead();
+    ColumnarPipeline marking = new ColumnarPipeline(markInput, List.of(new PipelineStage.HashJoinProbe(bound)),
+        new BitSet());
+    BitSet markRead = marking.inputColumnsRead();
     NodeOutput reduced = reducing.run(context, markRead);
     context.checkCancelled("before marking the rows of " + build.label());
     long start = System.nanoTime();
-    new ColumnarPipeline(markInput, marks, new BitSet()).runColumns(reduced.batches(markRead), context.threads(),
-        context.cancelled());
+    marking.runColumns(reduced.batches(markRead), context.threads(), context.cancelled());
     RunContext.trace("cpu marking of %s over the %d rows the GPU kept: %.1f ms", build.label(), reduced.rows(),
         (System.nanoTime() - start) / 1e6);
   }

@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -166,9 +167,9 @@ final class GpuRowsPass {
       GpuScratch.upload(tables, 0, Pointer.to(all), all.length * 8L, "GPU chunk tables");
       for (int[] g : groups) {
         if (cancelled.getAsBoolean()) {
-          throw new java.util.concurrent.CancellationException("query cancelled");
+          throw new CancellationException("query cancelled");
         }
-        long[] table = java.util.Arrays.copyOfRange(all, g[0] * GpuChunkTable.WORDS, (g[0] + g[1]) * GpuChunkTable.WORDS);
+        long[] table = Arrays.copyOfRange(all, g[0] * GpuChunkTable.WORDS, (g[0] + g[1]) * GpuChunkTable.WORDS);
         long rows = 0;
         for (int b = g[0]; b < g[0] + g[1]; b++) {
           rows += batches.get(b).rows();
