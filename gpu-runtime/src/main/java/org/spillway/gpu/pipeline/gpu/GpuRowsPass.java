@@ -75,14 +75,9 @@ final class GpuRowsPass {
     return kernel.name() + " (" + variant.label() + ")";
   }
 
-  /** Runs the pass over every batch in chunks of the layout's capacity; see the class comment. */
-  Outcome run(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
-      GpuColumnCache.Session session, GpuBatchStreamer streamer, BooleanSupplier cancelled) {
-    return run(batches, resident, session, streamer, false, cancelled);
-  }
-
   /**
-   * As above; {@code overTables}: where every batch is resident in the column cache (and the GPU runs the whole scan),
+   * Runs the pass over every batch in chunks of the layout's capacity (see the class comment); {@code overTables}:
+   * where every batch is resident in the column cache (and the GPU runs the whole scan),
    * groups of them run as one launch over a table of their descriptors ({@link #runOverTables}) instead of one
    * launch per batch.
    */
