@@ -303,13 +303,15 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_grouped(
 // Builds one probe's join table (JoinArg) from a build side's key column in GPU memory: each non-NULL key
 // claims a slot with atomicCAS and writes its row there; a key found already counts one duplicate in
 // flags[0] (an INNER or LEFT probe then runs on the CPU, which pairs every duplicate) and keeps the first
-// row. The key equal to the empty marker has no slot: its row goes to flags[1] (set to -1 by the host).
-// `keys` holds every slot's empty marker beforehand; the table has room for twice the rows.
+// row, unless `keep_duplicates` (JOIN_MARK): then every row claims a slot of its own and flags[0] counts
+// only the rows beyond the first of the empty marker's key. That key has no slot: its row goes to flags[1]
+// (set to -1 by the host). `keys` holds every slot's empty marker beforehand; the table has room for twice the
+// rows.
 extern "C" __global__ void columnar_pipeline_join_build(const long long* __restrict__ build_keys,
                                                         const unsigned char* __restrict__ validity,
                                                         unsigned long long rows, unsigned long long* keys,
                                                         int* table_rows, unsigned long long mask,
-                                                        unsigned long long* flags) {
+                                                        unsigned long long* flags, int keep_duplicates) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long r = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; r < rows;
        r += stride) {
@@ -322,7 +324,7 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
     for (unsigned long long slot = join_hash(key) & mask;; slot = (slot + 1) & mask) {
       const unsigned long long old = atomicCAS(keys + slot, kJoinEmptyKey, key);
       if (old == kJoinEmptyKey) { table_rows[slot] = static_cast<int>(r); break; }
-      if (old == key) { atomicAdd(flags, 1ull); break; }
+      if (old == key && !keep_duplicates) { atomicAdd(flags, 1ull); break; }
     }
   }
 }

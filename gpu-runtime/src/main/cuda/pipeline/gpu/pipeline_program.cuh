@@ -27,27 +27,30 @@ enum Op : int {
   JUMP_IF_NOT_TRUE = 15, JUMP = 16, MERGE_NULL = 17, ADD = 18, SUB = 19, MUL = 20, DIV = 21, CHECK_INT32 = 22,
   SCALE = 23, YEAR = 24, FILTER = 25, PROBE = 26, LOAD_BUILD = 27, PACK = 28, FCMP_EQ = 29, FCMP_NE = 30,
   FCMP_LT = 31, FCMP_LE = 32, FCMP_GT = 33, FCMP_GE = 34, FADD = 35, FSUB = 36, FMUL = 37, FDIV = 38, TO_DOUBLE = 39,
-  LIKE_TEXT = 40
+  LIKE_TEXT = 40, PROBE_ALL = 41, PROBE_NEXT = 42, MARK = 43
 };
 
 // Join kinds of a PROBE (GpuProgram.JOIN_* in Java): what a probe row becomes.
-// JOIN_MARK marks the build row a selected probe row matches and passes no row on (a mark join's probe side,
-// built on unique keys: one byte per build row, which any thread may set).
+// JOIN_MARK is a mark join's probe side: its table keeps every build row of a key in a slot of its own, and
+// PROBE_ALL and PROBE_NEXT visit them in a loop whose MARKs set, per mark, the build rows whose condition holds
+// (one byte per mark and build row, which any thread may set; several semi- and anti-joins of one build side,
+// such as TPC-H Q21's, keep a mark each). It passes no row on.
 enum JoinKind : int { JOIN_INNER = 0, JOIN_LEFT = 1, JOIN_SEMI = 2, JOIN_ANTI = 3, JOIN_MARK = 4 };
 
 // The key marking an empty slot of a join table; the build row holding this key itself is kept aside.
 constexpr unsigned long long kJoinEmptyKey = ~0ull;
 
-// One probe's hash table in GPU memory (GpuJoinTables.java writes six words per join): open addressing
+// One probe's hash table in GPU memory (GpuJoinTables.java writes seven words per join): open addressing
 // with linear probing over `mask + 1` slots of keys and build rows; unique keys (INNER and LEFT joins
-// check this while building; SEMI and ANTI keep one row per key).
+// check this while building; SEMI and ANTI keep one row per key), but for JOIN_MARK's.
 struct JoinArg {
   const unsigned long long* keys;
   const int* rows;
   unsigned long long mask;
   long long empty_key_row;  // the build row whose key equals kJoinEmptyKey, or -1
   long long kind;           // JoinKind
-  unsigned char* marks;     // JOIN_MARK: per build row, 1 once a probe row matched it; else null
+  unsigned char* marks;     // JOIN_MARK: per mark and build row, 1 once a probe row marked it; else null
+  long long mark_stride;    // build rows: mark m of row r is marks[m * mark_stride + r]
 };
 
 // A build-side column a program reads: 8-byte values per build row and an Arrow validity bitmap (null: none).
@@ -67,6 +70,16 @@ __device__ __forceinline__ long long join_find(const JoinArg& j, unsigned long l
   for (unsigned long long slot = join_hash(key) & j.mask;; slot = (slot + 1) & j.mask) {
     const unsigned long long seen = j.keys[slot];
     if (seen == key) return j.rows[slot];
+    if (seen == kJoinEmptyKey) return -1;
+  }
+}
+
+// The next slot at or after `slot` holding `key` (the table's build rows of one key lie on its probe sequence
+// before the first empty slot), or -1.
+__device__ __forceinline__ long long join_find_from(const JoinArg& j, unsigned long long key, unsigned long long slot) {
+  for (;; slot = (slot + 1) & j.mask) {
+    const unsigned long long seen = j.keys[slot];
+    if (seen == key) return static_cast<long long>(slot);
     if (seen == kJoinEmptyKey) return -1;
   }
 }
@@ -261,12 +274,42 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
       case PROBE: {  // y: build row register, z: key register, w: join; a NULL key matches nothing
         const JoinArg& j = p.joins[in.w];
         const long long found = an ? -1 : join_find(j, static_cast<unsigned long long>(a));
-        if (j.kind == JOIN_MARK && found >= 0 && keep) j.marks[found] = 1;
-        const bool pass = j.kind == JOIN_LEFT || (j.kind == JOIN_ANTI ? found < 0 : j.kind != JOIN_MARK && found >= 0);
+        const bool pass = j.kind == JOIN_LEFT || (j.kind == JOIN_ANTI ? found < 0 : found >= 0);
         w.set(in.y, found, found < 0);
         if (!pass) {
           if (branching) return false;
           keep = false;
+        }
+        break;
+      }
+      case PROBE_ALL: case PROBE_NEXT: {
+        // y: build row register (y + 1 holds its slot), z: key register, w: constants (join, target). PROBE_ALL
+        // finds the key's first build row, or jumps to the target (past the loop); PROBE_NEXT finds the next one
+        // and jumps to the target (the loop's body), or falls through. A NULL key matches nothing; the build row
+        // of the empty marker's key has no slot and is visited once.
+        const JoinArg& j = p.joins[constants[in.w]];
+        const bool first = in.x == PROBE_ALL;
+        const unsigned long long key = static_cast<unsigned long long>(a);
+        long long slot = -1, found = -1;
+        if (!an && key == kJoinEmptyKey) {
+          found = first ? j.empty_key_row : -1;
+        } else if (!an) {
+          slot = join_find_from(j, key, first ? join_hash(key) & j.mask
+                                              : (static_cast<unsigned long long>(w.r[in.y + 1]) + 1) & j.mask);
+          found = slot < 0 ? -1 : j.rows[slot];
+        }
+        w.loaded &= (1u << kMaxColumns) - 1;  // the build columns of another build row load afresh
+        if (found >= 0) {
+          w.set(in.y, found, false);
+          w.r[in.y + 1] = slot;
+        }
+        if ((found >= 0) != first) { pc = static_cast<int>(constants[in.w + 1]); continue; }
+        break;
+      }
+      case MARK: {  // y: build row register, z: the mark's condition, w: constants (join, mark)
+        if (keep && !an && a == 1) {
+          const JoinArg& j = p.joins[constants[in.w]];
+          j.marks[constants[in.w + 1] * j.mark_stride + w.r[in.y]] = 1;
         }
         break;
       }

@@ -44,10 +44,16 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
    */
   static final String COPROCESS_PROPERTY = "spillway.coprocess";
   /**
-   * System property: {@code force} makes a GPU pass reduce every mark join's probe side the GPU can stream, {@code off}
-   * none; otherwise (default) the cost model decides ({@link #chooseReduction}), under {@code device=gpu} as well.
+   * System property: {@code force} makes a GPU pass reduce every mark join's probe side the GPU can stream (and leaves
+   * the marking to the CPU), {@code off} none; otherwise (default) the cost model decides ({@link #chooseReduction}),
+   * under {@code device=gpu} as well.
    */
   static final String MARK_REDUCTION_PROPERTY = "spillway.markReduction";
+
+  /** Whether {@link #MARK_REDUCTION_PROPERTY} forces the semi-join reduction. */
+  static boolean markReductionForced() {
+    return "force".equalsIgnoreCase(System.getProperty(MARK_REDUCTION_PROPERTY));
+  }
 
   private static final SpillwayBackend CPU = cpu(null);
 
@@ -124,7 +130,7 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
             hits + misses, hits + assembled, 0);
     // the reduction is a means to speed, never a device the connection asked for: without a predicted gain the CPU
     // marks every row, as it would without a GPU
-    if (backend.gpu() && !"force".equalsIgnoreCase(mode) && !backend.costing().gpuIsFaster()) {
+    if (backend.gpu() && !markReductionForced() && !backend.costing().gpuIsFaster()) {
       backend = new SpillwayBackend(false, null, null, "the cost model predicts the semi-join reduction slower than"
           + " marking every row on the CPU", backend.costing(), backend.selectivity(), 0, 0, false);
     }

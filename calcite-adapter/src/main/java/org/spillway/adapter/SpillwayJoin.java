@@ -50,7 +50,7 @@ import static java.util.Objects.requireNonNull;
  * the output columns are gathered from the inputs at the paired row ids. EXPLAIN shows device, algorithm and
  * its parameters, build side, transfer method, predicted time and the runner-up.
  */
-public final class SpillwayJoin extends Join implements SpillwayRel {
+public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayProbedJoin {
   private volatile SpillwayJoinChoice choice;
   /** Why this join cannot run ("" when it can), decided once. */
   private volatile String unsupported;
@@ -253,8 +253,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
         && !preservesBuild(candidate);
   }
 
-  /** Records the backend of the pipeline that probes this join, for EXPLAIN. */
-  void probedOn(boolean gpu) {
+  @Override public void probedOn(boolean gpu) {
     probedOnGpu = gpu;
   }
 
@@ -267,7 +266,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * The predicted time of this join as a probe stage (the orientation chosen), in a GPU pipeline or a CPU one; every
    * build column counted as read. Infinite on the GPU where {@link #gpuProbeRefusal} refuses it.
    */
-  double pipelinedSeconds(boolean gpu) {
+  @Override public double pipelinedSeconds(boolean gpu) {
     if (gpu && gpuProbeRefusal().isPresent()) {
       return Double.POSITIVE_INFINITY;
     }
@@ -277,8 +276,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     return gpu ? cost.gpuPipelinedProbeSeconds(e, buildColumns) : cost.cpuPipelinedProbeSeconds(e);
   }
 
-  /** The part of {@link #pipelinedSeconds}(false) that builds the join's table on the CPU. */
-  double cpuBuildSeconds() {
+  @Override public double cpuBuildSeconds() {
     return new SpillwayJoinCost(gpuProfile()).cpuBuildSeconds(pipelinedEstimate());
   }
 
@@ -287,18 +285,12 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
    * show unique (the GPU probe pairs a probe row with one build row; duplicates would send the whole pipeline back
    * to the CPU at run time), or a table that does not fit the GPU memory the profile leaves.
    */
-  Optional<String> gpuProbeRefusal() {
+  @Override public Optional<String> gpuProbeRefusal() {
     Estimate e = pipelinedEstimate();
     boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
     if (pairs && (e.buildKey() == null || !e.buildKey().unique())) {
       return Optional.of("the build keys of " + joinType.lowerName + " join on " + condition
           + " are not known to be unique (a GPU probe pairs a probe row with one build row)");
-    }
-    if (marksBuild(choice().chosen()) && (keys().residual() != null || e.buildKey() == null
-        || !e.buildKey().unique())) {
-      return Optional.of("the " + joinType.lowerName + " join on " + condition + " marks build rows "
-          + (keys().residual() != null ? "under a condition beyond key equality" : "whose keys are not known to be"
-          + " unique") + " (a GPU probe marks one build row per key match)");
     }
     SpillwayJoinCost cost = new SpillwayJoinCost(gpuProfile());
     if (!cost.fitsGpuMemory(e, buildSide().getRowType().getFieldCount())) {
@@ -507,9 +499,8 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
   }
 
   /**
-   * An orientation's time as a probe stage of a GPU pipeline, or NaN where no GPU pipeline could probe it: a semi- or
-   * anti-join that marks its build side under a residual or on keys not known to be unique, an outer join built on its
-   * preserved side (CPU probes only), build keys of a join that pairs rows not known to be unique, a table over the GPU memory the profile leaves, or a probe side
+   * An orientation's time as a probe stage of a GPU pipeline, or NaN where no GPU pipeline could probe it: an outer
+   * join built on its preserved side (CPU probes only), build keys of a join that pairs rows not known to be unique, a table over the GPU memory the profile leaves, or a probe side
    * whose rows do not stream from a scan ({@link #streamsFromScan}).
    */
   private double probedOnGpuSeconds(SpillwayJoinCost cost, Estimate e) {
@@ -518,7 +509,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel {
     RelNode build = e.buildLeft() ? getLeft() : getRight();
     int buildColumns = build.getRowType().getFieldCount();
     boolean unique = e.buildKey() != null && e.buildKey().unique();
-    if (marksBuild(probe) && (keys().residual() != null || !unique) || preservesBuild(probe) || pairs && !unique
+    if (preservesBuild(probe) || pairs && !unique
         || !cost.fitsGpuMemory(e, buildColumns) || !streamsFromScan(e.buildLeft() ? getRight() : getLeft())) {
       return Double.NaN;
     }

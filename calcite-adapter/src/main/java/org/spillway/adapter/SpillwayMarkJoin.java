@@ -23,6 +23,12 @@ import org.spillway.gpu.expr.Expr;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.spillway.gpu.calibrate.MachineProfile;
+import org.spillway.gpu.calibrate.MachineProfiles;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,7 +39,7 @@ import static java.util.Objects.requireNonNull;
  * the build rows every join keeps ({@link MarkJoinNode}). {@link SpillwayMarkJoins} forms it from the joins the cost
  * model chose to build on their returned side (TPC-H Q21's EXISTS and NOT EXISTS on lineitem).
  */
-public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
+public final class SpillwayMarkJoin extends BiRel implements SpillwayRel, SpillwayProbedJoin {
   private final int[] buildKeys;
   private final int[] probeKeys;
   /** Per join, innermost first: its condition beyond the keys over the left row then the right one (null: none). */
@@ -44,6 +50,8 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
   private final double rows;
   /** Whether a GPU pass reduces the probe side before the CPU marks ({@link SpillwayMarkReduction}). */
   private volatile boolean reducedOnGpu;
+  /** Whether the marking pipeline runs on the GPU, once the implementor decided (for EXPLAIN). */
+  private volatile boolean probedOnGpu;
 
   SpillwayMarkJoin(RelOptCluster cluster, RelTraitSet traits, RelNode build, SpillwayTableScan probe, int[] buildKeys,
       int[] probeKeys, List<RexNode> conditions, List<JoinRelType> joinTypes, double rows) {
@@ -85,8 +93,10 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
         .item("buildKeys", Arrays.toString(buildKeys))
         .item("probeKeys", Arrays.toString(probeKeys))
         .item("joins", marks)
-        .item("device", "cpu")
-        .item("algorithm", SpillwayJoinAlgorithm.CPU_NOPA)
+        .item("device", probedOnGpu ? "gpu" : "cpu")
+        .item("algorithm", probedOnGpu ? SpillwayJoinAlgorithm.NOPA : SpillwayJoinAlgorithm.CPU_NOPA)
+        .itemIf("probe", "in a gpu pipeline", probedOnGpu)
+        .itemIf("predicted", SpillwayJoinChoice.time(pipelinedSeconds(true)), probedOnGpu)
         .item("buildSide", "left")
         .itemIf("reduction", "gpu semi-join", reducedOnGpu);
   }
@@ -122,12 +132,79 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel {
         buildKeys, build.node().types(), translated, semi);
     JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
         SpillwayField.dictionaries(probeKeyFields), label());
-    probeSide.addProbe(probe.stage(), joinBuild, build, null);
+    probeSide.addProbe(probe.stage(), joinBuild, build, this);
     PlanNode probePipeline = probeSide.node();
     GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), buildKeys, getRight(), probeKeys);
     reducedOnGpu = reduction != null;
     implementor.source(new MarkJoinNode(joinBuild, (ProbePipelineNode) probePipeline, semi)
         .withGpuReduction(reduction), build, probeSide);
+  }
+
+  /**
+   * The marking probe's time. On the CPU: its table, then per probe row a lookup, which for a row whose key some build
+   * row has walks that key's build rows and tests every join's condition (the share of such rows by the keys'
+   * distinct values; the others cost {@link SpillwayJoinCost#CPU_MARK_MISS_SHARE} of it). On the GPU: the build
+   * side's keys and the columns the conditions read uploaded, the table built, a lookup per probe row.
+   */
+  @Override public double pipelinedSeconds(boolean gpu) {
+    SpillwayJoinCost cost = new SpillwayJoinCost(profile());
+    SpillwayJoinCost.Estimate e = estimate();
+    if (gpu) {
+      return gpuProbeRefusal().isPresent() ? Double.POSITIVE_INFINITY
+          : cost.gpuPipelinedProbeSeconds(e, buildColumnsRead());
+    }
+    double matched = matchedShare();
+    return cost.cpuBuildSeconds(e) + e.probeRows() * cost.cpuMarkSecondsPerRow(e.buildRows())
+        * (matched + SpillwayJoinCost.CPU_MARK_MISS_SHARE * (1 - matched));
+  }
+
+  @Override public double cpuBuildSeconds() {
+    return new SpillwayJoinCost(profile()).cpuBuildSeconds(estimate());
+  }
+
+  /** Why a GPU pipeline cannot mark: the build side's table and the columns it reads over the GPU memory left. */
+  @Override public Optional<String> gpuProbeRefusal() {
+    if (!new SpillwayJoinCost(profile()).fitsGpuMemory(estimate(), buildColumnsRead())) {
+      return Optional.of("the build side of " + label() + " does not fit the GPU memory budget");
+    }
+    return Optional.empty();
+  }
+
+  @Override public void probedOn(boolean gpu) {
+    probedOnGpu = gpu;
+  }
+
+  private SpillwayJoinCost.Estimate estimate() {
+    RelMetadataQuery mq = getCluster().getMetadataQuery();
+    double buildRows = rowsOf(mq, getLeft());
+    return new SpillwayJoinCost.Estimate(buildRows, rowsOf(mq, getRight()), rows, SpillwayStatistics.key(mq, getLeft(),
+        Arrays.stream(buildKeys).boxed().toList(), buildRows).orElse(null), true);
+  }
+
+  /** The share of probe rows whose key some build row has: the build keys' distinct values over the probe keys'. */
+  private double matchedShare() {
+    RelMetadataQuery mq = getCluster().getMetadataQuery();
+    Double build = SpillwayStatistics.distinctValues(mq, getLeft(), Arrays.stream(buildKeys).boxed().toList(),
+        rowsOf(mq, getLeft()));
+    Double probe = SpillwayStatistics.distinctValues(mq, getRight(), Arrays.stream(probeKeys).boxed().toList(),
+        rowsOf(mq, getRight()));
+    return build == null || probe == null || probe <= 0 ? 1 : Math.min(1, build / probe);
+  }
+
+  /** The build side's columns the joins' conditions read (the GPU uploads them beside the keys). */
+  private int buildColumnsRead() {
+    int left = getLeft().getRowType().getFieldCount();
+    ImmutableBitSet read = RelOptUtil.InputFinder.bits(conditions.stream().filter(Objects::nonNull).toList(), null);
+    return read.get(0, left).cardinality();
+  }
+
+  private static double rowsOf(RelMetadataQuery mq, RelNode rel) {
+    Double rows = mq.getRowCount(rel);
+    return rows == null ? 1 : rows;
+  }
+
+  private static MachineProfile profile() {
+    return SpillwayGpuSite.current().map(SpillwayGpuSite::profile).orElseGet(MachineProfiles::current);
   }
 
   private static List<SpillwayField> fields(RelNode input) {

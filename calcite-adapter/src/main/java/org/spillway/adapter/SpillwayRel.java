@@ -68,7 +68,7 @@ public interface SpillwayRel extends RelNode {
     /** Per stage: the build side of a join probe stage, else null. */
     private final List<JoinBuild> builds = new ArrayList<>();
     /** The joins whose probes are stages of this pipeline (those of a mark join's probe side excluded). */
-    private final List<SpillwayJoin> probedJoins = new ArrayList<>();
+    private final List<SpillwayProbedJoin> probedJoins = new ArrayList<>();
     private final List<CpuReason> cpuReasons = new ArrayList<>();
     private PlanNode node;
     /** The outermost node of the subtree (the cost model reads the pipeline's shape from it down to the scan). */
@@ -209,12 +209,12 @@ public interface SpillwayRel extends RelNode {
     }
 
     /** As above for the probe of {@code join} (null: a mark join's), whose EXPLAIN shows the pipeline's device. */
-    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
+    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join) {
       addProbe(probe.stage(), build, buildSide, join);
     }
 
     /** As above for a probe stage made already (the marking probe of a {@link SpillwayMarkJoin}). */
-    void addProbe(PipelineStage probe, JoinBuild build, Implementor buildSide, SpillwayJoin join) {
+    void addProbe(PipelineStage probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
         PlanNode aggregated = described(build());
         scan = null;
@@ -335,11 +335,15 @@ public interface SpillwayRel extends RelNode {
         double gpuProbes = 0;
         double cpuBuilds = 0;
         String refusal = null;
-        for (SpillwayJoin join : probedJoins) {
+        for (SpillwayProbedJoin join : probedJoins) {
           cpuProbes += join.pipelinedSeconds(false);
           gpuProbes += join.pipelinedSeconds(true);
           cpuBuilds += join.cpuBuildSeconds();
           refusal = refusal != null ? refusal : join.gpuProbeRefusal().orElse(null);
+        }
+        if (GpuPipelineChoice.endsInMarks(stages) && SpillwayBackend.markReductionForced()) {
+          refusal = "the semi-join reduction is forced (" + SpillwayBackend.MARK_REDUCTION_PROPERTY
+              + "=force): the CPU marks the rows a GPU pass keeps";
         }
         backend = SpillwayBackend.chooseProbing(top, scan, types, stages, cpuProbes * 1e3, gpuProbes * 1e3,
             cpuBuilds * 1e3, refusal);

@@ -51,10 +51,11 @@ class SpillwayGpuOrientationPlanTest {
   }
 
   /**
-   * A semi- or anti-join built on its returned side (a mark join) is probed in a GPU pipeline where its build keys are
-   * unique and it has no residual: Q4's lineitem marks the orders of the quarter, Q22's orders mark the customers
-   * (their build sides stay on the CPU: Q22's reads text). Q21's marks, under residuals, stay on the CPU; a GPU pass
-   * that keeps the lines by the semi-join of the build side's order keys is predicted no faster, and runs when forced.
+   * A semi- or anti-join built on its returned side (a mark join) is probed in a GPU pipeline: Q4's lineitem marks the
+   * orders of the quarter, Q22's orders mark the customers (their build sides stay on the CPU: Q22's reads text), and
+   * Q21's lineitem sets both marks of its EXISTS and NOT EXISTS, each under its residual, on build keys with
+   * duplicates. Forced, the semi-join reduction leaves Q21's marking to the CPU after a GPU pass that keeps the lines
+   * by the build side's order keys.
    */
   @Test void markJoinsOnUniqueKeysProbeInAGpuPipeline() throws Exception {
     try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
@@ -68,8 +69,10 @@ class SpillwayGpuOrientationPlanTest {
           .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[1]], device=[gpu]");
       SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(21))
           .explainContains("SpillwayMarkJoin(")
+          .explainContains("device=[gpu], algorithm=[nopa], probe=[in a gpu pipeline]")
           .explainLacks("reduction=")
-          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[cpu]");
+          .explainLacks("probes a mark join")
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[gpu]", 2);
       System.setProperty(SpillwayBackend.MARK_REDUCTION_PROPERTY, "force");
       try {
         SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(21))

@@ -1,10 +1,12 @@
 package org.spillway.gpu.plan;
 
+import org.spillway.gpu.device.HostCopy;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 
@@ -47,6 +49,34 @@ public final class BatchOutput implements NodeOutput {
           : ColumnVector.concat(types.get(c), parts);
     }
     return whole[c];
+  }
+
+  /**
+   * Writes a column of long values without NULLs straight from its batches into native memory (a GPU build side's
+   * upload), so that it is not first laid end to end in a Java array; null where a batch holds NULLs or other values.
+   */
+  @Override public LongWriter longWriter(int c) {
+    int[] starts = new int[batches.size() + 1];
+    for (int b = 0; b < batches.size(); b++) {
+      ColumnVector v = batches.get(b).columns()[c];
+      if (v.longs == null || v.nulls != null) {
+        return null;
+      }
+      starts[b + 1] = starts[b] + batches.get(b).rows();
+    }
+    return (from, n, address) -> {
+      int b = Arrays.binarySearch(starts, from);
+      b = b >= 0 ? b : -b - 2;
+      for (int done = 0; done < n; b++) {
+        int at = from + done;
+        if (at >= starts[b + 1]) {
+          continue;  // an empty batch
+        }
+        int length = Math.min(n - done, starts[b + 1] - at);
+        HostCopy.put(address + done * 8L, batches.get(b).columns()[c].longs, at - starts[b], length);
+        done += length;
+      }
+    };
   }
 
   @Override public ColumnVector gather(int c, int[] ids, int count) {

@@ -239,6 +239,11 @@ public final class JoinProbe {
     return markConditions == null ? 0 : markConditions.size();
   }
 
+  /** The condition of a MARK_BUILD probe's mark {@code m} over the joined row (null: a key match is enough). */
+  public Expr markCondition(int m) {
+    return markConditions.get(m);
+  }
+
   /** Every condition that reads the joined row: the residual, or the marks' conditions (nulls left out). */
   public List<Expr> conditions() {
     List<Expr> all = new ArrayList<>();
@@ -317,18 +322,21 @@ public final class JoinProbe {
   }
 
   /**
-   * Sets the marks of a bound MARK_BUILD probe of one mark on the build rows where {@code marked} is non-zero: the
-   * marks a GPU pipeline made (one byte per build row), added to those the CPU workers of a shared scan set.
+   * Sets the marks of a bound MARK_BUILD probe on the build rows where {@code marked} is non-zero: the marks a GPU
+   * pipeline made (one byte per mark and build row, mark by mark), added to those the CPU workers of a shared scan set.
    */
   public void markBuildRows(byte[] marked) {
-    if (kind != Kind.MARK_BUILD || marks == null || marks.length != 1 || marked.length != marks[0].length) {
+    if (kind != Kind.MARK_BUILD || marks == null || marked.length != (long) marks.length * marks[0].length) {
       throw new IllegalStateException("marks of " + marked.length + " build rows for a " + kind + " probe of "
           + (marks == null ? "no" : marks.length + " x " + marks[0].length) + " marks");
     }
-    boolean[] mark = marks[0];
-    for (int r = 0; r < marked.length; r++) {
-      if (marked[r] != 0) {  // only ever set: CPU workers of a shared scan may be marking the same rows
-        mark[r] = true;
+    int rows = marks[0].length;
+    for (int m = 0; m < marks.length; m++) {
+      boolean[] mark = marks[m];
+      for (int r = 0, at = m * rows; r < rows; r++, at++) {
+        if (marked[at] != 0) {  // only ever set: CPU workers of a shared scan may be marking the same rows
+          mark[r] = true;
+        }
       }
     }
   }

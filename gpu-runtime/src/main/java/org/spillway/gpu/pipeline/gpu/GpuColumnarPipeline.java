@@ -130,7 +130,7 @@ public final class GpuColumnarPipeline {
         stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
   }
 
-  /** Receives the marks a MARK_BUILD probe set in GPU memory: per build row, non-zero where a probe row matched. */
+  /** Receives the marks a marking probe set in GPU memory: per mark and build row, non-zero where a probe row marked it. */
   public interface BuildMarks {
     void marked(int probe, byte[] marks);
   }
@@ -473,10 +473,10 @@ public final class GpuColumnarPipeline {
     }
   }
 
-  /** Hands the marks of each MARK_BUILD probe to {@link #buildMarks}; one is required where the program marks. */
+  /** Hands the marks of each marking probe to {@link #buildMarks}; one is required where the program marks. */
   private void deliverMarks(GpuJoinTables joins) {
     for (int j = 0; j < program.joinKinds.length; j++) {
-      if (program.joinKinds[j] == GpuProgram.JOIN_MARK) {
+      if (program.joinMarks[j] > 0) {
         if (buildMarks == null) {
           throw new IllegalStateException("a GPU pipeline that marks build rows needs withBuildMarks");
         }

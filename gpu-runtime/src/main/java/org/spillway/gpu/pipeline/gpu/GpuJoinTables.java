@@ -27,14 +27,17 @@ import org.spillway.gpu.vector.IndexedColumns;
  * Closing frees everything.
  */
 final class GpuJoinTables implements AutoCloseable {
-  /** Thrown when an INNER, LEFT or MARK probe's build side has duplicate keys; the message says which. */
+  /**
+   * Thrown when an INNER or LEFT probe's build side has duplicate keys, or a MARK probe's several rows of the key that
+   * marks empty slots; the message says which.
+   */
   static final class DuplicateKeys extends RuntimeException {
     DuplicateKeys(String message) {
       super(message, null, false, false);
     }
   }
 
-  private static final int JOIN_WORDS = 6;
+  private static final int JOIN_WORDS = 7;
   /** Rows per block of a two-column key packed from columns that write themselves. */
   private static final int PACK_BLOCK = 4096;
   private static final int COLUMN_WORDS = 2;
@@ -45,9 +48,10 @@ final class GpuJoinTables implements AutoCloseable {
   private final long nullableSlots;
   private final long bytes;
   private final int joins;
-  /** Per probe: the device marks of a JOIN_MARK probe (one byte per build row) and its build rows; null otherwise. */
+  /** Per probe: the device marks of a marking probe (one byte per mark and build row), its build rows and marks. */
   private final DeviceBuffer[] marks;
   private final int[] markRows;
+  private final int[] markCounts;
   private long uploadNanos;
   private long uploadedBytes;
   private long kernelNanos;
@@ -64,6 +68,7 @@ final class GpuJoinTables implements AutoCloseable {
     this.joins = program.joinKinds.length;
     this.marks = new DeviceBuffer[joins];
     this.markRows = new int[joins];
+    this.markCounts = new int[joins];
     long[] words = new long[JOIN_WORDS * program.joinKinds.length + COLUMN_WORDS * program.slotJoins.length];
     long nullable = 0;
     try {
@@ -95,6 +100,8 @@ final class GpuJoinTables implements AutoCloseable {
 
   /** Builds probe {@code j}'s table and writes its JoinArg words. */
   private void buildTable(GpuKernels kernels, GpuProgram program, int j, IndexedColumns build, long[] words) {
+    int kind = program.joinKinds[j];
+    boolean keepsDuplicates = kind == GpuProgram.JOIN_MARK;  // a marking probe visits every row of a key
     int[] keyColumns = program.joinBuildKeys[j];
     IndexedColumns.LongWriter writer = keyColumns.length == 1 ? build.longWriter(keyColumns[0])
         : packed(build.longWriter(keyColumns[0]), build.longWriter(keyColumns[1]));
@@ -116,7 +123,7 @@ final class GpuJoinTables implements AutoCloseable {
       try {
         int blocks = (int) Math.min((rows + 255L) / 256, (long) device.multiprocessors() * 8);
         kernels.joinBuild.launch(blocks, 256, stream, keyAddress, validity, (long) rows, tableKeys.pointer(),
-            tableRows.pointer(), capacity - 1, flagBuffer.pointer());
+            tableRows.pointer(), capacity - 1, flagBuffer.pointer(), keepsDuplicates ? 1 : 0);
         stream.synchronize();
       } finally {
         GpuScratch.release(device, stream);
@@ -125,20 +132,23 @@ final class GpuJoinTables implements AutoCloseable {
       CudaException.check(cuMemcpyDtoH(Pointer.to(flags), flagBuffer.pointer(), 16),
           "cuMemcpyDtoH(join build flags)");
     }
-    int kind = program.joinKinds[j];
+    if (flags[0] > 0 && keepsDuplicates) {
+      throw new DuplicateKeys("the build side of mark join " + (j + 1) + " has " + (flags[0] + 1)
+          + " rows whose key is the table's empty marker (the GPU table keeps one)");
+    }
     if (flags[0] > 0 && (kind == GpuProgram.JOIN_INNER || kind == GpuProgram.JOIN_LEFT)) {
       throw new DuplicateKeys("the build side of join " + (j + 1) + " has " + flags[0]
           + " duplicate keys (the GPU probe pairs each probe row with one build row)");
     }
-    if (flags[0] > 0 && kind == GpuProgram.JOIN_MARK) {
-      throw new DuplicateKeys("the build side of mark join " + (j + 1) + " has " + flags[0]
-          + " duplicate keys (the GPU probe marks one build row per key)");
-    }
-    if (kind == GpuProgram.JOIN_MARK) {
-      marks[j] = allocate(Math.max(8, rows), "GPU join marks");
-      CudaException.check(cuMemsetD8(marks[j].pointer(), (byte) 0, Math.max(8, rows)), "cuMemsetD8(join marks)");
+    int markCount = program.joinMarks[j];
+    if (markCount > 0) {
+      long markBytes = Math.max(8, (long) markCount * rows);
+      marks[j] = allocate(markBytes, "GPU join marks");
+      CudaException.check(cuMemsetD8(marks[j].pointer(), (byte) 0, markBytes), "cuMemsetD8(join marks)");
       markRows[j] = rows;
+      this.markCounts[j] = markCount;
       words[JOIN_WORDS * j + 5] = marks[j].address();
+      words[JOIN_WORDS * j + 6] = rows;
     }
     words[JOIN_WORDS * j] = tableKeys.address();
     words[JOIN_WORDS * j + 1] = tableRows.address();
@@ -147,9 +157,12 @@ final class GpuJoinTables implements AutoCloseable {
     words[JOIN_WORDS * j + 4] = kind;
   }
 
-  /** The marks probe {@code j} (a JOIN_MARK) set: one byte per build row, 1 where a probe row matched it. */
+  /**
+   * The marks probe {@code j} (a JOIN_MARK) set: per mark, one byte per build row, 1 where a probe row
+   * marked it.
+   */
   byte[] marks(int j) {
-    byte[] out = new byte[markRows[j]];
+    byte[] out = new byte[markCounts[j] * markRows[j]];
     if (out.length > 0) {
       CudaException.check(cuMemcpyDtoH(Pointer.to(out), marks[j].pointer(), out.length), "cuMemcpyDtoH(join marks)");
     }

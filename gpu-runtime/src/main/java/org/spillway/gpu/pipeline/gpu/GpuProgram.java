@@ -40,7 +40,10 @@ final class GpuProgram {
   static final int JOIN_LEFT = 1;
   static final int JOIN_SEMI = 2;
   static final int JOIN_ANTI = 3;
-  /** Marks the (uniquely keyed) build row a selected probe row matches; passes no row on. */
+  /**
+   * A mark join's probe: marks, per mark, every build row of the probe row's key whose condition holds (a PROBE_ALL
+   * ... PROBE_NEXT loop; its table keeps duplicate keys) and passes no row on.
+   */
   static final int JOIN_MARK = 4;
   /** Aggregate calls a launch can take (kMaxCalls). */
   static final int MAX_CALLS = 16;
@@ -81,6 +84,15 @@ final class GpuProgram {
    * little-endian, 8 a word); NULL text gives NULL.
    */
   static final int LIKE_TEXT = 40;
+  /**
+   * The loop of a JOIN_MARK probe: PROBE_ALL (destination: the build row register, the next one its slot; operand
+   * a: the key; b: constants join and the loop's exit) finds the key's first build row, PROBE_NEXT (b: join and the
+   * loop's body) the next, and each MARK (destination: the build row register; a: the condition; b: constants join
+   * and mark) in between sets its mark where the condition is TRUE.
+   */
+  static final int PROBE_ALL = 41;
+  static final int PROBE_NEXT = 42;
+  static final int MARK = 43;
 
   /** Thrown while compiling when the GPU cannot run something; the message is the reason. */
   static final class Unsupported extends RuntimeException {
@@ -131,6 +143,8 @@ final class GpuProgram {
    */
   final int[] joinKinds;
   final int[][] joinBuildKeys;
+  /** Per probe stage: the marks it sets per build row (one per join a JOIN_MARK stands for, else 0). */
+  final int[] joinMarks;
   /** Per build column slot s (NULL bit MAX_COLUMNS + s): the probe it belongs to and the build side's column. */
   final int[] slotJoins;
   final int[] slotColumns;
@@ -161,6 +175,7 @@ final class GpuProgram {
     this.outputNullDeps = outputNullDeps;
     this.joinKinds = b.joinKinds.stream().mapToInt(Integer::intValue).toArray();
     this.joinBuildKeys = b.joinBuildKeys.toArray(new int[0][]);
+    this.joinMarks = b.joinMarks.stream().mapToInt(Integer::intValue).toArray();
     this.slotJoins = b.slots.stream().mapToInt(slot -> slot[0]).toArray();
     this.slotColumns = b.slots.stream().mapToInt(slot -> slot[1]).toArray();
   }

@@ -22,6 +22,9 @@ import static org.spillway.gpu.pipeline.gpu.GpuProgram.JUMP_IF_TRUE;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LIKE_TEXT;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.LOAD_BUILD;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.MARK;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.PROBE_ALL;
+import static org.spillway.gpu.pipeline.gpu.GpuProgram.PROBE_NEXT;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.MAX_BUILD_COLUMNS;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.PACK;
 import static org.spillway.gpu.pipeline.gpu.GpuProgram.PROBE;
@@ -60,6 +63,8 @@ final class GpuProgramBuilder {
   final List<Integer> joinKinds = new ArrayList<>();
   final List<int[]> joinBuildKeys = new ArrayList<>();
   final List<Integer> joinRows = new ArrayList<>();
+  /** Per probe stage: the marks it sets per build row (GpuProgram.joinMarks). */
+  final List<Integer> joinMarks = new ArrayList<>();
   /** Per build column slot: {probe, build column}, and the register it loads into. */
   final List<int[]> slots = new ArrayList<>();
   final List<Integer> slotRegisters = new ArrayList<>();
@@ -104,8 +109,8 @@ final class GpuProgramBuilder {
   /**
    * A PROBE of the join's key; returns the stage columns after it (the joined row for INNER and LEFT, whose build
    * columns are loaded where read). One key column of the long lane on both sides, no residual (an inner join's
-   * is a filter stage after the probe), and no kind that outputs build rows; a MARK_BUILD probe with one mark and
-   * no condition marks build rows in GPU memory ({@link GpuJoinTables#marks}).
+   * is a filter stage after the probe), and no kind that outputs build rows; a MARK_BUILD probe marks build rows in
+   * GPU memory under its marks' conditions ({@link #marks}, {@link GpuJoinTables#marks}).
    */
   private List<Integer> probe(JoinProbe probe, List<Integer> current) {
     int kind = switch (probe.kind()) {
@@ -116,11 +121,8 @@ final class GpuProgramBuilder {
       case MARK_BUILD -> GpuProgram.JOIN_MARK;
       default -> throw new GpuProgram.Unsupported("a " + probe.kind() + " join probe (it outputs build rows)");
     };
-    if (probe.kind() == JoinProbe.Kind.MARK_BUILD && (probe.markCount() != 1 || !probe.conditions().isEmpty())) {
-      throw new GpuProgram.Unsupported("a MARK_BUILD probe with " + probe.markCount() + " marks or a condition"
-          + " beyond key equality (the GPU marks a build row per key match)");
-    }
-    if (probe.residual() != null) {
+    boolean marks = kind == GpuProgram.JOIN_MARK;
+    if (!marks && probe.residual() != null) {
       throw new GpuProgram.Unsupported("a join condition beyond key equality on a " + probe.kind() + " join");
     }
     int keyCount = probe.probeKeys().length;
@@ -148,14 +150,24 @@ final class GpuProgramBuilder {
       key = packed;
     }
     int row = fresh(0);
-    emit(PROBE, row, key, join, null);
     joinKinds.add(kind);
     joinBuildKeys.add(probe.buildKeys());
     joinRows.add(row);
+    joinMarks.add(marks ? probe.markCount() : 0);
     buildTypes.add(probe.buildTypes());
+    if (marks) {
+      marks(probe, join, key, row, current);
+      return current;
+    }
+    emit(PROBE, row, key, join, null);
     if (!probe.kind().projectsBuild()) {
       return current;
     }
+    return joined(probe, join, current);
+  }
+
+  /** The joined row of probe {@code join}: its build columns (not yet read) and the stage columns, in its order. */
+  private List<Integer> joined(JoinProbe probe, int join, List<Integer> current) {
     List<Integer> build = new ArrayList<>();
     for (int c = 0; c < probe.buildTypes().size(); c++) {
       build.add(BUILD_REF - (join * BUILD_STRIDE + c));
@@ -163,6 +175,39 @@ final class GpuProgramBuilder {
     List<Integer> joined = new ArrayList<>(probe.buildFirst() ? build : current);
     joined.addAll(probe.buildFirst() ? current : build);
     return joined;
+  }
+
+  /**
+   * The loop of a JOIN_MARK probe over every build row of the probe row's key (register {@code row}, its slot in
+   * the next register): per mark, its condition over the joined row (none: the key match) and a MARK; then a FILTER
+   * that passes no row on, as a marking probe outputs nothing.
+   */
+  private void marks(JoinProbe probe, int join, int key, int row, List<Integer> current) {
+    fresh(0);  // row + 1: the slot of the build row, which PROBE_NEXT continues from
+    int exit = constant(join);
+    constant(-1);
+    emit(PROBE_ALL, row, key, exit, null);
+    int body = pc();
+    for (int m = 0; m < probe.markCount(); m++) {
+      Expr condition = probe.markCondition(m);
+      int holds;
+      if (condition == null) {
+        holds = fresh(0);
+        emit(CONST, holds, 0, constant(1), null);
+      } else {
+        holds = compile(condition, joined(probe, join, current));
+      }
+      int target = constant(join);
+      constant(m);
+      emit(MARK, row, holds, target, condition);
+    }
+    int next = constant(join);
+    constant(body);
+    emit(PROBE_NEXT, row, key, next, null);
+    constants.set(exit + 1, (long) pc());
+    int none = fresh(ALWAYS_NULLABLE);
+    emit(CONST_NULL, none, 0, 0, null);
+    emit(FILTER, 0, none, 0, null);
   }
 
   /** Per probe: its build side's column types. */

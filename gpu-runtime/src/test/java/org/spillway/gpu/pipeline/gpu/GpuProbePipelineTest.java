@@ -278,9 +278,9 @@ class GpuProbePipelineTest {
   }
 
   /**
-   * A mark join's probe side on the GPU (TPC-H Q4's and Q22's shape): a filter, then a MARK_BUILD probe of unique
-   * build keys with NULLs; the marks the GPU sets (alone, or beside the CPU workers of a shared scan) give the same
-   * semi- and anti-join rows as the CPU backend's marks. Duplicate build keys leave the marking to the CPU, saying why.
+   * A mark join's probe side on the GPU (TPC-H Q4's and Q22's shape): a filter, then a MARK_BUILD probe of build keys
+   * with NULLs, unique or not; the marks the GPU sets (alone, or beside the CPU workers of a shared scan) give the same
+   * semi- and anti-join rows as the CPU backend's marks.
    */
   @ParameterizedTest
   @MethodSource("variants")
@@ -312,13 +312,85 @@ class GpuProbePipelineTest {
       assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
       List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> gpuBound, 2, () -> false);
       assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
-      assertEquals(unique || build.rows() < 2 ? null : "duplicate", gpu.lastFallback() == null ? null
-          : gpu.lastFallback().contains("duplicate keys") ? "duplicate" : gpu.lastFallback(), where);
+      assertMarkingFallback(build, gpu, where);
       for (boolean matched : new boolean[] {true, false}) {
         assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(matched)),
             java.util.Arrays.toString(gpuMarks.markedBuildRows(matched)), where + ", matched " + matched);
       }
     }
+  }
+
+  /**
+   * Several semi- and anti-joins of one build side marking in one probe (TPC-H Q21's EXISTS and NOT EXISTS): per join
+   * a condition over the joined row that reads build and probe columns (NULLs on both sides, Kleene's AND), or the key
+   * match alone; build keys with duplicates, whose every row the GPU visits. Alone and beside the CPU workers of a
+   * shared scan, the GPU's marks keep the CPU backend's rows for every combination of semi- and anti-joins.
+   */
+  @ParameterizedTest
+  @MethodSource("variants")
+  void severalMarksUnderConditionsMarkTheRowsTheCpuMarks(TransferMethod method, FilterVariant variant, boolean nulls) {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    int buildAt = 0;
+    int probeAt = BUILD.size();
+    Expr differs = new Expr.Compare(Expr.CompareOp.NE, new Expr.Column(buildAt + 1, DEC2),
+        new Expr.Column(probeAt + 3, DEC2));
+    Expr differsLate = new Expr.Logical(true, List.of(differs, new Expr.Compare(Expr.CompareOp.GT,
+        new Expr.Column(probeAt + 2, INT), new Expr.Literal(20L, INT))));
+    for (int round = 0; round < 12; round++) {
+      boolean unique = round % 3 == 2;
+      boolean shared = round % 2 == 1;
+      List<Expr> conditions = round % 4 < 2 ? List.of(differs, differsLate)
+          : java.util.Arrays.asList(differs, differsLate, null);
+      Build build = build(random, new int[] {0, 1, 300, 2000}[random.nextInt(4)], unique, nulls);
+      List<SourceBatch> batches = new ArrayList<>();
+      for (int b = 1 + random.nextInt(8); b > 0; b--) {
+        batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
+      }
+      List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
+          new Expr.Column(2, INT), new Expr.Literal((long) random.nextInt(40), INT))),
+          new PipelineStage.HashJoinProbe(JoinProbe.marking(new int[] {0}, List.of(BIG), new int[] {0}, BUILD,
+              conditions)));
+      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
+          + ", unique " + unique + ", shared " + shared + ", build rows " + build.rows() + ", marks " + conditions.size();
+      ColumnarPipeline cpu = bound(stages, List.of(build));
+      cpu.run(batches, 2, () -> false);
+      JoinProbe cpuMarks = ((PipelineStage.HashJoinProbe) cpu.stages().get(1)).probe();
+      ColumnarPipeline gpuBound = bound(stages, List.of(build));
+      JoinProbe gpuMarks = ((PipelineStage.HashJoinProbe) gpuBound.stages().get(1)).probe();
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+          .withFilterVariant(variant).withCoprocessing(shared)
+          .withBuildMarks((probe, marks) -> gpuMarks.markBuildRows(marks));
+      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> gpuBound, 2, () -> false);
+      assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
+      assertMarkingFallback(build, gpu, where);
+      for (int combination = 0; combination < 1 << conditions.size(); combination++) {
+        boolean[] wanted = new boolean[conditions.size()];
+        for (int m = 0; m < wanted.length; m++) {
+          wanted[m] = (combination >> m & 1) == 1;
+        }
+        assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(wanted)),
+            java.util.Arrays.toString(gpuMarks.markedBuildRows(wanted)),
+            where + ", wanted " + java.util.Arrays.toString(wanted));
+      }
+    }
+  }
+
+  /**
+   * A marking probe runs on the GPU whatever its build keys, unless more than one build row has the key that marks the
+   * table's empty slots (its row is kept aside, one only): then the CPU marks, saying why.
+   */
+  private static void assertMarkingFallback(Build build, GpuColumnarPipeline gpu, String where) {
+    ColumnVector keys = build.columns()[0];
+    int emptyMarkers = 0;
+    for (int r = 0; r < build.rows(); r++) {
+      emptyMarkers += !keys.isNull(r) && keys.longs[r] == -1 ? 1 : 0;
+    }
+    String fallback = gpu.lastFallback();
+    assertEquals(emptyMarkers > 1 ? "empty marker" : null, fallback == null ? null
+        : fallback.contains("empty marker") ? "empty marker" : fallback, where);
   }
 
   /**
@@ -551,8 +623,13 @@ class GpuProbePipelineTest {
       }
     }
     java.util.Collections.shuffle(pool, random);
+    // duplicates: now and then several rows of the empty slots' key (which a marking probe's table keeps one of)
+    boolean emptyMarkers = random.nextInt(4) == 0;
+    boolean marker = false;
     for (int r = 0; r < rows; r++) {
       keys[r] = unique ? pool.get(r) : key(random) % 60;
+      keys[r] = !unique && keys[r] == -1 && marker && !emptyMarkers ? -2 : keys[r];
+      marker |= keys[r] == -1;
       keyNulls[r] = nulls && random.nextInt(15) == 0;
       keys[r] = keyNulls[r] ? 0 : keys[r];
       payloadNulls[r] = nulls && random.nextInt(6) == 0;

@@ -79,10 +79,16 @@ class GpuProgramTest {
     GpuProgram marks = GpuProgram.compileRows(TYPES, marking);
     assertEquals(List.of(GpuProgram.JOIN_MARK), Arrays.stream(marks.joinKinds).boxed().toList());
     assertEquals(0, marks.outputs.length, "a marking probe passes no row on");
-    assertReason("MARK_BUILD probe with 1 marks or a condition", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(
-        JoinProbe.Kind.MARK_BUILD, new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, true,
-        new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
-            new Expr.Column(TYPES.size() + 3, ExprType.INT64))))));
+    // a mark per join, each under its condition over the joined row (build side first): one loop over the key's rows
+    GpuProgram conditioned = GpuProgram.compileRows(TYPES, List.of(new PipelineStage.HashJoinProbe(JoinProbe.marking(
+        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, java.util.Arrays.asList(
+            new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(3, ExprType.INT64),
+                new Expr.Column(build.size(), ExprType.INT64)), null)))));
+    assertEquals(List.of(2), Arrays.stream(conditioned.joinMarks).boxed().toList());
+    assertEquals(1, count(conditioned, GpuProgram.PROBE_ALL));
+    assertEquals(1, count(conditioned, GpuProgram.PROBE_NEXT));
+    assertEquals(2, count(conditioned, GpuProgram.MARK));
+    assertEquals(1, count(conditioned, GpuProgram.LOAD_BUILD), "the condition reads a build column");
     Expr residual = new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(0, ExprType.INT64),
         new Expr.Column(TYPES.size() + 3, ExprType.INT64));
     assertReason("beyond key equality", List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.LEFT,
