@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 import jcuda.Pointer;
 import jcuda.driver.CUstream;
@@ -27,7 +26,7 @@ import org.spillway.gpu.device.HostBuffer;
  * give back, the pinned host buffers that selected rows come back into, and the streams and events they
  * control a run with, so that a run allocates nothing once the process is warm. Buffers above
  * {@link #MAX_POOLED_BYTES} are freed on release, and idle memory is capped at {@link #MAX_IDLE_DEVICE_BYTES}
- * (device) and {@link #MAX_IDLE_HOST_BYTES} (pinned). Thread safe.
+ * (device) and {@link #MAX_IDLE_HOST_BYTES} (pinned), the items idle longest freed first. Thread safe.
  */
 final class GpuScratch {
   /** Smallest buffer handed out: program images and global aggregate states fit many times over. */
@@ -68,13 +67,14 @@ final class GpuScratch {
     return device.allocator().allocate(size, "GPU pipeline scratch (" + size + " bytes)");
   }
 
-  /** Gives a buffer back; large ones and those beyond the idle limit are freed. */
+  /** Gives a buffer back; large ones are freed, and the longest idle ones beyond the idle limit. */
   static void release(CudaDevice device, DeviceBuffer buffer) {
     long cap = Math.min(MAX_IDLE_DEVICE_BYTES, device.allocator().budget() / 8);
-    if (buffer.bytes() > MAX_POOLED_BYTES || !keep(pool(IDLE, device), buffer, idle -> idle.stream()
-        .mapToLong(DeviceBuffer::bytes).sum() + buffer.bytes() <= cap)) {
+    if (buffer.bytes() > MAX_POOLED_BYTES) {
       buffer.close();
+      return;
     }
+    keep(pool(IDLE, device), buffer, DeviceBuffer::bytes, cap).forEach(DeviceBuffer::close);
   }
 
   /**
@@ -87,12 +87,9 @@ final class GpuScratch {
         : device.pinnedAllocator().allocate((Math.max(bytes, 1) + MIN_BYTES - 1) / MIN_BYTES * MIN_BYTES);
   }
 
-  /** Gives back pinned memory nothing reads or writes any more; beyond the idle cap it is freed. */
+  /** Gives back pinned memory nothing reads or writes any more; the longest idle beyond the idle cap is freed. */
   static void release(CudaDevice device, HostBuffer buffer) {
-    if (!keep(pool(IDLE_HOST, device), buffer, idle -> idle.stream().mapToLong(HostBuffer::bytes).sum()
-        + buffer.bytes() <= MAX_IDLE_HOST_BYTES)) {
-      buffer.close();
-    }
+    keep(pool(IDLE_HOST, device), buffer, HostBuffer::bytes, MAX_IDLE_HOST_BYTES).forEach(HostBuffer::close);
   }
 
   /** Frees every idle device and pinned buffer of {@code device}; returns how many. */
@@ -108,9 +105,7 @@ final class GpuScratch {
 
   /** Gives back a stream with no work pending. */
   static void release(CudaDevice device, CudaStream stream) {
-    if (!keep(pool(STREAMS, device), stream, idle -> true)) {
-      stream.close();
-    }
+    keep(pool(STREAMS, device), stream, s -> 0, Long.MAX_VALUE).forEach(CudaStream::close);
   }
 
   /** An idle event (timing disabled) of {@code device}, or a new one. */
@@ -121,9 +116,7 @@ final class GpuScratch {
 
   /** Gives back an event that no one waits for. */
   static void release(CudaDevice device, CudaEvent event) {
-    if (!keep(pool(EVENTS, device), event, idle -> true)) {
-      event.close();
-    }
+    keep(pool(EVENTS, device), event, e -> 0, Long.MAX_VALUE).forEach(CudaEvent::close);
   }
 
   private static <T> Deque<T> pool(Map<CudaDevice, Deque<T>> pools, CudaDevice device) {
@@ -153,15 +146,31 @@ final class GpuScratch {
     }
   }
 
-  /** Keeps {@code item} idle if the pool has room ({@link #MAX_IDLE} and {@code room}); false if it did not. */
-  private static <T> boolean keep(Deque<T> idle, T item, Predicate<Deque<T>> room) {
-    synchronized (idle) {
-      if (idle.size() < MAX_IDLE && room.test(idle)) {
-        idle.push(item);
-        return true;
-      }
-      return false;
+  /**
+   * Keeps {@code item} idle as the most recently used, and takes out the items idle longest while the pool holds more
+   * than {@link #MAX_IDLE} items or more than {@code capBytes} bytes; returns those (an item over the cap alone: itself),
+   * for the caller to free outside the lock. Refusing the newest instead would free and pin anew, in every run of a
+   * long-lived process, the buffers each run uses (join key staging, output buffers) once other sizes filled the pool.
+   */
+  static <T> List<T> keep(Deque<T> idle, T item, ToLongFunction<T> bytes, long capBytes) {
+    List<T> evicted = new ArrayList<>();
+    if (bytes.applyAsLong(item) > capBytes) {
+      evicted.add(item);
+      return evicted;
     }
+    synchronized (idle) {
+      idle.push(item);
+      long total = 0;
+      for (T kept : idle) {
+        total += bytes.applyAsLong(kept);
+      }
+      while (idle.size() > MAX_IDLE || total > capBytes) {
+        T oldest = idle.pollLast();
+        total -= bytes.applyAsLong(oldest);
+        evicted.add(oldest);
+      }
+    }
+    return evicted;
   }
 
   private static <T> int closeAll(Deque<T> idle, Consumer<T> close) {

@@ -4,6 +4,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
 import java.util.stream.IntStream;
 import jcuda.Pointer;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaEvent;
 import org.spillway.gpu.device.CudaException;
@@ -44,6 +45,16 @@ final class StagedUpload {
    */
   static void longs(CudaDevice device, DeviceBuffer target, long offset, IndexedColumns.LongWriter writer, int count,
       String what) {
+    if (count * 8L < MIN_STAGED_BYTES) {  // written into plain native memory, copied as a pageable copy
+      long address = MemoryUtil.allocateMemory(Math.max(8, count * 8L));
+      try {
+        writer.write(0, count, address);
+        GpuScratch.upload(target, offset, new HostPointer(address), count * 8L, what);
+      } finally {
+        MemoryUtil.freeMemory(address);
+      }
+      return;
+    }
     staged(device, target, offset, count, writer, what);
   }
 
