@@ -287,36 +287,9 @@ class GpuProbePipelineTest {
   void markingProbesMarkTheBuildRowsTheCpuMarks(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    CudaDevice device = GpuRuntime.requireDevice();
     for (int round = 0; round < 12; round++) {
-      boolean unique = round % 4 != 3;
-      boolean shared = round % 2 == 1;
-      Build build = build(random, new int[] {0, 1, 300, 2000}[random.nextInt(4)], unique, nulls);
-      List<SourceBatch> batches = new ArrayList<>();
-      for (int b = 1 + random.nextInt(8); b > 0; b--) {
-        batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
-      }
-      List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
-          new Expr.Column(2, INT), new Expr.Literal((long) random.nextInt(40), INT))),
-          new PipelineStage.HashJoinProbe(probe(JoinProbe.Kind.MARK_BUILD, 0, true)));
-      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
-          + ", unique " + unique + ", shared " + shared + ", build rows " + build.rows();
-      ColumnarPipeline cpu = bound(stages, List.of(build));
-      cpu.run(batches, 2, () -> false);
-      JoinProbe cpuMarks = ((PipelineStage.HashJoinProbe) cpu.stages().get(1)).probe();
-      ColumnarPipeline gpuBound = bound(stages, List.of(build));
-      JoinProbe gpuMarks = ((PipelineStage.HashJoinProbe) gpuBound.stages().get(1)).probe();
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant).withCoprocessing(shared)
-          .withBuildMarks((probe, marks) -> gpuMarks.markBuildRows(marks));
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> gpuBound, 2, () -> false);
-      assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
-      assertMarkingFallback(build, gpu, where);
-      for (boolean matched : new boolean[] {true, false}) {
-        assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(matched)),
-            java.util.Arrays.toString(gpuMarks.markedBuildRows(matched)), where + ", matched " + matched);
-      }
+      assertMarksAsTheCpu(probe(JoinProbe.Kind.MARK_BUILD, 0, true), 1, random, round % 4 != 3, round % 2 == 1,
+          method, variant, nulls, "seed " + seed + ", round " + round);
     }
   }
 
@@ -331,7 +304,6 @@ class GpuProbePipelineTest {
   void severalMarksUnderConditionsMarkTheRowsTheCpuMarks(TransferMethod method, FilterVariant variant, boolean nulls) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    CudaDevice device = GpuRuntime.requireDevice();
     int buildAt = 0;
     int probeAt = BUILD.size();
     Expr differs = new Expr.Compare(Expr.CompareOp.NE, new Expr.Column(buildAt + 1, DEC2),
@@ -339,42 +311,52 @@ class GpuProbePipelineTest {
     Expr differsLate = new Expr.Logical(true, List.of(differs, new Expr.Compare(Expr.CompareOp.GT,
         new Expr.Column(probeAt + 2, INT), new Expr.Literal(20L, INT))));
     for (int round = 0; round < 12; round++) {
-      boolean unique = round % 3 == 2;
-      boolean shared = round % 2 == 1;
       List<Expr> conditions = round % 4 < 2 ? List.of(differs, differsLate)
           : java.util.Arrays.asList(differs, differsLate, null);
-      Build build = build(random, new int[] {0, 1, 300, 2000}[random.nextInt(4)], unique, nulls);
-      List<SourceBatch> batches = new ArrayList<>();
-      for (int b = 1 + random.nextInt(8); b > 0; b--) {
-        batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
+      assertMarksAsTheCpu(JoinProbe.marking(new int[] {0}, List.of(BIG), new int[] {0}, BUILD, conditions),
+          conditions.size(), random, round % 3 == 2, round % 2 == 1, method, variant, nulls,
+          "seed " + seed + ", round " + round + ", marks " + conditions.size());
+    }
+  }
+
+  /**
+   * A filter, then {@code marking} (of {@code marks} marks) over fresh random probe batches and a build side (unique
+   * keys or not): the marks the GPU sets, alone or in a shared scan, keep the CPU backend's build rows for every
+   * combination of semi- and anti-joins.
+   */
+  private void assertMarksAsTheCpu(JoinProbe marking, int marks, Random random, boolean unique, boolean shared,
+      TransferMethod method, FilterVariant variant, boolean nulls, String round) {
+    Build build = build(random, new int[] {0, 1, 300, 2000}[random.nextInt(4)], unique, nulls);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = 1 + random.nextInt(8); b > 0; b--) {
+      batches.add(probe(random, new int[] {0, 700, 5000}[random.nextInt(3)], nulls));
+    }
+    List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
+        new Expr.Column(2, INT), new Expr.Literal((long) random.nextInt(40), INT))),
+        new PipelineStage.HashJoinProbe(marking));
+    String where = round + ", " + method + ", " + variant + ", nulls " + nulls + ", unique " + unique + ", shared "
+        + shared + ", build rows " + build.rows();
+    ColumnarPipeline cpu = bound(stages, List.of(build));
+    cpu.run(batches, 2, () -> false);
+    JoinProbe cpuMarks = ((PipelineStage.HashJoinProbe) cpu.stages().get(1)).probe();
+    ColumnarPipeline gpuBound = bound(stages, List.of(build));
+    JoinProbe gpuMarks = ((PipelineStage.HashJoinProbe) gpuBound.stages().get(1)).probe();
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
+        .withFilterVariant(variant).withCoprocessing(shared)
+        .withBuildMarks((probe, set) -> gpuMarks.markBuildRows(set));
+    assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
+    List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), method, batches, List.of(build), stop -> gpuBound, 2,
+        () -> false);
+    assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
+    assertMarkingFallback(build, gpu, where);
+    for (int combination = 0; combination < 1 << marks; combination++) {
+      boolean[] wanted = new boolean[marks];
+      for (int m = 0; m < marks; m++) {
+        wanted[m] = (combination >> m & 1) == 1;
       }
-      List<PipelineStage> stages = List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT,
-          new Expr.Column(2, INT), new Expr.Literal((long) random.nextInt(40), INT))),
-          new PipelineStage.HashJoinProbe(JoinProbe.marking(new int[] {0}, List.of(BIG), new int[] {0}, BUILD,
-              conditions)));
-      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", nulls " + nulls
-          + ", unique " + unique + ", shared " + shared + ", build rows " + build.rows() + ", marks " + conditions.size();
-      ColumnarPipeline cpu = bound(stages, List.of(build));
-      cpu.run(batches, 2, () -> false);
-      JoinProbe cpuMarks = ((PipelineStage.HashJoinProbe) cpu.stages().get(1)).probe();
-      ColumnarPipeline gpuBound = bound(stages, List.of(build));
-      JoinProbe gpuMarks = ((PipelineStage.HashJoinProbe) gpuBound.stages().get(1)).probe();
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant).withCoprocessing(shared)
-          .withBuildMarks((probe, marks) -> gpuMarks.markBuildRows(marks));
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      List<ColumnBatch> out = gpu.run(device, method, batches, List.of(build), stop -> gpuBound, 2, () -> false);
-      assertEquals(0, out.stream().mapToInt(ColumnBatch::rows).sum(), where);
-      assertMarkingFallback(build, gpu, where);
-      for (int combination = 0; combination < 1 << conditions.size(); combination++) {
-        boolean[] wanted = new boolean[conditions.size()];
-        for (int m = 0; m < wanted.length; m++) {
-          wanted[m] = (combination >> m & 1) == 1;
-        }
-        assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(wanted)),
-            java.util.Arrays.toString(gpuMarks.markedBuildRows(wanted)),
-            where + ", wanted " + java.util.Arrays.toString(wanted));
-      }
+      assertEquals(java.util.Arrays.toString(cpuMarks.markedBuildRows(wanted)),
+          java.util.Arrays.toString(gpuMarks.markedBuildRows(wanted)),
+          where + ", wanted " + java.util.Arrays.toString(wanted));
     }
   }
 
