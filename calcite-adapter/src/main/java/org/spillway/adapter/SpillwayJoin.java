@@ -301,7 +301,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
   }
 
   /** The profile a GPU pipeline is planned with: the GPU site's (as for the pipeline's own cost), else the process's. */
-  private static MachineProfile gpuProfile() {
+  static MachineProfile gpuProfile() {
     return SpillwayGpuSite.current().map(SpillwayGpuSite::profile).orElseGet(MachineProfiles::current);
   }
 
@@ -589,7 +589,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
     return algorithm.gpu() ? gpuUnavailable(algorithm) : Optional.empty();
   }
 
-  private static double rows(RelMetadataQuery mq, RelNode rel) {
+  static double rows(RelMetadataQuery mq, RelNode rel) {
     Double rows = mq.getRowCount(rel);
     return rows == null ? 1 : rows;
   }

@@ -27,8 +27,6 @@ import java.util.Objects;
 import java.util.Optional;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.util.ImmutableBitSet;
-import org.spillway.gpu.calibrate.MachineProfile;
-import org.spillway.gpu.calibrate.MachineProfiles;
 
 import static java.util.Objects.requireNonNull;
 
@@ -147,24 +145,25 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel, Spillw
    * side's keys and the columns the conditions read uploaded, the table built, a lookup per probe row.
    */
   @Override public double pipelinedSeconds(boolean gpu) {
-    SpillwayJoinCost cost = new SpillwayJoinCost(profile());
+    SpillwayJoinCost cost = new SpillwayJoinCost(SpillwayJoin.gpuProfile());
     SpillwayJoinCost.Estimate e = estimate();
     if (gpu) {
       return gpuProbeRefusal().isPresent() ? Double.POSITIVE_INFINITY
           : cost.gpuPipelinedProbeSeconds(e, buildColumnsRead());
     }
-    double matched = matchedShare();
+    double matched = SpillwayStatistics.matchedShare(getCluster().getMetadataQuery(), getLeft(), buildKeys, getRight(),
+        probeKeys);
     return cost.cpuBuildSeconds(e) + e.probeRows() * cost.cpuMarkSecondsPerRow(e.buildRows())
         * (matched + SpillwayJoinCost.CPU_MARK_MISS_SHARE * (1 - matched));
   }
 
   @Override public double cpuBuildSeconds() {
-    return new SpillwayJoinCost(profile()).cpuBuildSeconds(estimate());
+    return new SpillwayJoinCost(SpillwayJoin.gpuProfile()).cpuBuildSeconds(estimate());
   }
 
   /** Why a GPU pipeline cannot mark: the build side's table and the columns it reads over the GPU memory left. */
   @Override public Optional<String> gpuProbeRefusal() {
-    if (!new SpillwayJoinCost(profile()).fitsGpuMemory(estimate(), buildColumnsRead())) {
+    if (!new SpillwayJoinCost(SpillwayJoin.gpuProfile()).fitsGpuMemory(estimate(), buildColumnsRead())) {
       return Optional.of("the build side of " + label() + " does not fit the GPU memory budget");
     }
     return Optional.empty();
@@ -176,19 +175,9 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel, Spillw
 
   private SpillwayJoinCost.Estimate estimate() {
     RelMetadataQuery mq = getCluster().getMetadataQuery();
-    double buildRows = rowsOf(mq, getLeft());
-    return new SpillwayJoinCost.Estimate(buildRows, rowsOf(mq, getRight()), rows, SpillwayStatistics.key(mq, getLeft(),
-        Arrays.stream(buildKeys).boxed().toList(), buildRows).orElse(null), true);
-  }
-
-  /** The share of probe rows whose key some build row has: the build keys' distinct values over the probe keys'. */
-  private double matchedShare() {
-    RelMetadataQuery mq = getCluster().getMetadataQuery();
-    Double build = SpillwayStatistics.distinctValues(mq, getLeft(), Arrays.stream(buildKeys).boxed().toList(),
-        rowsOf(mq, getLeft()));
-    Double probe = SpillwayStatistics.distinctValues(mq, getRight(), Arrays.stream(probeKeys).boxed().toList(),
-        rowsOf(mq, getRight()));
-    return build == null || probe == null || probe <= 0 ? 1 : Math.min(1, build / probe);
+    double buildRows = SpillwayJoin.rows(mq, getLeft());
+    return new SpillwayJoinCost.Estimate(buildRows, SpillwayJoin.rows(mq, getRight()), rows, SpillwayStatistics.key(mq,
+        getLeft(), Arrays.stream(buildKeys).boxed().toList(), buildRows).orElse(null), true);
   }
 
   /** The build side's columns the joins' conditions read (the GPU uploads them beside the keys). */
@@ -196,15 +185,6 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel, Spillw
     int left = getLeft().getRowType().getFieldCount();
     ImmutableBitSet read = RelOptUtil.InputFinder.bits(conditions.stream().filter(Objects::nonNull).toList(), null);
     return read.get(0, left).cardinality();
-  }
-
-  private static double rowsOf(RelMetadataQuery mq, RelNode rel) {
-    Double rows = mq.getRowCount(rel);
-    return rows == null ? 1 : rows;
-  }
-
-  private static MachineProfile profile() {
-    return SpillwayGpuSite.current().map(SpillwayGpuSite::profile).orElseGet(MachineProfiles::current);
   }
 
   private static List<SpillwayField> fields(RelNode input) {

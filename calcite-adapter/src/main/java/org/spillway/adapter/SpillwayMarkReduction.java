@@ -1,7 +1,5 @@
 package org.spillway.adapter;
 
-import java.util.Arrays;
-import java.util.List;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.spillway.gpu.calibrate.MachineProfiles;
@@ -25,15 +23,10 @@ final class SpillwayMarkReduction {
       int[] probeKeys) {
     RelMetadataQuery mq = build.getCluster().getMetadataQuery();
     Double buildRows = mq.getRowCount(build);
-    Double probeRows = mq.getRowCount(probe);
-    if (buildRows == null || probeRows == null) {
+    if (buildRows == null || mq.getRowCount(probe) == null) {
       return null;
     }
-    List<Integer> buildKeyList = Arrays.stream(buildKeys).boxed().toList();
-    List<Integer> probeKeyList = Arrays.stream(probeKeys).boxed().toList();
-    Double buildDistinct = SpillwayStatistics.distinctValues(mq, build, buildKeyList, buildRows);
-    Double probeDistinct = SpillwayStatistics.distinctValues(mq, probe, probeKeyList, probeRows);
-    double kept = buildDistinct == null || probeDistinct == null ? 1 : Math.min(1, buildDistinct / probeDistinct);
+    double kept = SpillwayStatistics.matchedShare(mq, build, buildKeys, probe, probeKeys);
     double markSeconds = new SpillwayJoinCost(SpillwayGpuSite.current().map(SpillwayGpuSite::profile)
         .orElseGet(MachineProfiles::current)).cpuMarkSecondsPerRow(buildRows);
     return probeSide.markReduction(kept, markSeconds);

@@ -19,6 +19,7 @@ import org.spillway.gpu.vector.ExprType;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -75,6 +76,21 @@ final class SpillwayStatistics {
       product *= Math.min(rows, Math.max(1, stats.get().distinctCount()));
     }
     return Math.min(rows, product);
+  }
+
+  /**
+   * The share of {@code probe}'s rows whose keys some row of {@code build} has: the build keys' distinct values over
+   * the probe keys' (at most 1; 1 where either has no statistics).
+   */
+  static double matchedShare(RelMetadataQuery mq, RelNode build, int[] buildKeys, RelNode probe, int[] probeKeys) {
+    Double buildRows = mq.getRowCount(build);
+    Double probeRows = mq.getRowCount(probe);
+    Double buildDistinct = buildRows == null ? null
+        : distinctValues(mq, build, Arrays.stream(buildKeys).boxed().toList(), buildRows);
+    Double probeDistinct = probeRows == null ? null
+        : distinctValues(mq, probe, Arrays.stream(probeKeys).boxed().toList(), probeRows);
+    return buildDistinct == null || probeDistinct == null || probeDistinct <= 0 ? 1
+        : Math.min(1, buildDistinct / probeDistinct);
   }
 
   /**
