@@ -86,6 +86,29 @@ public final class ByteSearch {
     return needle.length;
   }
 
+  /** Whether the needle fits one word ({@link #word}): at most 8 bytes. */
+  public boolean fitsWord() {
+    return needle.length <= 8;
+  }
+
+  /** A needle of at most 8 bytes as {@link #wordAt} reads it; compared along with the length. */
+  public long word() {
+    return words.length == 0 ? 0 : words[0];
+  }
+
+  /**
+   * The {@code n <= 8} bytes at {@code address} as one native-order word, zero-padded: what {@link #word} is for a
+   * needle of those bytes. Reads no byte past them (a value may end its buffer).
+   */
+  public static long wordAt(long address, int n) {
+    long word = 0;
+    for (int i = 0; i < n; i++) {
+      long b = MemoryUtil.getByte(address + i) & 0xffL;
+      word |= LITTLE_ENDIAN ? b << (i << 3) : b << (56 - (i << 3));
+    }
+    return word;
+  }
+
   /** Whether the {@link #length} bytes at {@code address} are the needle's. */
   public boolean at(long address) {
     int n = needle.length;

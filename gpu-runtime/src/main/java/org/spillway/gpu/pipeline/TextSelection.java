@@ -32,6 +32,12 @@ final class TextSelection {
   /** Whether the rows kept are the non-NULL ones that do not match. */
   private final boolean negated;
 
+  /**
+   * Whether every literal fits one word: a value is then read once as a word and compared with each literal's word
+   * (TPC-H Q22's seven two-character country codes), not byte by byte per literal.
+   */
+  private final boolean wordLiterals;
+
   private TextSelection(int column, Utf8LikeMatcher like, ByteSearch[] literals, Expr.Substring substring,
       boolean negated) {
     this.column = column;
@@ -39,6 +45,11 @@ final class TextSelection {
     this.literals = literals;
     this.substring = substring;
     this.negated = negated;
+    boolean words = literals != null;
+    for (int k = 0; words && k < literals.length; k++) {
+      words = literals[k].fitsWord();
+    }
+    this.wordLiterals = words;
   }
 
   /** The selection of a conjunct of one of the shapes above, or null for any other. */
@@ -127,6 +138,18 @@ final class TextSelection {
       to = address + (int) bounds;
     }
     int n = (int) (to - from);
+    if (wordLiterals) {
+      if (n > 8) {
+        return false;
+      }
+      long word = ByteSearch.wordAt(from, n);
+      for (ByteSearch literal : literals) {
+        if (literal.length() == n && literal.word() == word) {
+          return true;
+        }
+      }
+      return false;
+    }
     for (ByteSearch literal : literals) {
       if (literal.length() == n && literal.at(from)) {
         return true;

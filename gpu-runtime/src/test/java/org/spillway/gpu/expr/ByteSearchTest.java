@@ -38,6 +38,28 @@ class ByteSearchTest {
   }
 
   /**
+   * A needle of up to 8 bytes is one word: the bytes at an address equal the needle, for the same length, exactly
+   * where their word equals the needle's (high bytes included, and for any length from 0 to 8).
+   */
+  @Test void wordsOfShortValuesMatchWhereTheBytesDo() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(64)) {
+      long base = buf.memoryAddress();
+      for (int round = 0; round < 20000; round++) {
+        byte[] value = randomBytes(random, random.nextInt(9));
+        byte[] needle = random.nextBoolean() ? value.clone() : randomBytes(random, value.length);
+        buf.setBytes(0, value);
+        ByteSearch search = new ByteSearch(needle);
+        String where = "seed " + seed + ", round " + round;
+        assertEquals(java.util.Arrays.equals(value, needle), search.word() == ByteSearch.wordAt(base, value.length),
+            where);
+        assertEquals(search.at(base), search.word() == ByteSearch.wordAt(base, value.length), where);
+      }
+    }
+  }
+
+  /**
    * Each step tests the needle's rarest byte and the rarest one not beside it (where the needle has one), so that
    * few places of text pass by chance; ties go to the later byte, and a short needle tests what it has.
    */
