@@ -44,6 +44,24 @@ class ColumnSortTest {
     }
   }
 
+  /**
+   * A top-N of many rows reads its other columns only at the rows it keeps, across batches of every size (empty ones
+   * among them), in the order of the keys.
+   */
+  @Test void topNReadsTheOtherColumnsAcrossBatches() {
+    Random random = new Random(11);
+    List<ColumnBatch> input = new ArrayList<>();
+    for (int b = 0; b < 12; b++) {
+      input.addAll(batches(random, b % 4 == 1 ? 0 : random.nextInt(400), 1));
+    }
+    for (List<SortKey> keys : List.of(List.of(SortKey.ascending(7)), List.of(new SortKey(2, true, false),
+        SortKey.ascending(0)))) {
+      for (long[] offsetFetch : new long[][] {{0, 1}, {0, 25}, {3, 40}}) {
+        checkAgainstReference(input, keys, offsetFetch[0], offsetFetch[1], 3);
+      }
+    }
+  }
+
   @Test void withoutKeysOffsetAndFetchKeepTheInputOrder() {
     Random random = new Random(5);
     List<ColumnBatch> input = batches(random, 50, 3);
