@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.AllocationManager;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -40,6 +41,8 @@ final class RecycledMemory implements AllocationManager.Factory {
   /** Whether a trim is scheduled; guarded by this. */
   private boolean trimScheduled;
   private final ScheduledExecutorService trimmer;
+  /** Bytes handed out and not yet released: 0 once every allocator over this memory is closed without leaks. */
+  private final AtomicLong outstandingBytes = new AtomicLong();
 
   RecycledMemory(long limitBytes, long idleNanos) {
     this.limitBytes = limitBytes;
@@ -62,12 +65,19 @@ final class RecycledMemory implements AllocationManager.Factory {
 
   @Override
   public AllocationManager create(BufferAllocator accountingAllocator, long size) {
-    return new Recycled(accountingAllocator, take(size), size);
+    Recycled memory = new Recycled(accountingAllocator, take(size), size);
+    outstandingBytes.addAndGet(size);
+    return memory;
   }
 
   @Override
   public ArrowBuf empty() {
     return NettyAllocationManager.FACTORY.empty();
+  }
+
+  /** Bytes handed out and not yet released. */
+  long outstandingBytes() {
+    return outstandingBytes.get();
   }
 
   /** Bytes kept for reuse now. */
@@ -95,6 +105,7 @@ final class RecycledMemory implements AllocationManager.Factory {
   }
 
   private void give(long address, long size) {
+    outstandingBytes.addAndGet(-size);
     if (size >= MIN_KEPT_BYTES) {
       synchronized (this) {
         if (keptBytes + size <= limitBytes) {
