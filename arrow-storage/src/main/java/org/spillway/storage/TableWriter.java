@@ -53,13 +53,15 @@ public final class TableWriter implements AutoCloseable {
   private final Path tempDirectory;
   private final Path stagingDirectory;
   private final BufferAllocator allocator;
+  /** The batches' memory until the commit writes them. */
+  private final StagingMemory stagingMemory;
   private final OwnerLock lock;
   private final Set<BatchBuilder> openBatches = ConcurrentHashMap.newKeySet();
   /** Staged batch per position; load order is ascending position. */
   private final ConcurrentSkipListMap<Long, Staged> staged = new ConcurrentSkipListMap<>();
   /** Bytes of the batches staged in memory, and the most there may be. */
   private final AtomicLong stagedInMemory = new AtomicLong();
-  private volatile long stagingMemory = defaultStagingMemory();
+  private volatile long stagingMemoryLimit = defaultStagingMemory();
   private final AtomicLong nextPosition = new AtomicLong();
   private final List<ColumnStatisticsCollector> statistics = new ArrayList<>();
   private long rowCount;
@@ -72,6 +74,7 @@ public final class TableWriter implements AutoCloseable {
     this.tempDirectory = tempDirectory;
     this.stagingDirectory = tempDirectory.resolve(STAGING);
     this.allocator = allocator;
+    this.stagingMemory = StagingMemory.forWriter(allocator);
     for (ColumnDef column : schema.columns()) {
       statistics.add(new ColumnStatisticsCollector(column, DICTIONARY_MAX_ENTRIES));
     }
@@ -81,7 +84,7 @@ public final class TableWriter implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       StorageException failure = new StorageException("cannot create " + stagingDirectory + " for table " + name
           + ": " + IoErrors.reason(e), e);
-      Cleanup.runAll(failure, allocator::close, () -> deleteRecursively(tempDirectory));
+      Cleanup.runAll(failure, stagingMemory::close, allocator::close, () -> deleteRecursively(tempDirectory));
       throw failure;
     }
   }
@@ -97,7 +100,7 @@ public final class TableWriter implements AutoCloseable {
   /** A new empty batch of up to {@code capacity} rows; append it, or close it to discard it. */
   public BatchBuilder newBatch(int capacity) {
     checkState(State.OPEN, "newBatch");
-    BatchBuilder batch = new BatchBuilder(name, schema, allocator, capacity, openBatches::remove);
+    BatchBuilder batch = new BatchBuilder(name, schema, stagingMemory.allocator(), capacity, openBatches::remove);
     openBatches.add(batch);
     return batch;
   }
@@ -136,7 +139,7 @@ public final class TableWriter implements AutoCloseable {
       }
       Path file = stagingDirectory.resolve(position + ".arrow");
       long bytes = bufferBytes(root);
-      boolean inMemory = stagedInMemory.addAndGet(bytes) <= stagingMemory;
+      boolean inMemory = stagedInMemory.addAndGet(bytes) <= stagingMemoryLimit;
       if (!inMemory) {
         stagedInMemory.addAndGet(-bytes);
       }
@@ -205,7 +208,7 @@ public final class TableWriter implements AutoCloseable {
     return bytes;
   }
 
-  private static long defaultStagingMemory() {
+  static long defaultStagingMemory() {
     String configured = System.getProperty(STAGING_MEMORY_PROPERTY);
     if (configured != null) {
       try {
@@ -223,7 +226,7 @@ public final class TableWriter implements AutoCloseable {
 
   /** Keeps at most {@code bytes} of staged batches in memory from now on (0: stage every batch in a file). */
   void stageInMemoryUpTo(long bytes) {
-    stagingMemory = bytes;
+    stagingMemoryLimit = bytes;
   }
 
   /** Rows appended so far. */
@@ -257,7 +260,7 @@ public final class TableWriter implements AutoCloseable {
       metadata.write(tempDirectory);
       StoredTable table = catalog.publish(tempDirectory, metadata);
       state = State.COMMITTED;
-      allocator.close();
+      Cleanup.runAll(null, stagingMemory::close, allocator::close);
       lock.release(table.directory().resolve(LOCK));  // moved with the directory; a leftover would be harmless
       return table;
     } catch (RuntimeException e) {
@@ -297,7 +300,8 @@ public final class TableWriter implements AutoCloseable {
         try (VectorSchemaRoot batch = source.batch()) {
           staged.remove(inputs.get(i).getKey());
           if (encoder != null) {
-            return encoder.write(batch, source.declared(), target, allocator);
+            // the batch's own allocator: its unencoded vectors are transferred into the encoded batch
+            return encoder.write(batch, source.declared(), target, stagingMemory.allocator());
           }
           source.declared().writeText(batch, col -> true);
           return ArrowFiles.write(target, batch);
@@ -319,7 +323,8 @@ public final class TableWriter implements AutoCloseable {
     state = State.CLOSED;
     // each step runs whatever the others did, so that one failure leaves no more behind than it must
     Cleanup.runAll(null, () -> List.copyOf(openBatches).forEach(BatchBuilder::close), this::releaseStagedBatches,
-        lock::close, () -> deleteRecursively(tempDirectory), allocator::close, () -> catalog.abandon(name));
+        lock::close, () -> deleteRecursively(tempDirectory), stagingMemory::close, allocator::close,
+        () -> catalog.abandon(name));
   }
 
   private void releaseStagedBatches() {

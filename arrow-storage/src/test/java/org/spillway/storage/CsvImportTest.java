@@ -29,6 +29,7 @@ class CsvImportTest {
   @AfterEach
   void allocatorBackToZero() {
     assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
   }
 
   private Path csv(String name, String content) throws IOException {

@@ -28,6 +28,7 @@ class InterruptedWriteTest {
   @AfterEach
   void allocatorBackToZero() {
     assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
   }
 
   private List<String> entries() throws IOException {

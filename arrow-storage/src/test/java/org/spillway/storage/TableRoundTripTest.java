@@ -42,6 +42,7 @@ class TableRoundTripTest {
   @AfterEach
   void allocatorBackToZero() {
     assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
   }
 
   /** The value of every column of row r; null marks SQL NULL. */
