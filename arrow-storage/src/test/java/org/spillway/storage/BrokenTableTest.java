@@ -24,8 +24,7 @@ class BrokenTableTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   private void createTables(String... names) {

@@ -28,8 +28,7 @@ class ConcurrencyTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   /** Parallel writers append at explicit positions; the stored order is the positions' order. */

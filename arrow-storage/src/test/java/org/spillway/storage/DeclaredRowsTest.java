@@ -32,8 +32,7 @@ class DeclaredRowsTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   /** Row i's index into {@link #MODES}; -1 for NULL. Batch 1 uses only two of the modes, in another order. */

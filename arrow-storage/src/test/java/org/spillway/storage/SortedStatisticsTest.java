@@ -31,8 +31,7 @@ class SortedStatisticsTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   @Test

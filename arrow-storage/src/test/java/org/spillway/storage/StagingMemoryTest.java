@@ -33,8 +33,7 @@ class StagingMemoryTest {
   @AfterEach
   void everythingReleased() {
     System.clearProperty(StagingMemory.PROPERTY);
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   private static void appendBatches(TableWriter writer) {

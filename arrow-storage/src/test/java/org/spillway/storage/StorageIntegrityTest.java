@@ -35,8 +35,7 @@ class StorageIntegrityTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   /** A table of two files (one per batch). */

@@ -41,8 +41,7 @@ class TableRoundTripTest {
 
   @AfterEach
   void allocatorBackToZero() {
-    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
-    assertEquals(0, RecycledMemory.shared().outstandingBytes(), "staged batches not released");
+    StorageLeaks.assertNone();
   }
 
   /** The value of every column of row r; null marks SQL NULL. */
