@@ -7,10 +7,10 @@ import org.spillway.gpu.plan.GpuPipelineChoice;
 import org.spillway.gpu.plan.MarkJoinNode;
 
 /**
- * The semi-join reduction of a mark join whose marking probe runs on the CPU (several marks, a condition beyond the
- * keys, or build keys not known to be unique): a GPU pass streams the probe side's scan and keeps only the rows whose
- * keys some build row has ({@link MarkJoinNode#withGpuReduction}), so the CPU marks those instead of every row. The
- * cost model decides, from the share of probe rows the build side's distinct keys keep by the statistics.
+ * The semi-join reduction of a mark join whose marking probe runs on the CPU (by the cost model, or with a condition
+ * the GPU cannot compute): a GPU pass streams the probe side's scan and keeps only the rows whose keys some build row
+ * has ({@link MarkJoinNode#withGpuReduction}), so the CPU marks those instead of every row. The cost model decides,
+ * from the share of probe rows the build side's distinct keys keep by the statistics.
  */
 final class SpillwayMarkReduction {
   private SpillwayMarkReduction() {}

@@ -14,8 +14,8 @@ import org.spillway.adapter.jdbc.SpillwayDriver;
 import org.spillway.tpch.TpchQueries;
 
 /**
- * Mark joins that the GPU cannot mark (several marks, conditions beyond the keys) whose probe side a GPU pass reduces
- * to the rows the build side's keys keep ({@link SpillwayMarkReduction}): TPC-H Q21 (EXISTS and NOT EXISTS on
+ * Mark joins that the CPU marks (forced here: the GPU would mark them itself) after a GPU pass reduced their probe
+ * side to the rows the build side's keys keep ({@link SpillwayMarkReduction}): TPC-H Q21 (EXISTS and NOT EXISTS on
  * lineitem, one mark join), Q21 over every nation (more rows), and single semi- and anti-joins under a residual that
  * reads the build side; on device=gpu and auto the same rows as on device=cpu, and on device=gpu the plan says the
  * GPU reduced the probe side (the reduction forced, {@link SpillwayBackend#MARK_REDUCTION_PROPERTY}). Tagged gpu: skipped without a CUDA device, failed if gpu.required says there must be one.

@@ -20,10 +20,11 @@ import java.util.List;
  * one such node: the marking probe keeps a mark per join ({@link MarkProbeSpec}), the table streams once, and the
  * output is the build rows that every join keeps. A pipeline breaker: its output is the source of the pipeline
  * above.
- * <p>Where the GPU cannot mark (several marks, a condition beyond the keys, duplicate build keys) the planner may
- * still reduce the probe side on it ({@link #withGpuReduction}): a GPU pass streams the probe side's scan through
- * its stages and a semi-join probe of the build rows' keys, and returns only the rows some build row has the key of;
- * the CPU then marks those (the semi-join reduction of Bernstein and Chiu, a join filter pushed into the scan).
+ * <p>The probe side's pipeline may run on the GPU, which then sets every mark itself. Where the CPU marks instead
+ * (the cost model's choice, or a condition the GPU cannot compute) the planner may still reduce the probe side on the
+ * GPU ({@link #withGpuReduction}): a GPU pass streams the probe side's scan through its stages and a semi-join probe
+ * of the build rows' keys, and returns only the rows some build row has the key of; the CPU then marks those (the
+ * semi-join reduction of Bernstein and Chiu, a join filter pushed into the scan).
  */
 public final class MarkJoinNode implements PlanNode {
   private final JoinBuild build;
