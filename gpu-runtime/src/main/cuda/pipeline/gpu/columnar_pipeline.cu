@@ -334,15 +334,17 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
 // planner's estimate, which may be far above the groups that came. out[1] counts the groups copied (zero
 // beforehand); the slot of the key equal to the empty marker keeps that key. Slots at and above the count
 // keep a zero row count, which the host skips. A HAVING filter (having.call >= 0) copies only the groups whose
-// call value compares TRUE with the constant, and those whose sum overflowed (the host reports the overflow, as
-// the CPU backend computes every group's aggregate before its HAVING).
+// call value compares TRUE with the constant, and those whose 64-bit sum overflowed (the host reports the overflow,
+// as the CPU backend computes every group's aggregate before its HAVING). A wide sum compares all its 128 bits.
 struct HavingArg {
-  long long call;      // the aggregate call compared, or -1: no filter
-  long long tracked;   // 1: the call counted its non-NULL arguments (else the row count is its count)
-  long long kind;      // 0: COUNT (the count), 1: SUM, MIN or MAX (NULL without a value), 2: SUM0
-  long long sum;       // 1: a sum, whose high word must be the sign of its low word
-  long long op;        // CompareOp: EQ, NE, LT, LE, GT, GE
-  long long constant;
+  long long call;         // the aggregate call compared, or -1: no filter
+  long long tracked;      // 1: the call counted its non-NULL arguments (else the row count is its count)
+  long long kind;         // 0: COUNT (the count), 1: SUM, MIN or MAX (NULL without a value), 2: SUM0
+  long long sum;          // 1: a sum, whose high word must be the sign of its low word unless it is wide
+  long long op;           // CompareOp: EQ, NE, LT, LE, GT, GE
+  long long constant;     // the constant, or the low word of a wide sum's
+  long long wide;         // 1: a 128-bit sum, compared with (constant_high, constant)
+  long long constant_high;
 };
 
 __device__ __forceinline__ bool having_keeps(const unsigned long long* state, unsigned long long slots,
@@ -353,15 +355,23 @@ __device__ __forceinline__ bool having_keeps(const unsigned long long* state, un
   const long long hi = static_cast<long long>(state[2 + (3 + 3 * h.call) * slots + s]);
   const long long count = static_cast<long long>(h.tracked ? state[2 + (4 + 3 * h.call) * slots + s] : rows);
   if (h.kind == 1 && count == 0) return false;  // NULL compares UNKNOWN
-  if (h.sum && hi != (lo >> 63)) return true;
-  const long long v = h.kind == 0 ? count : lo;
+  int order;  // the sign of (value - constant)
+  if (h.wide) {
+    const unsigned long long ulo = static_cast<unsigned long long>(lo);
+    const unsigned long long uc = static_cast<unsigned long long>(h.constant);
+    order = hi != h.constant_high ? (hi < h.constant_high ? -1 : 1) : ulo != uc ? (ulo < uc ? -1 : 1) : 0;
+  } else {
+    if (h.sum && hi != (lo >> 63)) return true;
+    const long long v = h.kind == 0 ? count : lo;
+    order = v != h.constant ? (v < h.constant ? -1 : 1) : 0;
+  }
   switch (h.op) {
-    case 0: return v == h.constant;
-    case 1: return v != h.constant;
-    case 2: return v < h.constant;
-    case 3: return v <= h.constant;
-    case 4: return v > h.constant;
-    default: return v >= h.constant;
+    case 0: return order == 0;
+    case 1: return order != 0;
+    case 2: return order < 0;
+    case 3: return order <= 0;
+    case 4: return order > 0;
+    default: return order >= 0;
   }
 }
 

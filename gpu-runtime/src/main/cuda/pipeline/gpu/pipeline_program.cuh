@@ -314,9 +314,12 @@ static __device__ bool run_program(const ChunkArg& chunk, const ProgramArg& p, u
         break;
       }
       case PACK: {  // y: destination, z: high 32 bits, w: low 32 bits (a two-column join key, as the build side packs it)
+        // A value beyond 32 bits (a 64-bit column's) matches no build key, whose values all fit: the key is NULL.
         const long long b = w.r[in.w];
+        const bool beyond = a != static_cast<long long>(static_cast<int>(a))
+                            || b != static_cast<long long>(static_cast<int>(b));
         w.set(in.y, static_cast<long long>((static_cast<unsigned long long>(a) << 32)
-                                          | static_cast<unsigned>(static_cast<int>(b))), an || w.is_null(in.w));
+                                          | static_cast<unsigned>(static_cast<int>(b))), an || w.is_null(in.w) || beyond);
         break;
       }
       case LOAD_BUILD: {  // y: destination, z: build row register, w: build column slot; loaded once per row

@@ -52,7 +52,17 @@ public final class SpillwayNestedLoopJoin extends Join implements SpillwayRel {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;
     }
-    return pw.item("device", "cpu").item("algorithm", "nested-loop").item("smallSide", smallLeft ? "left" : "right");
+    return pw.item("device", "cpu").item("algorithm", "nested-loop").item("smallSide", smallLeft ? "left" : "right")
+        .itemIf("smallRowFirst", "narrows the left side", narrowsBigSide());
+  }
+
+  /**
+   * Whether the small side is a single row that runs first and narrows the big side with the condition (the engine's
+   * {@link NestedLoopJoinNode}): an INNER join whose small right side has at most one row (a scalar subquery's).
+   */
+  boolean narrowsBigSide() {
+    Double most = getCluster().getMetadataQuery().getMaxRowCount(getRight());
+    return joinType == JoinRelType.INNER && !smallLeft && most != null && most <= 1;
   }
 
   @Override public void implement(Implementor implementor) {

@@ -129,7 +129,7 @@ class SpillwaySortTest {
     assertTrue(sum.signum() != 0 && !expected.isEmpty() && expected.size() < all.size(), "a selective test");
     SpillwayAssert.that(dir).query(sql)
         .explainContains("SpillwayNestedLoopJoin(condition=[>(*($1, 2), CAST($2):DECIMAL(19, 2))], joinType=[inner], device=[cpu], "
-            + "algorithm=[nested-loop], smallSide=[right])")
+            + "algorithm=[nested-loop], smallSide=[right], smallRowFirst=[narrows the left side])")
         .explainLacks("Enumerable" + "NestedLoopJoin")
         .explainLacks("fallback=");
   }
@@ -154,7 +154,8 @@ class SpillwaySortTest {
         + "ORDER BY n_nationkey, r_regionkey NULLS FIRST";
     assertEquals(expected, SpillwayAssert.rows(url(), sql));
     SpillwayAssert.that(dir).query(sql)
-        .explainContains("joinType=[left], device=[cpu], algorithm=[nested-loop], smallSide=[right]");
+        .explainContains("joinType=[left], device=[cpu], algorithm=[nested-loop], smallSide=[right]")
+        .explainLacks("smallRowFirst");
   }
 
   private static String column(String row, int c) {

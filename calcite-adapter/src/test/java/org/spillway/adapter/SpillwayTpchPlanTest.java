@@ -90,13 +90,15 @@ class SpillwayTpchPlanTest {
 
   /**
    * Q11's comparison with its scalar subquery is no equi-join: the hash join rule rejects it and the nested-loop
-   * rule converts it, so nothing fell back and EXPLAIN must not say so.
+   * rule converts it, so nothing fell back and EXPLAIN must not say so. The subquery's one row runs first and narrows
+   * the groups (a GPU aggregate then brings back only the groups it keeps).
    */
   @Test void q11ShowsNoFallbackForTheJoinTheNestedLoopRuleTook() throws SQLException {
     SpillwayAssert.that(dir)
         .query(TpchQueries.sql(11))
         .explainContains("SpillwayToEnumerableConverter\n  SpillwaySort")
         .explainContains("SpillwayNestedLoopJoin(condition=[>($1, CAST($2):DECIMAL(19, 2))]")
+        .explainContains("smallSide=[right], smallRowFirst=[narrows the left side])")
         .explainLacks("fallback=");
   }
 

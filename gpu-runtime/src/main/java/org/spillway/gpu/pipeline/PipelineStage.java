@@ -119,4 +119,28 @@ public sealed interface PipelineStage {
       return probe.outputTypes(input);
     }
   }
+
+  /**
+   * Whether a pipeline of {@code stages} gives at most one row: a global aggregate followed by nothing but
+   * projections and filters.
+   */
+  static boolean givesAtMostOneRow(List<PipelineStage> stages) {
+    for (int s = stages.size() - 1; s >= 0; s--) {
+      PipelineStage stage = stages.get(s);
+      if (stage instanceof Aggregate aggregate) {
+        return aggregate.groupKeys().length == 0;
+      }
+      if (!(stage instanceof Project || stage instanceof Filter)) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** {@code stages} followed by a filter on {@code condition} over their output. */
+  static List<PipelineStage> filteredAfter(List<PipelineStage> stages, Expr condition) {
+    List<PipelineStage> filtered = new ArrayList<>(stages);
+    filtered.add(new Filter(condition));
+    return filtered;
+  }
 }

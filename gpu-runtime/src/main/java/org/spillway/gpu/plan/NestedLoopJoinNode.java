@@ -9,11 +9,14 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A nested-loop join for a non-equi condition against a small side: the big side in morsels on all cores; per morsel, the
  * condition is evaluated once per row of the small side, over the morsel's columns and that row's values
  * broadcast to the morsel's length. The output is the paired row ids (late materialization, as a hash join's).
+ * A small side of at most one row (a scalar subquery's) runs first, and its row narrows the big side where the
+ * condition allows ({@link ScalarSideFilter}).
  */
 public final class NestedLoopJoinNode implements PlanNode {
   private final PlanNode left;
@@ -51,10 +54,23 @@ public final class NestedLoopJoinNode implements PlanNode {
   }
 
   @Override public NodeOutput run(RunContext context) {
-    List<NodeOutput> inputs = IndependentRuns.run(context, cpuOnly(),
-        List.of(() -> left.run(context), () -> right.run(context)));
-    NodeOutput leftColumns = inputs.get(0);
-    NodeOutput rightColumns = inputs.get(1);
+    NodeOutput leftColumns;
+    NodeOutput rightColumns;
+    if (!leftOuter && !smallLeft && right.atMostOneRow()) {
+      // the small side's one row first: it narrows the big side, whose GPU aggregate then brings back fewer groups
+      rightColumns = right.run(context);
+      Optional<Expr> filter = rightColumns.rows() == 1
+          ? ScalarSideFilter.of(condition, left.types().size(), rightColumns) : Optional.empty();
+      Optional<PlanNode> narrowed = filter.flatMap(left::filteredBy);
+      RunContext.trace("nested-loop join: the small side's row %s", narrowed.isPresent()
+          ? "filters the big side by " + filter.get() : "filters nothing of the big side");
+      leftColumns = narrowed.orElse(left).run(context);
+    } else {
+      List<NodeOutput> inputs = IndependentRuns.run(context, cpuOnly(),
+          List.of(() -> left.run(context), () -> right.run(context)));
+      leftColumns = inputs.get(0);
+      rightColumns = inputs.get(1);
+    }
     context.checkCancelled("before a nested-loop join");
     long start = System.nanoTime();
     NodeOutput big = smallLeft ? rightColumns : leftColumns;

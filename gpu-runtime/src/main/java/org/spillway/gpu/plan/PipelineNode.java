@@ -7,6 +7,8 @@ import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
+import org.spillway.gpu.expr.Expr;
 
 /**
  * A fused pipeline over another node's output (a filter, project or aggregate above a join), run by the CPU
@@ -17,9 +19,16 @@ public final class PipelineNode implements PlanNode {
   private final PlanNode input;
   private final ColumnarPipeline pipeline;
   private final DeviceRuns usage;
+  /** The node this one reports as: itself, or the node it narrows ({@link #filteredBy}). */
+  private final PlanNode reportedAs;
 
   /** A pipeline of {@code stages} over the output of {@code input}; its runs are counted in {@code usage}. */
   public PipelineNode(PlanNode input, List<PipelineStage> stages, DeviceRuns usage) {
+    this(input, stages, usage, null);
+  }
+
+  private PipelineNode(PlanNode input, List<PipelineStage> stages, DeviceRuns usage, PlanNode reportedAs) {
+    this.reportedAs = reportedAs == null ? this : reportedAs;
     this.input = input;
     this.pipeline = new ColumnarPipeline(input.types(), stages);
     this.usage = usage;
@@ -33,6 +42,15 @@ public final class PipelineNode implements PlanNode {
     return input.cpuOnly();
   }
 
+  @Override public boolean atMostOneRow() {
+    return PipelineStage.givesAtMostOneRow(pipeline.stages());
+  }
+
+  @Override public Optional<PlanNode> filteredBy(Expr condition) {
+    return Optional.of(new PipelineNode(input, PipelineStage.filteredAfter(pipeline.stages(), condition), usage,
+        reportedAs));
+  }
+
   @Override public NodeOutput run(RunContext context) {
     BitSet read = pipeline.inputColumnsRead();
     List<ColumnBatch> in = input.run(context, read).batches(read);
@@ -43,7 +61,7 @@ public final class PipelineNode implements PlanNode {
     RunContext.trace("cpu pipeline over a join's output (%d threads): %.1f ms", context.threads(),
         (System.nanoTime() - start) / 1e6);
     NodeOutput output = new BatchOutput(out, pipeline.outputTypes());
-    context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
+    context.report(reportedAs, OperatorReport.Execution.CPU, output.rows(), start);
     return output;
   }
 }

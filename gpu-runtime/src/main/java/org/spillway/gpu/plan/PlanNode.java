@@ -4,6 +4,8 @@ import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
+import org.spillway.gpu.expr.Expr;
 
 /**
  * A node of the runtime plan of a Spillway subtree: a bare scan, a fused pipeline over a scan or over another
@@ -23,6 +25,20 @@ public interface PlanNode {
    */
   default NodeOutput run(RunContext context, BitSet read) {
     return run(context);
+  }
+
+  /**
+   * This node narrowed to the output rows where {@code condition} (over its output columns) is TRUE, where the node
+   * can drop them cheaper than a filter after it: a pipeline applies it as its last stage, so that a GPU aggregate
+   * brings back only the groups it keeps. The node returned reports as this one. Empty where this node cannot.
+   */
+  default Optional<PlanNode> filteredBy(Expr condition) {
+    return Optional.empty();
+  }
+
+  /** Whether this node's output is surely at most one row (a global aggregate's). */
+  default boolean atMostOneRow() {
+    return false;
   }
 
   /**

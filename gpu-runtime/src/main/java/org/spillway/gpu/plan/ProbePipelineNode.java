@@ -7,6 +7,7 @@ import org.spillway.gpu.vector.IndexedColumns;
 import org.spillway.gpu.join.hash.JoinHashTable;
 import org.spillway.gpu.join.hash.JoinProbe;
 import org.spillway.gpu.pipeline.PipelineStage;
+import org.spillway.gpu.expr.Expr;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -42,6 +43,8 @@ public final class ProbePipelineNode implements PlanNode {
   private final List<ExprType> outputTypes;
   /** The GPU run the planner chose (a pipeline over a scan only), or null for the CPU backend. */
   private final GpuPipelineChoice gpu;
+  /** The node this one reports as: itself, or the node it narrows ({@link #filteredBy}). */
+  private final PlanNode reportedAs;
 
   public ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
       List<PipelineStage> stages, List<JoinBuild> builds) {
@@ -51,6 +54,12 @@ public final class ProbePipelineNode implements PlanNode {
   /** As above, run on the GPU as {@code gpu} says (null: the CPU backend); only a pipeline over a scan can be. */
   public ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
       List<PipelineStage> stages, List<JoinBuild> builds, GpuPipelineChoice gpu) {
+    this(table, scanFields, source, inputTypes, stages, builds, gpu, null);
+  }
+
+  private ProbePipelineNode(ScanTable table, int[] scanFields, PlanNode source, List<ExprType> inputTypes,
+      List<PipelineStage> stages, List<JoinBuild> builds, GpuPipelineChoice gpu, PlanNode reportedAs) {
+    this.reportedAs = reportedAs == null ? this : reportedAs;
     if (gpu != null && source != null) {
       throw new IllegalArgumentException("a GPU pipeline streams a scan, not an intermediate result");
     }
@@ -86,6 +95,22 @@ public final class ProbePipelineNode implements PlanNode {
   @Override public boolean cpuOnly() {
     return gpu == null && (source == null || source.cpuOnly())
         && builds.stream().allMatch(b -> b == null || b.node().cpuOnly());
+  }
+
+  @Override public boolean atMostOneRow() {
+    return PipelineStage.givesAtMostOneRow(stages);
+  }
+
+  /** This pipeline with a last stage filtering on {@code condition}, where the device it runs on can. */
+  @Override public Optional<PlanNode> filteredBy(Expr condition) {
+    List<PipelineStage> filtered = PipelineStage.filteredAfter(stages, condition);
+    if (gpu != null && gpuUnsupportedReason(inputTypes, filtered).isPresent()) {
+      return Optional.empty();
+    }
+    List<JoinBuild> filteredBuilds = new ArrayList<>(builds);
+    filteredBuilds.add(null);
+    return Optional.of(new ProbePipelineNode(table, scanFields, source, inputTypes, filtered, filteredBuilds, gpu,
+        reportedAs));
   }
 
   /** Whether the planner chose the GPU for this pipeline. */
@@ -186,7 +211,7 @@ public final class ProbePipelineNode implements PlanNode {
     RunContext.trace("cpu pipeline with join probes over %s (%d threads): %.1f ms", sourceName(),
         context.threads(), (System.nanoTime() - start) / 1e6);
     NodeOutput output = new BatchOutput(out, outputTypes);
-    context.report(this, OperatorReport.Execution.CPU, output.rows(), start);
+    context.report(reportedAs, OperatorReport.Execution.CPU, output.rows(), start);
     return output;
   }
 
@@ -245,7 +270,7 @@ public final class ProbePipelineNode implements PlanNode {
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
         (built - start) / 1e6, detail, ScanPipelineNode.shareOf(pipeline));
     NodeOutput output = new BatchOutput(out, outputTypes);
-    context.report(this, OperatorReport.Execution.of(pipeline), output.rows(), built);
+    context.report(reportedAs, OperatorReport.Execution.of(pipeline), output.rows(), built);
     return output;
   }
 

@@ -4,6 +4,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.GpuRuntime;
+import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
@@ -28,6 +29,11 @@ public final class ScanPipelineNode implements PlanNode {
   private final TransferMethod method;
   /** The bytes the GPU run asks the column cache to hold; 0 for none. */
   private final long cacheRequestBytes;
+  private final List<ExprType> inputTypes;
+  private final List<PipelineStage> stages;
+  private final GpuPipelineChoice gpu;
+  /** The node this one reports as: itself, or the node it narrows ({@link #filteredBy}). */
+  private final PlanNode reportedAs;
 
   /**
    * A pipeline of {@code stages} over the columns {@code fields} (of {@code inputTypes}) of {@code table}, on the
@@ -35,6 +41,15 @@ public final class ScanPipelineNode implements PlanNode {
    */
   public ScanPipelineNode(ScanTable table, int[] fields, List<ExprType> inputTypes, List<PipelineStage> stages,
       GpuPipelineChoice gpu) {
+    this(table, fields, inputTypes, stages, gpu, null);
+  }
+
+  private ScanPipelineNode(ScanTable table, int[] fields, List<ExprType> inputTypes, List<PipelineStage> stages,
+      GpuPipelineChoice gpu, PlanNode reportedAs) {
+    this.reportedAs = reportedAs == null ? this : reportedAs;
+    this.inputTypes = List.copyOf(inputTypes);
+    this.stages = List.copyOf(stages);
+    this.gpu = gpu;
     this.table = table;
     this.fields = fields.clone();
     this.pipeline = new GpuColumnarPipeline(inputTypes, stages);
@@ -68,6 +83,19 @@ public final class ScanPipelineNode implements PlanNode {
     return method == null;
   }
 
+  @Override public boolean atMostOneRow() {
+    return PipelineStage.givesAtMostOneRow(stages);
+  }
+
+  /** This pipeline with a last stage filtering on {@code condition}, where the device it runs on can. */
+  @Override public Optional<PlanNode> filteredBy(Expr condition) {
+    List<PipelineStage> filtered = PipelineStage.filteredAfter(stages, condition);
+    if (gpu != null && gpuUnsupportedReason(inputTypes, filtered).isPresent()) {
+      return Optional.empty();
+    }
+    return Optional.of(new ScanPipelineNode(table, fields, inputTypes, filtered, gpu, reportedAs));
+  }
+
   @Override public NodeOutput run(RunContext context) {
     List<SourceBatch> sources = sources(table, fields);
     long start = System.nanoTime();
@@ -88,7 +116,7 @@ public final class ScanPipelineNode implements PlanNode {
           (System.nanoTime() - start) / 1e6, aggregation == null ? "" : ", aggregated by " + aggregation);
     }
     NodeOutput output = new BatchOutput(out, pipeline.outputTypes());
-    context.report(this, method == null ? OperatorReport.Execution.CPU : OperatorReport.Execution.of(pipeline),
+    context.report(reportedAs, method == null ? OperatorReport.Execution.CPU : OperatorReport.Execution.of(pipeline),
         output.rows(), start);
     return output;
   }

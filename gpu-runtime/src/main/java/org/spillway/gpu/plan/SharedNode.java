@@ -4,6 +4,8 @@ import org.spillway.gpu.vector.ExprType;
 
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
+import org.spillway.gpu.expr.Expr;
 import java.util.function.IntSupplier;
 
 /**
@@ -25,6 +27,15 @@ public final class SharedNode implements PlanNode {
 
   @Override public boolean cpuOnly() {
     return input.cpuOnly();
+  }
+
+  @Override public boolean atMostOneRow() {
+    return input.atMostOneRow();
+  }
+
+  /** The input narrowed, where this is its only use: a use elsewhere needs all its rows. */
+  @Override public Optional<PlanNode> filteredBy(Expr condition) {
+    return uses.getAsInt() <= 1 ? input.filteredBy(condition) : Optional.empty();
   }
 
   @Override public NodeOutput run(RunContext context) {

@@ -152,7 +152,7 @@ public final class GpuColumnarPipeline {
   public static boolean filtersGroupsOnDevice(List<PipelineStage> stages) {
     for (int s = 0; s + 1 < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.Aggregate aggregate) {
-        return GpuHaving.words(aggregate, stages.get(s + 1), ~0L) != GpuHaving.NONE;
+        return GpuHaving.words(aggregate, stages.get(s + 1), ~0L, null) != GpuHaving.NONE;
       }
     }
     return false;
@@ -442,7 +442,7 @@ public final class GpuColumnarPipeline {
         lastJoinBytes = joins.bytes();
         lastJoinNanos = System.nanoTime() - started;
         lastJoinTiming = joins.timing();
-      } catch (GpuJoinTables.DuplicateKeys | GpuMemoryException e) {
+      } catch (GpuJoinTables.BuildKeysRefused | GpuMemoryException e) {
         lastFallback = e.getMessage();
         return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);
       }
@@ -522,7 +522,7 @@ public final class GpuColumnarPipeline {
         filterVariant, new GpuProgramImage(program, keyNullBits), tracked, joins);
     if (claims == null && aggregateStage + 1 < cpu.stages().size()) {  // a shared scan's groups merge before HAVING
       pass.withHaving(GpuHaving.words((PipelineStage.Aggregate) cpu.stages().get(aggregateStage),
-          cpu.stages().get(aggregateStage + 1), tracked));
+          cpu.stages().get(aggregateStage + 1), tracked, cpu.stageInputTypes(aggregateStage)));
     }
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(device, method, batches, nulls);
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);

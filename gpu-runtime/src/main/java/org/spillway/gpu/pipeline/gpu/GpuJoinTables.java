@@ -23,16 +23,18 @@ import org.spillway.gpu.vector.IndexedColumns;
  * probing) built on the GPU from the build side's key column, and the build columns the program reads, by slot.
  * The kernels find them through one image of JoinArg and BuildColumnArg words (pipeline_program.cuh). An INNER or
  * LEFT probe needs unique build keys (a probe row becomes at most one row in the interpreter); where the build
- * finds a duplicate, {@link DuplicateKeys} says so and the pipeline runs on the CPU, which pairs every match.
+ * finds a duplicate, {@link BuildKeysRefused} says so and the pipeline runs on the CPU, which pairs every match. A key
+ * of two columns packs both into 64 bits, so their build values must fit 32 bits each (a probe value beyond them
+ * matches nothing, as the probe's PACK makes it NULL).
  * Closing frees everything.
  */
 final class GpuJoinTables implements AutoCloseable {
   /**
-   * Thrown when an INNER or LEFT probe's build side has duplicate keys, or a MARK probe's several rows of the key that
-   * marks empty slots; the message says which.
+   * Thrown when an INNER or LEFT probe's build side has duplicate keys, a MARK probe's several rows of the key that
+   * marks empty slots, or a two-column key a value beyond 32 bits; the message says which.
    */
-  static final class DuplicateKeys extends RuntimeException {
-    DuplicateKeys(String message) {
+  static final class BuildKeysRefused extends RuntimeException {
+    BuildKeysRefused(String message) {
       super(message, null, false, false);
     }
   }
@@ -133,11 +135,11 @@ final class GpuJoinTables implements AutoCloseable {
           "cuMemcpyDtoH(join build flags)");
     }
     if (flags[0] > 0 && keepsDuplicates) {
-      throw new DuplicateKeys("the build side of mark join " + (j + 1) + " has " + (flags[0] + 1)
+      throw new BuildKeysRefused("the build side of mark join " + (j + 1) + " has " + (flags[0] + 1)
           + " rows whose key is the table's empty marker (the GPU table keeps one)");
     }
     if (flags[0] > 0 && (kind == GpuProgram.JOIN_INNER || kind == GpuProgram.JOIN_LEFT)) {
-      throw new DuplicateKeys("the build side of join " + (j + 1) + " has " + flags[0]
+      throw new BuildKeysRefused("the build side of join " + (j + 1) + " has " + flags[0]
           + " duplicate keys (the GPU probe pairs each probe row with one build row)");
     }
     int markCount = program.joinMarks[j];
@@ -169,18 +171,32 @@ final class GpuJoinTables implements AutoCloseable {
     return out;
   }
 
-  /** Two 32-bit key columns as one 64-bit key, high then low (the probe side's PACK); NULL where either is. */
+  /**
+   * Two key columns of 32-bit values as one 64-bit key, high then low (the probe side's PACK); NULL where either is.
+   * Throws {@link BuildKeysRefused} where a value does not fit 32 bits (a column of a 64-bit type).
+   */
   static ColumnVector packed(ColumnVector high, ColumnVector low) {
     int rows = high.size;
     long[] values = new long[rows];
     boolean[] nulls = high.nulls == null && low.nulls == null ? null : new boolean[rows];
     for (int r = 0; r < rows; r++) {
-      values[r] = high.longs[r] << 32 | low.longs[r] & 0xffffffffL;
+      boolean isNull = high.isNull(r) || low.isNull(r);
       if (nulls != null) {
-        nulls[r] = high.isNull(r) || low.isNull(r);
+        nulls[r] = isNull;
+      }
+      if (!isNull) {
+        values[r] = pack(high.longs[r], low.longs[r]);
       }
     }
     return ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows);
+  }
+
+  private static long pack(long high, long low) {
+    if (high != (int) high || low != (int) low) {
+      throw new BuildKeysRefused("a two-column join key has the build value " + (high != (int) high ? high : low)
+          + ", beyond 32 bits (the GPU probe packs two 32-bit keys into one)");
+    }
+    return high << 32 | low & 0xffffffffL;
   }
 
   /**
@@ -200,7 +216,7 @@ final class GpuJoinTables implements AutoCloseable {
           low.write(from + done, m, scratch);
           for (int i = 0; i < m; i++) {
             long at = address + (done + (long) i) * 8L;
-            MemoryUtil.putLong(at, MemoryUtil.getLong(at) << 32 | MemoryUtil.getLong(scratch + i * 8L) & 0xffffffffL);
+            MemoryUtil.putLong(at, pack(MemoryUtil.getLong(at), MemoryUtil.getLong(scratch + i * 8L)));
           }
         }
       } finally {

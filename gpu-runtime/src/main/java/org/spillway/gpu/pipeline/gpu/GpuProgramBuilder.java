@@ -108,7 +108,9 @@ final class GpuProgramBuilder {
 
   /**
    * A PROBE of the join's key; returns the stage columns after it (the joined row for INNER and LEFT, whose build
-   * columns are loaded where read). One key column of the long lane on both sides, no residual (an inner join's
+   * columns are loaded where read). One key column of the long lane on both sides, or two whose values PACK into one
+   * 64-bit key (a probe value beyond 32 bits then matches nothing, a build value beyond refuses the table at run time,
+   * {@link GpuJoinTables#packed}), no residual (an inner join's
    * is a filter stage after the probe), and no kind that outputs build rows; a MARK_BUILD probe marks build rows in
    * GPU memory under its marks' conditions ({@link #marks}, {@link GpuJoinTables#marks}).
    */
@@ -135,10 +137,6 @@ final class GpuProgramBuilder {
       if (!sameKeyLane(probeType, buildType)) {
         throw new GpuProgram.Unsupported("join keys of " + probeType + " and " + buildType
             + " (the GPU probe compares integer, date and same-scale decimal keys)");
-      }
-      if (keyCount == 2 && !(fits32(probeType) && fits32(buildType))) {
-        throw new GpuProgram.Unsupported("a join on two key columns of " + probeType + " and " + buildType
-            + " (the GPU probe packs two 32-bit keys into one)");
       }
     }
     int join = joinKinds.size();
@@ -214,10 +212,6 @@ final class GpuProgramBuilder {
   private final List<List<ExprType>> buildTypes = new ArrayList<>();
 
   /** Whether every value of the type fits 32 bits (INT32 and DATE columns). */
-  private static boolean fits32(ExprType type) {
-    return type.kind() == ExprType.Kind.INT32 || type.kind() == ExprType.Kind.DATE;
-  }
-
   /** Whether keys of these types compare as the same 64-bit values. */
   private static boolean sameKeyLane(ExprType a, ExprType b) {
     boolean integerA = a.kind() == ExprType.Kind.INT32 || a.kind() == ExprType.Kind.INT64;

@@ -412,6 +412,54 @@ class GpuColumnarPipelineTest {
   }
 
   /**
+   * A HAVING over a wide (128-bit) sum filters the groups on the device too: sums beyond 64 bits of both signs,
+   * compared with literals between them and equal to one, keep on the GPU the groups the CPU keeps.
+   */
+  @Test void havingOverAWideSumFiltersTheGroupsOnTheDevice() {
+    int rows = 4096;
+    int groups = 16;
+    BigIntVector key = new BigIntVector("k", allocator);
+    BigIntVector value = new BigIntVector("v", allocator);
+    vectors.add(key);
+    vectors.add(value);
+    key.allocateNew(rows);
+    value.allocateNew(rows);
+    java.math.BigInteger[] sums = new java.math.BigInteger[groups];
+    java.util.Arrays.fill(sums, java.math.BigInteger.ZERO);
+    for (int r = 0; r < rows; r++) {
+      int g = r % groups;
+      long v = (g % 3 == 0 ? -1 : 1) * (Long.MAX_VALUE / 2 - r * 7L - g);
+      key.set(r, g);
+      value.set(r, v);
+      sums[g] = sums[g].add(java.math.BigInteger.valueOf(v));
+    }
+    key.setValueCount(rows);
+    value.setValueCount(rows);
+    java.math.BigInteger[] sorted = sums.clone();
+    java.util.Arrays.sort(sorted);
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.decimal(2));
+    PipelineStage.Aggregate aggregate = new PipelineStage.Aggregate(new int[] {0}, List.of(
+        new AggCall(AggCall.Kind.SUM, 1, ExprType.BIG_DECIMAL)));
+    Expr sum = new Expr.Column(1, ExprType.BIG_DECIMAL);
+    for (Expr.CompareOp op : List.of(Expr.CompareOp.GT, Expr.CompareOp.LE, Expr.CompareOp.EQ, Expr.CompareOp.GE)) {
+      java.math.BigInteger at = op == Expr.CompareOp.EQ ? sorted[3] : sorted[groups / 2].add(java.math.BigInteger.ONE);
+      // GE's literal has more decimals than the sums (a scalar subquery's share of a total, as in Q11)
+      java.math.BigDecimal literal = op == Expr.CompareOp.GE
+          ? new java.math.BigDecimal(sorted[groups / 2].multiply(java.math.BigInteger.valueOf(1000)).add(
+              java.math.BigInteger.valueOf(371)), 5) : new java.math.BigDecimal(at, 2);
+      Expr having = new Expr.Compare(op, sum, new Expr.Literal(literal, ExprType.BIG_DECIMAL));
+      List<PipelineStage> stages = List.of(aggregate, new PipelineStage.Filter(having));
+      assertTrue(GpuColumnarPipeline.filtersGroupsOnDevice(stages), having.toString());
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, stages);
+      List<Object[]> kept = assertSameResult(gpu, TransferMethod.PINNED_COPY,
+          List.of(new SourceBatch(List.of(key, value), rows)), "HAVING " + having);
+      assertTrue(!kept.isEmpty() && kept.size() < groups, kept.size() + " groups kept by " + having);
+      assertEquals(16 + GpuAggregateState.bytes(kept.size(), 1), gpu.lastRun().returnedBytes(),
+          "only the kept groups come back");
+    }
+  }
+
+  /**
    * 150 000 rows of a key k (90 000 groups, -1 among them) and a small INT s: {@code r % spread - 1}, NULL in every
    * {@code nullEvery}th row (0: none).
    */

@@ -36,6 +36,25 @@ class GpuJoinTablesTest {
     assertEquals(1L << 32 | 0xffffffffL, packed.longs[1], "1 and -1 pack apart from 2 and 0 (no carry)");
   }
 
+  /**
+   * Columns of 64-bit types pack where their values fit 32 bits; a value beyond refuses the table (the CPU runs the
+   * pipeline), whatever a NULL row holds.
+   */
+  @Test void valuesBeyond32BitsRefuseTheTable() {
+    long[] high = {5, -7, 1L << 40};
+    long[] low = {Integer.MIN_VALUE, 9, 1};
+    boolean[] nulls = {false, false, true};
+    ColumnVector packed = GpuJoinTables.packed(ColumnVector.ofLongs(ExprType.INT64, high, nulls, 3),
+        ColumnVector.ofLongs(ExprType.decimal(2), low, null, 3));
+    assertEquals(5L << 32 | 0x80000000L, packed.longs[0]);
+    assertTrue(packed.isNull(2), "the NULL row's value is not packed");
+    long[] beyond = {5, Integer.MAX_VALUE + 1L, 1};
+    GpuJoinTables.BuildKeysRefused e = org.junit.jupiter.api.Assertions.assertThrows(
+        GpuJoinTables.BuildKeysRefused.class, () -> GpuJoinTables.packed(
+            ColumnVector.ofLongs(ExprType.INT64, high, null, 2), ColumnVector.ofLongs(ExprType.INT64, beyond, null, 3)));
+    assertTrue(e.getMessage().contains("2147483648, beyond 32 bits"), e.getMessage());
+  }
+
   /** Columns that write themselves pack as their vectors do, over any range of rows and across blocks. */
   @Test void writtenColumnsPackAsTheVectorsDo() {
     long seed = System.nanoTime();

@@ -216,6 +216,58 @@ class GpuProbePipelineTest {
   }
 
   /**
+   * Two key columns of 64-bit types (Q2's part key and supply cost) pack as 32-bit ones do: a probe value beyond 32
+   * bits (the probe's extreme keys) matches nothing, as on the CPU; a build value beyond 32 bits refuses the GPU
+   * table, and the CPU runs the pipeline, saying why.
+   */
+  @Test void twoKeysOf64BitTypesPackWhereTheirValuesFit() {
+    Random random = new Random(9);
+    SourceBatch batch = probe(random, 5000, true);
+    BigIntVector a = (BigIntVector) batch.columns().get(0);
+    BigIntVector v = (BigIntVector) batch.columns().get(3);
+    java.util.Set<List<Long>> pairs = new java.util.LinkedHashSet<>();
+    for (int r = 0; r < batch.rows() && pairs.size() < 700; r += 3) {  // every third row's pair, where it fits
+      if (!a.isNull(r) && !v.isNull(r) && a.get(r) == (int) a.get(r)) {
+        pairs.add(List.of(a.get(r), v.get(r)));
+      }
+    }
+    pairs.add(List.of(-5L, 123_456L));  // a pair no probe row has
+    int rows = pairs.size();
+    long[] keys = new long[rows];
+    long[] costs = new long[rows];
+    int i = 0;
+    for (List<Long> pair : pairs) {
+      keys[i] = pair.get(0);
+      costs[i++] = pair.get(1);
+    }
+    Build fits = new Build(new ColumnVector[] {ColumnVector.ofLongs(BIG, keys, null, rows),
+        ColumnVector.ofLongs(DEC2, costs, null, rows), ColumnVector.ofLongs(ExprType.DATE, new long[rows], null, rows)},
+        rows);
+    for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.LEFT, JoinProbe.Kind.SEMI,
+        JoinProbe.Kind.ANTI)) {
+      List<PipelineStage> stages = List.of(
+          new PipelineStage.HashJoinProbe(new JoinProbe(kind, new int[] {0, 3}, List.of(BIG, DEC2), new int[] {0, 1},
+              BUILD, false, null)),
+          new PipelineStage.Aggregate(new int[] {2}, List.of(new AggCall(AggCall.Kind.COUNT, -1, BIG))));
+      assertMatchesCpu(new GpuColumnarPipeline(PROBE, stages), TransferMethod.PINNED_COPY, List.of(batch),
+          List.of(fits), stages, kind + " on two 64-bit keys");
+    }
+    long[] beyond = keys.clone();
+    beyond[rows / 2] = 1L << 40;
+    Build refused = new Build(new ColumnVector[] {ColumnVector.ofLongs(BIG, beyond, null, rows),
+        fits.column(1), fits.column(2)}, rows);
+    List<PipelineStage> semi = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.SEMI,
+        new int[] {0, 3}, List.of(BIG, DEC2), new int[] {0, 1}, BUILD, false, null)),
+        new PipelineStage.Aggregate(new int[] {2}, List.of(new AggCall(AggCall.Kind.COUNT, -1, BIG))));
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, semi);
+    List<Object[]> expected = RandomBatches.rowsOf(bound(semi, List.of(refused)).run(List.of(batch), 2, () -> false));
+    List<ColumnBatch> out = gpu.run(GpuRuntime.requireDevice(), TransferMethod.PINNED_COPY, List.of(batch),
+        List.of(refused), stop -> bound(semi, List.of(refused)), 2, () -> false);
+    assertTrue(gpu.lastFallback() != null && gpu.lastFallback().contains("beyond 32 bits"), gpu.lastFallback());
+    RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), "a build value beyond 32 bits");
+  }
+
+  /**
    * FLOAT64 residuals after a probe (TPC-H Q17's {@code CAST(l_quantity AS DOUBLE) < 0.2 * avg}, the average a
    * build column of doubles): casts of decimals and integers, +, -, *, / (by zero too: infinities and NaN) and every
    * comparison, with NULLs on both sides, select exactly the rows the CPU backend selects. Averages near the probe's
