@@ -95,7 +95,7 @@ class SortedKeyIndexTest {
 
   @ParameterizedTest
   @EnumSource(IndexKind.class)
-  void rejectsUnsortedAndBuildKeysRefusedNamingTheFirstBadRow(IndexKind kind) {
+  void rejectsUnsortedAndDuplicateKeysNamingTheFirstBadRow(IndexKind kind) {
     try (BufferAllocator allocator = new RootAllocator()) {
       int rows = (int) ParallelRanges.RANGE + 1000;
       long[] keys = SortedKeyColumns.keys(Shape.DENSE, rows, false, new SplittableRandom(1));
