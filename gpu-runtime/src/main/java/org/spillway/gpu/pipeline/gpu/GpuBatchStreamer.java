@@ -53,9 +53,29 @@ final class GpuBatchStreamer {
 
   /**
    * A plain-text column of one batch, read in place by the kernels: the device-visible addresses of its int32
-   * offsets (row 0's) and of its UTF-8 bytes, and the bytes of both that its rows span (what crosses the link).
+   * offsets (row 0's) and of its UTF-8 bytes, and the bytes of both that its rows span (what crosses the link);
+   * {@code source} the host buffers they lie in (for the column cache, null where unknown), {@code cached} whether
+   * the addresses are a column cache's copies in GPU memory (nothing then crosses the link).
    */
-  record TextColumn(long offsetsAddress, long bytesAddress, long byteLength) {}
+  record TextColumn(long offsetsAddress, long bytesAddress, long byteLength, TextSource source, boolean cached) {
+    TextColumn(long offsetsAddress, long bytesAddress, long byteLength) {
+      this(offsetsAddress, bytesAddress, byteLength, null, false);
+    }
+  }
+
+  /**
+   * The host buffers of a plain-text column: its offsets ({@code rows + 1} of them from the buffer's start) and its
+   * UTF-8 bytes (from the buffer's start up to the last row's end offset; null where there are none).
+   */
+  record TextSource(ArrowBuf offsets, ArrowBuf bytes, long rows) {
+    long offsetsBytes() {
+      return 4 * (rows + 1);
+    }
+
+    long bytesLength() {
+      return bytes == null ? 0 : offsets.getInt(4 * rows);
+    }
+  }
 
   /**
    * The buffers of one batch: {@code buffers[c]} the data of column slot c, {@code buffers[slots + c]} its

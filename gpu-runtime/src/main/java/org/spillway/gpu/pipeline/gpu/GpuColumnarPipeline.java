@@ -530,6 +530,7 @@ public final class GpuColumnarPipeline {
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      buffers = GpuPass.withCachedText(session, device, buffers);
       // a pass that must run again with a larger table streams the same batches: those the GPU claimed in the first
       GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers).withClaims(claims);
       while (true) {
@@ -589,6 +590,7 @@ public final class GpuColumnarPipeline {
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
+      buffers = GpuPass.withCachedText(session, device, buffers);
       GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
           new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers).withClaims(claims), claims == null,
           cancelled);

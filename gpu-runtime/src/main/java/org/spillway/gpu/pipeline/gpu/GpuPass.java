@@ -110,6 +110,58 @@ final class GpuPass {
     return out;
   }
 
+  /**
+   * {@code batches} with their plain-text columns read from the column cache where it holds them, or can take them
+   * now (filled here, before any kernel reads them): a cached run then reads its text from GPU memory instead of over
+   * the link (Q13's comments). Text the cache cannot take stays where it lies; without a session nothing changes.
+   */
+  static List<GpuBatchStreamer.BatchBuffers> withCachedText(GpuColumnCache.Session session, CudaDevice device,
+      List<GpuBatchStreamer.BatchBuffers> batches) {
+    if (session == null || batches.stream().allMatch(b -> b.text() == null)) {
+      return batches;
+    }
+    List<GpuBatchStreamer.BatchBuffers> out = new ArrayList<>();
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      for (GpuBatchStreamer.BatchBuffers batch : batches) {
+        GpuBatchStreamer.TextColumn[] text = batch.text() == null ? null : batch.text().clone();
+        for (int c = 0; text != null && c < text.length; c++) {
+          text[c] = text[c] == null ? null : cachedText(session, text[c], stream);
+        }
+        out.add(new GpuBatchStreamer.BatchBuffers(batch.rows(), batch.buffers(), text));
+      }
+      stream.synchronize();  // the fills are done before any kernel reads the copies
+    } finally {
+      GpuScratch.release(device, stream);
+    }
+    return out;
+  }
+
+  /** A text column's copy in the cache (filled on {@code stream} where new), or the column as it is. */
+  private static GpuBatchStreamer.TextColumn cachedText(GpuColumnCache.Session session,
+      GpuBatchStreamer.TextColumn text, CudaStream stream) {
+    GpuBatchStreamer.TextSource source = text.source();
+    if (source == null || text.cached()) {
+      return text;
+    }
+    GpuColumnCache.Entry offsets = session.acquire(source.offsets(), source.offsets().memoryAddress(),
+        source.offsetsBytes());
+    GpuColumnCache.Entry bytes = source.bytes() == null || offsets == null ? null
+        : session.acquire(source.bytes(), source.bytes().memoryAddress(), source.bytesLength());
+    if (offsets == null || source.bytes() != null && bytes == null) {
+      return text;  // an entry acquired but not filled is dropped when the session closes
+    }
+    for (GpuColumnCache.Entry entry : bytes == null ? List.of(offsets) : List.of(offsets, bytes)) {
+      if (session.mustFill(entry)) {
+        session.fill(entry, stream);
+      } else {
+        session.await(entry, stream);
+      }
+    }
+    return new GpuBatchStreamer.TextColumn(offsets.address(), bytes == null ? 0 : bytes.address(), text.byteLength(),
+        source, true);
+  }
+
   /** Runs the pass; see the class comment. */
   Outcome run(long capacity, int callCount, List<GpuBatchStreamer.BatchBuffers> batches,
       GpuColumnCache.Entry[][] resident, GpuColumnCache.Session session, GpuBatchStreamer streamer, long chunkRows,
@@ -202,7 +254,8 @@ final class GpuPass {
           out[hit ? 1 : 0] += buffers[i].column().byteLength();
         }
       }
-      out[0] += textBytes(batches.get(b));
+      out[0] += textBytes(batches.get(b), false);
+      out[1] += textBytes(batches.get(b), true);
     }
     return out;
   }
@@ -223,11 +276,17 @@ final class GpuPass {
     return Math.min(columns, MAX_STAGED_TEXT_COLUMNS) * TEXT_TILE_BYTES;
   }
 
-  /** Bytes of a batch's plain-text columns, which the kernels read in place over the link. */
+  /** Bytes of a batch's plain-text columns that the kernels read in place over the link (not from the cache). */
   static long textBytes(GpuBatchStreamer.BatchBuffers batch) {
+    return textBytes(batch, false);
+  }
+
+  /** Bytes of a batch's plain-text columns read over the link ({@code cached} false) or from the column cache. */
+  static long textBytes(GpuBatchStreamer.BatchBuffers batch, boolean cached) {
     long bytes = 0;
     for (int c = 0; batch.text() != null && c < batch.text().length; c++) {
-      bytes += batch.text()[c] == null ? 0 : batch.text()[c].byteLength();
+      GpuBatchStreamer.TextColumn text = batch.text()[c];
+      bytes += text == null || text.cached() != cached ? 0 : text.byteLength();
     }
     return bytes;
   }

@@ -35,7 +35,8 @@ final class GpuTextColumns {
     // no bytes at all (only empty strings or NULLs): nothing is read there
     long bytes = text.getDataBuffer().capacity() == 0 ? 0 : visible(device, method, text.getDataBuffer(), vector);
     long spanned = 4L * (rows + 1) + text.getOffsetBuffer().getInt(4L * rows) - text.getOffsetBuffer().getInt(0);
-    return new GpuBatchStreamer.TextColumn(offsets, bytes, spanned);
+    return new GpuBatchStreamer.TextColumn(offsets, bytes, spanned, new GpuBatchStreamer.TextSource(
+        text.getOffsetBuffer(), bytes == 0 ? null : text.getDataBuffer(), rows), false);
   }
 
   private static long visible(CudaDevice device, TransferMethod method, ArrowBuf buffer, FieldVector vector) {

@@ -18,8 +18,35 @@ final class RowComparator {
     this.columns = new ColumnVector[keys.size()];
     this.keys = keys.toArray(new SortKey[0]);
     for (int k = 0; k < this.keys.length; k++) {
-      this.columns[k] = columns[this.keys[k].column()];
+      ColumnVector column = columns[this.keys[k].column()];
+      this.columns[k] = column.type.kind() == ExprType.Kind.BIG_DECIMAL ? unscaledLongs(column) : column;
     }
+  }
+
+  /**
+   * A BIG_DECIMAL key as its values unscaled at their largest scale, where every one fits 64 bits (the sums of
+   * Q11's or Q18's decimals): comparing longs orders them as comparing the BigDecimals does, at a fraction of the
+   * cost. The column itself where a value does not fit.
+   */
+  static ColumnVector unscaledLongs(ColumnVector column) {
+    int scale = Integer.MIN_VALUE;
+    for (int r = 0; r < column.size; r++) {
+      if (!column.isNull(r)) {
+        scale = Math.max(scale, ((BigDecimal) column.objects[r]).scale());
+      }
+    }
+    long[] values = new long[column.size];
+    for (int r = 0; r < column.size; r++) {
+      if (column.isNull(r)) {
+        continue;
+      }
+      BigDecimal value = ((BigDecimal) column.objects[r]).setScale(scale);  // exact: no scale is larger
+      if (value.unscaledValue().bitLength() > 63) {
+        return column;
+      }
+      values[r] = value.unscaledValue().longValue();
+    }
+    return ColumnVector.ofLongs(ExprType.INT64, values, column.nulls, column.size);
   }
 
   /** Negative, zero or positive as row {@code a} sorts before, with or after row {@code b}. */

@@ -41,8 +41,8 @@ import org.spillway.gpu.vector.ExprType;
  * the CPU backend, on fresh random text: empty strings, NULLs, multi-byte UTF-8 and line terminators, pieces at the
  * very start and end, overlapping pieces ({@code %aa%aa%}), rows longer than 1 KB, many batches cut into small chunks
  * (so that chunks start inside a batch's offsets), grouped, global and row-returning pipelines, LIKE inside CASE and
- * OR; both filter variants, zero-copy and pinned-copy methods, a scan shared with the CPU, the column cache (the text
- * is read in place beside cached columns) and pageable text, which the GPU cannot read in place.
+ * OR; both filter variants, zero-copy and pinned-copy methods, a scan shared with the CPU, the column cache (which
+ * holds the text too, where it has room) and pageable text, which the GPU cannot read in place.
  */
 @GpuTest
 class GpuLikePipelineTest {
@@ -126,10 +126,11 @@ class GpuLikePipelineTest {
   }
 
   /**
-   * With the column cache, the fixed-width columns are read from GPU memory (the second run makes one launch over a
-   * table of every batch) while the text is read in place from pinned host memory.
+   * With the column cache, the text is cached beside the fixed-width columns: the first run fills it, the second reads
+   * everything from GPU memory (grouped, global and row-returning pipelines; one launch over a table of every batch)
+   * and transfers nothing. A cache too small for the text leaves it read in place, with the same rows.
    */
-  @Test void cachedColumnsBesideTextReadInPlace() {
+  @Test void cachedTextIsReadFromGpuMemory() {
     allocator = RandomColumns.allocatorFor(TransferMethod.PINNED_COPY);
     Random random = new Random(13);
     List<SourceBatch> batches = new ArrayList<>();
@@ -137,15 +138,26 @@ class GpuLikePipelineTest {
       batches.add(orders(random, 3000, b % 2 == 0));
     }
     CudaDevice device = GpuRuntime.requireDevice();
-    try (GpuColumnCache cache = new GpuColumnCache(device, 1L << 30)) {
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages(0, like("%special%requests%", true)))
-          .withCache(cache);
-      for (int run = 0; run < 2; run++) {
-        RandomBatches.assertSameResult(gpu, TransferMethod.ZERO_COPY, batches, "run " + run, null);
+    for (int shape = 0; shape < 4; shape++) {
+      try (GpuColumnCache cache = new GpuColumnCache(device, 1L << 30)) {
+        GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages(shape, like("%special%requests%", true)))
+            .withCache(cache);
+        for (int run = 0; run < 2; run++) {
+          RandomBatches.assertSameResult(gpu, TransferMethod.ZERO_COPY, batches, "shape " + shape + ", run " + run,
+              null);
+        }
+        assertTrue(gpu.lastRun().cachedBytes() > 0, "second run reads the cache: " + gpu.lastRun());
+        assertEquals(0, gpu.lastRun().bytes(), "shape " + shape + ": nothing crosses the link: " + gpu.lastRun());
       }
-      assertTrue(gpu.lastRun().cachedBytes() > 0, "second run reads the cache: " + gpu.lastRun());
-      assertTrue(gpu.lastRun().kernelNanos() >= 0, "one launch over every batch: " + gpu.lastRun());
-      assertTrue(gpu.lastRun().bytes() > 0, "the text still crosses the link: " + gpu.lastRun());
+    }
+    // room for the fixed-width columns of every batch (12 bytes a row), not for their text as well
+    try (GpuColumnCache small = new GpuColumnCache(device, 5 * 3000 * 12 + 5 * 4096)) {
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages(0, like("%special%requests%", true)))
+          .withCache(small);
+      for (int run = 0; run < 2; run++) {
+        RandomBatches.assertSameResult(gpu, TransferMethod.ZERO_COPY, batches, "small cache, run " + run, null);
+      }
+      assertTrue(gpu.lastRun().bytes() > 0, "text the cache cannot take crosses the link: " + gpu.lastRun());
     }
   }
 
