@@ -537,7 +537,7 @@ public final class GpuColumnarPipeline {
         GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
             chunkRows(batches), cancelled, (state, header) -> {
               GpuPipelineErrors.throwIfFailed(header[0], pass.origins());
-              return state.result(aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
+              return state.result(device, aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
                   keyNullBits, pass.trackedCalls());
             });
         lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims),
