@@ -45,12 +45,6 @@ final class ColumnStatisticsCollector {
    */
   private int minFirstByte = Integer.MAX_VALUE;
   private int maxFirstByte = Integer.MIN_VALUE;
-  /** The order keys of the numeric values being observed (see {@link #observeOrder}). */
-  private long[] keys = new long[0];
-  /** Holds the text values being observed, their bounds in it, and their hashes. */
-  private byte[] scratch = new byte[64];
-  private int[] bounds = new int[0];
-  private long[] hashes = new long[0];
   /** Whether the values observed here are non-decreasing (NULLs aside), as order keys ({@link #orderKey}). */
   private boolean ordered = true;
   /** Non-null values observed here (not merged in), whose order {@link #ordered} tells. */
@@ -178,9 +172,7 @@ final class ColumnStatisticsCollector {
    * each row's value too, or each of the {@code declared} ones (null: not declared).
    */
   private void observeNumbers(FieldVector vector, int rows, ByteBuffer validity, long[] declared) {
-    if (keys.length < rows) {
-      keys = new long[rows];
-    }
+    long[] keys = StatisticsScratch.ofThread().keys(rows);  // the order keys of the non-NULL rows
     // one loop per layout, reading the buffers through views (see VectorBuffers) into the non-NULL rows' order keys
     int count = 0;
     if (vector instanceof Float8Vector) {
@@ -312,22 +304,20 @@ final class ColumnStatisticsCollector {
   }
 
   /**
-   * Text values straight from the vector's buffers: the batch's bytes are copied into one reused array at once, and
-   * their hashes made for the whole batch first ({@link HyperLogLog#hashBytes(byte[], int[], int, long[])}).
+   * Text values straight from the vector's buffers: the batch's bytes are copied at once into the thread's array
+   * ({@link StatisticsScratch}), and their hashes made for the whole batch first
+   * ({@link HyperLogLog#hashBytes(byte[], int[], int, long[])}).
    */
   private void observeText(VarCharVector vector, int rows) {
     IntBuffer offsets = VectorBuffers.offsets(vector, rows);
     ByteBuffer validity = VectorBuffers.validity(vector, rows);
     int first = offsets.get(0);
     int end = offsets.get(rows);
-    if (scratch.length < end - first) {
-      scratch = new byte[Math.max(end - first, 2 * scratch.length)];
-    }
+    StatisticsScratch arrays = StatisticsScratch.ofThread();
+    byte[] scratch = arrays.text(end - first);
     vector.getDataBuffer().getBytes(first, scratch, 0, end - first);
-    if (bounds.length < rows + 1) {
-      bounds = new int[rows + 1];
-      hashes = new long[rows];
-    }
+    int[] bounds = arrays.bounds(rows + 1);
+    long[] hashes = arrays.hashes(rows);
     for (int row = 0; row <= rows; row++) {
       bounds[row] = offsets.get(row) - first;
     }
