@@ -29,7 +29,6 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 import org.spillway.storage.BatchBuilder;
@@ -38,7 +37,7 @@ import org.spillway.storage.StorageException;
 import org.spillway.storage.TableSchema;
 
 /**
- * A Parquet file read through parquet-hadoop's {@link ParquetFileReader} on a {@link LocalInputFile}, with
+ * A Parquet file read through parquet-hadoop's {@link ParquetFileReader} on a {@link ChannelInputFile}, with
  * {@link PlainParquetConfiguration} and {@link ParquetCodecs}, so that no Hadoop class is needed. Each row group is
  * a piece: its column chunks are decoded column by column into batches.
  */
@@ -110,7 +109,7 @@ final class ParquetSource extends FileSource {
    * resolve without Hadoop's classes (the other overloads name them); it reads the footer again, which is small.
    */
   private static ParquetFileReader openReader(Path file, ParquetReadOptions options) throws IOException {
-    return new ParquetFileReader(new LocalInputFile(file), options);
+    return new ParquetFileReader(new ChannelInputFile(file), options);
   }
 
   private static MethodHandle readerWithFooter() {
@@ -125,7 +124,7 @@ final class ParquetSource extends FileSource {
 
   /** A reader of this file that uses the footer read by {@link #open}. */
   private ParquetFileReader openReader() throws IOException {
-    InputFile input = new LocalInputFile(file());
+    InputFile input = new ChannelInputFile(file());
     SeekableInputStream stream = input.newStream();
     try {
       return (ParquetFileReader) READER_WITH_FOOTER.invoke(input, footer, options, stream);
