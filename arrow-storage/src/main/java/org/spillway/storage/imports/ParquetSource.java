@@ -14,7 +14,6 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.VersionParser;
 import org.apache.parquet.VersionParser.ParsedVersion;
 import org.apache.parquet.bytes.ByteBufferAllocator;
-import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.crypto.FileDecryptionProperties;
@@ -156,7 +155,7 @@ final class ParquetSource extends FileSource {
           true /* useRecordFilter */, true /* useColumnIndexFilter */, true /* usePageChecksumVerification */,
           true /* useBloomFilter */, false /* useOffHeapDecryptBuffer */, false /* useHadoopVectoredIo */,
           FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, ParquetCodecs.INSTANCE,
-          new HeapByteBufferAllocator(), MAX_ALLOCATION_BYTES, new HashMap<String, String>(), null, null,
+          RowGroupBuffers.ALLOCATOR, MAX_ALLOCATION_BYTES, new HashMap<String, String>(), null, null,
           new PlainParquetConfiguration());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("this parquet-hadoop version's ParquetReadOptions has no constructor that"
@@ -182,7 +181,8 @@ final class ParquetSource extends FileSource {
   @Override
   public void read(int rowGroup, BatchSink sink) {
     String where = file() + ": row group " + rowGroup;
-    try (ParquetFileReader reader = openReader()) {
+    // the row group's bytes and pages are read into the thread's arrays, free again once it is decoded
+    try (RowGroupBuffers.Scope buffers = RowGroupBuffers.scope(); ParquetFileReader reader = openReader()) {
       PageReadStore pages = reader.readRowGroup(rowGroup);
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");
