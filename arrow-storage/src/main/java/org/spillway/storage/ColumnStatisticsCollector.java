@@ -119,7 +119,8 @@ final class ColumnStatisticsCollector {
    * Integers, decimals or dates whose distinct values are not declared (a plain Parquet page's, say): the counts, the
    * order, the bounds and the sketch in one pass over the rows, the state kept in locals and stored once. As
    * {@link #observeNumbers} and {@link #observeBoundsAndSketch} give it (the same order, bounds and sketch registers);
-   * their three passes, each storing state into fields per row, cost twice this one.
+   * their three passes, the rows' keys copied out and state stored into fields per row, cost about a third more (5
+   * to 7 against 4 to 5 ns a row in a micro-benchmark on the 2-core machine).
    */
   private void observeIntegers(FieldVector vector, int rows, ByteBuffer validity) {
     boolean wide = vector instanceof BigIntVector;

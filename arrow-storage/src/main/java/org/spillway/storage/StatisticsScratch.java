@@ -4,8 +4,8 @@ package org.spillway.storage;
  * The arrays a {@link ColumnStatisticsCollector} observes a batch's values in, shared by the collectors of a thread
  * (a thread observes one column at a time): a collector is made per batch and column, and arrays of its own were new
  * for every batch; a text column's bytes are megabytes, which the JVM allocates outside the thread's buffers, clears
- * and collects (lineitem's comments: 180 MB an SF 1 import, each array a humongous G1 allocation that starts a
- * concurrent cycle, after which the heap shrinks and grows again, page faults included). Arrays of up to
+ * and collects (lineitem's comments: 180 MB an SF 1 import, each array a humongous G1 allocation, which can start a
+ * concurrent cycle after which the heap shrinks and grows again, page faults included). Arrays of up to
  * {@link #KEPT_BYTES} bytes stay with the thread; a larger one is used once and left to the collector.
  */
 final class StatisticsScratch {
