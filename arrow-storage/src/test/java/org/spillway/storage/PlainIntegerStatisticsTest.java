@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Integers, decimals and dates observed row by row (no distinct values declared: a plain Parquet page's, a CSV's)
  * give the statistics a plain reference computes from the same values: NULL count, bounds, the sketch of every
- * value, and whether they ascend; for many distinct values (where the sketch's registers differ if one value is
- * missed), values repeated in the next row (which the sketch takes once), NULLs first, between and last, batches of
- * NULLs only, several batches observed by one collector and batches merged into a table.
+ * value, and whether they ascend; for many distinct values and for few (whose estimate moves with each), values
+ * repeated in the next row (which the sketch takes once), NULLs first, between and last, batches of NULLs only,
+ * several batches observed by one collector and batches merged into a table.
  */
 class PlainIntegerStatisticsTest {
   private static final List<ColumnDef> COLUMNS = List.of(ColumnDef.of("i", "INTEGER"), ColumnDef.of("b", "BIGINT"),
@@ -35,13 +35,13 @@ class PlainIntegerStatisticsTest {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     for (ColumnDef column : COLUMNS) {
-      for (boolean ascending : new boolean[] {true, false}) {
+      for (Shape shape : Shape.values()) {
         List<Long[]> batches = new ArrayList<>();
         for (int b = 0; b < 4; b++) {
-          batches.add(batch(random, b == 2 ? 0 : 1 + random.nextInt(20_000), ascending, b * 1_000_000L,
+          batches.add(batch(random, b == 2 ? 0 : 1 + random.nextInt(20_000), shape, (b - 1) * 1_000_000L,
               b == 3 ? 1.0 : 0.1));
         }
-        String what = column + ", ascending " + ascending + ", seed " + seed;
+        String what = column + ", " + shape + ", seed " + seed;
         ColumnStatistics expected = reference(column, batches);
         // one collector observing every batch in turn
         ColumnStatisticsCollector one = new ColumnStatisticsCollector(column, 100);
@@ -62,16 +62,27 @@ class PlainIntegerStatisticsTest {
   }
 
   /**
-   * {@code rows} values from {@code base} on (ascending, each the last plus 0 to 2, or at random), NULL with
-   * probability {@code nullShare} and always in the first and last row; all NULL where {@code nullShare} is 1.
+   * How a batch's values lie: ascending, each the last plus 0 to 2 (repeats in the next row); at random among many;
+   * at random among 60 (where the linear-counting estimate moves with every distinct value, so that one missed
+   * changes it).
    */
-  private static Long[] batch(Random random, int rows, boolean ascending, long base, double nullShare) {
+  private enum Shape { ASCENDING, MANY, FEW }
+
+  /**
+   * {@code rows} values from {@code base} on, of the shape, NULL with probability {@code nullShare} and always in the
+   * first and last row; all NULL where {@code nullShare} is 1.
+   */
+  private static Long[] batch(Random random, int rows, Shape shape, long base, double nullShare) {
     Long[] values = new Long[rows];
     long last = base;
     for (int row = 0; row < rows; row++) {
       last += random.nextInt(3);
       boolean isNull = row == 0 || row == rows - 1 || random.nextDouble() < nullShare;
-      values[row] = isNull ? null : ascending ? last : base + random.nextInt(1_000_000) - 500_000;
+      values[row] = isNull ? null : switch (shape) {
+        case ASCENDING -> last;
+        case MANY -> base + random.nextInt(1_000_000) - 500_000;
+        case FEW -> base + random.nextInt(60) - 30;
+      };
     }
     return values;
   }
