@@ -52,12 +52,14 @@ public final class ParquetCodecs implements CompressionCodecFactory {
       @Override
       public BytesInput decompress(BytesInput bytes, int uncompressedSize) throws IOException {
         if (codec == CompressionCodecName.SNAPPY) {
-          // the page's compressed bytes where they lie (a slice of the chunk's buffer, which toByteArray copies)
+          // the page's compressed bytes where they lie (a slice of the chunk's buffer, which toByteArray copies),
+          // uncompressed into an array of the row group's (RowGroupBuffers)
           ByteBuffer compressed = bytes.toInputStream().slice((int) bytes.size());
           if (compressed.hasArray()) {
             int from = compressed.arrayOffset() + compressed.position();
-            return BytesInput.from(uncompressSnappy(compressed.array(), from, compressed.remaining(),
-                uncompressedSize));
+            byte[] out = RowGroupBuffers.take(uncompressedSize);
+            uncompressSnappy(compressed.array(), from, compressed.remaining(), out, uncompressedSize);
+            return BytesInput.from(out, 0, uncompressedSize);
           }
         }
         return BytesInput.from(ParquetCodecs.decompress(codec, bytes.toByteArray(), uncompressedSize));
@@ -99,7 +101,11 @@ public final class ParquetCodecs implements CompressionCodecFactory {
   static byte[] decompress(CompressionCodecName codec, byte[] compressed, int uncompressedSize) throws IOException {
     byte[] out = switch (codec) {
       case UNCOMPRESSED -> compressed;
-      case SNAPPY -> uncompressSnappy(compressed, 0, compressed.length, uncompressedSize);
+      case SNAPPY -> {
+        byte[] uncompressed = new byte[uncompressedSize];
+        uncompressSnappy(compressed, 0, compressed.length, uncompressed, uncompressedSize);
+        yield uncompressed;
+      }
       case ZSTD -> Zstd.decompress(compressed, uncompressedSize);
       case GZIP -> {
         try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
@@ -121,18 +127,16 @@ public final class ParquetCodecs implements CompressionCodecFactory {
   }
 
   /**
-   * The {@code length} Snappy-compressed bytes of {@code compressed} from {@code from}, uncompressed into an array of
-   * the page header's size; fails if the data says another size.
+   * The {@code length} Snappy-compressed bytes of {@code compressed} from {@code from}, uncompressed into the first
+   * {@code uncompressedSize} bytes (the page header's size) of {@code out}; fails if the data says another size.
    */
-  private static byte[] uncompressSnappy(byte[] compressed, int from, int length, int uncompressedSize)
+  private static void uncompressSnappy(byte[] compressed, int from, int length, byte[] out, int uncompressedSize)
       throws IOException {
     int size = Snappy.uncompressedLength(compressed, from, length);
     if (size != uncompressedSize) {
       throw new IOException("a SNAPPY page decompressed to " + size + " bytes, its header says " + uncompressedSize);
     }
-    byte[] out = new byte[size];
     Snappy.uncompress(compressed, from, length, out, 0);
-    return out;
   }
 
   static byte[] compress(CompressionCodecName codec, byte[] plain) throws IOException {

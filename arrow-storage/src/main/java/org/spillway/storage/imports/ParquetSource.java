@@ -14,7 +14,6 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.VersionParser;
 import org.apache.parquet.VersionParser.ParsedVersion;
 import org.apache.parquet.bytes.ByteBufferAllocator;
-import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.ParquetConfiguration;
 import org.apache.parquet.crypto.FileDecryptionProperties;
@@ -29,7 +28,6 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.InputFile;
-import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 import org.spillway.storage.BatchBuilder;
@@ -38,7 +36,7 @@ import org.spillway.storage.StorageException;
 import org.spillway.storage.TableSchema;
 
 /**
- * A Parquet file read through parquet-hadoop's {@link ParquetFileReader} on a {@link LocalInputFile}, with
+ * A Parquet file read through parquet-hadoop's {@link ParquetFileReader} on a {@link ChannelInputFile}, with
  * {@link PlainParquetConfiguration} and {@link ParquetCodecs}, so that no Hadoop class is needed. Each row group is
  * a piece: its column chunks are decoded column by column into batches.
  */
@@ -110,7 +108,7 @@ final class ParquetSource extends FileSource {
    * resolve without Hadoop's classes (the other overloads name them); it reads the footer again, which is small.
    */
   private static ParquetFileReader openReader(Path file, ParquetReadOptions options) throws IOException {
-    return new ParquetFileReader(new LocalInputFile(file), options);
+    return new ParquetFileReader(new ChannelInputFile(file), options);
   }
 
   private static MethodHandle readerWithFooter() {
@@ -125,7 +123,7 @@ final class ParquetSource extends FileSource {
 
   /** A reader of this file that uses the footer read by {@link #open}. */
   private ParquetFileReader openReader() throws IOException {
-    InputFile input = new LocalInputFile(file());
+    InputFile input = new ChannelInputFile(file());
     SeekableInputStream stream = input.newStream();
     try {
       return (ParquetFileReader) READER_WITH_FOOTER.invoke(input, footer, options, stream);
@@ -157,7 +155,7 @@ final class ParquetSource extends FileSource {
           true /* useRecordFilter */, true /* useColumnIndexFilter */, true /* usePageChecksumVerification */,
           true /* useBloomFilter */, false /* useOffHeapDecryptBuffer */, false /* useHadoopVectoredIo */,
           FilterCompat.NOOP, ParquetMetadataConverter.NO_FILTER, ParquetCodecs.INSTANCE,
-          new HeapByteBufferAllocator(), MAX_ALLOCATION_BYTES, new HashMap<String, String>(), null, null,
+          RowGroupBuffers.ALLOCATOR, MAX_ALLOCATION_BYTES, new HashMap<String, String>(), null, null,
           new PlainParquetConfiguration());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("this parquet-hadoop version's ParquetReadOptions has no constructor that"
@@ -183,7 +181,8 @@ final class ParquetSource extends FileSource {
   @Override
   public void read(int rowGroup, BatchSink sink) {
     String where = file() + ": row group " + rowGroup;
-    try (ParquetFileReader reader = openReader()) {
+    // the row group's bytes and pages are read into the thread's arrays, free again once it is decoded
+    try (RowGroupBuffers.Scope buffers = RowGroupBuffers.scope(); ParquetFileReader reader = openReader()) {
       PageReadStore pages = reader.readRowGroup(rowGroup);
       if (pages == null) {
         throw new StorageException(where + ": missing from the file");

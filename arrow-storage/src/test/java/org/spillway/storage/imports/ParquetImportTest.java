@@ -234,9 +234,9 @@ class ParquetImportTest {
   }
 
   /**
-   * Plain text of every length from 0 to 150 bytes, NULLs between, reads back exactly: short values are copied eight
-   * bytes at a time past their end (overwritten by the next), long ones and those at a page's end as they are; v1
-   * and v2 pages, batches that end inside a page (row groups of more rows than a batch).
+   * Plain text of every length from 0 to 150 bytes, NULLs between, reads back exactly: values of up to 64 bytes are
+   * copied as 64 bytes, past their end (overwritten by the next), longer ones and those at a page's end as they are;
+   * v1 and v2 pages, batches that end inside a page (row groups of more rows than a batch).
    */
   @Test
   void plainTextOfEveryLengthReadsBack() throws IOException {
