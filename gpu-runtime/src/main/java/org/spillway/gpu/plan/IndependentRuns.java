@@ -23,8 +23,16 @@ final class IndependentRuns {
   private IndependentRuns() {}
 
   /**
-   * The results of {@code parts}, in their order: side by side if {@code sideBySide} (none of them uses the GPU,
-   * {@link PlanNode#cpuOnly}), else one after another; the first failure is thrown once the parts under way ended.
+   * Whether parts that run {@code nodes} may run side by side: at most one of them uses the GPU ({@link
+   * PlanNode#cpuOnly}), so that no two GPU runs contend for device memory, while the CPU's parts run beside the GPU's.
+   */
+  static boolean sideBySide(List<PlanNode> nodes) {
+    return nodes.stream().filter(node -> !node.cpuOnly()).count() <= 1;
+  }
+
+  /**
+   * The results of {@code parts}, in their order: side by side if {@code sideBySide} (see {@link #sideBySide}), else
+   * one after another; the first failure is thrown once the parts under way ended.
    */
   static <T> List<T> run(RunContext context, boolean sideBySide, List<Supplier<T>> parts) {
     Object[] results = new Object[parts.size()];

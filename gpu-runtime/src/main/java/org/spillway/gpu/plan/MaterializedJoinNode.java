@@ -86,9 +86,9 @@ public final class MaterializedJoinNode implements PlanNode {
     return !choice.gpu() && left.cpuOnly() && right.cpuOnly();
   }
 
-  /** Both inputs, side by side where neither uses the GPU. */
+  /** Both inputs, side by side where at most one uses the GPU. */
   private List<NodeOutput> runInputs(RunContext context) {
-    return IndependentRuns.run(context, left.cpuOnly() && right.cpuOnly(),
+    return IndependentRuns.run(context, IndependentRuns.sideBySide(List.of(left, right)),
         List.of(() -> left.run(context), () -> right.run(context)));
   }
 

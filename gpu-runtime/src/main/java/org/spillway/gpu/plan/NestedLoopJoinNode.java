@@ -66,7 +66,7 @@ public final class NestedLoopJoinNode implements PlanNode {
           ? "filters the big side by " + filter.get() : "filters nothing of the big side");
       leftColumns = narrowed.orElse(left).run(context);
     } else {
-      List<NodeOutput> inputs = IndependentRuns.run(context, cpuOnly(),
+      List<NodeOutput> inputs = IndependentRuns.run(context, IndependentRuns.sideBySide(List.of(left, right)),
           List.of(() -> left.run(context), () -> right.run(context)));
       leftColumns = inputs.get(0);
       rightColumns = inputs.get(1);

@@ -171,7 +171,10 @@ public final class ProbePipelineNode implements PlanNode {
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
     List<PipelineStage> bound = new ArrayList<>(stages);
     // the build sides and a source node depend on nothing here but their own inputs: they run side by side
-    boolean sideBySide = source == null || source.cpuOnly();
+    List<PlanNode> inputs = new ArrayList<>();
+    if (source != null) {
+      inputs.add(source);
+    }
     List<Integer> built = new ArrayList<>();
     List<Supplier<Object>> parts = new ArrayList<>();
     for (int s = 0; s < stages.size(); s++) {
@@ -183,7 +186,7 @@ public final class ProbePipelineNode implements PlanNode {
           JoinBuild build = builds.get(s);
           BitSet gathered = planned.buildColumnsRead(s);
           built.add(s);
-          sideBySide &= build.node().cpuOnly();
+          inputs.add(build.node());
           parts.add(() -> build(probe.probe(), build, gathered, context));
         }
       }
@@ -192,7 +195,7 @@ public final class ProbePipelineNode implements PlanNode {
     if (source != null) {
       parts.add(() -> source.run(context, sourceRead).batches(sourceRead));
     }
-    List<Object> results = IndependentRuns.run(context, sideBySide, parts);
+    List<Object> results = IndependentRuns.run(context, IndependentRuns.sideBySide(inputs), parts);
     for (int i = 0; i < built.size(); i++) {
       bound.set(built.get(i), new PipelineStage.HashJoinProbe((JoinProbe) results.get(i)));
     }
@@ -228,30 +231,39 @@ public final class ProbePipelineNode implements PlanNode {
       pipeline.withCache(GpuColumnCaches.of(device, gpu.cacheRequestBytes()));
     }
     ColumnarPipeline planned = new ColumnarPipeline(inputTypes, stages, read);
-    List<NodeOutput> buildRows = new ArrayList<>();  // null for a probe the caller bound
-    List<IndexedColumns> gpuBuilds = new ArrayList<>();
     List<Integer> probeStages = new ArrayList<>();
+    List<PlanNode> buildNodes = new ArrayList<>();
+    List<Supplier<NodeOutput>> runs = new ArrayList<>();  // null for a probe the caller bound
     long start = System.nanoTime();
     for (int s = 0; s < stages.size(); s++) {
       if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
-        JoinProbe given = prebound.apply(s);
-        if (given != null) {
-          buildRows.add(null);
-          gpuBuilds.add(given.build());
-          probeStages.add(s);
-          continue;
-        }
+        int stage = s;
         BitSet columns = planned.buildColumnsRead(s);
         columns.or(pipeline.buildColumnsRead(probeStages.size()));
         for (int key : probe.probe().buildKeys()) {
           columns.set(key);
         }
-        context.checkCancelled("before the build side of " + builds.get(s).label());
-        NodeOutput rows = builds.get(s).node().run(context, columns);
-        buildRows.add(rows);
-        gpuBuilds.add(rows);
         probeStages.add(s);
+        if (prebound.apply(s) != null) {
+          runs.add(null);
+          continue;
+        }
+        buildNodes.add(builds.get(s).node());
+        runs.add(() -> {
+          context.checkCancelled("before the build side of " + builds.get(stage).label());
+          return builds.get(stage).node().run(context, columns);
+        });
       }
+    }
+    // the build sides run side by side where at most one of them uses the GPU
+    List<NodeOutput> ran = IndependentRuns.run(context, IndependentRuns.sideBySide(buildNodes),
+        runs.stream().filter(java.util.Objects::nonNull).toList());
+    List<NodeOutput> buildRows = new ArrayList<>();  // null for a probe the caller bound
+    List<IndexedColumns> gpuBuilds = new ArrayList<>();
+    for (int i = 0, next = 0; i < runs.size(); i++) {
+      NodeOutput rows = runs.get(i) == null ? null : ran.get(next++);
+      buildRows.add(rows);
+      gpuBuilds.add(rows != null ? rows : prebound.apply(probeStages.get(i)).build());
     }
     pipeline.withBuildMarks((probe, marks) -> prebound.apply(probeStages.get(probe)).markBuildRows(marks));
     long built = System.nanoTime();

@@ -48,6 +48,17 @@ class IndependentRunsTest {
     assertEquals(List.of("1,2", "1,3", "2,3"), rows(join.run(new RunContext(2, () -> false))));
   }
 
+  /**
+   * One input that may use the GPU runs beside a CPU-only one (each waits until the other started): no two GPU runs
+   * can contend for device memory there.
+   */
+  @Test void oneGpuInputRunsBesideACpuOnlyOne() {
+    assumeTrue(MorselScheduler.THREADS > 1, "one core: parts run one after another");
+    CountDownLatch bothStarted = new CountDownLatch(2);
+    MaterializedJoinNode join = join(new Keys(false, bothStarted, 1, 2, 3), new Keys(true, bothStarted, 2, 3, 4));
+    assertEquals(List.of("2,2", "3,3"), rows(join.run(new RunContext(2, () -> false))));
+  }
+
   /** Inputs that may use the GPU never overlap, so two GPU runs never contend for device memory. */
   @Test void inputsThatMayUseTheGpuRunOneAfterAnother() {
     Keys left = new Keys(false, null, 1, 2);
