@@ -103,14 +103,10 @@ public final class ProbePipelineNode implements PlanNode {
 
   /** This pipeline with a last stage filtering on {@code condition}, where the device it runs on can. */
   @Override public Optional<PlanNode> filteredBy(Expr condition) {
-    List<PipelineStage> filtered = PipelineStage.filteredAfter(stages, condition);
-    if (gpu != null && gpuUnsupportedReason(inputTypes, filtered).isPresent()) {
-      return Optional.empty();
-    }
     List<JoinBuild> filteredBuilds = new ArrayList<>(builds);
-    filteredBuilds.add(null);
-    return Optional.of(new ProbePipelineNode(table, scanFields, source, inputTypes, filtered, filteredBuilds, gpu,
-        reportedAs));
+    filteredBuilds.add(null);  // the filter stage probes nothing
+    return ScanPipelineNode.filteredStages(inputTypes, stages, condition, gpu != null).map(filtered ->
+        new ProbePipelineNode(table, scanFields, source, inputTypes, filtered, filteredBuilds, gpu, reportedAs));
   }
 
   /** Whether the planner chose the GPU for this pipeline. */

@@ -89,11 +89,18 @@ public final class ScanPipelineNode implements PlanNode {
 
   /** This pipeline with a last stage filtering on {@code condition}, where the device it runs on can. */
   @Override public Optional<PlanNode> filteredBy(Expr condition) {
+    return filteredStages(inputTypes, stages, condition, gpu != null)
+        .map(filtered -> new ScanPipelineNode(table, fields, inputTypes, filtered, gpu, reportedAs));
+  }
+
+  /**
+   * {@code stages} followed by a filter on {@code condition} over their output, unless the pipeline runs on the GPU
+   * ({@code onGpu}) and the GPU cannot run that filter: empty then, as the planner chose the GPU for the stages it had.
+   */
+  static Optional<List<PipelineStage>> filteredStages(List<ExprType> inputTypes, List<PipelineStage> stages,
+      Expr condition, boolean onGpu) {
     List<PipelineStage> filtered = PipelineStage.filteredAfter(stages, condition);
-    if (gpu != null && gpuUnsupportedReason(inputTypes, filtered).isPresent()) {
-      return Optional.empty();
-    }
-    return Optional.of(new ScanPipelineNode(table, fields, inputTypes, filtered, gpu, reportedAs));
+    return onGpu && gpuUnsupportedReason(inputTypes, filtered).isPresent() ? Optional.empty() : Optional.of(filtered);
   }
 
   @Override public NodeOutput run(RunContext context) {
