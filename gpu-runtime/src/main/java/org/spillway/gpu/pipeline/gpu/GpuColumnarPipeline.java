@@ -600,33 +600,26 @@ public final class GpuColumnarPipeline {
     }
   }
 
-  /**
-   * The output columns of the rows the kernel wrote ({@link GpuProgram#deviceOutputOf}): a gathered column is the
-   * build side's values at its probe's row ids.
-   */
+  /** The rows with each gathered output column's build row ids replaced by the build side's values at them. */
   private List<ColumnBatch> gathered(List<ColumnBatch> rows, List<? extends IndexedColumns> builds) {
     int[][] gathered = program.gatheredOutputs;
     if (Arrays.stream(gathered).allMatch(Objects::isNull)) {
-      return rows;  // every output column is a column the kernel wrote, in order
+      return rows;
     }
     List<ColumnBatch> out = new ArrayList<>(rows.size());
     for (ColumnBatch batch : rows) {
-      ColumnVector[] written = batch.columns();
-      ColumnVector[] columns = new ColumnVector[gathered.length];
-      int n = batch.rows();
+      ColumnVector[] columns = batch.columns().clone();
       for (int k = 0; k < gathered.length; k++) {
-        ColumnVector column = written[program.deviceOutputOf[k]];
-        if (gathered[k] == null) {
-          columns[k] = column;
-          continue;
+        if (gathered[k] != null) {
+          int n = batch.rows();
+          int[] ids = new int[n];
+          for (int r = 0; r < n; r++) {
+            ids[r] = (int) columns[k].longs[r];
+          }
+          columns[k] = builds.get(gathered[k][0]).gather(gathered[k][1], ids, n);
         }
-        int[] ids = new int[n];
-        for (int r = 0; r < n; r++) {
-          ids[r] = (int) column.longs[r];
-        }
-        columns[k] = builds.get(gathered[k][0]).gather(gathered[k][1], ids, n);
       }
-      out.add(new ColumnBatch(columns, n));
+      out.add(new ColumnBatch(columns, batch.rows()));
     }
     return out;
   }

@@ -5,9 +5,7 @@ import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.PipelineStage;
 import org.spillway.gpu.vector.ExprType;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The register program that the columnar_pipeline kernel interprets per row: the filter and project stages
@@ -139,12 +137,6 @@ final class GpuProgram {
    * build row id and the host gathers the value from the build side (TEXT payloads, such as Q21's s_name).
    */
   int[][] gatheredOutputs = new int[0][];
-  /**
-   * Per output column of a rows program: the column the kernel writes it as ({@link #outputs}). The build columns an
-   * INNER probe's row gathers share that probe's one column of row ids (Q2's supplier name, address, phone and comment),
-   * so a chunk's rows need fewer bytes of output buffer.
-   */
-  int[] deviceOutputOf = new int[0];
   /**
    * Per probe stage, in pipeline order: its join kind (JOIN_*) and the build side's key columns (two 32-bit ones
    * packed high then low into one 64-bit key, as PACK packs the probe side's).
@@ -307,21 +299,14 @@ final class GpuProgram {
     b.narrowLiterals = true;
     List<Integer> current = b.stages(stages);
     List<ExprType> types = typesAfter(inputTypes, stages);
-    List<Integer> outputs = new ArrayList<>();  // per device output column: its register
-    List<Long> outputNullDeps = new ArrayList<>();
-    int[] deviceOutputOf = new int[types.size()];
+    int[] outputs = new int[types.size()];
+    long[] outputNullDeps = new long[types.size()];
     int[][] gathered = new int[types.size()][];
-    Map<Integer, Integer> rowIdsOfJoin = new HashMap<>();
-    for (int i = 0; i < types.size(); i++) {
+    for (int i = 0; i < outputs.length; i++) {
       ExprType type = types.get(i);
       gathered[i] = b.gatheredBuildColumn(current.get(i));
-      if (gathered[i] != null) {  // the build row id comes back, once per probe; the host gathers the values
-        int register = b.buildRowRegister(gathered[i][0]);
-        deviceOutputOf[i] = rowIdsOfJoin.computeIfAbsent(gathered[i][0], join -> {
-          outputs.add(register);
-          outputNullDeps.add(0L);
-          return outputs.size() - 1;
-        });
+      if (gathered[i] != null) {  // the build row id comes back; the host gathers the value
+        outputs[i] = b.buildRowRegister(gathered[i][0]);
         continue;
       }
       if (type.kind() == ExprType.Kind.TEXT) {
@@ -330,29 +315,27 @@ final class GpuProgram {
       if (!type.isLong()) {
         throw new Unsupported("a " + type + " output column ($" + i + "): the interpreter computes no " + type);
       }
-      int register = b.use(current, i);
-      deviceOutputOf[i] = outputs.size();
-      outputs.add(register);
-      outputNullDeps.add(b.deps(register));
+      outputs[i] = b.use(current, i);
+      outputNullDeps[i] = b.deps(outputs[i]);
     }
-    GpuProgram program = new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], new long[0],
-        outputs.stream().mapToInt(Integer::intValue).toArray(),
-        outputNullDeps.stream().mapToLong(Long::longValue).toArray());
+    GpuProgram program = new GpuProgram(b, new int[0], new long[0], new int[0], new long[0], new long[0], outputs,
+        outputNullDeps);
     program.gatheredOutputs = gathered;
-    program.deviceOutputOf = deviceOutputOf;
     return program;
   }
 
   /**
-   * The types of the columns the rows kernel writes ({@link #outputs}), for the output columns of {@code types}: an
-   * INT32 build row id where the host gathers columns from a build side (one per probe, {@link #gatheredOutputs}).
+   * The types the rows kernel writes for the output columns of {@code types}: an INT32 build row id where the host
+   * gathers the column from the build side ({@link #gatheredOutputs}).
    */
   List<ExprType> deviceOutputTypes(List<ExprType> types) {
-    ExprType[] out = new ExprType[outputs.length];
-    for (int i = 0; i < deviceOutputOf.length; i++) {
-      out[deviceOutputOf[i]] = gatheredOutputs[i] != null ? ExprType.INT32 : types.get(i);
+    List<ExprType> out = new ArrayList<>(types);
+    for (int i = 0; i < gatheredOutputs.length; i++) {
+      if (gatheredOutputs[i] != null) {
+        out.set(i, ExprType.INT32);
+      }
     }
-    return List.of(out);
+    return out;
   }
 
   private static List<ExprType> typesAfter(List<ExprType> inputTypes, List<PipelineStage> stages) {

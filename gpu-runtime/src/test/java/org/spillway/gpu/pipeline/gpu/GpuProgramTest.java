@@ -359,25 +359,6 @@ class GpuProgramTest {
     }
   }
 
-  /**
-   * Several build columns an INNER probe's row gathers (Q2's supplier name, address and comment) share the probe's one
-   * column of row ids: the kernel writes two columns for three output columns.
-   */
-  @Test void gatheredColumnsOfOneProbeShareItsRowIds() {
-    List<ExprType> build = List.of(ExprType.INT64, ExprType.TEXT, ExprType.TEXT);
-    int name = TYPES.size() + 1;
-    List<PipelineStage> stages = List.of(new PipelineStage.HashJoinProbe(new JoinProbe(JoinProbe.Kind.INNER,
-        new int[] {0}, List.of(ExprType.INT64), new int[] {0}, build, false, null)),
-        new PipelineStage.Project(List.of(new Expr.Column(name, ExprType.TEXT), new Expr.Column(0, ExprType.INT64),
-            new Expr.Column(name + 1, ExprType.TEXT))));
-    GpuProgram program = GpuProgram.compileRows(TYPES, stages);
-    assertEquals(2, program.outputs.length, "one row-id column and the probe's key");
-    assertEquals(List.of(0, 1, 0), box(program.deviceOutputOf));
-    assertEquals(List.of(ExprType.INT32, ExprType.INT64),
-        program.deviceOutputTypes(List.of(ExprType.TEXT, ExprType.INT64, ExprType.TEXT)));
-    assertEquals(List.of(0, 2), box(program.gatheredOutputs[2]), "probe 0, build column 2");
-  }
-
   private static List<Integer> box(int[] values) {
     return Arrays.stream(values).boxed().toList();
   }
