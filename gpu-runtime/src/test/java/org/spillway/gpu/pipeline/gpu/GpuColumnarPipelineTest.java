@@ -115,18 +115,8 @@ class GpuColumnarPipelineTest {
    */
   @Test void anOversizedTableReadsBackOnlyItsGroups() {
     int rows = 5000;
-    BigIntVector key = new BigIntVector("k", allocator);
-    BigIntVector value = new BigIntVector("v", allocator);
-    vectors.add(key);
-    vectors.add(value);
-    key.allocateNew(rows);
-    value.allocateNew(rows);
-    for (int r = 0; r < rows; r++) {
-      key.set(r, r % 17 == 0 ? -1 : r % 300);
-      value.set(r, r);
-    }
-    key.setValueCount(rows);
-    value.setValueCount(rows);
+    BigIntVector key = longs("k", rows, r -> r % 17 == 0 ? -1 : r % 300);
+    BigIntVector value = longs("v", rows, r -> r);
     List<ExprType> types = List.of(ExprType.INT64, ExprType.INT64);
     List<AggCall> calls = List.of(new AggCall(AggCall.Kind.SUM, 1, ExprType.INT64),
         new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.MAX, 1, ExprType.INT64));
@@ -312,13 +302,7 @@ class GpuColumnarPipelineTest {
       assertEquals(16 + GpuAggregateState.bytes(kept.size(), 4), gpu.lastRun().returnedBytes(),
           "only the kept groups come back, of " + all + " bytes for all");
     }
-    BigIntVector big = new BigIntVector("big", allocator);
-    vectors.add(big);
-    big.allocateNew(3000);
-    for (int i = 0; i < 3000; i++) {
-      big.set(i, i % 2 == 0 ? Long.MAX_VALUE / 1000 : 1);
-    }
-    big.setValueCount(3000);
+    BigIntVector big = longs("big", 3000, i -> i % 2 == 0 ? Long.MAX_VALUE / 1000 : 1);
     List<PipelineStage> overflow = List.of(new PipelineStage.Aggregate(new int[] {0}, List.of(
         new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64), new AggCall(AggCall.Kind.SUM, 0, ExprType.INT64))),
         new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT, new Expr.Column(2, ExprType.INT64),
@@ -333,13 +317,7 @@ class GpuColumnarPipelineTest {
    */
   @Test void anAggregateStateOverTheMemoryLeftRunsOnTheCpu() {
     int rows = 150_000;
-    BigIntVector key = new BigIntVector("k", allocator);
-    vectors.add(key);
-    key.allocateNew(rows);
-    for (int r = 0; r < rows; r++) {
-      key.set(r, (r * 7919L) % 90_000);
-    }
-    key.setValueCount(rows);
+    BigIntVector key = longs("k", rows, r -> (r * 7919L) % 90_000);
     List<PipelineStage> stages = List.of(new PipelineStage.Aggregate(new int[] {0},
         List.of(new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64))));
     org.spillway.gpu.device.CudaDevice device = org.spillway.gpu.device.GpuRuntime.requireDevice();
@@ -384,13 +362,7 @@ class GpuColumnarPipelineTest {
   }
 
   @Test void sumOverflowAndArithmeticErrorsFailAsOnTheCpu() {
-    BigIntVector big = new BigIntVector("big", allocator);
-    vectors.add(big);
-    big.allocateNew(3000);
-    for (int i = 0; i < 3000; i++) {
-      big.set(i, Long.MAX_VALUE / 2000);
-    }
-    big.setValueCount(3000);
+    BigIntVector big = longs("big", 3000, i -> Long.MAX_VALUE / 2000);
     List<SourceBatch> batches = List.of(new SourceBatch(List.of(big), 3000));
     List<ExprType> types = List.of(ExprType.INT64);
     for (int[] keys : new int[][] {{}, {0}}) {
@@ -418,23 +390,15 @@ class GpuColumnarPipelineTest {
   @Test void havingOverAWideSumFiltersTheGroupsOnTheDevice() {
     int rows = 4096;
     int groups = 16;
-    BigIntVector key = new BigIntVector("k", allocator);
-    BigIntVector value = new BigIntVector("v", allocator);
-    vectors.add(key);
-    vectors.add(value);
-    key.allocateNew(rows);
-    value.allocateNew(rows);
+    java.util.function.IntToLongFunction valueOf = r -> (r % groups % 3 == 0 ? -1 : 1)
+        * (Long.MAX_VALUE / 2 - r * 7L - r % groups);
+    BigIntVector key = longs("k", rows, r -> r % groups);
+    BigIntVector value = longs("v", rows, valueOf);
     java.math.BigInteger[] sums = new java.math.BigInteger[groups];
     java.util.Arrays.fill(sums, java.math.BigInteger.ZERO);
     for (int r = 0; r < rows; r++) {
-      int g = r % groups;
-      long v = (g % 3 == 0 ? -1 : 1) * (Long.MAX_VALUE / 2 - r * 7L - g);
-      key.set(r, g);
-      value.set(r, v);
-      sums[g] = sums[g].add(java.math.BigInteger.valueOf(v));
+      sums[r % groups] = sums[r % groups].add(java.math.BigInteger.valueOf(valueOf.applyAsLong(r)));
     }
-    key.setValueCount(rows);
-    value.setValueCount(rows);
     java.math.BigInteger[] sorted = sums.clone();
     java.util.Arrays.sort(sorted);
     List<ExprType> types = List.of(ExprType.INT64, ExprType.decimal(2));
@@ -482,6 +446,18 @@ class GpuColumnarPipelineTest {
     key.setValueCount(rows);
     small.setValueCount(rows);
     return new SourceBatch(List.of(key, small), rows);
+  }
+
+  /** A column of {@code rows} longs, {@code value.applyAsLong(r)} in row r, closed after the test. */
+  private BigIntVector longs(String name, int rows, java.util.function.IntToLongFunction value) {
+    BigIntVector vector = new BigIntVector(name, allocator);
+    vectors.add(vector);
+    vector.allocateNew(rows);
+    for (int r = 0; r < rows; r++) {
+      vector.set(r, value.applyAsLong(r));
+    }
+    vector.setValueCount(rows);
+    return vector;
   }
 
   private static List<ColumnBatch> run(GpuColumnarPipeline pipeline, TransferMethod method, List<SourceBatch> batches) {
