@@ -10,7 +10,9 @@
 //    buffer to its position in the output buffer, pinned and mapped host memory (GpuRowsLayout), so that each
 //    warp writes whole lines over the link. (Written straight from step 1, a selective filter left a few bytes
 //    per tile and column: small writes that crossed the link far below its bandwidth.) A copy back instead would
-//    need the output's size before the kernels ran.
+//    need the output's size before the kernels ran. The staging buffer holds every row of a chunk, the output
+//    buffer a window of selected rows: a selective pipeline streams long chunks into small pinned buffers, and
+//    a chunk that selects more rows than a window holds is gathered again, window by window (`first`).
 // Errors (overflow, division by zero) of selected rows set the run's error word, as in columnar_pipeline.cu.
 #include "pipeline_program.cuh"
 
@@ -73,37 +75,43 @@ extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows(
 
 // Step 2, one block: offsets[t] = rows of tiles before t, offsets[tiles] = all of them; the counts go to `out`.
 extern "C" __global__ void __launch_bounds__(1024) columnar_pipeline_rows_scan(
-    const unsigned char* staging, const __grid_constant__ RowsArg out, long long tiles, unsigned* offsets) {
+    const __grid_constant__ RowsArg staging, const __grid_constant__ RowsArg out, long long tiles,
+    unsigned* offsets) {
   __shared__ unsigned partial[1025];
-  const unsigned* counts = reinterpret_cast<const unsigned*>(staging + out.counts_offset);
+  const unsigned* counts = reinterpret_cast<const unsigned*>(staging.base + staging.counts_offset);
   unsigned* out_counts = reinterpret_cast<unsigned*>(out.base + out.counts_offset);
   block_exclusive_scan<unsigned>(offsets, tiles, [&](long long t) { return counts[t]; }, partial);
   if (threadIdx.x == 0) offsets[tiles] = partial[blockDim.x];
   for (long long t = threadIdx.x; t < tiles; t += blockDim.x) out_counts[t] = counts[t];
 }
 
-// Step 3: output row j comes from the tile t with offsets[t] <= j < offsets[t + 1], at its rank j - offsets[t].
+// Step 3: output row j comes from the tile t with offsets[t] <= j < offsets[t + 1], at its rank j - offsets[t]; the
+// window holds rows first .. first + limit - 1, row j at its position j - first.
 extern "C" __global__ void __launch_bounds__(kBlock) columnar_pipeline_rows_gather(
-    const unsigned char* staging, const __grid_constant__ RowsArg out, long long tiles, const unsigned* offsets) {
+    const __grid_constant__ RowsArg staging, const __grid_constant__ RowsArg out, long long tiles,
+    const unsigned* offsets, unsigned long long first, unsigned long long limit) {
   const unsigned long long total = offsets[tiles];
+  const unsigned long long end = total < first + limit ? total : first + limit;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long j = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; j < total;
-       j += stride) {
+  for (unsigned long long j = first + blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
+       j < end; j += stride) {
     long long lo = 0, hi = tiles - 1;  // the last tile whose first position is at most j
     while (lo < hi) {
       const long long mid = (lo + hi + 1) / 2;
       if (offsets[mid] <= j) lo = mid; else hi = mid - 1;
     }
     const unsigned long long from = static_cast<unsigned long long>(lo) * kBlock + (j - offsets[lo]);
+    const unsigned long long to = j - first;
     for (long long k = 0; k < out.column_count; k++) {
+      const long long* source = staging.columns + 4 * k;
       const long long* column = out.columns + 4 * k;
       const long long width = column[1];
-      const unsigned char* src = staging + column[2];
+      const unsigned char* src = staging.base + source[2];
       unsigned char* dst = out.base + column[2];
-      if (width == 8) reinterpret_cast<long long*>(dst)[j] = reinterpret_cast<const long long*>(src)[from];
-      else if (width == 4) reinterpret_cast<int*>(dst)[j] = reinterpret_cast<const int*>(src)[from];
-      else dst[j] = src[from];
-      if (column[3] >= 0) out.base[column[3] + j] = staging[column[3] + from];
+      if (width == 8) reinterpret_cast<long long*>(dst)[to] = reinterpret_cast<const long long*>(src)[from];
+      else if (width == 4) reinterpret_cast<int*>(dst)[to] = reinterpret_cast<const int*>(src)[from];
+      else dst[to] = src[from];
+      if (column[3] >= 0) out.base[column[3] + to] = staging.base[source[3] + from];
     }
   }
 }

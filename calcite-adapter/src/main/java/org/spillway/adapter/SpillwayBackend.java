@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -173,6 +174,23 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
     return estimate == null ? 0 : (long) Math.ceil(estimate);
   }
 
+  /**
+   * Why the GPU hash table of an aggregation of {@code calls} calls over about {@code groups} groups may not be
+   * allocated, or empty: beyond half the GPU memory
+   * budget (the rest holds the gathered groups, the streamed chunks and the join tables), the allocation would fail
+   * after planning and the CPU would run the pipeline anyway.
+   */
+  static Optional<String> aggregateStateRefusal(long groups, int calls, MachineProfile profile) {
+    if (groups == 0 || profile.gpu() == null) {
+      return Optional.empty();
+    }
+    long bytes = GpuPipelineChoice.aggregateStateBytes(groups, calls);
+    long budget = profile.gpu().budgetBytes();
+    return bytes <= budget / 2 ? Optional.empty() : Optional.of(String.format(Locale.ROOT,
+        "about %d groups; their GPU hash table (%.1f GB) exceeds half the GPU memory budget (%.1f GB)", groups,
+        bytes / 1e9, budget / 1e9));
+  }
+
   /** The pipeline's aggregation under {@code top} (null: none) and the node right above it (null: none). */
   private record NearestAggregate(Aggregate aggregate, RelNode above) {}
 
@@ -229,6 +247,12 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
       profile = site.get().profile();
     } catch (UncheckedIOException e) {
       return cpu(e.getMessage());
+    }
+    Aggregate aggregate = nearestAggregate(top).aggregate();
+    Optional<String> stateRefusal = aggregate == null ? Optional.empty()
+        : aggregateStateRefusal(groups, aggregate.getAggCallList().size(), profile);
+    if (stateRefusal.isPresent()) {
+      return cpu(stateRefusal.get());
     }
     SpillwayCostModel model = new SpillwayCostModel(profile);
     List<TransferMethod> methods;

@@ -19,6 +19,11 @@ public record GpuPipelineChoice(TransferMethod method, FilterVariant variant, lo
   /** The most groups a GPU aggregation holds; more run on the CPU backend. */
   public static final long MAX_GROUPS = GpuColumnarPipeline.MAX_GROUPS;
 
+  /** Device bytes of the GPU hash table of an aggregation of {@code calls} calls over about {@code groups} groups. */
+  public static long aggregateStateBytes(long groups, int calls) {
+    return GpuColumnarPipeline.aggregateStateBytes(groups, calls);
+  }
+
   /** Whether a GPU run of {@code stages} brings back only the groups a HAVING conjunct keeps (the cost of the rest). */
   public static boolean filtersGroupsOnDevice(List<PipelineStage> stages) {
     return GpuColumnarPipeline.filtersGroupsOnDevice(stages);

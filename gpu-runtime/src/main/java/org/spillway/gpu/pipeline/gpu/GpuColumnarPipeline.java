@@ -50,9 +50,11 @@ public final class GpuColumnarPipeline {
   static final long INITIAL_CAPACITY = 1 << 12;
   /**
    * Largest hash table; more groups than half of it run on the CPU backend. The groups are gathered on the device
-   * before they are read back, so a table larger than its groups costs device memory, not link traffic.
+   * before they are read back, so a table larger than its groups costs device memory, not link traffic. TPC-H Q18's
+   * groups by order key (45 M at SF 30) need 2^27 slots: 5.4 GB of state for one call, which the planner weighs
+   * against the memory budget ({@link #aggregateStateBytes}).
    */
-  static final long MAX_CAPACITY = 1 << 26;
+  static final long MAX_CAPACITY = 1L << 27;
   /** The most groups the GPU aggregation holds. */
   public static final long MAX_GROUPS = MAX_CAPACITY / 2;
   /**
@@ -61,10 +63,16 @@ public final class GpuColumnarPipeline {
    */
   static final long JOINED_CHUNK_ROWS = 1 << 20;
   /**
-   * The most bytes of one chunk's output buffer in a pass that returns rows: every stream worker keeps one per chunk in
+   * The most bytes of one output window (pinned) in a pass that returns rows: every stream worker keeps one per chunk in
    * flight, and all of them together must stay within what GpuScratch keeps pinned between runs.
    */
   static final long ROWS_OUTPUT_BUFFER_BYTES = 16L << 20;
+  /**
+   * The most bytes of one chunk's staging buffer (GPU memory, every row of the chunk) in a pass that returns rows. It
+   * sets the chunk's rows: sized by the output window instead, a selective pass over a wide output ran in hundreds of
+   * short chunks whose launches and copies, not the link, set its speed.
+   */
+  static final long ROWS_STAGING_BYTES = 64L << 20;
   /** Slots of the transfer pipelines (chunks in flight per worker) unless withTransferOptions says otherwise. */
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
@@ -98,6 +106,8 @@ public final class GpuColumnarPipeline {
   private GpuColumnCache cache;
   private int streamWorkers = GpuBatchStreamer.WORKERS;
   private int rowsStreamWorkers = GpuBatchStreamer.ROWS_WORKERS;
+  private long rowsStagingBytes = ROWS_STAGING_BYTES;
+  private long rowsWindowBytes = ROWS_OUTPUT_BUFFER_BYTES;
   private boolean coprocessing;
   /** Why the CPU backend cannot share this pipeline's scan with the GPU, or null. */
   private final String coprocessingUnsupported;
@@ -177,6 +187,18 @@ public final class GpuColumnarPipeline {
     return this;
   }
 
+  /**
+   * Device bytes of the hash table a grouped aggregation of {@code calls} calls over about {@code groups} groups grows
+   * to (half full at most): the planner keeps it within the GPU memory budget.
+   */
+  public static long aggregateStateBytes(long groups, int calls) {
+    long capacity = INITIAL_CAPACITY;
+    while (capacity < 2 * groups) {
+      capacity *= 2;
+    }
+    return GpuAggregateState.bytes(capacity, calls);
+  }
+
   /** This pipeline filtering with {@code variant} on the GPU; returns this. */
   public GpuColumnarPipeline withFilterVariant(FilterVariant variant) {
     this.filterVariant = variant;
@@ -227,6 +249,20 @@ public final class GpuColumnarPipeline {
     }
     this.streamWorkers = workers;
     this.rowsStreamWorkers = workers;
+    return this;
+  }
+
+  /**
+   * This pipeline returning rows through chunks staged in at most {@code stagingBytes} of GPU memory and output
+   * windows of at most {@code windowBytes} of pinned memory (tests: chunks whose rows fill several windows); returns
+   * this.
+   */
+  GpuColumnarPipeline withRowsBuffers(long stagingBytes, long windowBytes) {
+    if (stagingBytes <= 0 || windowBytes <= 0) {
+      throw new IllegalArgumentException("buffer bytes must be positive, got " + stagingBytes + " and " + windowBytes);
+    }
+    this.rowsStagingBytes = stagingBytes;
+    this.rowsWindowBytes = windowBytes;
     return this;
   }
 
@@ -582,10 +618,11 @@ public final class GpuColumnarPipeline {
       nullableOutputs[k] = GpuProgram.mayBeNull(program.outputNullDeps[k], nullable);
     }
     List<ExprType> types = program.deviceOutputTypes(cpu.outputTypes());
-    long chunkRows = GpuRowsLayout.chunkRowsFitting(types, nullableOutputs, chunkRows(batches),
-        ROWS_OUTPUT_BUFFER_BYTES);
-    GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant,
-        new GpuRowsLayout(types, nullableOutputs, chunkRows), transferOptions.slots(), joins);
+    long chunkRows = GpuRowsLayout.chunkRowsFitting(types, nullableOutputs, chunkRows(batches), rowsStagingBytes);
+    GpuRowsLayout staging = new GpuRowsLayout(types, nullableOutputs, chunkRows);
+    GpuRowsPass pass = new GpuRowsPass(device, new GpuKernels(device), program, filterVariant, staging,
+        staging.window(GpuRowsLayout.chunkRowsFitting(types, nullableOutputs, chunkRows, rowsWindowBytes)),
+        transferOptions.slots(), joins);
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(device, method, batches, nulls);
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {

@@ -18,7 +18,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * pipeline's output types, 0 in NULL rows and NULL flags only for columns that hold a NULL. Chunks start at
  * multiples of {@link GpuRowsLayout#TILE_ROWS} rows, so every tile lies in one morsel. The chunks of one batch
  * must be added in row order, by one thread; different batches may be added by different threads, and the batches
- * of a chunk that holds several are read in parallel.
+ * of a chunk that holds several are read in parallel. A chunk's selected rows may span several output windows
+ * ({@link GpuRowsLayout#window}), the first of which holds the chunk's counts.
  */
 final class GpuRowsAssembler {
   private final GpuRowsLayout layout;
@@ -46,20 +47,22 @@ final class GpuRowsAssembler {
    * after the other (each but the last of whole tiles); returns how many rows the chunk selected.
    */
   long add(int batch, int batches, long firstRow, long rows, long address) {
-    return add(batch, batches, firstRow, rows, address, false);
+    return add(batch, batches, firstRow, rows, new long[] {address}, false);
   }
 
   /**
    * As above; {@code tilePerBatch}: the chunk was a table of whole batches ({@link GpuChunkTable#table}), each starting
-   * a tile of its own, so a batch need not hold whole tiles to be followed by another.
+   * a tile of its own, so a batch need not hold whole tiles to be followed by another; {@code windows}: the
+   * addresses of the output windows that hold the chunk's selected rows, in order.
    */
-  long add(int batch, int batches, long firstRow, long rows, long address, boolean tilePerBatch) {
-    if (firstRow % GpuRowsLayout.TILE_ROWS != 0 || rows > layout.capacityRows()) {
+  long add(int batch, int batches, long firstRow, long rows, long[] windows, boolean tilePerBatch) {
+    if (firstRow % GpuRowsLayout.TILE_ROWS != 0 || rows > layout.chunkRows()) {
       throw new IllegalArgumentException("chunk of " + rows + " rows at row " + firstRow + " does not fit the GPU"
-          + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.capacityRows() + " rows)");
+          + " output layout (tiles of " + GpuRowsLayout.TILE_ROWS + ", " + layout.chunkRows() + " rows)");
     }
+    long address = windows[0];
     if (batches == 1) {
-      return add(batch, firstRow, rows, address, 0, 0);
+      return add(batch, firstRow, rows, windows, 0, 0);
     }
     // where each batch's tiles and selected rows start; then the batches are read in parallel (they share no state)
     long[] firstTile = new long[batches + 1];
@@ -83,16 +86,17 @@ final class GpuRowsAssembler {
       throw new IllegalArgumentException("a chunk of batches " + batch + ".." + (batch + batches - 1) + " holds "
           + covered + " rows from row 0, not " + rows + " from row " + firstRow);
     }
-    IntStream.range(0, batches).parallel().forEach(i -> add(batch + i, 0, batchRows[batch + i], address,
+    IntStream.range(0, batches).parallel().forEach(i -> add(batch + i, 0, batchRows[batch + i], windows,
         firstTile[i], firstPosition[i]));
     return firstPosition[batches];
   }
 
   /**
    * Reads rows {@code firstRow .. firstRow + rows - 1} of batch {@code batch}, whose tiles start at tile
-   * {@code firstTile} of the chunk buffer and whose selected rows at position {@code firstPosition}.
+   * {@code firstTile} of the chunk's counts and whose selected rows at position {@code firstPosition}.
    */
-  private long add(int batch, long firstRow, long rows, long address, long firstTile, long firstPosition) {
+  private long add(int batch, long firstRow, long rows, long[] windows, long firstTile, long firstPosition) {
+    long address = windows[0];
     // The chunk's rows lie consecutively in tile order, so a morsel's rows are one run: appended at once.
     long selected = firstPosition;
     long runStart = firstPosition;
@@ -107,19 +111,30 @@ final class GpuRowsAssembler {
       }
       long morsel = (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS;
       if (morsel != runMorsel) {
-        appendRun(batch, runMorsel, address, runStart, selected - runStart);
+        appendRun(batch, runMorsel, windows, runStart, selected - runStart);
         runMorsel = morsel;
         runStart = selected;
       }
       selected += count;
     }
-    appendRun(batch, runMorsel, address, runStart, selected - runStart);
+    appendRun(batch, runMorsel, windows, runStart, selected - runStart);
     return selected - firstPosition;
   }
 
-  private void appendRun(int batch, long morsel, long address, long first, long count) {
-    if (count > 0) {
-      rowsOf(batch, morsel).append(address, first, (int) count);
+  /** Appends the selected rows {@code first .. first + count - 1} of the chunk, window by window. */
+  private void appendRun(int batch, long morsel, long[] windows, long first, long count) {
+    long window = layout.capacityRows();
+    while (count > 0) {
+      long at = first % window;
+      long n = Math.min(count, window - at);
+      int w = (int) (first / window);
+      if (w >= windows.length) {
+        throw new IllegalStateException("selected row " + first + " lies beyond the " + windows.length
+            + " output windows of " + window + " rows");
+      }
+      rowsOf(batch, morsel).append(windows[w], at, (int) n);
+      first += n;
+      count -= n;
     }
   }
 

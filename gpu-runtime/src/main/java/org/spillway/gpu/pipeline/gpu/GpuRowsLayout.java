@@ -2,16 +2,18 @@ package org.spillway.gpu.pipeline.gpu;
 
 import org.spillway.gpu.vector.ExprType;
 import java.util.List;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 /**
- * Where the columnar_pipeline_rows kernel writes the selected rows of one chunk of at most
- * {@code capacityRows} rows in its output buffer (pinned, mapped host memory): per output column a region of
- * values (1 byte for BOOLEAN, 4 for INT32, DATE and STRING codes, 8 for INT64 and DECIMAL), then a flag byte
- * per row (1: NULL) for each column that may be NULL in this run, then one 32-bit count per tile of
- * {@link #TILE_ROWS} rows; each region starts 128-byte aligned. The selected rows of the chunk occupy the first
- * positions of every region, in input order (tile by tile, as the counts say). Only those positions and the counts
- * are written, so only they cross the link. The staging buffer in GPU memory has the same layout, but there the
- * rows of tile t occupy positions {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1}.
+ * Where the columnar_pipeline_rows kernels write the selected rows of a chunk: per output column a region of
+ * values (1 byte for BOOLEAN, 4 for INT32, DATE and STRING codes, 8 for INT64 and DECIMAL) for
+ * {@code capacityRows} rows, then a flag byte per row (1: NULL) for each column that may be NULL in this run, then
+ * one 32-bit count per tile of {@link #TILE_ROWS} rows for chunks of up to {@code chunkRows} rows; each region starts
+ * 128-byte aligned. The staging buffer in GPU memory holds a whole chunk (its capacity is the chunk's rows): the rows
+ * of tile t occupy positions {@code t * TILE_ROWS} to {@code t * TILE_ROWS + count - 1}. An output buffer (pinned,
+ * mapped host memory; {@link #window}) is a window of the chunk's selected rows, in input order (tile by tile, as the
+ * counts say): window w holds selected rows {@code w * capacityRows} on, and the first window the counts. Only the
+ * selected rows and the counts are written, so only they cross the link.
  */
 final class GpuRowsLayout {
   /** Rows per tile: kBlock of columnar_pipeline_rows.cu (one row per thread of a block). */
@@ -19,27 +21,39 @@ final class GpuRowsLayout {
   private static final long ALIGN = 128;
 
   private final List<ExprType> types;
+  private final boolean[] nullable;
   private final int[] widths;
   private final long[] valuesAt;
   private final long[] flagsAt;
   private final long countsAt;
   private final long bytes;
   private final long capacityRows;
+  private final long chunkRows;
 
   /**
    * The layout for output columns of {@code types}, {@code nullable[k]} saying whether column k may be NULL,
-   * and chunks of at most {@code capacityRows} rows, a positive multiple of {@link #TILE_ROWS}.
+   * and chunks of at most {@code capacityRows} rows, a positive multiple of {@link #TILE_ROWS}, every one of them
+   * in place.
    */
   GpuRowsLayout(List<ExprType> types, boolean[] nullable, long capacityRows) {
-    if (capacityRows <= 0 || capacityRows % TILE_ROWS != 0) {
-      throw new IllegalArgumentException("rows of a GPU output chunk must be a positive multiple of " + TILE_ROWS
-          + ", got " + capacityRows);
+    this(types, nullable, capacityRows, capacityRows);
+  }
+
+  /** As above, holding {@code capacityRows} rows and the tiles' counts of chunks of up to {@code chunkRows} rows. */
+  private GpuRowsLayout(List<ExprType> types, boolean[] nullable, long capacityRows, long chunkRows) {
+    for (long rows : new long[] {capacityRows, chunkRows}) {
+      if (rows <= 0 || rows % TILE_ROWS != 0) {
+        throw new IllegalArgumentException("rows of a GPU output chunk must be a positive multiple of " + TILE_ROWS
+            + ", got " + rows);
+      }
     }
     if (nullable.length != types.size()) {
       throw new IllegalArgumentException(nullable.length + " NULL flags for " + types.size() + " output columns");
     }
     this.types = List.copyOf(types);
+    this.nullable = nullable.clone();
     this.capacityRows = capacityRows;
+    this.chunkRows = chunkRows;
     int n = types.size();
     widths = new int[n];
     valuesAt = new long[n];
@@ -55,14 +69,24 @@ final class GpuRowsLayout {
       at = nullable[k] ? align(at + capacityRows) : at;
     }
     countsAt = at;
-    bytes = align(countsAt + tiles(capacityRows) * 4);
+    bytes = align(countsAt + tiles(chunkRows) * 4);
   }
 
   /**
-   * The most rows, a multiple of {@link #TILE_ROWS} and at most {@code chunkRows}, whose output buffer takes at most
-   * {@code maxBytes}: a chunk's buffer must hold every row of it (the kernel writes a tile's rows at the tile's place),
-   * so a wide output or long chunks make buffers that the pinned pool cannot keep between runs, and pinning memory
-   * anew costs more than the run.
+   * The layout of output windows of {@code windowRows} selected rows (a positive multiple of {@link #TILE_ROWS}, at
+   * most this layout's capacity) of chunks laid out by this one.
+   */
+  GpuRowsLayout window(long windowRows) {
+    if (windowRows > capacityRows) {
+      throw new IllegalArgumentException("a window of " + windowRows + " rows of chunks of " + capacityRows);
+    }
+    return new GpuRowsLayout(types, nullable, windowRows, capacityRows);
+  }
+
+  /**
+   * The most rows, a multiple of {@link #TILE_ROWS} and at most {@code chunkRows}, whose buffer takes at most
+   * {@code maxBytes}: a staging buffer holds every row of its chunk, and pinned output buffers that the pool can keep
+   * between runs cost less than pinning memory anew, which costs more than the run.
    */
   static long chunkRowsFitting(List<ExprType> types, boolean[] nullable, long chunkRows, long maxBytes) {
     long perTile = new GpuRowsLayout(types, nullable, TILE_ROWS).bytes();
@@ -114,13 +138,19 @@ final class GpuRowsLayout {
     return countsAt;
   }
 
-  /** Bytes of one chunk's output buffer. */
+  /** Bytes of one buffer. */
   long bytes() {
     return bytes;
   }
 
+  /** Rows of the values regions: a staging buffer's chunk, or an output window's selected rows. */
   long capacityRows() {
     return capacityRows;
+  }
+
+  /** The most rows of a chunk whose tiles' counts the buffer holds. */
+  long chunkRows() {
+    return chunkRows;
   }
 
   /** The kernel's words per output column (RowsArg.columns): register, width, values offset, flags offset. */
@@ -133,6 +163,15 @@ final class GpuRowsLayout {
       out[4 * k + 3] = flagsAt[k];
     }
     return out;
+  }
+
+  /** The selected rows of the first {@code tiles} tiles, by the counts of the buffer at {@code address}. */
+  long selected(long address, long tiles) {
+    long total = 0;
+    for (long t = 0; t < tiles; t++) {
+      total += MemoryUtil.getInt(address + countsAt + 4 * t) & 0xffffffffL;
+    }
+    return total;
   }
 
   /** Bytes the kernel writes over the link for a chunk of {@code rows} rows of which {@code selected} are kept. */

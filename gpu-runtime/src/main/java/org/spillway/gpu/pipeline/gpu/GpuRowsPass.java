@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import jcuda.Pointer;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaEvent;
@@ -31,12 +33,19 @@ import org.spillway.gpu.pipeline.ColumnBatch;
  * image and a zeroed error word, streams the batches through {@link GpuBatchStreamer} (cached buffers read in
  * place) with three launches per chunk (columnar_pipeline_rows.cu: the rows into a staging buffer in GPU memory, a
  * scan of the tiles' counts, and a gather of the rows into consecutive places of the output), and gives each stream
- * worker a ring of pooled pinned output buffers laid out by {@link GpuRowsLayout}, with their staging buffers, one
- * per chunk in flight. When the ring is full, the oldest chunk's kernels are awaited and its rows go to the
+ * worker a ring of pooled pinned output buffers, each a window of selected rows ({@link GpuRowsLayout#window}), with
+ * their staging buffers of whole chunks, one per chunk in flight. A chunk that selects more rows than a window holds
+ * is gathered again into further windows once its kernels are done. When the ring is full, the oldest chunk's kernels are awaited and its rows go to the
  * {@link GpuRowsAssembler} on a copying thread, whose buffers then serve later chunks: copying rows into the result
  * overlaps the streaming, the kernels and the launches of later chunks. Once every chunk is done, the error word is read and turned into the CPU backend's exception.
  */
 final class GpuRowsPass {
+  /**
+   * Threads per stream worker that copy done chunks' rows into the result: chunks of different batches in parallel, a
+   * batch's chunks one after the other. With one, copying the rows of a pass that returns many of them took longer
+   * than streaming and the kernels, and the worker waited for free buffers.
+   */
+  static final int ASSEMBLY_THREADS = 3;
   /** Threads of the one block that scans a chunk's tile counts (block_exclusive_scan in the kernel's 1025 slots). */
   private static final int SCAN_THREADS = 1024;
   /** The result, the pass's time, its bytes by origin and the bytes the kernels wrote back over the link. */
@@ -49,15 +58,26 @@ final class GpuRowsPass {
   private final GpuProgram program;
   private final FilterVariant variant;
   private final GpuProgramImage image;
+  /** The staging buffers' layout: whole chunks. */
+  private final GpuRowsLayout staging;
+  /** The output buffers' layout: windows of a chunk's selected rows. */
   private final GpuRowsLayout layout;
   private final int depth;
   private final int multiprocessors;
   /** The join tables the program probes, or null. */
   private final GpuJoinTables joins;
 
-  /** {@code depth}: output buffers per worker, the chunks it may have in flight (its pipeline's slots). */
-  GpuRowsPass(CudaDevice device, GpuKernels kernels, GpuProgram program, FilterVariant variant, GpuRowsLayout layout,
-      int depth, GpuJoinTables joins) {
+  /**
+   * {@code depth}: output buffers per worker, the chunks it may have in flight (its pipeline's slots); {@code staging}:
+   * the chunks' layout, {@code layout} that of the output windows ({@code staging.window(...)}).
+   */
+  GpuRowsPass(CudaDevice device, GpuKernels kernels, GpuProgram program, FilterVariant variant, GpuRowsLayout staging,
+      GpuRowsLayout layout, int depth, GpuJoinTables joins) {
+    if (layout.chunkRows() != staging.capacityRows()) {
+      throw new IllegalArgumentException("output windows counting chunks of " + layout.chunkRows()
+          + " rows for staged chunks of " + staging.capacityRows());
+    }
+    this.staging = staging;
     this.device = device;
     this.joins = joins;
     this.kernel = kernels.rows;
@@ -66,7 +86,11 @@ final class GpuRowsPass {
     this.program = program;
     this.variant = variant;
     this.layout = layout;
-    this.image = new GpuProgramImage(program, new int[0], layout.words(program.outputs));
+    long[] stagingWords = staging.words(program.outputs);
+    long[] windowWords = layout.words(program.outputs);
+    long[] words = Arrays.copyOf(stagingWords, stagingWords.length + windowWords.length);
+    System.arraycopy(windowWords, 0, words, stagingWords.length, windowWords.length);
+    this.image = new GpuProgramImage(program, new int[0], words);
     this.depth = Math.max(1, depth);
     this.multiprocessors = device.multiprocessors();
   }
@@ -100,7 +124,7 @@ final class GpuRowsPass {
         runOverTables(batches, resident, session, new Outputs(assembler, returned, argument, columns, error, shared),
             cancelled);
       } else {
-        streamer.stream(batches, resident, session, layout.capacityRows(),
+        streamer.stream(batches, resident, session, staging.capacityRows(),
             () -> new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
       }
       long nanos = System.nanoTime() - start;
@@ -116,7 +140,7 @@ final class GpuRowsPass {
   /** Whether every batch's tiles fit one output buffer (so that each group of batches holds at least one). */
   private boolean fitsTables(List<GpuBatchStreamer.BatchBuffers> batches) {
     for (GpuBatchStreamer.BatchBuffers batch : batches) {
-      if (GpuRowsLayout.tiles(batch.rows()) * GpuRowsLayout.TILE_ROWS > layout.capacityRows()) {
+      if (GpuRowsLayout.tiles(batch.rows()) * GpuRowsLayout.TILE_ROWS > staging.capacityRows()) {
         return false;
       }
     }
@@ -135,7 +159,7 @@ final class GpuRowsPass {
     DeviceBuffer tables = null;
     boolean completed = false;
     try {
-      long capacityTiles = layout.capacityRows() / GpuRowsLayout.TILE_ROWS;
+      long capacityTiles = staging.capacityRows() / GpuRowsLayout.TILE_ROWS;
       List<int[]> groups = new ArrayList<>();  // first batch, batch count
       List<long[]> descriptors = new ArrayList<>();
       int first = 0;
@@ -187,34 +211,39 @@ final class GpuRowsPass {
   }
 
   /**
-   * A pooled pinned output buffer, the address kernels write it at, the staging buffer in GPU memory (the layout's
-   * bytes, then the tiles' first output positions) and the event that marks its chunk done.
+   * A pooled pinned output buffer (the first window), the address kernels write it at, the staging buffer in GPU
+   * memory (the staging layout's bytes, then the tiles' first output positions), the event that marks its chunk done,
+   * and the further windows its chunk's rows took (given back with it).
    */
   private record OutputBuffer(HostBuffer host, long deviceAddress, DeviceBuffer staging, CudaEvent done,
-      CudaEvent timedStart, CudaEvent timedEnd) {
-    long offsetsAddress(GpuRowsLayout layout) {
-      return staging.address() + layout.bytes();
+      CudaEvent timedStart, CudaEvent timedEnd, List<HostBuffer> windows) {
+    long offsetsAddress(GpuRowsLayout stagingLayout) {
+      return staging.address() + stagingLayout.bytes();
     }
   }
 
-  /** A chunk whose kernel was launched: where its rows belong, its buffer and the stream it runs on. */
-  private record InFlight(int batch, int batches, long firstRow, long rows, OutputBuffer out, CudaStream stream,
-      boolean table) {}
+  /** A chunk whose kernel was launched: where its rows belong, its buffer, its tiles and the stream it runs on. */
+  private record InFlight(int batch, int batches, long firstRow, long rows, long tiles, OutputBuffer out,
+      CudaStream stream, boolean table) {}
 
   /**
    * One worker's ring of output buffers in flight (oldest first), the ones whose rows are being copied into the
-   * result (oldest first) and its spare ones. The copies run on a thread of their own, one chunk after the other (the
-   * chunks of a batch in row order), while the worker streams and launches the next chunks.
+   * result (oldest first) and its spare ones. The copies run on {@link #ASSEMBLY_THREADS} threads of their own while
+   * the worker streams and launches the next chunks: a chunk that shares a batch with the one before it (a batch
+   * split over chunks) is copied after it, so that a batch's rows are added in row order by one thread at a time.
    */
   private final class Outputs implements GpuBatchStreamer.WorkerSink {
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Future<OutputBuffer>> assembling = new ArrayDeque<>();
     private final ArrayDeque<OutputBuffer> spare = new ArrayDeque<>();
-    private final ExecutorService copier = Executors.newSingleThreadExecutor(runnable -> {
+    private final ExecutorService copier = Executors.newFixedThreadPool(ASSEMBLY_THREADS, runnable -> {
       Thread thread = new Thread(runnable, "spillway-gpu-rows-assembly");
       thread.setDaemon(true);
       return thread;
     });
+    /** The copy of the chunk collected last, and the last batch it holds (-1: none yet). */
+    private CompletableFuture<OutputBuffer> lastCopy;
+    private int lastCopyBatch = -1;
     /** Output buffers taken so far: at most twice the chunks in flight. */
     private int buffers;
     /** The first failure of a copy into the result. */
@@ -250,17 +279,16 @@ final class GpuRowsPass {
         collect(inFlight.poll());
       }
       OutputBuffer out = nextBuffer();
-      inFlight.add(new InFlight(batch, batches, firstRow, rows, out, stream, false));  // before the launch: a failure finds it
+      long tiles = GpuRowsLayout.tiles(rows);
+      inFlight.add(new InFlight(batch, batches, firstRow, rows, tiles, out, stream, false));  // before the launch: a failure finds it
       long launchStart = System.nanoTime();
       if (timing) {
         out.timedStart().record(stream);
       }
-      long tiles = GpuRowsLayout.tiles(rows);
       int blocks = GpuPass.blocks(multiprocessors,
           GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
-      long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
       kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, chunk, 0L, 0L, 0L, argument,
-          stagingArg, error);
+          stagingArg(out), error);
       finishLaunch(out, tiles, blocks, stream, launchStart);
     }
 
@@ -273,25 +301,35 @@ final class GpuRowsPass {
         collect(inFlight.poll());
       }
       OutputBuffer out = nextBuffer();
-      inFlight.add(new InFlight(batch, batches, 0, rows, out, stream, true));
+      inFlight.add(new InFlight(batch, batches, 0, rows, tiles, out, stream, true));
       long launchStart = System.nanoTime();
       if (timing) {
         out.timedStart().record(stream);
       }
       int blocks = GpuPass.blocks(multiprocessors,
           GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
-      long[] stagingArg = {out.staging().address(), columns, layout.columnCount(), layout.countsAt()};
       kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, GpuChunkTable.chunk(0), table,
-          tableCount, tiles, argument, stagingArg, error);
+          tableCount, tiles, argument, stagingArg(out), error);
       finishLaunch(out, tiles, blocks, stream, launchStart);
     }
 
-    /** The scan and gather of a launched chunk's {@code tiles}, and the events that mark it done. */
+    /** The RowsArg of a buffer's staging: whole chunks, at the staging layout's column words. */
+    private long[] stagingArg(OutputBuffer out) {
+      return new long[] {out.staging().address(), columns, staging.columnCount(), staging.countsAt()};
+    }
+
+    /** The RowsArg of an output window mapped at {@code deviceAddress}, at the window layout's column words. */
+    private long[] windowArg(long deviceAddress) {
+      return new long[] {deviceAddress, columns + 4L * 8 * staging.columnCount(), layout.columnCount(),
+          layout.countsAt()};
+    }
+
+    /** The scan and gather (into the first window) of a launched chunk's {@code tiles}, and the events that mark it done. */
     private void finishLaunch(OutputBuffer out, long tiles, int blocks, CudaStream stream, long launchStart) {
-      long[] outputArg = {out.deviceAddress(), columns, layout.columnCount(), layout.countsAt()};
-      scan.launch(1, SCAN_THREADS, stream, out.staging().address(), outputArg, tiles, out.offsetsAddress(layout));
-      gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, out.staging().address(), outputArg, tiles,
-          out.offsetsAddress(layout));
+      long[] outputArg = windowArg(out.deviceAddress());
+      scan.launch(1, SCAN_THREADS, stream, stagingArg(out), outputArg, tiles, out.offsetsAddress(staging));
+      gather.launch(blocks, GpuRowsLayout.TILE_ROWS, stream, stagingArg(out), outputArg, tiles,
+          out.offsetsAddress(staging), 0L, layout.capacityRows());
       if (timing) {
         out.timedEnd().record(stream);
       }
@@ -317,10 +355,11 @@ final class GpuRowsPass {
       return freed;
     }
 
-    /** The buffer of a finished copy; a copy's failure is thrown once its buffer is back. */
+    /** The buffer of a finished copy, its further windows given back; a copy's failure is thrown once it is back. */
     private OutputBuffer await(Future<OutputBuffer> copy) {
       try {
         OutputBuffer buffer = copy.get();
+        releaseWindows(buffer);
         if (copyFailure.get() != null) {
           spare.push(buffer);
           throw copyFailure.get();
@@ -337,14 +376,15 @@ final class GpuRowsPass {
 
     private OutputBuffer acquire() {
       HostBuffer host = GpuScratch.acquireHost(device, layout.bytes());
-      DeviceBuffer staging = null;
+      DeviceBuffer chunk = null;
       try {
-        staging = GpuScratch.acquire(device, layout.bytes() + 4 * (GpuRowsLayout.tiles(layout.capacityRows()) + 1));
-        return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()), staging,
-            GpuScratch.event(device), timing ? device.newEvent(true) : null, timing ? device.newEvent(true) : null);
+        chunk = GpuScratch.acquire(device, staging.bytes() + 4 * (GpuRowsLayout.tiles(staging.capacityRows()) + 1));
+        return new OutputBuffer(host, HostMemoryKind.mappedDeviceAddress(device, host.address()), chunk,
+            GpuScratch.event(device), timing ? device.newEvent(true) : null, timing ? device.newEvent(true) : null,
+            new ArrayList<>());
       } catch (RuntimeException e) {
-        if (staging != null) {
-          GpuScratch.release(device, staging);
+        if (chunk != null) {
+          GpuScratch.release(device, chunk);
         }
         GpuScratch.release(device, host);
         throw e;
@@ -368,11 +408,19 @@ final class GpuRowsPass {
         kernelMillis += chunk.out().timedEnd().elapsedMillisSince(chunk.out().timedStart());
       }
       chunks++;
-      assembling.add(copier.submit(() -> {  // the buffer comes back whatever happens; a failure is kept aside
+      long[] windows;
+      try {
+        windows = gatherWindows(chunk);
+      } catch (RuntimeException e) {
+        releaseWindows(chunk.out());
+        spare.push(chunk.out());
+        throw e;
+      }
+      Supplier<OutputBuffer> copy = () -> {  // the buffer comes back whatever happens; a failure is kept aside
         long addStart = System.nanoTime();
         try {
-          long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(),
-              chunk.out().host().address(), chunk.table());
+          long selected = assembler.add(chunk.batch(), chunk.batches(), chunk.firstRow(), chunk.rows(), windows,
+              chunk.table());
           returned.addAndGet(layout.writtenBytes(chunk.rows(), selected));
         } catch (RuntimeException e) {
           copyFailure.compareAndSet(null, e);
@@ -380,7 +428,51 @@ final class GpuRowsPass {
           addNanos.addAndGet(System.nanoTime() - addStart);
         }
         return chunk.out();
-      }));
+      };
+      boolean sharesABatch = chunk.batch() <= lastCopyBatch;
+      lastCopy = sharesABatch ? lastCopy.handleAsync((before, failure) -> copy.get(), copier)
+          : CompletableFuture.supplyAsync(copy, copier);
+      lastCopyBatch = chunk.batch() + chunk.batches() - 1;
+      assembling.add(lastCopy);
+    }
+
+    /**
+     * The addresses of the windows that hold a done chunk's selected rows: its buffer alone, or, where the chunk
+     * selected more rows than a window holds, further pooled windows that the gather fills now from the staging buffer,
+     * which no later chunk writes before this one's rows are copied.
+     */
+    private long[] gatherWindows(InFlight chunk) {
+      OutputBuffer out = chunk.out();
+      long selected = layout.selected(out.host().address(), chunk.tiles());
+      long window = layout.capacityRows();
+      int count = (int) Math.max(1, (selected + window - 1) / window);
+      long[] addresses = new long[count];
+      addresses[0] = out.host().address();
+      if (count == 1) {
+        return addresses;
+      }
+      long waitStart = System.nanoTime();
+      int blocks = GpuPass.blocks(multiprocessors, GpuColumnarPipeline.BLOCKS_PER_SM, chunk.tiles());
+      for (int w = 1; w < count; w++) {
+        HostBuffer host = GpuScratch.acquireHost(device, layout.bytes());
+        out.windows().add(host);
+        addresses[w] = host.address();
+        gather.launch(blocks, GpuRowsLayout.TILE_ROWS, chunk.stream(), stagingArg(out),
+            windowArg(HostMemoryKind.mappedDeviceAddress(device, host.address())), chunk.tiles(),
+            out.offsetsAddress(staging), w * window, window);
+      }
+      out.done().record(chunk.stream());
+      out.done().synchronize();
+      waitNanos += System.nanoTime() - waitStart;
+      return addresses;
+    }
+
+    /** Gives back the further windows a buffer's chunk took. */
+    private void releaseWindows(OutputBuffer out) {
+      for (HostBuffer window : out.windows()) {
+        GpuScratch.release(device, window);
+      }
+      out.windows().clear();
     }
 
     /** Waits for every copy still running; their buffers become spare; the first failure is returned. */

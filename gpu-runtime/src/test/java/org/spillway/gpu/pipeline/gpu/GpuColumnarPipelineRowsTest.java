@@ -211,6 +211,44 @@ class GpuColumnarPipelineRowsTest {
     }
   }
 
+  /**
+   * Chunks staged whole in GPU memory whose selected rows exceed one output window come back window by window:
+   * windows of one and three tiles under chunks of many, streamed and resident (over chunk tables), every row kept
+   * or some, rows and NULLs as on the CPU, in order.
+   */
+  @Test void chunksSelectingMoreRowsThanAWindowComeBackInSeveralWindows() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    RandomExprs gen = new RandomExprs(random);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int rows : new int[] {MORSELS, 257, 7000, 1, 4099}) {
+      batches.add(data.batch(gen, rows, random.nextBoolean()));
+    }
+    Expr a = new Expr.Column(1, ExprType.INT64);
+    Expr always = new Expr.Logical(false, List.of(new Expr.IsNull(a, false), new Expr.IsNull(a, true)));
+    List<Expr> outputs = List.of(new Expr.Column(4, ExprType.DATE), a, new Expr.Column(2, DEC2));
+    List<List<PipelineStage>> pipelines = List.of(fixedStages(),
+        List.of(new PipelineStage.Filter(always), new PipelineStage.Project(outputs)));
+    long[] windowBytes = {1, 3 * GpuRowsLayout.TILE_ROWS * 8};  // one tile, and about a tile of three columns
+    try (GpuColumnCache cache = new GpuColumnCache(GpuRuntime.requireDevice(), 1L << 30)) {
+      for (List<PipelineStage> stages : pipelines) {
+        for (long window : windowBytes) {
+          for (String run : new String[] {"streamed", "cold", "warm"}) {
+            TransferMethod method = random.nextBoolean() ? TransferMethod.PINNED_COPY : TransferMethod.ZERO_COPY;
+            GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, stages)
+                .withRowsBuffers(4L << 20, window).withFilterVariant(random.nextBoolean() ? FilterVariant.BRANCHING
+                    : FilterVariant.PREDICATION);
+            if (!run.equals("streamed")) {
+              gpu.withCache(cache);
+            }
+            RandomBatches.assertSameBatches(gpu, run.equals("warm") ? TransferMethod.PINNED_COPY : method, batches,
+                "seed " + seed + ", window bytes " + window + ", " + run + ", " + method + ", " + stages);
+          }
+        }
+      }
+    }
+  }
+
   /** Chunks of one and several tiles, ragged batch ends, morsels split across chunks, two stream workers. */
   @Test void raggedChunksAndSeveralStreamWorkersKeepInputOrder() {
     long seed = System.nanoTime();

@@ -114,6 +114,80 @@ class GpuRowsAssemblerTest {
     }
   }
 
+  /**
+   * A chunk that selects more rows than an output window holds comes back in several windows (the first holding the
+   * counts): its rows, split anywhere inside a morsel or a tile, assemble as from one buffer.
+   */
+  @Test void rowsSpanningSeveralWindowsAssembleAsFromOneBuffer() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int[] sizes = {1, TILE + 1, 700, MorselScheduler.MORSEL_ROWS + 300, 140_000};
+    long[] windowChoices = {TILE, 3 * TILE, 4096};
+    double[] selectivities = {0.02, 0.5, 1};
+    for (int trial = 0; trial < 16; trial++) {
+      long chunkRows = 1 << 15;
+      long windowRows = windowChoices[random.nextInt(windowChoices.length)];
+      double selectivity = selectivities[random.nextInt(selectivities.length)];
+      boolean[] nullable = new boolean[TYPES.size()];
+      for (int k = 0; k < nullable.length; k++) {
+        nullable[k] = random.nextBoolean();
+      }
+      GpuRowsLayout whole = new GpuRowsLayout(TYPES, nullable, chunkRows);
+      GpuRowsLayout window = whole.window(windowRows);
+      List<Input> inputs = List.of(input(random, sizes[random.nextInt(sizes.length)], nullable, selectivity));
+      String where = "seed " + seed + ", trial " + trial + ", window " + windowRows + ", selectivity " + selectivity;
+      GpuRowsAssembler assembler = new GpuRowsAssembler(window, rowsOf(inputs));
+      int windowsSeen = 0;
+      try (ArrowBuf buffer = allocator.buffer(whole.bytes())) {
+        for (long first = 0; first < inputs.get(0).rows(); first += chunkRows) {
+          long rows = Math.min(chunkRows, inputs.get(0).rows() - first);
+          long selected = writeChunk(random, buffer, whole, inputs.get(0), first, rows);
+          List<ArrowBuf> windows = windows(random, buffer, whole, window, GpuRowsLayout.tiles(rows), selected);
+          try {
+            windowsSeen = Math.max(windowsSeen, windows.size());
+            assertEquals(selected, window.selected(windows.get(0).memoryAddress(), GpuRowsLayout.tiles(rows)), where);
+            assertEquals(selected, assembler.add(0, 1, first, rows,
+                windows.stream().mapToLong(ArrowBuf::memoryAddress).toArray(), false), where);
+          } finally {
+            windows.forEach(ArrowBuf::close);
+          }
+        }
+      }
+      assertSameBatches(expected(inputs), assembler.result(), where + ", windows " + windowsSeen);
+    }
+  }
+
+  /**
+   * The windows the gather fills from a chunk's {@code selected} rows laid out consecutively in {@code chunk} by
+   * {@code whole}: over stale bytes, the counts of its {@code tiles} tiles in the first.
+   */
+  private List<ArrowBuf> windows(Random random, ArrowBuf chunk, GpuRowsLayout whole, GpuRowsLayout window, long tiles,
+      long selected) {
+    List<ArrowBuf> out = new ArrayList<>();
+    long cap = window.capacityRows();
+    for (long w = 0; w == 0 || w * cap < selected; w++) {
+      ArrowBuf buffer = allocator.buffer(window.bytes());
+      byte[] stale = new byte[(int) window.bytes()];
+      random.nextBytes(stale);
+      buffer.setBytes(0, stale);
+      for (long j = w * cap; j < Math.min(selected, (w + 1) * cap); j++) {
+        long to = j - w * cap;
+        for (int k = 0; k < whole.columnCount(); k++) {
+          int width = whole.width(k);
+          chunk.getBytes(whole.valuesAt(k) + width * j, buffer, window.valuesAt(k) + width * to, width);
+          if (whole.flagsAt(k) >= 0) {
+            buffer.setByte(window.flagsAt(k) + to, chunk.getByte(whole.flagsAt(k) + j));
+          }
+        }
+      }
+      out.add(buffer);
+    }
+    for (long t = 0; t < tiles; t++) {
+      out.get(0).setInt(window.countsAt() + 4 * t, chunk.getInt(whole.countsAt() + 4 * t));
+    }
+    return out;
+  }
+
   @Test void refusesABatchOfPartTilesFollowedByAnother() {
     GpuRowsLayout layout = new GpuRowsLayout(List.of(ExprType.INT64), new boolean[1], 4 * TILE);
     GpuRowsAssembler assembler = new GpuRowsAssembler(layout, new long[] {300, 200});

@@ -1,6 +1,7 @@
 package org.spillway.gpu.pipeline.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -25,5 +26,17 @@ class GpuRowsLayoutTest {
     assertEquals(4096, GpuRowsLayout.chunkRowsFitting(TYPES, NULLABLE, 4096, cap), "a short chunk stays as it is");
     assertEquals(GpuRowsLayout.TILE_ROWS, GpuRowsLayout.chunkRowsFitting(TYPES, NULLABLE, 2L << 20, 1),
         "at least one tile");
+  }
+
+  /** An output window holds its own rows' values and flags, but the counts of every tile of the staged chunk. */
+  @Test void aWindowHoldsItsRowsAndTheWholeChunksCounts() {
+    GpuRowsLayout chunk = new GpuRowsLayout(TYPES, NULLABLE, 64 * GpuRowsLayout.TILE_ROWS);
+    GpuRowsLayout window = chunk.window(2 * GpuRowsLayout.TILE_ROWS);
+    assertEquals(2 * GpuRowsLayout.TILE_ROWS, window.capacityRows());
+    assertEquals(chunk.capacityRows(), window.chunkRows());
+    assertEquals(2 * GpuRowsLayout.TILE_ROWS * 8, window.valuesAt(1), "values regions sized by the window's rows");
+    assertTrue(window.countsAt() + 64 * 4 <= window.bytes(), "a count for each of the chunk's 64 tiles");
+    assertTrue(window.bytes() < chunk.bytes());
+    assertThrows(IllegalArgumentException.class, () -> chunk.window(128 * GpuRowsLayout.TILE_ROWS));
   }
 }
