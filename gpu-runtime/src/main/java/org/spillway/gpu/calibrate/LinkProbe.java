@@ -62,6 +62,23 @@ public final class LinkProbe implements AutoCloseable {
         granularity, random ? 1 : 0, accesses, sink.pointer()));
   }
 
+  /**
+   * Median seconds of {@code reps} sweeps of random reads of {@code granularity} bytes over {@code slices}
+   * consecutive slices of {@code sliceBytes} from {@code address}: one launch of {@code accesses} reads per slice,
+   * launched one after another on one stream and timed together, so that every sweep starts each slice with the
+   * translations the slice before left cached (as the windowed index join's sliced lookups do).
+   */
+  public double sweepSeconds(long address, long sliceBytes, int slices, int granularity, long accesses, int reps) {
+    readSeconds(address, sliceBytes, granularity, true, 1, 1);  // checks the slice's shape
+    long slots = sliceBytes / granularity;
+    return time(reps, () -> {
+      for (int s = 0; s < slices; s++) {
+        read.launch(blocks, BLOCK_THREADS, stream, new DevicePointer(address + s * sliceBytes), slots, granularity, 1,
+            accesses, sink.pointer());
+      }
+    });
+  }
+
   /** Median seconds of {@code reps} sequential 16-byte-store passes over {@code bytes} at {@code address}. */
   public double writeSeconds(long address, long bytes, int reps) {
     int[] seed = {1};

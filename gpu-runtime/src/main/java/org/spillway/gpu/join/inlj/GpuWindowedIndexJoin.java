@@ -128,6 +128,11 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
     return translationReach;
   }
 
+  /** The launches a window's lookups take: its translation slices, 1 for the unlimited reach. */
+  public int slicesPerWindow() {
+    return slices == null ? 1 : slices.count();
+  }
+
   /** What the last join did; null before the first. */
   public Stats lastStats() {
     return lastStats;
@@ -218,8 +223,8 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
       pool.release(pipeline);
       released = true;
       JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, type, MorselScheduler.THREADS);
-      lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, slices == null ? 1 : slices.count(),
-          gpuNanos, System.nanoTime() - started);
+      lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, slicesPerWindow(), gpuNanos,
+          System.nanoTime() - started);
       return result;
     } finally {
       if (!released) {
