@@ -73,8 +73,8 @@ public final class TranslationReachProbe {
       if (regions.isEmpty() || !shapes || !(readsPerPage > 0) || reps < 1) {
         throw new IllegalArgumentException("regions (at least one), slices and footprints are powers of two of at"
             + " least " + LINE + " bytes, slices and footprints below the largest region, --reads-per-page"
-            + " positive and --reps at least 1; got " + regions + ", " + slices + ", " + footprints + ", " + readsPerPage + ", " + reps
-            + "; usage: " + USAGE);
+            + " positive and --reps at least 1; got " + regions + ", " + slices + ", " + footprints + ", "
+            + readsPerPage + ", " + reps + "; usage: " + USAGE);
       }
       return new Options(regions, slices, footprints, readsPerPage, reps, out);
     }
