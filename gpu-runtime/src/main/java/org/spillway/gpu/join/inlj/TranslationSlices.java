@@ -16,7 +16,7 @@ import org.spillway.gpu.index.SortedKeyColumn;
  * past the GPU's TLB reach (32 GiB and more of R) each lookup then waits on more translations over the link (issue
  * #15, docs/bench/index-join session 13: from 32 to 64 GiB of R at 1% the probe keys double and the time grows 4.6x).
  *
- * <p>A slice ends where a partition's rows begin, found on the host by a binary search of the column per partition
+ * <p>A slice ends where a partition's rows begin, found on the host by binary searches of the column, a few per slice
  * (the window's own histogram stays on the GPU: the lookups read each slice's slots from its cursors). A sliced window
  * looks up its matchable keys only; the rejects after them get no row from window_restore either way.
  */
@@ -65,7 +65,9 @@ public final class TranslationSlices {
 
   /**
    * The slices of windows partitioned by {@code radix} over {@code column} for a reach of {@code reachBytes}; null
-   * for the unlimited reach (one launch over every slot of the window, rejects included, as before slicing).
+   * for the unlimited reach (one launch over every slot of the window, rejects included, as before slicing). Each
+   * slice takes every partition whose rows end within the reach of its first partition's first row: the partition of
+   * the row just past the reach ends it (two searches of the column per slice, not one per partition).
    */
   static TranslationSlices of(SortedKeyColumn column, WindowRadix radix, long reachBytes) {
     if (reachBytes <= 0) {
@@ -74,44 +76,39 @@ public final class TranslationSlices {
     if (reachBytes == UNLIMITED) {
       return null;
     }
-    long[] firstRows = firstRows(column, radix);
+    long rowsPerReach = reachBytes / column.width();  // 0: a slice per partition that holds rows
     List<Integer> bounds = new ArrayList<>(List.of(0));
     int start = 0;
-    for (int p = 1; p < radix.fanout(); p++) {
-      long bytes = (firstRows[p + 1] - firstRows[start]) * column.width();  // partitions start .. p
-      if (bytes > reachBytes) {
-        bounds.add(p);
-        start = p;
-      }
+    while (start < radix.fanout()) {
+      long pastReach = firstRow(column, radix, start) + rowsPerReach;
+      // partitions before the one holding row pastReach end at or before it: they fit, that one does not
+      int end = pastReach >= column.rows() ? radix.fanout()
+          : Math.max(start + 1, radix.partitionOf(column.key(pastReach)));
+      bounds.add(end);
+      start = end;
     }
-    bounds.add(radix.fanout());
     return new TranslationSlices(bounds.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /**
-   * The first row of every partition of {@code radix} in {@code column}, and the column's row count after the last:
-   * the first row whose key's offset from the smallest key, shifted, reaches the partition.
+   * The first row of partition {@code partition} of {@code radix} in {@code column} (the column's rows for the
+   * partition after the last): the first row whose key's offset from the smallest key, shifted, reaches it.
    */
-  static long[] firstRows(SortedKeyColumn column, WindowRadix radix) {
-    long[] first = new long[radix.fanout() + 1];
-    first[radix.fanout()] = column.rows();
-    if (radix.empty()) {
-      return first;
+  static long firstRow(SortedKeyColumn column, WindowRadix radix, int partition) {
+    if (radix.empty() || partition >= radix.fanout()) {
+      return column.rows();
     }
-    for (int p = 1; p < radix.fanout(); p++) {
-      long lo = first[p - 1];
-      long hi = column.rows();
-      while (lo < hi) {  // unsigned offsets: a key's offset from the smallest may exceed Long.MAX_VALUE
-        long mid = (lo + hi) >>> 1;
-        if ((column.key(mid) - radix.min()) >>> radix.shift() < p) {
-          lo = mid + 1;
-        } else {
-          hi = mid;
-        }
+    long lo = 0;
+    long hi = column.rows();
+    while (lo < hi) {  // partitionOf compares unsigned offsets: a key's offset may exceed Long.MAX_VALUE
+      long mid = (lo + hi) >>> 1;
+      if (radix.partitionOf(column.key(mid)) < partition) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
       }
-      first[p] = lo;
     }
-    return first;
+    return lo;
   }
 
   /** How many slices a window's lookups run in. */

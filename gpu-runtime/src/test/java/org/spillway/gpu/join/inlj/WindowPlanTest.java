@@ -152,7 +152,7 @@ class WindowPlanTest {
     for (long[] keys : columns) {
       withColumn(keys, column -> {
         WindowRadix radix = WindowRadix.of(column);
-        long[] first = TranslationSlices.firstRows(column, radix);
+        long[] first = firstRows(column, radix);
         assertEquals(radix.fanout() + 1, first.length);
         assertEquals(keys.length, first[radix.fanout()]);
         int row = 0;
@@ -165,7 +165,7 @@ class WindowPlanTest {
       });
     }
     withColumn(new long[0], column -> assertArrayEquals(new long[] {0, 0},
-        TranslationSlices.firstRows(column, WindowRadix.of(column))));
+        firstRows(column, WindowRadix.of(column))));
   }
 
   /**
@@ -182,9 +182,10 @@ class WindowPlanTest {
     for (long[] keys : new long[][] {LongStream.range(0, 100_000).map(i -> 4 * i).toArray(), skewed}) {
       withColumn(keys, column -> {
         WindowRadix radix = WindowRadix.of(column);
-        long[] first = TranslationSlices.firstRows(column, radix);
+        long[] first = firstRows(column, radix);
         long columnBytes = keys.length * 8L;
-        for (long reach : new long[] {8, 1000, 4096, columnBytes / 7, columnBytes / 2, columnBytes, 1L << 40}) {
+        for (long reach : new long[] {4, 8, 1000, 4096, columnBytes / 7, columnBytes / 2, columnBytes - 8,
+            columnBytes, 1L << 40}) {
           TranslationSlices slices = TranslationSlices.of(column, radix, reach);
           String what = "reach " + reach + " over " + columnBytes + " bytes, seed=" + seed;
           assertEquals(0, slices.firstPartition(0), what);
@@ -235,6 +236,12 @@ class WindowPlanTest {
         System.setProperty(TranslationSlices.PROPERTY, before);
       }
     }
+  }
+
+  /** Every partition's first row, and the column's rows after the last partition. */
+  private static long[] firstRows(SortedKeyColumn column, WindowRadix radix) {
+    return LongStream.rangeClosed(0, radix.fanout())
+        .map(p -> TranslationSlices.firstRow(column, radix, (int) p)).toArray();
   }
 
   private static void withColumn(long[] keys, Consumer<SortedKeyColumn> body) {
