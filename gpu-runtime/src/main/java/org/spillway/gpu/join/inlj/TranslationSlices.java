@@ -11,14 +11,16 @@ import org.spillway.gpu.index.SortedKeyColumn;
  * moment the lookups read a bounded region of the indexed column: at most the <em>translation reach</em> of bytes,
  * where the GPU's cached address translations of the host region stay warm. A window's radix partitions
  * ({@link WindowRadix}) are in key order, hence in the column's row order, so a slice is a run of consecutive
- * partitions whose rows span at most the reach (at least one partition, however many bytes it spans). One launch over
- * all partitions at once (the unlimited reach, the default) spreads a window's reads over the whole column instead:
- * past the GPU's TLB reach (32 GiB and more of R) each lookup then waits on more translations over the link (issue
- * #15, docs/bench/index-join session 13: from 32 to 64 GiB of R at 1% the probe keys double and the time grows 4.6x).
+ * partitions whose rows span at most the reach (at least one partition, however many bytes it spans). The reason to
+ * try it (issue #15, docs/bench/index-join sessions 13 and 16): from 32 to 64 GiB of R at 1% the probe keys double
+ * and the GPU join's time grows 4.6x, as if each lookup waited on more translations over the link. One launch over all
+ * partitions (the unlimited reach, the default) bounds its reads only as far as its blocks keep pace, walking the
+ * partitions in order a grid's round at a time; slices bound them whatever the blocks do. Whether it helps is for the
+ * GPU to say ({@code IndexJoinBenchmark --reaches}).
  *
- * <p>A slice ends where a partition's rows begin, found on the host by binary searches of the column, a few per slice
- * (the window's own histogram stays on the GPU: the lookups read each slice's slots from its cursors). A sliced window
- * looks up its matchable keys only; the rejects after them get no row from window_restore either way.
+ * <p>A slice ends where a partition's rows begin, found on the host: a binary search of the column and one key read
+ * per slice (the window's own histogram stays on the GPU: the lookups read each slice's slots from its cursors). A
+ * sliced window looks up its matchable keys only; the rejects after them get no row from window_restore either way.
  */
 public final class TranslationSlices {
   /** The system property that sets the GPU join's translation reach: a byte count (e.g. 16g) or "unlimited". */
@@ -67,7 +69,7 @@ public final class TranslationSlices {
    * The slices of windows partitioned by {@code radix} over {@code column} for a reach of {@code reachBytes}; null
    * for the unlimited reach (one launch over every slot of the window, rejects included, as before slicing). Each
    * slice takes every partition whose rows end within the reach of its first partition's first row: the partition of
-   * the row just past the reach ends it (two searches of the column per slice, not one per partition).
+   * the row just past the reach ends it (a search of the column per slice, not one per partition).
    */
   static TranslationSlices of(SortedKeyColumn column, WindowRadix radix, long reachBytes) {
     if (reachBytes <= 0) {
