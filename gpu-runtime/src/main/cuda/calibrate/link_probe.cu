@@ -1,5 +1,6 @@
 // Kernels of LinkProbe (org.spillway.gpu.calibrate.LinkProbe): reads and writes over the interconnect
-// (or in device memory) at a given access granularity, sequential or random, for the machine profile.
+// (or in device memory) at a given access granularity, sequential or random, for the machine profile; and random
+// reads that sweep a buffer window by window (TranslationReachProbe).
 #include <cstdint>
 
 #include "block_primitives.cuh"
@@ -56,6 +57,26 @@ extern "C" __global__ void link_read(const unsigned char* base, unsigned long lo
   }
   for (unsigned long long a = tid; a < accesses; a += stride) {
     const unsigned long long slot = (random ? mix(a) : a) & (slots - 1);
+    x ^= read_bytes(base + slot * granularity, granularity);
+  }
+  xor_into(x, sink);
+}
+
+// `accesses` random reads of `granularity` bytes over a buffer of `windows` consecutive windows of `window_slots`
+// slots each (a power of two), the reads of window w after those of window w - 1: access a reads in window
+// a / ceil(accesses / windows). With a grid-stride loop the threads' reads at any moment fall into one or two
+// windows, so one launch sweeps the buffer with a bounded footprint, as a partitioned window's lookups sweep an index
+// column.
+extern "C" __global__ void link_read_sweep(const unsigned char* base, unsigned long long window_slots,
+                                           unsigned long long windows, unsigned granularity,
+                                           unsigned long long accesses, unsigned long long* sink) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned long long per_window = (accesses + windows - 1) / windows;
+  unsigned long long x = 0;
+  for (unsigned long long a = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; a < accesses;
+       a += stride) {
+    const unsigned long long window = a / per_window;
+    const unsigned long long slot = window * window_slots + (mix(a) & (window_slots - 1));
     x ^= read_bytes(base + slot * granularity, granularity);
   }
   xor_into(x, sink);

@@ -7,6 +7,7 @@
 // at a time from the estimate's, and searches within the line that holds the key, so that a lookup whose key lies
 // within a line of its estimate reads one or two lines, not the three or four of a binary search over the window
 // of 2 * max_error + 2 keys. A key the rounding put outside that window is searched for beside it, as on the CPU.
+// A launch looks up its slots of the probe keys (probe_slots): all of them, or one slice of a partitioned window.
 #include "index/sorted_key_column.cuh"
 
 namespace radix_spline {
@@ -117,23 +118,25 @@ extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows,
                                                const long long* point_keys, const long long* point_rows,
                                                long long points, int shift, int max_error, long long min_key,
                                                long long max_key, const long long* probes, unsigned long long count,
-                                               long long* out) {
+                                               const unsigned* partition_ends, int first_partition,
+                                               int end_partition, long long* out) {
   constexpr int kInFlight = radix_spline::kLookupsInFlight;
   const KeyColumn column{keys, rows, wide};
   // A block takes kInFlight * blockDim.x neighbouring keys of the partitioned window at a time, so the lookups in
   // flight read the same stretch of the column as one lookup per thread would (its pages' translations stay cached).
+  const ProbeSlots slots = probe_slots(count, partition_ends, first_partition, end_partition);
   const unsigned long long step = (unsigned long long) kInFlight * blockDim.x;
-  for (unsigned long long base = blockIdx.x * step; base < count; base += gridDim.x * step) {
+  for (unsigned long long base = slots.begin + blockIdx.x * step; base < slots.end; base += gridDim.x * step) {
     radix_spline::Estimate e[kInFlight];
     long long key[kInFlight];
     long long at[kInFlight];
 #pragma unroll
     for (int j = 0; j < kInFlight; j++) {
       const unsigned long long i = base + j * blockDim.x + threadIdx.x;
-      key[j] = i < count ? probes[i] : 0;
-      e[j] = i < count ? radix_spline::estimate(column, table, point_keys, point_rows, points, shift, min_key, max_key,
-                                                key[j])
-                       : radix_spline::Estimate{0, 0, 0, -1};
+      key[j] = i < slots.end ? probes[i] : 0;
+      e[j] = i < slots.end ? radix_spline::estimate(column, table, point_keys, point_rows, points, shift, min_key,
+                                                    max_key, key[j])
+                           : radix_spline::Estimate{0, 0, 0, -1};
     }
 #pragma unroll
     for (int j = 0; j < kInFlight; j++) {
@@ -142,7 +145,7 @@ extern "C" __global__ void radix_spline_lookup(const void* keys, long long rows,
 #pragma unroll
     for (int j = 0; j < kInFlight; j++) {
       const unsigned long long i = base + j * blockDim.x + threadIdx.x;
-      if (i < count) out[i] = radix_spline::finish(column, e[j], max_error, key[j], at[j]);
+      if (i < slots.end) out[i] = radix_spline::finish(column, e[j], max_error, key[j], at[j]);
     }
   }
 }

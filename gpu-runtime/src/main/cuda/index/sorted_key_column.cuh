@@ -1,6 +1,7 @@
 // The sorted key column every index kernel ends its lookup in (org.spillway.gpu.index.SortedKeyColumn): 4- or
 // 8-byte keys in pinned host memory, read over the link zero-copy, compared as signed 64-bit numbers, and the
-// branch-free lower bound the kernels search it and the indexes' own key regions with.
+// branch-free lower bound the kernels search it and the indexes' own key regions with; and the slots of the probe
+// keys one launch of an index kernel looks up (ProbeSlots).
 #pragma once
 #include "block_primitives.cuh"
 
@@ -40,4 +41,22 @@ __host__ __device__ __forceinline__ long long find_in_column(const KeyColumn& co
 __host__ __device__ __forceinline__ bool outside(const KeyColumn& column, long long min_key, long long max_key,
                                         long long key) {
   return column.rows == 0 || key < min_key || key > max_key;
+}
+
+// The slots [begin, end) of the probe keys one launch of an index kernel looks up. Without `partition_ends`, all
+// `count` of them. With it, the slots of partitions [first_partition, end_partition) of a radix-partitioned window
+// (org.spillway.gpu.join.inlj.TranslationSlices): partition_ends[p] is the slot after partition p's last key, which
+// the window's scatter left in its cursors on the same stream, so the host launches a window's slices one after
+// another without reading its histogram back.
+struct ProbeSlots {
+  unsigned long long begin;
+  unsigned long long end;
+};
+
+__host__ __device__ __forceinline__ ProbeSlots probe_slots(unsigned long long count, const unsigned* partition_ends,
+                                                           int first_partition, int end_partition) {
+  if (partition_ends == nullptr) return {0, count};
+  const unsigned long long begin = first_partition == 0 ? 0 : partition_ends[first_partition - 1];
+  const unsigned long long end = end_partition == 0 ? 0 : partition_ends[end_partition - 1];
+  return {begin, end < count ? end : count};
 }

@@ -48,14 +48,14 @@ public final class SpillwayIndexJoinPredictions {
     SpillwayJoinCost cost = new SpillwayJoinCost(profile);
     SpillwayIndexJoinCost inlj = new SpillwayIndexJoinCost(cost, profile, BENCHMARK_EXACT_SPLINE_SHARE);
     BenchReport predicted = new BenchReport("Index join benchmark: measured and predicted", List.of("sweep", "case",
-        "selectivity %", "R GiB", "join", "device", "measured ms", "predicted ms", "predicted / measured"));
+        "selectivity %", "R GiB", "join", "device", "measured ms", "predicted ms", "predicted / measured", "line"));
     BenchReport picks = new BenchReport("Index join benchmark: the cost model's picks", List.of("sweep", "case",
         "selectivity %", "R GiB", "fastest", "fastest ms", "model picks", "pick ms", "pick / fastest", "within 10%",
         "planner chooses"));
     Map<Case, List<Integer>> cases = new LinkedHashMap<>();
     for (int row = 0; row < measured.rowCount(); row++) {
       String label = measured.cell(row, "case").toString();
-      String line = measured.cell(row, "join") + " " + measured.cell(row, "device");
+      String line = line(measured, row);
       Case c = new Case(measured.cell(row, "sweep").toString(), label.substring(0, label.length() - line.length())
           .trim(), number(measured.cell(row, "R rows")), number(measured.cell(row, "S rows")),
           Math.round(number(measured.cell(row, "window MiB")) * (1 << 20)));
@@ -74,17 +74,18 @@ public final class SpillwayIndexJoinPredictions {
         String device = measured.cell(row, "device").toString();
         double ms = number(measured.cell(row, "ms"));
         double predictedMs = predictedSeconds(cost, inlj, c, join, device, windows(measured, row, c)) * 1e3;
-        predicted.row(c.sweep(), c.label(), selectivity, gib, join, device, ms, predictedMs, predictedMs / ms);
+        String line = line(measured, row);
+        predicted.row(c.sweep(), c.label(), selectivity, gib, join, device, ms, predictedMs, predictedMs / ms, line);
         if (Double.isNaN(ms) || Double.isNaN(predictedMs)) {
           continue;
         }
         if (ms < fastestMs) {
           fastestMs = ms;
-          fastest = join + " " + device;
+          fastest = line;
         }
         if (predictedMs < pickPredicted) {
           pickPredicted = predictedMs;
-          pick = join + " " + device;
+          pick = line;
           pickMs = ms;
         }
       }
@@ -93,6 +94,16 @@ public final class SpillwayIndexJoinPredictions {
           pick == null ? "" : ratio <= TOLERANCE ? "yes" : "no", plannerChoice(cost, inlj, c));
     });
     return new Tables(predicted, picks);
+  }
+
+  /**
+   * The join of a row as the benchmark's {@code line} names it: join and device, and for a GPU index join at a
+   * finite translation reach the reach too (several rows of one case then share join and device); join and device in
+   * a CSV without the column.
+   */
+  private static String line(BenchReport measured, int row) {
+    return measured.columns().contains("line") ? measured.cell(row, "line").toString()
+        : measured.cell(row, "join") + " " + measured.cell(row, "device");
   }
 
   /**

@@ -79,6 +79,35 @@ class SpillwayIndexJoinPredictionsTest {
   }
 
   /**
+   * The GPU index join at several translation reaches (one case, the same join and device, a line each): one case
+   * with one pick among them all, named by the line, and every row predicted (the model knows no reach: the same time).
+   */
+  @Test void translationReachesAreRowsOfOneCaseNamedByTheirLine() {
+    BenchReport report = new BenchReport("index join", List.of("sweep", "case", "R GiB", "R rows", "S rows",
+        "selectivity %", "window MiB", "windows", "reach", "slices", "join", "device", "line", "ms", "total ms",
+        "M keys/s", "Q/s", "note"));
+    double sRows = Math.round(R_ROWS / 100);
+    String[][] rows = {{"inlj/RADIXSPLINE", "gpu", "unlimited", "1", "900"}, {"inlj/RADIXSPLINE", "gpu", "4g", "16",
+        "300"}, {"nopa", "gpu", "", null, "1350"}};
+    for (String[] r : rows) {
+      String line = r[0] + " " + r[1] + (r[2].isEmpty() || r[2].equals("unlimited") ? "" : " reach " + r[2]);
+      double ms = Double.parseDouble(r[4]);
+      report.row("size 1.0%", "R 32.0 GiB sel 1.0% " + line, 32.0, R_ROWS, sRows, 1.0, 512.0, 1,
+          r[2], r[3] == null ? null : Integer.valueOf(r[3]), r[0], r[1], line, ms, ms, sRows / ms / 1e3, 1e3 / ms, "");
+    }
+    SpillwayIndexJoinPredictions.Tables tables = SpillwayIndexJoinPredictions.predict(report,
+        AssumedGpuSite.h100(true).profile());
+    BenchReport picks = tables.picks();
+    assertEquals(1, picks.rowCount(), "one case");
+    assertEquals("R 32.0 GiB sel 1.0%", picks.cell(0, "case"));
+    assertEquals("inlj/RADIXSPLINE gpu reach 4g", picks.cell(0, "fastest"));
+    BenchReport predicted = tables.predicted();
+    assertEquals(3, predicted.rowCount());
+    assertEquals("inlj/RADIXSPLINE gpu reach 4g", predicted.cell(1, "line"));
+    assertEquals(predicted.cell(0, "predicted ms"), predicted.cell(1, "predicted ms"));
+  }
+
+  /**
    * The CPU index join is predicted in the windows its run had: the CSV's {@code windows} column, or, in a CSV
    * without it (recorded before the windows were balanced over the threads), the probe over the window's keys.
    */

@@ -33,6 +33,7 @@ import org.spillway.gpu.join.JoinResult;
 import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.join.inlj.GpuWindowedIndexJoin;
 import org.spillway.gpu.join.inlj.JoinIndex;
+import org.spillway.gpu.join.inlj.TranslationSlices;
 import org.spillway.gpu.join.inlj.WindowedIndexJoin;
 import org.spillway.gpu.join.nopa.CpuNopaHashJoin;
 import org.spillway.gpu.join.nopa.NopaHashJoin;
@@ -67,8 +68,8 @@ public final class IndexJoinBenchmark {
   private final IndexJoinBenchmarkArgs options;
   private final CudaDevice device;
   private final BenchReport report = new BenchReport("Windowed index join against hash joins", List.of("sweep",
-      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "windows", "join", "device", "line", "ms",
-      "total ms", "M keys/s", "Q/s", "note"));
+      "case", "R GiB", "R rows", "S rows", "selectivity %", "window MiB", "windows", "reach", "slices", "join",
+      "device", "line", "ms", "total ms", "M keys/s", "Q/s", "note"));
   private final long started = System.nanoTime();
   /** Joins ("join device") that exceeded the point limit, and the case where they did. */
   private final Map<String, String> overLimit = new HashMap<>();
@@ -82,6 +83,23 @@ public final class IndexJoinBenchmark {
 
   /** One case of a sweep: what the report's first columns say of it. */
   private record Case(String sweep, String label, long rRows, int sRows, long windowBytes) {}
+
+  /**
+   * A join as the report names it: {@code join} on {@code where} (gpu, cpu); the GPU index joins also by the
+   * translation reach of their lookups ({@code reach}, "" for any other join) and the launches a window's lookups
+   * take ({@code slices}, null for any other join). A finite reach is a line of its own, the unlimited one keeps the
+   * join's plain line.
+   */
+  private record Point(String join, String where, String reach, Integer slices) {
+    static Point of(String join, String where) {
+      return new Point(join, where, "", null);
+    }
+
+    String line() {
+      boolean plain = reach.isEmpty() || reach.equals(TranslationSlices.describe(TranslationSlices.UNLIMITED));
+      return join + " " + where + (plain ? "" : " reach " + reach);
+    }
+  }
 
   /** One execution of a join: returns its own time in nanoseconds (CUDA events), or -1 for the wall clock. */
   @FunctionalInterface
@@ -175,11 +193,12 @@ public final class IndexJoinBenchmark {
     }
     try (Probe s = Probe.draw(allocator, r.rows, c.sRows(), options.missShare(), c.rRows() ^ c.sRows())) {
       for (IndexKind kind : options.kinds()) {
-        if (device != null) {
+        for (long reach : device != null ? options.reaches() : List.<Long>of()) {
           SortedKeyIndex index = r.index(kind);
-          try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes())) {
+          try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(device, index, c.windowBytes(), reach)) {
             int tuples = join.windowTuples(Long.BYTES);
-            time(c, "inlj/" + kind, "gpu", (c.sRows() + tuples - 1) / tuples, cancelled -> {
+            Point point = new Point("inlj/" + kind, "gpu", TranslationSlices.describe(reach), join.slicesPerWindow());
+            time(c, point, (c.sRows() + tuples - 1) / tuples, cancelled -> {
               checkIndex(join.join(s.hostColumn(), null, JoinType.INNER, cancelled), s, kind);
               return join.lastStats().gpuNanos();
             });
@@ -194,7 +213,7 @@ public final class IndexJoinBenchmark {
       for (IndexKind kind : options.kinds()) {
         if (options.runs("cpu-inlj")) {
           WindowedIndexJoin join = new WindowedIndexJoin(r.index(kind), c.windowBytes(), options.threads());
-          time(c, "inlj/" + kind, "cpu", join.windowCount(c.sRows()), cancelled -> {
+          time(c, Point.of("inlj/" + kind, "cpu"), join.windowCount(c.sRows()), cancelled -> {
             checkIndex(join.join(s.keys(), null, JoinType.INNER, cancelled), s, kind);
             return -1;
           });
@@ -211,17 +230,17 @@ public final class IndexJoinBenchmark {
   /** The joins a case would run, each reported as skipped: the budget was spent before the case began. */
   private void skipCase(Case c, boolean hashJoins) {
     for (IndexKind kind : options.kinds()) {
-      if (device != null) {
-        skipped(c, "inlj/" + kind, "gpu", "budget spent");
+      for (long reach : device != null ? options.reaches() : List.<Long>of()) {
+        skipped(c, new Point("inlj/" + kind, "gpu", TranslationSlices.describe(reach), null), "budget spent");
       }
       if (options.runs("cpu-inlj")) {
-        skipped(c, "inlj/" + kind, "cpu", "budget spent");
+        skipped(c, Point.of("inlj/" + kind, "cpu"), "budget spent");
       }
     }
     for (String name : hashJoins ? options.joins() : List.<String>of()) {
       boolean gpu = gpuHashJoin(name);
       if (!name.equals("cpu-inlj") && (!gpu || device != null)) {
-        skipped(c, name, gpu ? "gpu" : "cpu", "budget spent");
+        skipped(c, Point.of(name, gpu ? "gpu" : "cpu"), "budget spent");
       }
     }
   }
@@ -238,7 +257,7 @@ public final class IndexJoinBenchmark {
       try (GpuEquiJoin join = name.equals("nopa") ? new NopaHashJoin(device) : new TritonJoin(device)) {
         HostJoinInput build = HostJoinInput.of(s.hostColumn(), s.hostColumn());
         HostJoinInput probe = HostJoinInput.of(r.hostColumn(), r.hostColumn());
-        time(c, name, "gpu", null, cancelled -> {
+        time(c, Point.of(name, "gpu"), null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return join.lastStats().totalNanos();
         });
@@ -246,14 +265,14 @@ public final class IndexJoinBenchmark {
     } else if (name.equals("cpu-nopa") || name.equals("cpu-radix")) {
       long[] rKeys = r.javaKeys();
       if (rKeys == null) {
-        skipped(c, name, "cpu", "R of " + r.rows + " rows exceeds a Java array");
+        skipped(c, Point.of(name, "cpu"), "R of " + r.rows + " rows exceeds a Java array");
         return;
       }
       try (EquiJoin join = name.equals("cpu-nopa") ? new CpuNopaHashJoin(options.threads())
           : new CpuRadixJoin(options.threads())) {
         JoinInput build = JoinInput.of(s.keys(), s.keys());
         JoinInput probe = JoinInput.of(rKeys, rKeys);
-        time(c, name, "cpu", null, cancelled -> {
+        time(c, Point.of(name, "cpu"), null, cancelled -> {
           checkSums(join.join(build, probe, JoinType.INNER, JoinOutput.AGGREGATED), s, name);
           return -1;
         });
@@ -268,14 +287,14 @@ public final class IndexJoinBenchmark {
    * windows); a warm-up that took half the limit counts as the run (the code it warms ran on the earlier cases).
    * {@code windows}: the windows an index join cuts S into, which its row records (null for a hash join).
    */
-  private void time(Case c, String join, String where, Integer windows, Execution execution) {
-    String key = join + " " + where;
+  private void time(Case c, Point point, Integer windows, Execution execution) {
+    String key = point.line();
     if (overLimit.containsKey(key)) {
-      skipped(c, join, where, "skipped: over the point limit at " + overLimit.get(key));
+      skipped(c, point, "skipped: over the point limit at " + overLimit.get(key));
       return;
     }
     if (budgetSpent()) {
-      skipped(c, join, where, "budget spent");
+      skipped(c, point, "budget spent");
       return;
     }
     double limit = options.pointLimitSeconds();
@@ -317,28 +336,28 @@ public final class IndexJoinBenchmark {
       overLimit.put(key, c.label());
     }
     if (runs.isEmpty()) {
-      skipped(c, join, where, note);
+      skipped(c, point, note);
       return;
     }
     double ms = median(runs.stream().mapToDouble(r -> r[0]).toArray());
     double wall = median(runs.stream().mapToDouble(r -> r[1]).toArray());
-    row(c, join, where, windows, ms, wall, note);
-    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %10.2f ms %s%n", elapsedSeconds(), c.sweep(),
-        c.label(), join, where, ms, note);
+    row(c, point, windows, ms, wall, note);
+    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-34s %10.2f ms %s%n", elapsedSeconds(), c.sweep(),
+        c.label(), point.line(), ms, note);
   }
 
   /** A point without a time: skipped, stopped or failed, {@code note} says which. */
-  private void skipped(Case c, String join, String where, String note) {
-    row(c, join, where, null, Double.NaN, Double.NaN, note);
-    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-20s %-3s %s%n", elapsedSeconds(), c.sweep(), c.label(),
-        join, where, note);
+  private void skipped(Case c, Point point, String note) {
+    row(c, point, null, Double.NaN, Double.NaN, note);
+    System.out.printf(Locale.ROOT, "%6.1f s  %-11s %-14s %-34s %s%n", elapsedSeconds(), c.sweep(), c.label(),
+        point.line(), note);
   }
 
   /** Adds a point to the table and rewrites the CSV, so that a run cut short keeps what it measured. */
-  private void row(Case c, String join, String where, Integer windows, double ms, double wall, String note) {
-    report.row(c.sweep(), c.label() + " " + join + " " + where, gib(c.rRows()), c.rRows(), c.sRows(),
-        selectivity(c), c.windowBytes() / 1048576.0, windows, join, where, join + " " + where, ms, wall,
-        c.sRows() / ms / 1e3, 1e3 / ms, note);
+  private void row(Case c, Point point, Integer windows, double ms, double wall, String note) {
+    report.row(c.sweep(), c.label() + " " + point.line(), gib(c.rRows()), c.rRows(), c.sRows(), selectivity(c),
+        c.windowBytes() / 1048576.0, windows, point.reach(), point.slices(), point.join(), point.where(),
+        point.line(), ms, wall, c.sRows() / ms / 1e3, 1e3 / ms, note);
     try {
       report.writeCsv(options.out().resolve("index-join.csv"));
     } catch (IOException e) {
@@ -485,9 +504,11 @@ public final class IndexJoinBenchmark {
       }
     }
     System.out.printf("Index join: R %s GiB, |S| %d, selectivities %s%%, sweep R %s GiB, windows 2^%s, kinds %s,"
-        + " joins %s, %d runs, %s misses, point limit %s s, budget %s s, %d threads, %s, Java %s%n",
+        + " GPU INLJ translation reaches %s, joins %s, %d runs, %s misses, point limit %s s, budget %s s, %d threads,"
+        + " %s, Java %s%n",
         options.sizesGib(), options.probeKeys(), options.selectivities(), options.sweepGib(), options.windows(),
-        options.kinds(), options.joins(), options.runs(), options.missShare(), options.pointLimitSeconds(),
+        options.kinds(), options.reaches().stream().map(TranslationSlices::describe).toList(), options.joins(),
+        options.runs(), options.missShare(), options.pointLimitSeconds(),
         options.budgetSeconds(), options.threads(), device == null ? "CPU only" : device.toString(),
         Runtime.version());
     new IndexJoinBenchmark(options, device).run();

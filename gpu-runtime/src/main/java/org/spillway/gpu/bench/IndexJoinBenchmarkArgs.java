@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.spillway.gpu.index.IndexKind;
+import org.spillway.gpu.join.inlj.TranslationSlices;
 import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 
 /**
@@ -14,16 +15,19 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * one warm-up per join, 30 s per point and 180 s in all. {@code --preset sizes} sweeps R over 1, 4, 16, 32 and 64 GiB
  * (prefixes of one allocation) at |S| of 0.1% and 1% of R's keys (10% misses), RadixSpline and binary search on both
  * devices against GPU NOPA (Triton's partitions of R would not fit beside R of 64 GiB in host memory), three runs per
- * point after one warm-up per join, 20 s per point and 240 s in all.
+ * point after one warm-up per join, 20 s per point and 240 s in all. {@code --reaches} lists the translation reaches
+ * the GPU index joins run with, each a row of its own ({@code unlimited}, the default: one launch a window; a byte
+ * count such as {@code 16g}: lookups in slices of that much of R, {@code TranslationSlices}).
  */
 record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> sizeSelectivities, int probeKeys,
-    List<Double> selectivities, double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<String> joins,
+    List<Double> selectivities, double sweepGib, List<Integer> windows, List<IndexKind> kinds, List<Long> reaches,
+    List<String> joins,
     int runs, int threads, boolean cpuOnly, double missShare, double pointLimitSeconds, double budgetSeconds,
     boolean warmupOnce) {
   private static final String USAGE = "IndexJoinBenchmark [--preset target|sizes] [--out DIR]"
       + " [--sizes GIB,...|none] [--size-selectivities PERCENT,...|none] [--probe-keys N]"
       + " [--selectivities PERCENT,...|none] [--sweep-gib GIB] [--windows LOG2,...|none]"
-      + " [--kinds BINARY_SEARCH,...] [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N]"
+      + " [--kinds BINARY_SEARCH,...] [--reaches unlimited,16g,...] [--joins nopa,triton,cpu-inlj,cpu-nopa,cpu-radix] [--runs N] [--threads N]"
       + " [--miss-share FRACTION] [--point-limit-s S] [--budget-s S] [--warmup-once] [--cpu-only]";
   private static final List<String> JOINS = List.of("nopa", "triton", "cpu-inlj", "cpu-nopa", "cpu-radix");
 
@@ -41,6 +45,7 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> size
     double sweepGib = 8;
     List<Integer> windows = List.of(18, 20, 22, 24, 26);
     List<IndexKind> kinds = List.of(IndexKind.values());
+    List<Long> reaches = List.of(TranslationSlices.UNLIMITED);
     List<String> joins = JOINS;
     int runs = 5;
     int threads = MorselScheduler.THREADS;
@@ -79,6 +84,7 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> size
         case "--sweep-gib" -> sweepGib = Double.parseDouble(value(args, ++i));
         case "--windows" -> windows = list(value(args, ++i)).stream().map(Integer::valueOf).toList();
         case "--kinds" -> kinds = list(value(args, ++i)).stream().map(IndexKind::valueOf).toList();
+        case "--reaches" -> reaches = list(value(args, ++i)).stream().map(TranslationSlices::parseReach).toList();
         case "--joins" -> joins = list(value(args, ++i));
         case "--runs" -> runs = Integer.parseInt(value(args, ++i));
         case "--threads" -> threads = Integer.parseInt(value(args, ++i));
@@ -106,7 +112,7 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> size
           + pointLimit + ", " + budget);
     }
     return new IndexJoinBenchmarkArgs(out, sizes, sizeSelectivities, probeKeys, selectivities, sweepGib, windows,
-        kinds, joins, runs, threads, cpuOnly, missShare, pointLimit, budget, warmupOnce);
+        kinds, reaches, joins, runs, threads, cpuOnly, missShare, pointLimit, budget, warmupOnce);
   }
 
   private static String value(String[] args, int i) {

@@ -21,14 +21,16 @@ import org.spillway.gpu.transfer.HostColumn;
 
 /**
  * Times the link_probe kernels (src/main/cuda/link_probe.cu): reads at a granularity, sequential or
- * random, from any device-visible memory (mapped pinned host memory, or device memory), and
- * sequential writes. Each measurement is a warm-up plus {@code reps} runs timed with CUDA events.
+ * random (over one region, over its slices one launch each, or sweeping it window by window in one launch), from any
+ * device-visible memory (mapped pinned host memory, or device memory), and sequential writes. Each measurement is a
+ * warm-up plus {@code reps} runs timed with CUDA events.
  */
 public final class LinkProbe implements AutoCloseable {
   private static final int BLOCK_THREADS = 256;
 
   private final CudaDevice device;
   private final CudaKernel read;
+  private final CudaKernel sweep;
   private final CudaKernel write;
   private final CudaStream stream;
   private final CudaEvent start;
@@ -39,6 +41,7 @@ public final class LinkProbe implements AutoCloseable {
   public LinkProbe(CudaDevice device) {
     this.device = device;
     this.read = device.module("calibrate/link_probe").kernel("link_read");
+    this.sweep = device.module("calibrate/link_probe").kernel("link_read_sweep");
     this.write = device.module("calibrate/link_probe").kernel("link_write");
     this.stream = device.newStream();
     this.start = device.newEvent(true);
@@ -50,16 +53,52 @@ public final class LinkProbe implements AutoCloseable {
 
   /** Median seconds of {@code reps} runs of read({@code accesses} accesses of {@code granularity} bytes). */
   public double readSeconds(long address, long bufferBytes, int granularity, boolean random, long accesses, int reps) {
+    long slots = powerOfTwoSlots(bufferBytes, granularity);
+    return time(reps, () -> read.launch(blocks, BLOCK_THREADS, stream, new DevicePointer(address), slots,
+        granularity, random ? 1 : 0, accesses, sink.pointer()));
+  }
+
+  /**
+   * Median seconds of {@code reps} passes of random reads of {@code granularity} bytes over {@code slices}
+   * consecutive slices of {@code sliceBytes} from {@code address}: one launch of {@code accesses} reads per slice,
+   * launched one after another on one stream and timed together, so that every pass starts each slice with the
+   * translations the slice before left cached (as the windowed index join's sliced lookups do).
+   */
+  public double slicedReadSeconds(long address, long sliceBytes, int slices, int granularity, long accesses,
+      int reps) {
+    long slots = powerOfTwoSlots(sliceBytes, granularity);
+    return time(reps, () -> {
+      for (int s = 0; s < slices; s++) {
+        read.launch(blocks, BLOCK_THREADS, stream, new DevicePointer(address + s * sliceBytes), slots, granularity, 1,
+            accesses, sink.pointer());
+      }
+    });
+  }
+
+  /**
+   * Median seconds of {@code reps} launches of {@code accesses} random reads of {@code granularity} bytes that sweep
+   * {@code windows} consecutive windows of {@code windowBytes} from {@code address} in one launch (link_read_sweep):
+   * the reads of a window after those of the one before, so at any moment they fall into a window or two, as a
+   * partitioned window's lookups in one launch walk an index column.
+   */
+  public double sweepReadSeconds(long address, long windowBytes, long windows, int granularity, long accesses,
+      int reps) {
+    long slots = powerOfTwoSlots(windowBytes, granularity);
+    return time(reps, () -> sweep.launch(blocks, BLOCK_THREADS, stream, new DevicePointer(address), slots, windows,
+        granularity, accesses, sink.pointer()));
+  }
+
+  /** The slots of {@code granularity} bytes in {@code bytes}, which must be a power of two of them. */
+  private static long powerOfTwoSlots(long bytes, int granularity) {
     if (granularity != 4 && granularity != 8 && granularity % 16 != 0) {
       throw new IllegalArgumentException("granularity must be 4, 8 or a multiple of 16 bytes, got " + granularity);
     }
-    long slots = bufferBytes / granularity;
+    long slots = bytes / granularity;
     if (Long.bitCount(slots) != 1) {
-      throw new IllegalArgumentException("buffer of " + bufferBytes + " bytes must hold a power-of-two number of "
+      throw new IllegalArgumentException("buffer of " + bytes + " bytes must hold a power-of-two number of "
           + granularity + "-byte slots");
     }
-    return time(reps, () -> read.launch(blocks, BLOCK_THREADS, stream, new DevicePointer(address), slots,
-        granularity, random ? 1 : 0, accesses, sink.pointer()));
+    return slots;
   }
 
   /** Median seconds of {@code reps} sequential 16-byte-store passes over {@code bytes} at {@code address}. */

@@ -128,13 +128,37 @@ public final class GpuIndexLookup implements AutoCloseable {
 
   /** Looks up {@code count} keys at {@code probes} into the rows at {@code rows} (-1 for a miss), on {@code stream}. */
   public void lookup(DevicePointer probes, long count, DevicePointer rows, CudaStream stream) {
+    launch(probes, count, new DevicePointer(0), 0, 0, rows, stream);
+  }
+
+  /**
+   * Looks up the keys of partitions {@code firstPartition} to {@code endPartition - 1} of a radix-partitioned
+   * window of {@code count} keys at {@code probes}, into their slots of {@code rows}: {@code partitionEnds} holds,
+   * in GPU memory, the slot after each partition's last key (written by an earlier kernel on {@code stream}, so the
+   * host needs no copy of it). One slice of a window's lookups (the windowed join's {@code TranslationSlices}).
+   */
+  public void lookupPartitions(DevicePointer probes, long count, DevicePointer partitionEnds, int firstPartition,
+      int endPartition, DevicePointer rows, CudaStream stream) {
+    if (firstPartition < 0 || endPartition < firstPartition) {
+      throw new IllegalArgumentException("partitions [" + firstPartition + ", " + endPartition + ") are no range");
+    }
+    launch(probes, count, partitionEnds, firstPartition, endPartition, rows, stream);
+  }
+
+  /** The kernel over the slots of {@code count} probe keys that the partition range picks (all: a null pointer). */
+  private void launch(DevicePointer probes, long count, DevicePointer partitionEnds, int firstPartition,
+      int endPartition, DevicePointer rows, CudaStream stream) {
     if (count == 0) {
       return;
     }
+    // a slice's size is known on the GPU only: resident blocks at most, and those without keys return at once
     int blocks = (int) Math.max(1, Math.min(maxBlocks, (count + BLOCK_THREADS - 1) / BLOCK_THREADS));
     List<Object> arguments = new ArrayList<>(structure);
     arguments.add(probes);
     arguments.add(count);
+    arguments.add(partitionEnds);
+    arguments.add(firstPartition);
+    arguments.add(endPartition);
     arguments.add(rows);
     kernel.launch(blocks, BLOCK_THREADS, stream, arguments.toArray());
   }

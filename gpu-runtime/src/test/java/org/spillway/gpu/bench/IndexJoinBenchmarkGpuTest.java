@@ -42,6 +42,26 @@ class IndexJoinBenchmarkGpuTest {
   }
 
   /**
+   * With several translation reaches the GPU INLJ runs once per reach, checked, a finite reach on a line of its own
+   * with the launches a window took; the unlimited reach keeps the plain line and one launch a window.
+   */
+  @Test
+  void everyTranslationReachIsARowOfItsOwn(@TempDir Path out) throws Exception {
+    IndexJoinBenchmark.main(new String[] {"--preset", "target", "--sweep-gib", "0.001", "--selectivities", "1",
+        "--kinds", "RADIXSPLINE", "--joins", "nopa", "--reaches", "unlimited,64k", "--out", out.toString()});
+    BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
+    assertEquals(3, report.rowCount(), "RadixSpline on the GPU at two reaches, NOPA");
+    for (int row = 0; row < report.rowCount(); row++) {
+      assertEquals("", report.cell(row, "note"), report.cell(row, "case") + " failed");
+    }
+    assertEquals("inlj/RADIXSPLINE gpu", report.cell(0, "line"));
+    assertEquals(1.0, ((Number) report.cell(0, "slices")).doubleValue());
+    assertEquals("inlj/RADIXSPLINE gpu reach 64k", report.cell(1, "line"));
+    assertEquals("inlj/RADIXSPLINE", report.cell(1, "join"), "the model's name of the join");
+    assertTrue(((Number) report.cell(1, "slices")).doubleValue() > 1, "1 MiB of R in slices of 64 KiB");
+  }
+
+  /**
    * The sizes preset at tiny sizes on the GPU: at each size and selectivity RadixSpline and binary search on both
    * devices and GPU NOPA run, checked, and the crossover is reported per selectivity.
    */

@@ -15,6 +15,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.gpu.index.IndexKind;
+import org.spillway.gpu.join.inlj.TranslationSlices;
 
 /**
  * The index join benchmark runs end to end on tiny relations on the CPU (every join checked), and its crossover
@@ -98,6 +99,9 @@ class IndexJoinBenchmarkTest {
     assertEquals(List.of(0.1, 1.0), sizes.sizeSelectivities());
     assertEquals(List.of(), sizes.selectivities(), "one R per size, no other sweep");
     assertEquals(List.of("cpu-inlj", "nopa"), sizes.joins());
+    assertEquals(List.of(TranslationSlices.UNLIMITED), sizes.reaches(), "one launch a window unless asked");
+    assertEquals(List.of(TranslationSlices.UNLIMITED, 4L << 30, 16L << 30), IndexJoinBenchmarkArgs.parse(
+        new String[] {"--preset", "sizes", "--reaches", "unlimited,4g,16g"}).reaches());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> IndexJoinBenchmarkArgs.parse(new String[] {"--preset", "huge"}));
     assertTrue(e.getMessage().contains("'target' and 'sizes'"), e.getMessage());

@@ -43,9 +43,10 @@ import org.spillway.gpu.transfer.TransferPipelinePool;
  * of window i+1 overlaps the kernels of window i (the paper's concurrent kernel execution). On its stream each
  * window is radix-partitioned by its {@link WindowRadix} (histogram, prefix sum, scatter of (key, position in
  * the window)), looked up through the index in pinned host memory by the index's own kernel
- * ({@link GpuIndexLookup}, zero-copy), put back into the window's original order and copied back. The rows found
- * land in pinned host memory (pooled, {@link PinnedScratch}) in probe order, from which the join index is emitted as
- * on the CPU.
+ * ({@link GpuIndexLookup}, zero-copy), put back into the window's original order and copied back. The lookups of a
+ * window run in one launch over all its partitions, or, with a finite translation reach, in {@link TranslationSlices}:
+ * launches over consecutive partitions, each reading at most the reach of the column. The rows found land in pinned
+ * host memory (pooled, {@link PinnedScratch}) in probe order, from which the join index is emitted as on the CPU.
  *
  * <p>Index and column must lie in pinned host memory. Probe keys are INT64 or INT32 (widened), with an optional
  * Arrow validity bitmap (a NULL key never matches). Every device and pinned buffer a join takes is freed before
@@ -65,7 +66,9 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
 
   private final CudaDevice device;
   private final long windowBytes;
+  private final long translationReach;
   private final WindowRadix radix;
+  private final TranslationSlices slices;
   private final GpuIndexLookup lookup;
   private final CudaKernel histogram;
   private final CudaKernel offsets;
@@ -74,18 +77,32 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
   private final int maxBlocks;
   private Stats lastStats;
 
-  /** What the last join did: its windows, and its time on the GPU (CUDA events) and in all. */
-  public record Stats(int windows, int windowTuples, long gpuNanos, long totalNanos) {}
+  /**
+   * What the last join did: its windows, the launches each window's lookups took ({@link TranslationSlices}; 1 for
+   * the unlimited reach), and its time on the GPU (CUDA events) and in all.
+   */
+  public record Stats(int windows, int windowTuples, int slicesPerWindow, long gpuNanos, long totalNanos) {}
 
   /**
    * A join through {@code index} on {@code device} with windows of {@code windowBytes} of probe keys (at least
-   * one key; {@link WindowedIndexJoin#DEFAULT_WINDOW_BYTES} is the paper's).
+   * one key; {@link WindowedIndexJoin#DEFAULT_WINDOW_BYTES} is the paper's), its lookups in slices of the
+   * translation reach that {@link TranslationSlices#PROPERTY} sets (unlimited, one launch a window, by default).
    */
   public GpuWindowedIndexJoin(CudaDevice device, SortedKeyIndex index, long windowBytes) {
+    this(device, index, windowBytes, TranslationSlices.configuredReach());
+  }
+
+  /**
+   * As {@link #GpuWindowedIndexJoin(CudaDevice, SortedKeyIndex, long)}, a window's lookups in slices that each read at
+   * most {@code translationReach} bytes of the indexed column ({@link TranslationSlices#UNLIMITED}: one launch).
+   */
+  public GpuWindowedIndexJoin(CudaDevice device, SortedKeyIndex index, long windowBytes, long translationReach) {
     TumblingWindows.tuplesFor(windowBytes, Long.BYTES, WINDOW_MULTIPLE);  // refuses a budget without a key
     this.device = device;
     this.windowBytes = windowBytes;
+    this.translationReach = translationReach;
     this.radix = WindowRadix.of(index.column());
+    this.slices = TranslationSlices.of(index.column(), radix, translationReach);
     CudaModule module = device.module(MODULE);
     this.histogram = module.kernel("window_histogram");
     this.offsets = module.kernel("window_offsets");
@@ -104,6 +121,16 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
   /** Probe keys per window for keys of {@code keyBytes} bytes. */
   public int windowTuples(int keyBytes) {
     return TumblingWindows.tuplesFor(windowBytes, keyBytes, WINDOW_MULTIPLE);
+  }
+
+  /** The bytes of the column a window's lookups read per launch at most ({@link TranslationSlices#UNLIMITED}: all). */
+  public long translationReach() {
+    return translationReach;
+  }
+
+  /** The launches a window's lookups take: its translation slices, 1 for the unlimited reach. */
+  public int slicesPerWindow() {
+    return slices == null ? 1 : slices.count();
   }
 
   /** What the last join did; null before the first. */
@@ -196,7 +223,7 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
       pool.release(pipeline);
       released = true;
       JoinIndex result = JoinIndex.inProbeOrder(buildRowAt, rows, type, MorselScheduler.THREADS);
-      lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, gpuNanos,
+      lastStats = new Stats(new TumblingWindows(rows, tuples).count(), tuples, slicesPerWindow(), gpuNanos,
           System.nanoTime() - started);
       return result;
     } finally {
@@ -248,8 +275,8 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
   }
 
   /**
-   * Enqueues one window on {@code stream}: partition, look up, restore the window's order, copy the rows found to
-   * {@code found} at the window's first probe row.
+   * Enqueues one window on {@code stream}: partition, look up (in slices where the reach is finite), restore the
+   * window's order, copy the rows found to {@code found} at the window's first probe row.
    */
   private void joinWindow(DeviceChunk chunk, boolean wide, boolean nullable, WindowBuffers window, CudaStream stream,
       long found) {
@@ -265,7 +292,14 @@ public final class GpuWindowedIndexJoin implements AutoCloseable {
     offsets.launch(1, BLOCK_THREADS, stream, window.cursors(), radix.fanout());
     scatter.launch(blocks, BLOCK_THREADS, stream, keys, keyWidth, validity, count, radix.min(), radix.max(),
         radix.shift(), radix.fanout(), empty, radix.rejectKey(), window.cursors(), window.keys(), window.positions());
-    lookup.lookup(window.keys(), count, window.rows(), stream);
+    if (slices == null) {
+      lookup.lookup(window.keys(), count, window.rows(), stream);
+    } else {  // each launch waits for the one before on the stream: its reads stay within its slice's reach
+      for (int s = 0; s < slices.count(); s++) {
+        lookup.lookupPartitions(window.keys(), count, window.partitionEnds(), slices.firstPartition(s),
+            slices.endPartition(s), window.rows(), stream);
+      }
+    }
     restore.launch(blocks, BLOCK_THREADS, stream, window.rows(), window.positions(), count, window.matchable(),
         window.result());
     CudaException.check(cuMemcpyDtoHAsync(new HostPointer(found + chunk.firstRow() * Long.BYTES), window.result(),

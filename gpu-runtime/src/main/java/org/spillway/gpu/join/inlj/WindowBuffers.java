@@ -77,6 +77,14 @@ final class WindowBuffers implements AutoCloseable {
     return cursors.pointer();
   }
 
+  /**
+   * The slot after each partition's last key, once the window's scatter has run: the scatter moved each partition's
+   * cursor from its first slot past its last (read by the sliced lookups, {@link TranslationSlices}).
+   */
+  DevicePointer partitionEnds() {
+    return cursors.pointer();
+  }
+
   /** The count of the window's matchable keys, which window_offsets writes behind the reject cursor. */
   DevicePointer matchable() {
     return cursors.pointer((fanout + 1L) * Integer.BYTES);

@@ -59,8 +59,9 @@ public final class WindowedIndexJoin {
    * Joins probe keys {@code keys} ({@code nulls[i]} true for a NULL key; {@code nulls} null when none is) through
    * {@code index} on {@code device}, with windows of {@code windowBytes} of keys: the engine's entry point to the
    * windowed index join. Both devices return the same join index. On the GPU, index and column must lie in pinned
-   * host memory (see {@link GpuWindowedIndexJoin}); the keys are copied there for the transfer. Stops between
-   * windows with a {@link java.util.concurrent.CancellationException} once {@code cancelled} is true.
+   * host memory (see {@link GpuWindowedIndexJoin}); the keys are copied there for the transfer, and a window's
+   * lookups run in the translation slices that {@link TranslationSlices#PROPERTY} sets (unset: one launch). Stops
+   * between windows with a {@link java.util.concurrent.CancellationException} once {@code cancelled} is true.
    */
   public static JoinIndex run(IndexJoinDevice device, long[] keys, boolean[] nulls, SortedKeyIndex index,
       JoinType type, long windowBytes, BooleanSupplier cancelled) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,7 +36,8 @@ import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 /**
  * The GPU windowed index join returns the CPU one's join index, through every index kind in pinned memory, on
  * fresh random inputs: duplicate, skewed, NULL and extreme probe keys, no and all matches, empty sides, windows
- * that do and do not divide the probe, 4-byte keys, Arrow vectors in pinned and pageable memory; a cancelled join
+ * that do and do not divide the probe, 4-byte keys, Arrow vectors in pinned and pageable memory, lookups in
+ * translation slices of several reaches (one partition per slice up to the whole column); a cancelled join
  * frees all it took (and {@link GpuTest} checks every test for leaks).
  */
 @GpuTest
@@ -148,6 +150,99 @@ class GpuWindowedIndexJoinTest {
         }
       }
     });
+  }
+
+  /**
+   * Lookups in translation slices return the CPU join's index through every kind: random, duplicate, NULL, extreme,
+   * no-match and all-match probe keys, with reaches below one partition's bytes (a slice per partition), of a few
+   * partitions, of a third of the column and of all of it (one launch over the matchable keys only).
+   */
+  @ParameterizedTest
+  @EnumSource(IndexKind.class)
+  void joinsAsTheCpuJoinInTranslationSlices(IndexKind kind) {
+    long seed = System.nanoTime();
+    SplittableRandom random = new SplittableRandom(seed);
+    // keys spread over the partitions (about ten keys each, 80 bytes); the probe adds the extremes, rejects here
+    long[] build = random.longs(20_000, -1L << 40, 1L << 40).distinct().sorted().toArray();
+    long[] probe = LongStream.concat(LongStream.of(ProbeKeys.around(build, 30_000, random)),
+        random.longs(3000, 0, 100).map(i -> build[(int) i])).toArray();  // duplicates of a few keys
+    boolean[] nulls = ProbeKeys.nulls(probe.length, random);
+    long[] noMatch = LongStream.range(0, 5000).map(i -> build[1 + (int) (i % (build.length - 2))] + 1)
+        .filter(k -> Arrays.binarySearch(build, k) < 0).toArray();
+    long columnBytes = (long) build.length * Long.BYTES;
+    withPinnedIndex(kind, build, false, index -> {
+      for (long reach : new long[] {8, 1000, 64 << 10, columnBytes / 3, columnBytes}) {
+        // a launch per slice and window: windows of 96 keys only with a few slices
+        for (long window : reach < 64 << 10 ? new long[] {4096, -1} : new long[] {96, 4096, -1}) {
+          String what = kind + " reach=" + reach + " window=" + window + " seed=" + seed;
+          for (JoinType type : JoinType.values()) {
+            assertSame(cpu(index, probe, nulls, type, window), sliced(index, probe, nulls, type, window, reach),
+                what + " " + type);
+          }
+          assertSame(cpu(index, noMatch, null, JoinType.INNER, window),
+              sliced(index, noMatch, null, JoinType.INNER, window, reach), what + " no match");
+          assertEquals(0, sliced(index, noMatch, null, JoinType.INNER, window, reach).size(), what + " no match");
+        }
+      }
+      try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, 4096 * 8L, 8)) {
+        join.join(probe, nulls, JoinType.INNER, () -> false);
+        assertTrue(join.lastStats().slicesPerWindow() > 1000, "a slice per partition: " + join.lastStats());
+        assertEquals(8, join.translationReach());
+      }
+    });
+  }
+
+  /** A 4-byte column and an empty one, sliced, as the CPU join. */
+  @ParameterizedTest
+  @EnumSource(IndexKind.class)
+  void joinsIntColumnsAndEmptyColumnsInTranslationSlices(IndexKind kind) {
+    long seed = System.nanoTime();
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] build = random.ints(8000, Integer.MIN_VALUE, Integer.MAX_VALUE).asLongStream().distinct().sorted()
+        .toArray();
+    long[] probe = LongStream.of(ProbeKeys.around(build, 6000, random)).map(k -> k == (int) k ? k : random.nextInt())
+        .toArray();
+    boolean[] nulls = ProbeKeys.nulls(probe.length, random);
+    withPinnedIndex(kind, build, true, index -> {
+      for (long reach : new long[] {4, 4096, 1L << 30}) {
+        assertSame(cpu(index, probe, nulls, JoinType.LEFT_OUTER, 1000),
+            sliced(index, probe, nulls, JoinType.LEFT_OUTER, 1000, reach), kind + " ints reach=" + reach
+                + " seed=" + seed);
+      }
+    });
+    withPinnedIndex(kind, new long[0], false, index -> assertSame(
+        cpu(index, ProbeKeys.EXTREMES, null, JoinType.LEFT_OUTER, 2),
+        sliced(index, ProbeKeys.EXTREMES, null, JoinType.LEFT_OUTER, 2, 8), kind + " empty build"));
+  }
+
+  /** The system property sets the reach of a join built without one; unset, a window's lookups are one launch. */
+  @Test
+  void thePropertySetsTheTranslationReach() {
+    long[] build = LongStream.range(0, 50_000).map(i -> 3 * i).toArray();
+    long[] probe = LongStream.range(0, 20_000).map(i -> i * 7).toArray();
+    String before = System.getProperty(TranslationSlices.PROPERTY);
+    withPinnedIndex(IndexKind.RADIXSPLINE, build, false, index -> {
+      try {
+        System.clearProperty(TranslationSlices.PROPERTY);
+        assertEquals(1, statsOf(index, probe).slicesPerWindow());
+        System.setProperty(TranslationSlices.PROPERTY, "64k");
+        assertTrue(statsOf(index, probe).slicesPerWindow() > 1);
+      } finally {
+        if (before == null) {
+          System.clearProperty(TranslationSlices.PROPERTY);
+        } else {
+          System.setProperty(TranslationSlices.PROPERTY, before);
+        }
+      }
+    });
+  }
+
+  private static GpuWindowedIndexJoin.Stats statsOf(SortedKeyIndex index, long[] probe) {
+    try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, 1 << 20)) {
+      assertSame(cpu(index, probe, null, JoinType.INNER, 1 << 17), join.join(probe, null, JoinType.INNER,
+          () -> false), "reach " + TranslationSlices.describe(join.translationReach()));
+      return join.lastStats();
+    }
   }
 
   /** Many windows in flight on both streams at once, against the CPU join. */
@@ -272,6 +367,15 @@ class GpuWindowedIndexJoinTest {
 
   private static JoinIndex gpu(SortedKeyIndex index, long[] probe, boolean[] nulls, JoinType type, long window) {
     try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, bytes(window))) {
+      return join.join(probe, nulls, type, () -> false);
+    }
+  }
+
+  /** As {@link #gpu}, a window's lookups in slices of {@code reach} bytes of the column. */
+  private static JoinIndex sliced(SortedKeyIndex index, long[] probe, boolean[] nulls, JoinType type, long window,
+      long reach) {
+    try (GpuWindowedIndexJoin join = new GpuWindowedIndexJoin(GpuRuntime.requireDevice(), index, bytes(window),
+        reach)) {
       return join.join(probe, nulls, type, () -> false);
     }
   }

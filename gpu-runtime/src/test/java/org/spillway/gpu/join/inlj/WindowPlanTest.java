@@ -1,12 +1,15 @@
 package org.spillway.gpu.join.inlj;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import java.util.stream.LongStream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -15,7 +18,8 @@ import org.spillway.gpu.index.SortedKeyColumn;
 
 /**
  * What the GPU join plans on the host, without a device: its tumbling windows, the radix plan its kernels
- * partition by (with the key it looks up in place of keys that cannot match), and the validity bitmap it streams.
+ * partition by (with the key it looks up in place of keys that cannot match), the validity bitmap it streams, and the
+ * translation slices its lookups run in.
  */
 class WindowPlanTest {
   @Test
@@ -132,6 +136,112 @@ class WindowPlanTest {
       }
       assertEquals(0, bitmap.getByte(1) >> 3 & 0x1f, "bits past the last row stay clear");
     }
+  }
+
+  /** A partition's first row is the first whose key falls into it, as a scan with the radix's partitionOf finds. */
+  @Test
+  void translationSlicesFindEveryPartitionsFirstRow() {
+    long seed = System.nanoTime();
+    SplittableRandom random = new SplittableRandom(seed);
+    long[][] columns = {
+        LongStream.concat(LongStream.of(Long.MIN_VALUE, Long.MAX_VALUE), random.longs(5000)).distinct().sorted()
+            .toArray(),
+        LongStream.range(0, 20_000).map(i -> 4 * i).toArray(),
+        random.longs(3000, 0, 1 << 16).distinct().sorted().toArray(),  // fewer keys than partitions: empty ones
+        {42}};
+    for (long[] keys : columns) {
+      withColumn(keys, column -> {
+        WindowRadix radix = WindowRadix.of(column);
+        long[] first = firstRows(column, radix);
+        assertEquals(radix.fanout() + 1, first.length);
+        assertEquals(keys.length, first[radix.fanout()]);
+        int row = 0;
+        for (int p = 0; p < radix.fanout(); p++) {
+          while (row < keys.length && radix.partitionOf(keys[row]) < p) {
+            row++;
+          }
+          assertEquals(row, first[p], "partition " + p + " of " + radix + ", seed=" + seed);
+        }
+      });
+    }
+    withColumn(new long[0], column -> assertArrayEquals(new long[] {0, 0},
+        firstRows(column, WindowRadix.of(column))));
+  }
+
+  /**
+   * Slices tile the partitions in order; each spans at most the reach of the column's bytes unless it is a single
+   * partition, and takes every partition that fits (the next one would pass the reach). A reach below a partition's
+   * bytes gives a slice per partition, one of the column's bytes or more a single slice, the unlimited reach none.
+   */
+  @Test
+  void translationSlicesSpanAtMostTheReach() {
+    long seed = System.nanoTime();
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] skewed = LongStream.concat(LongStream.range(0, 30_000), random.longs(10_000, 1L << 30, 1L << 40))
+        .distinct().sorted().toArray();
+    for (long[] keys : new long[][] {LongStream.range(0, 100_000).map(i -> 4 * i).toArray(), skewed}) {
+      withColumn(keys, column -> {
+        WindowRadix radix = WindowRadix.of(column);
+        long[] first = firstRows(column, radix);
+        long columnBytes = keys.length * 8L;
+        for (long reach : new long[] {4, 8, 1000, 4096, columnBytes / 7, columnBytes / 2, columnBytes - 8,
+            columnBytes, 1L << 40}) {
+          TranslationSlices slices = TranslationSlices.of(column, radix, reach);
+          String what = "reach " + reach + " over " + columnBytes + " bytes, seed=" + seed;
+          assertEquals(0, slices.firstPartition(0), what);
+          assertEquals(radix.fanout(), slices.endPartition(slices.count() - 1), what);
+          for (int s = 0; s < slices.count(); s++) {
+            int from = slices.firstPartition(s);
+            int to = slices.endPartition(s);
+            assertTrue(to > from, what);
+            assertTrue(s == 0 || slices.endPartition(s - 1) == from, what);
+            long bytes = (first[to] - first[from]) * 8;
+            assertTrue(to - from == 1 || bytes <= reach, what + ": slice " + s + " spans " + bytes);
+            assertTrue(to == radix.fanout() || (first[to + 1] - first[from]) * 8 > reach, what + ": slice " + s
+                + " leaves out a partition that fits");
+          }
+          if (reach >= columnBytes) {
+            assertEquals(1, slices.count(), what);
+          }
+        }
+        if (LongStream.range(0, radix.fanout()).allMatch(p -> first[(int) p + 1] > first[(int) p])) {
+          assertEquals(radix.fanout(), TranslationSlices.of(column, radix, 8).count(), "a partition per slice");
+        }
+        assertNull(TranslationSlices.of(column, radix, TranslationSlices.UNLIMITED));
+      });
+    }
+  }
+
+  /** The reach reads "unlimited" or a byte count, from the system property when one is set, else unlimited. */
+  @Test
+  void translationReachReadsFromTheProperty() {
+    assertEquals(TranslationSlices.UNLIMITED, TranslationSlices.parseReach(" Unlimited "));
+    assertEquals(16L << 30, TranslationSlices.parseReach("16g"));
+    assertEquals(512L << 20, TranslationSlices.parseReach("512m"));
+    assertThrows(IllegalArgumentException.class, () -> TranslationSlices.parseReach("0"));
+    assertEquals("unlimited", TranslationSlices.describe(TranslationSlices.UNLIMITED));
+    assertEquals("16g", TranslationSlices.describe(16L << 30));
+    assertEquals("1536m", TranslationSlices.describe(1536L << 20));
+    assertEquals("1000", TranslationSlices.describe(1000));
+    String before = System.getProperty(TranslationSlices.PROPERTY);
+    try {
+      System.clearProperty(TranslationSlices.PROPERTY);
+      assertEquals(TranslationSlices.UNLIMITED, TranslationSlices.configuredReach());
+      System.setProperty(TranslationSlices.PROPERTY, "4g");
+      assertEquals(4L << 30, TranslationSlices.configuredReach());
+    } finally {
+      if (before == null) {
+        System.clearProperty(TranslationSlices.PROPERTY);
+      } else {
+        System.setProperty(TranslationSlices.PROPERTY, before);
+      }
+    }
+  }
+
+  /** Every partition's first row, and the column's rows after the last partition. */
+  private static long[] firstRows(SortedKeyColumn column, WindowRadix radix) {
+    return LongStream.rangeClosed(0, radix.fanout())
+        .map(p -> TranslationSlices.firstRow(column, radix, (int) p)).toArray();
   }
 
   private static void withColumn(long[] keys, Consumer<SortedKeyColumn> body) {
