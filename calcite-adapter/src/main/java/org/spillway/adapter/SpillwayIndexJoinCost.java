@@ -125,14 +125,17 @@ final class SpillwayIndexJoinCost {
 
   /**
    * The GPU join proper, as its CUDA events time it: the probe keys over the link, the lines a lookup reads over it
-   * ({@link #gpuLinesPerLookup}), the windows' partitioning, the rows found back to the host.
+   * ({@link #gpuLinesPerLookup}), the windows' partitioning, the rows found back to the host. The lookups of one launch
+   * read at most the translation reach of the index ({@link IndexJoinNode#translationReach}), so their line reads
+   * cost what reads over a region of that size cost.
    */
   double gpuJoinSeconds(Estimate e, String kind, double indexedRows, long windowBytes) {
     double rows = Math.max(2, indexedRows);
     double windowKeys = Math.min(e.probeRows(), Math.max(1, windowBytes / KEY_BYTES));
+    double region = Math.min(rows * KEY_BYTES, IndexJoinNode.translationReach());
     return e.probeRows() * KEY_BYTES / joins.zeroCopyBytesPerSecond()
-        + e.probeRows() * gpuLinesPerLookup(kind, rows) * GPU_LINE_BYTES * lineSecondsPerByte(rows * KEY_BYTES,
-        windowKeys) + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
+        + e.probeRows() * gpuLinesPerLookup(kind, rows) * GPU_LINE_BYTES * lineSecondsPerByte(region, windowKeys)
+        + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
   }
 
   /**

@@ -87,8 +87,8 @@ public final class IndexJoinBenchmark {
   /**
    * A join as the report names it: {@code join} on {@code where} (gpu, cpu); the GPU index joins also by the
    * translation reach of their lookups ({@code reach}, "" for any other join) and the launches a window's lookups
-   * take ({@code slices}, null for any other join). A finite reach is a line of its own, the unlimited one keeps the
-   * join's plain line.
+   * take ({@code slices}, null for any other join). The engine's reach ({@link TranslationSlices#configuredReach})
+   * keeps the join's plain line, which the cost model's predictions are read against; any other is a line of its own.
    */
   private record Point(String join, String where, String reach, Integer slices) {
     static Point of(String join, String where) {
@@ -96,7 +96,7 @@ public final class IndexJoinBenchmark {
     }
 
     String line() {
-      boolean plain = reach.isEmpty() || reach.equals(TranslationSlices.describe(TranslationSlices.UNLIMITED));
+      boolean plain = reach.isEmpty() || reach.equals(TranslationSlices.describe(TranslationSlices.configuredReach()));
       return join + " " + where + (plain ? "" : " reach " + reach);
     }
   }

@@ -45,7 +45,7 @@ record IndexJoinBenchmarkArgs(Path out, List<Double> sizesGib, List<Double> size
     double sweepGib = 8;
     List<Integer> windows = List.of(18, 20, 22, 24, 26);
     List<IndexKind> kinds = List.of(IndexKind.values());
-    List<Long> reaches = List.of(TranslationSlices.UNLIMITED);
+    List<Long> reaches = List.of(TranslationSlices.configuredReach());
     List<String> joins = JOINS;
     int runs = 5;
     int threads = MorselScheduler.THREADS;

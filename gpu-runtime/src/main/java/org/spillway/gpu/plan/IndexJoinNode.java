@@ -13,6 +13,7 @@ import org.spillway.gpu.expr.VectorEvaluator;
 import org.spillway.gpu.join.JoinType;
 import org.spillway.gpu.join.inlj.IndexJoinDevice;
 import org.spillway.gpu.join.inlj.JoinIndex;
+import org.spillway.gpu.join.inlj.TranslationSlices;
 import org.spillway.gpu.join.inlj.WindowedIndexJoin;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
@@ -43,6 +44,11 @@ public final class IndexJoinNode implements PlanNode {
   }
   /** Partitions of a window: lookups of one partition read a stretch of 1/this of the index. */
   public static final int WINDOW_PARTITIONS = WindowedIndexJoin.WINDOW_PARTITIONS;
+
+  /** The most bytes of the index one GPU lookup launch reads ({@link TranslationSlices#configuredReach}). */
+  public static long translationReach() {
+    return TranslationSlices.configuredReach();
+  }
 
   /**
    * The windows the join cuts {@code probeRows} probe keys into on {@code threads} CPU threads with windows of at most

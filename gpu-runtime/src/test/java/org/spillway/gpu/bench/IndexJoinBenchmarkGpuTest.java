@@ -43,12 +43,13 @@ class IndexJoinBenchmarkGpuTest {
 
   /**
    * With several translation reaches the GPU INLJ runs once per reach, checked, a finite reach on a line of its own
-   * with the launches a window took; the unlimited reach keeps the plain line and one launch a window.
+   * with the launches a window took; the engine's reach (1 GiB, beyond this R) keeps the plain line and one launch a
+   * window.
    */
   @Test
   void everyTranslationReachIsARowOfItsOwn(@TempDir Path out) throws Exception {
     IndexJoinBenchmark.main(new String[] {"--preset", "target", "--sweep-gib", "0.001", "--selectivities", "1",
-        "--kinds", "RADIXSPLINE", "--joins", "nopa", "--reaches", "unlimited,64k", "--out", out.toString()});
+        "--kinds", "RADIXSPLINE", "--joins", "nopa", "--reaches", "1g,64k", "--out", out.toString()});
     BenchReport report = BenchReport.readCsv("index join", out.resolve("index-join.csv"));
     assertEquals(3, report.rowCount(), "RadixSpline on the GPU at two reaches, NOPA");
     for (int row = 0; row < report.rowCount(); row++) {

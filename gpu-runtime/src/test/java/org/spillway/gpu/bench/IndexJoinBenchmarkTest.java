@@ -99,7 +99,7 @@ class IndexJoinBenchmarkTest {
     assertEquals(List.of(0.1, 1.0), sizes.sizeSelectivities());
     assertEquals(List.of(), sizes.selectivities(), "one R per size, no other sweep");
     assertEquals(List.of("cpu-inlj", "nopa"), sizes.joins());
-    assertEquals(List.of(TranslationSlices.UNLIMITED), sizes.reaches(), "one launch a window unless asked");
+    assertEquals(List.of(TranslationSlices.DEFAULT_REACH), sizes.reaches(), "the engine's reach unless asked");
     assertEquals(List.of(TranslationSlices.UNLIMITED, 4L << 30, 16L << 30), IndexJoinBenchmarkArgs.parse(
         new String[] {"--preset", "sizes", "--reaches", "unlimited,4g,16g"}).reaches());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -226,7 +226,7 @@ class WindowPlanTest {
     String before = System.getProperty(TranslationSlices.PROPERTY);
     try {
       System.clearProperty(TranslationSlices.PROPERTY);
-      assertEquals(TranslationSlices.UNLIMITED, TranslationSlices.configuredReach());
+      assertEquals(TranslationSlices.DEFAULT_REACH, TranslationSlices.configuredReach());
       System.setProperty(TranslationSlices.PROPERTY, "4g");
       assertEquals(4L << 30, TranslationSlices.configuredReach());
     } finally {
