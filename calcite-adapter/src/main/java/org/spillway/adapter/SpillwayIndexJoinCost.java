@@ -58,6 +58,16 @@ final class SpillwayIndexJoinCost {
   /** Keys of the window a RadixSpline lookup searches last (the artifact's error bound 32: 2 x 32 + 2). */
   static final int RADIX_SPLINE_LAST_MILE_KEYS = 66;
   /**
+   * MEASURED ONCE (H200, session 16, `docs/bench/index-join`): the GPU's RadixSpline lookups read their lines over the
+   * link this many times faster than calibration's random line reads, which keep one read in flight per thread, where
+   * the lookup keeps four (radix_spline.cu's estimate, reads, finish). Over 1 GiB translation slices of a 32 GiB index,
+   * at 1 %, 5 % and 20 % selectivity, the join took 0.32-0.34 of the time the model gave it without this. Over larger
+   * regions (one launch over 32 GiB) translations bound the reads instead, and the model without it held.
+   */
+  static final double GPU_RADIX_SPLINE_READS_IN_FLIGHT = 3.0;
+  /** The largest region of the index one launch reads where {@link #GPU_RADIX_SPLINE_READS_IN_FLIGHT} was measured. */
+  static final long GPU_READS_IN_FLIGHT_REGION_BYTES = 1L << 30;
+  /**
    * Lines the GPU's RadixSpline lookup reads where the estimate does not answer it: it walks the window a line at a
    * time from the estimate's to the key's (radix_spline.cu), and a key lies on average a quarter of the window (half
    * the error bound) from its estimate: the estimate's line and one more.
@@ -133,9 +143,11 @@ final class SpillwayIndexJoinCost {
     double rows = Math.max(2, indexedRows);
     double windowKeys = Math.min(e.probeRows(), Math.max(1, windowBytes / KEY_BYTES));
     double region = Math.min(rows * KEY_BYTES, IndexJoinNode.translationReach());
+    double inFlight = "RADIXSPLINE".equals(kind) && region <= GPU_READS_IN_FLIGHT_REGION_BYTES
+        ? GPU_RADIX_SPLINE_READS_IN_FLIGHT : 1;
     return e.probeRows() * KEY_BYTES / joins.zeroCopyBytesPerSecond()
         + e.probeRows() * gpuLinesPerLookup(kind, rows) * GPU_LINE_BYTES * lineSecondsPerByte(region, windowKeys)
-        + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
+        / inFlight + e.probeRows() / GPU_WINDOW_PARTITION_PER_SECOND + joins.handBack(e) + GPU_FIXED_SECONDS;
   }
 
   /**
