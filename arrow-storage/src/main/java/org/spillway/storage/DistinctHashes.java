@@ -8,9 +8,10 @@ import java.util.Arrays;
  * hashes differ differ, so more distinct hashes than the limit means more distinct values. A text column with
  * more distinct values than a dictionary holds (lineitem's comments) made every batch that still kept the column's
  * exact distinct set copy 65,537 values into it before it overflowed; with one batch a thread in flight when an
- * import starts, that was the first batch of every thread, and such a batch cost about twice another. Counting
- * hashes in an array of longs costs a probe a row and copies nothing. Fewer distinct hashes than the limit say
- * nothing (two values may share a hash): then the exact set is built as before.
+ * import starts, that was the first batch of every thread (the statistics of 131,072 comments: 13 to 23 ms, against
+ * 4 ms once the set is gone, in a micro-benchmark on the 2-core machine). Counting hashes in an array of longs costs
+ * a probe a row and copies nothing (5 ms with the rest). Fewer distinct hashes than the limit say nothing (two values
+ * may share a hash): then the exact set is built as before.
  */
 final class DistinctHashes {
   private DistinctHashes() {}
