@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VarCharVector;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,11 @@ import org.junit.jupiter.api.Test;
 class DistinctHashesTest {
   private static final ColumnDef TEXT = ColumnDef.of("s", "VARCHAR(40)");
   private static final int LIMIT = 100;
+
+  @AfterEach
+  void allocatorBackToZero() {
+    StorageLeaks.assertNone();
+  }
 
   @Test
   void tablesHaveRoomForTwiceTheLimit() {

@@ -7,9 +7,11 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.storage.Catalog;
+import org.spillway.storage.StorageAllocator;
 
 /** The timeline of an import's phases: each phase measured once, in order, adding up to the import's time. */
 class ImportPhasesTest {
@@ -20,6 +22,12 @@ class ImportPhasesTest {
       }""";
 
   @TempDir Path dir;
+
+  @AfterEach
+  void noArrowMemoryLeft() {
+    // the catalog's memory (the staged batches' recycled memory is checked by the storage package's tests)
+    assertEquals(0, StorageAllocator.root().getAllocatedMemory());
+  }
 
   private Path file(int rows, int rowGroupRows) throws IOException {
     return ParquetTestFiles.write(dir.resolve("t" + rows + ".parquet"), SCHEMA,
