@@ -45,6 +45,33 @@ class ParallelWorkTest {
     assertEquals(IntStream.range(0, count).boxed().toList(), results);
   }
 
+  /**
+   * With every thread of the common pool busy elsewhere, the caller runs every task itself and returns: joining a
+   * helper that no pool thread has started runs it on the caller, where it finds no task left.
+   */
+  @Test
+  void aBusyPoolLeavesTheWorkToTheCaller() throws Exception {
+    int poolThreads = java.util.concurrent.ForkJoinPool.getCommonPoolParallelism();
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch busy = new CountDownLatch(poolThreads);
+    for (int t = 0; t < poolThreads; t++) {
+      java.util.concurrent.ForkJoinPool.commonPool().execute(() -> {
+        busy.countDown();
+        awaitDone(release, 30_000);
+      });
+    }
+    try {
+      assertTrue(awaitDone(busy, 10_000), "the pool's threads all took a blocking task");
+      java.util.concurrent.FutureTask<List<Integer>> work = new java.util.concurrent.FutureTask<>(
+          () -> ParallelWork.mapAll(16, i -> i * 3));
+      Thread caller = new Thread(work, "mapAll caller");
+      caller.start();
+      assertEquals(IntStream.range(0, 16).map(i -> i * 3).boxed().toList(), work.get(10, TimeUnit.SECONDS));
+    } finally {
+      release.countDown();
+    }
+  }
+
   @Test
   void noTasksAndOneTask() {
     assertEquals(List.of(), ParallelWork.mapAll(0, i -> i));
