@@ -323,6 +323,12 @@ final class ColumnStatisticsCollector {
       bounds[row] = offsets.get(row) - first;
     }
     HyperLogLog.hashBytes(scratch, bounds, rows, hashes);  // NULL rows are empty, and their hashes unused
+    if (exactDistinct != null && rows > maxExactDistinct && DistinctHashes.exceed(hashes, validity, rows,
+        maxExactDistinct, arrays.hashTable(DistinctHashes.tableSlots(maxExactDistinct)))) {
+      // the batch alone has more distinct values than the set keeps, so the set would overflow in the loop below;
+      // without it, every row is observed as after an overflow (a value seen before changes nothing either way)
+      exactDistinct = null;
+    }
     boolean allAscii = Ascii.isAscii(scratch, 0, end - first);  // then no value needs a check of its own
     for (int row = 0; row < rows; row++) {
       if (VectorBuffers.isNull(validity, row)) {

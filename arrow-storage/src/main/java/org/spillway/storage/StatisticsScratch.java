@@ -18,6 +18,7 @@ final class StatisticsScratch {
   private int[] bounds = new int[0];
   private long[] hashes = new long[0];
   private long[] keys = new long[0];
+  private long[] hashTable = new long[0];
 
   private StatisticsScratch() {}
 
@@ -69,6 +70,18 @@ final class StatisticsScratch {
     long[] grown = new long[count];
     if ((long) count * Long.BYTES <= KEPT_BYTES) {
       keys = grown;
+    }
+    return grown;
+  }
+
+  /** An array of at least {@code count} longs, for a table of distinct hashes ({@link DistinctHashes}). */
+  long[] hashTable(int count) {
+    if (hashTable.length >= count) {
+      return hashTable;
+    }
+    long[] grown = new long[count];
+    if ((long) count * Long.BYTES <= KEPT_BYTES) {
+      hashTable = grown;
     }
     return grown;
   }

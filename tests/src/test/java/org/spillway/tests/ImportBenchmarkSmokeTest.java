@@ -23,5 +23,8 @@ class ImportBenchmarkSmokeTest {
     assertEquals(result.duckDbRows(), result.spillwayRows());
     assertTrue(result.spillwayMbPerSecond() > 0 && result.duckDbMbPerSecond() > 0, String.valueOf(result));
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("spillway import"), out.toString(StandardCharsets.UTF_8));
+    // each Spillway run is followed by its phases, elapsed and CPU seconds
+    assertTrue(out.toString(StandardCharsets.UTF_8).matches("(?s).*spillway import, run 1: [^\n]*\n    phases: open "
+        + "[0-9.]+ s \\([0-9.]+ CPU-s\\), parallel .*"), out.toString(StandardCharsets.UTF_8));
   }
 }

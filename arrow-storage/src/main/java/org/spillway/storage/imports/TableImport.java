@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.spillway.storage.BatchBuilder;
 import org.spillway.storage.Catalog;
@@ -39,6 +40,7 @@ public final class TableImport {
       throw new StorageException("import into table " + tableName + ": no input files");
     }
     long start = System.nanoTime();
+    ImportPhases.Clock clock = new ImportPhases.Clock();
     long bytes = 0;
     for (Path file : files) {
       if (!Files.isRegularFile(file)) {
@@ -57,12 +59,13 @@ public final class TableImport {
         case CSV -> CsvSource.open(file, options.csv());
       });
     }
-    StoredTable table = load(catalog, tableName, sources, options);
-    return new ImportResult(table, bytes, System.nanoTime() - start);
+    StoredTable table = load(catalog, tableName, sources, options, clock);
+    ImportPhases phases = clock.end();
+    return new ImportResult(table, bytes, System.nanoTime() - start, phases);
   }
 
   private static StoredTable load(Catalog catalog, String tableName, List<ImportSource> sources,
-      ImportOptions options) {
+      ImportOptions options, ImportPhases.Clock clock) {
     TableSchema schema = commonSchema(sources);
     long knownRows = sources.stream().allMatch(s -> s.rows() >= 0)
         ? sources.stream().mapToLong(ImportSource::rows).sum() : -1;
@@ -74,14 +77,18 @@ public final class TableImport {
     }
     Progress progress = new Progress(options.progress(), knownRows, pieces.size());
     try (TableWriter writer = catalog.createTable(tableName, schema)) {
-      runAll(writer, pieces, options.threads(), progress);
+      runAll(writer, pieces, options.threads(), progress, clock);
+      clock.piecesDone();
       return writer.commit();
     }
   }
 
   /** Runs every piece; the first failure cancels the others and, once all have stopped, is thrown. */
-  private static void runAll(TableWriter writer, List<Piece> pieces, int threads, Progress progress) {
+  private static void runAll(TableWriter writer, List<Piece> pieces, int threads, Progress progress,
+      ImportPhases.Clock clock) {
     AtomicBoolean failed = new AtomicBoolean();
+    // a thread whose piece ends once every piece has started has nothing left to do: the tail begins
+    AtomicInteger started = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(threads, pieces.size())), r -> {
       Thread thread = new Thread(r, "spillway-import");
       thread.setDaemon(true);
@@ -91,9 +98,11 @@ public final class TableImport {
     try {
       for (Piece piece : pieces) {
         futures.add(pool.submit(() -> {
+          started.incrementAndGet();
           if (failed.get()) {
             return;
           }
+          clock.pieceStarted();
           try {
             Sink sink = new Sink(writer, piece.firstPosition(), failed, progress);
             piece.source().read(piece.index(), sink);
@@ -101,6 +110,9 @@ public final class TableImport {
           } catch (RuntimeException | Error e) {
             failed.set(true);
             throw e;
+          }
+          if (started.get() == pieces.size()) {
+            clock.threadIdle();  // this thread finds no piece left to start
           }
         }));
       }

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import org.spillway.gpu.bench.BenchReport;
 import org.spillway.storage.Catalog;
 import org.spillway.storage.imports.ImportOptions;
+import org.spillway.storage.imports.ImportPhases;
 import org.spillway.storage.imports.ImportResult;
 import org.spillway.storage.imports.TableImport;
 
@@ -30,7 +31,8 @@ import org.spillway.storage.imports.TableImport;
  * persists its table too, so the file is the like-for-like comparison). Prints each run with its elapsed and CPU
  * seconds (the process's, DuckDB's native threads included, which say more than the elapsed time on a machine that
  * other work shares), then a table (best and median seconds, MB of Parquet per second of the best run, least CPU
- * seconds) and writes it as CSV. DuckDB's JDBC driver must be on the class path. {@code --parquet F} keeps the file
+ * seconds) and writes it as CSV. After each Spillway run a line tells its phases ({@link ImportPhases}: the serial
+ * open, the part with every thread busy, the tail, the commit), each with its elapsed and CPU seconds. DuckDB's JDBC driver must be on the class path. {@code --parquet F} keeps the file
  * at F and reuses it on later runs (generated only if F does not exist yet; the scale factor and compression then
  * describe it).
  *
@@ -126,15 +128,18 @@ public final class ImportBenchmark {
     for (int rep = 0; rep < reps; rep++) {
       deleteRecursively(data);
       double cpu = processCpuSeconds();
+      ImportPhases phases;
       try (Catalog catalog = Catalog.create(data)) {
         ImportResult result = TableImport.run(catalog, "lineitem", List.of(file),
             ImportOptions.defaults().withThreads(threads));
         spillway[rep] = result.nanos() / 1e9;
         spillwayRows = result.rows();
+        phases = result.phases();
       }
       spillwayCpu[rep] = processCpuSeconds() - cpu;
       out.printf(Locale.ROOT, "  spillway import, run %d: %.2f s (%.2f CPU-s)%n", rep + 1, spillway[rep],
           spillwayCpu[rep]);
+      out.printf(Locale.ROOT, "    phases: %s%n", phases.describe());
     }
     deleteRecursively(data);
     double[] duckDb = new double[reps];
