@@ -59,10 +59,7 @@ class GpuRowsAssemblerTest {
     for (int trial = 0; trial < 24; trial++) {
       long chunkRows = chunkChoices[random.nextInt(chunkChoices.length)];
       double selectivity = selectivities[random.nextInt(selectivities.length)];
-      boolean[] nullable = new boolean[TYPES.size()];
-      for (int k = 0; k < nullable.length; k++) {
-        nullable[k] = random.nextBoolean();
-      }
+      boolean[] nullable = randomNullable(random);
       GpuRowsLayout layout = new GpuRowsLayout(TYPES, nullable, chunkRows);
       List<Input> inputs = new ArrayList<>();
       for (int b = random.nextInt(4); b >= 0; b--) {
@@ -93,10 +90,7 @@ class GpuRowsAssemblerTest {
     double[] selectivities = {0, 0.02, 0.5, 1};
     for (int trial = 0; trial < 16; trial++) {
       double selectivity = selectivities[random.nextInt(selectivities.length)];
-      boolean[] nullable = new boolean[TYPES.size()];
-      for (int k = 0; k < nullable.length; k++) {
-        nullable[k] = random.nextBoolean();
-      }
+      boolean[] nullable = randomNullable(random);
       List<Input> inputs = new ArrayList<>();
       for (int b = 1 + random.nextInt(3); b > 0; b--) {
         inputs.add(input(random, wholeTiles[random.nextInt(wholeTiles.length)], nullable, selectivity));
@@ -128,10 +122,7 @@ class GpuRowsAssemblerTest {
       long chunkRows = 1 << 15;
       long windowRows = windowChoices[random.nextInt(windowChoices.length)];
       double selectivity = selectivities[random.nextInt(selectivities.length)];
-      boolean[] nullable = new boolean[TYPES.size()];
-      for (int k = 0; k < nullable.length; k++) {
-        nullable[k] = random.nextBoolean();
-      }
+      boolean[] nullable = randomNullable(random);
       GpuRowsLayout whole = new GpuRowsLayout(TYPES, nullable, chunkRows);
       GpuRowsLayout window = whole.window(windowRows);
       List<Input> inputs = List.of(input(random, sizes[random.nextInt(sizes.length)], nullable, selectivity));
@@ -197,6 +188,15 @@ class GpuRowsAssemblerTest {
           () -> assembler.add(0, 2, 0, 500, buffer.memoryAddress()));
       assertTrue(e.getMessage().contains("holds no whole tiles"), e.getMessage());
     }
+  }
+
+  /** Per output column, whether it may be NULL in this run, at random. */
+  private static boolean[] randomNullable(Random random) {
+    boolean[] nullable = new boolean[TYPES.size()];
+    for (int k = 0; k < nullable.length; k++) {
+      nullable[k] = random.nextBoolean();
+    }
+    return nullable;
   }
 
   private static long[] rowsOf(List<Input> inputs) {
