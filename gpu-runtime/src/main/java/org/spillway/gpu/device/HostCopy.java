@@ -27,6 +27,11 @@ public final class HostCopy {
     inChunks(address, count, (view, done, n) -> view.get(dst, at + done, n));
   }
 
+  /** Copies {@code count} 32-bit values from native memory at {@code address} into {@code dst} from index {@code at}. */
+  public static void getInts(long address, int[] dst, int at, int count) {
+    MemoryUtil.directBuffer(address, 4 * count).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer().get(dst, at, count);
+  }
+
   /** One chunk's copy: {@code n} longs between the view and the array, {@code done} longs into the whole. */
   private interface ChunkCopy {
     void copy(LongBuffer view, int done, int n);

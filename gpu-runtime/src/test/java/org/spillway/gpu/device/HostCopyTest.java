@@ -39,4 +39,21 @@ class HostCopyTest {
       assertArrayEquals(values, back);
     }
   }
+
+  /** 32-bit values read in bulk equal per-value reads, negative ones included, from an offset into an offset. */
+  @Test void intsMatchPerValueReads() {
+    int[] values = new Random().ints(5_000).toArray();
+    values[7] = Integer.MIN_VALUE;
+    values[8] = -1;
+    try (BufferAllocator allocator = new RootAllocator(); ArrowBuf buf = allocator.buffer(4L * values.length)) {
+      for (int i = 0; i < values.length; i++) {
+        buf.setInt(4L * i, values[i]);
+      }
+      int[] back = new int[5_100];
+      HostCopy.getInts(buf.memoryAddress() + 4, back, 100, 4_999);
+      int[] expected = new int[5_100];
+      System.arraycopy(values, 1, expected, 100, 4_999);
+      assertArrayEquals(expected, back);
+    }
+  }
 }

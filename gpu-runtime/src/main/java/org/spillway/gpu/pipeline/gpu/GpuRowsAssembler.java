@@ -22,6 +22,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * ({@link GpuRowsLayout#window}), the first of which holds the chunk's counts.
  */
 final class GpuRowsAssembler {
+  /** Per copying thread: 32-bit values read in bulk before they are widened ({@link MorselRows#widen}). */
+  private static final ThreadLocal<int[]> INT_SCRATCH = ThreadLocal.withInitial(() -> new int[0]);
   private final GpuRowsLayout layout;
   /** Per batch: its finished morsels' rows, then the one being filled (or null). */
   private final List<List<ColumnBatch>> done = new ArrayList<>();
@@ -111,18 +113,27 @@ final class GpuRowsAssembler {
       }
       long morsel = (firstRow + tileFirst) / MorselScheduler.MORSEL_ROWS;
       if (morsel != runMorsel) {
-        appendRun(batch, runMorsel, windows, runStart, selected - runStart);
+        appendRun(batch, runMorsel, windows, runStart, selected - runStart, whole(batch, runMorsel, firstRow, rows));
         runMorsel = morsel;
         runStart = selected;
       }
       selected += count;
     }
-    appendRun(batch, runMorsel, windows, runStart, selected - runStart);
+    appendRun(batch, runMorsel, windows, runStart, selected - runStart, whole(batch, runMorsel, firstRow, rows));
     return selected - firstPosition;
   }
 
-  /** Appends the selected rows {@code first .. first + count - 1} of the chunk, window by window. */
-  private void appendRun(int batch, long morsel, long[] windows, long first, long count) {
+  /** Whether rows {@code firstRow .. firstRow + rows - 1} of the batch hold every row of its morsel {@code morsel}. */
+  private boolean whole(int batch, long morsel, long firstRow, long rows) {
+    long start = morsel * MorselScheduler.MORSEL_ROWS;
+    return start >= firstRow && Math.min(start + MorselScheduler.MORSEL_ROWS, batchRows[batch]) <= firstRow + rows;
+  }
+
+  /**
+   * Appends the selected rows {@code first .. first + count - 1} of the chunk, window by window; {@code whole}: they
+   * are all the morsel's, so its arrays take exactly their size (neither regrown nor trimmed by a copy).
+   */
+  private void appendRun(int batch, long morsel, long[] windows, long first, long count, boolean whole) {
     long window = layout.capacityRows();
     while (count > 0) {
       long at = first % window;
@@ -132,14 +143,17 @@ final class GpuRowsAssembler {
         throw new IllegalStateException("selected row " + first + " lies beyond the " + windows.length
             + " output windows of " + window + " rows");
       }
-      rowsOf(batch, morsel).append(windows[w], at, (int) n);
+      rowsOf(batch, morsel, whole ? (int) count : -1).append(windows[w], at, (int) n);
       first += n;
       count -= n;
     }
   }
 
-  /** The morsel {@code index} of the batch, finishing the one before it. */
-  private MorselRows rowsOf(int batch, long index) {
+  /**
+   * The morsel {@code index} of the batch, finishing the one before it; {@code exactRows}: its rows, where known (else
+   * -1).
+   */
+  private MorselRows rowsOf(int batch, long index, int exactRows) {
     MorselRows current = open[batch];
     if (current != null && current.index == index) {
       return current;
@@ -151,8 +165,10 @@ final class GpuRowsAssembler {
       done.get(batch).add(current.finish());
       lastMorselRows[batch] = current.rows;
     }
-    // sized like the morsel before it (filters keep similar fractions of neighbouring morsels): few or no regrowths
-    int guess = Math.min(MorselScheduler.MORSEL_ROWS, Math.max(GpuRowsLayout.TILE_ROWS, lastMorselRows[batch] + 1024));
+    // sized exactly where one chunk holds the whole morsel, else like the morsel before it (filters keep similar
+    // fractions of neighbouring morsels): few or no regrowths
+    int guess = exactRows >= 0 ? exactRows
+        : Math.min(MorselScheduler.MORSEL_ROWS, Math.max(GpuRowsLayout.TILE_ROWS, lastMorselRows[batch] + 1024));
     open[batch] = new MorselRows(index, guess);
     return open[batch];
   }
@@ -196,7 +212,7 @@ final class GpuRowsAssembler {
         long from = address + layout.valuesAt(k);
         switch (layout.width(k)) {
           case 8 -> HostCopy.get(from + 8 * first, v, rows, count);
-          case 4 -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getInt(from + 4 * (first + i)); }
+          case 4 -> widen(from + 4 * first, v, rows, count);
           default -> { for (int i = 0; i < count; i++) v[rows + i] = MemoryUtil.getByte(from + first + i); }
         }
         if (layout.flagsAt(k) >= 0) {
@@ -204,6 +220,23 @@ final class GpuRowsAssembler {
         }
       }
       rows = size;
+    }
+
+    /**
+     * Copies {@code count} 32-bit values at {@code address} into {@code v} from {@code at}, sign-extended: one bulk copy
+     * into the thread's scratch, then a loop the JIT vectorizes (a read per value through MemoryUtil was the
+     * assembly's largest cost).
+     */
+    private void widen(long address, long[] v, int at, int count) {
+      int[] ints = INT_SCRATCH.get();
+      if (ints.length < count) {
+        ints = new int[Math.max(count, MorselScheduler.MORSEL_ROWS)];
+        INT_SCRATCH.set(ints);
+      }
+      HostCopy.getInts(address, ints, 0, count);
+      for (int i = 0; i < count; i++) {
+        v[at + i] = ints[i];
+      }
     }
 
     /** Flags rows from {@code rows} on; the flag array exists only once a NULL was seen. */
