@@ -58,6 +58,43 @@ class SortedRunAggregationTest {
     }
   }
 
+  /**
+   * A HAVING filter after the aggregation runs morsel by morsel over sorted runs: runs that cross morsel boundaries
+   * (and morsels of one run in a chain) are whole before it judges them, the NULL group too; a filter that keeps none
+   * gives an empty result of the aggregation's types. The rows equal the hash aggregation's, filtered after.
+   */
+  @Test void havingFiltersWholeGroupsMorselByMorsel() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    Expr count = new Expr.Column(2, ExprType.INT64);
+    for (Shape shape : Shape.values()) {
+      for (long threshold : new long[] {2, 40, 1L << 40}) {
+        List<ColumnBatch> input = batches(random, shape, keys(random, shape, 2 * MORSEL + random.nextInt(MORSEL)));
+        PipelineStage having = new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.GT, count,
+            new Expr.Literal(threshold, ExprType.INT64)));
+        int threads = 1 + random.nextInt(4);
+        String where = "seed " + seed + ", " + shape + ", COUNT(*) > " + threshold + ", " + threads + " threads";
+        List<String> expected = rows(runWithHaving(input, having, false, threads, null));
+        String[] aggregated = new String[1];
+        List<String> actual = rows(runWithHaving(input, having, true, threads, aggregated));
+        assertEquals("sorted runs", aggregated[0], where);
+        assertEquals(expected, actual, where);
+        assertTrue(threshold < 1000 || actual.isEmpty(), where + ": nothing kept");
+      }
+    }
+  }
+
+  private static List<ColumnBatch> runWithHaving(List<ColumnBatch> input, PipelineStage having, boolean sorted,
+      int threads, String[] aggregated) {
+    ColumnarPipeline pipeline = new ColumnarPipeline(TYPES, List.of(new PipelineStage.Aggregate(new int[] {0}, CALLS,
+        sorted), having));
+    List<ColumnBatch> out = pipeline.runColumns(input, threads, () -> false);
+    if (aggregated != null) {
+      aggregated[0] = pipeline.lastAggregation();
+    }
+    return out;
+  }
+
   @Test void joinProbeCutsMorselsIntoPartsThatKeepTheirOrder() {
     long seed = System.nanoTime();
     Random random = new Random(seed);

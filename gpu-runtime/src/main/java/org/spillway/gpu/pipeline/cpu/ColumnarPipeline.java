@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
 import org.apache.arrow.vector.FieldVector;
 import org.spillway.gpu.device.MemoryGuard;
 import org.spillway.gpu.aggregate.HashAggregator;
@@ -94,11 +95,20 @@ public final class ColumnarPipeline {
    * of the input rows unless an aggregation reorders them. Fails fast if {@code cancelled} turns true.
    */
   public List<ColumnBatch> run(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
-    return finish(runPartial(batches, threads, cancelled), threads, cancelled);
+    return finish(partialOfSources(batches, threads, cancelled, true), threads, cancelled);
   }
 
   /** As {@link #run(List, int, BooleanSupplier)}, without the stages after the first aggregation. */
   public Partial runPartial(List<SourceBatch> batches, int threads, BooleanSupplier cancelled) {
+    return partialOfSources(batches, threads, cancelled, false);
+  }
+
+  /**
+   * The partial result over the batches; {@code whole}: it is the whole input's, which the stages after the
+   * aggregation finish alone (no other partial merges into its groups), so a sorted-runs aggregation may apply the
+   * HAVING filter that follows it morsel by morsel ({@link #havingFilter}).
+   */
+  private Partial partialOfSources(List<SourceBatch> batches, int threads, BooleanSupplier cancelled, boolean whole) {
     List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
     for (int b = 0; b < batches.size(); b++) {
       SourceBatch batch = batches.get(b);
@@ -112,7 +122,7 @@ public final class ColumnarPipeline {
       int[] slice = morsels.get(m);
       SourceBatch batch = batches.get(slice[0]);
       return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
-    }, threads, cancelled);
+    }, threads, cancelled, whole);
   }
 
   /**
@@ -249,7 +259,7 @@ public final class ColumnarPipeline {
         columns[c] = column == null ? null : column.slice(slice[1], slice[2]);
       }
       return Morsel.ofColumns(columns, slice[2]);
-    }, threads, cancelled), threads, cancelled);
+    }, threads, cancelled, true), threads, cancelled);
   }
 
   private static void addMorsels(List<int[]> morsels, int batch, int rows) {
@@ -263,10 +273,11 @@ public final class ColumnarPipeline {
    * that preserves its build side (in stage order, as the rows of one pass through the later probes and may mark
    * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
    */
-  private Partial partial(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled) {
+  private Partial partial(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled,
+      boolean whole) {
     if (sortedRuns()) {
       try {
-        Partial result = push(count, morsel, null, threads, cancelled, true);
+        Partial result = push(count, morsel, null, threads, cancelled, true, whole ? havingFilter() : null);
         lastAggregation = "sorted runs";
         return result;
       } catch (SortedRunAggregation.OutOfOrder e) {
@@ -274,7 +285,25 @@ public final class ColumnarPipeline {
         lastAggregation = "hash: " + e.getMessage();
       }
     }
-    return push(count, morsel, null, threads, cancelled, false);
+    return push(count, morsel, null, threads, cancelled, false, null);
+  }
+
+  /**
+   * The filter right after the first aggregation as a function of a part of its groups (the rows that pass, in
+   * order), or null where none follows it.
+   */
+  private UnaryOperator<ColumnVector[]> havingFilter() {
+    int next = firstAggregate() + 1;
+    if (next <= 0 || next >= stages.size() || !(stages.get(next) instanceof PipelineStage.Filter filter)) {
+      return null;
+    }
+    return columns -> {
+      Morsel groups = Morsel.ofColumns(columns, columns.length == 0 ? 0 : columns[0].size);
+      if (groups.rows() > 0) {
+        groups.filter(filter.condition());
+      }
+      return groups.materialize();
+    };
   }
 
   /**
@@ -339,7 +368,7 @@ public final class ColumnarPipeline {
       }
       SourceBatch batch = batches.get(slice[0]);
       return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
-    }, order, threads, cancelled, false);
+    }, order, threads, cancelled, false, null);
   }
 
   /**
@@ -421,7 +450,7 @@ public final class ColumnarPipeline {
    * aggregation; rows come in morsel order, or in {@code order} (null: morsel order).
    */
   private Partial push(int count, IntFunction<Morsel> morsel, int[] order, int threads, BooleanSupplier cancelled,
-      boolean sorted) {
+      boolean sorted, UnaryOperator<ColumnVector[]> having) {
     int breaker = firstAggregate();
     int end = breaker < 0 ? stages.size() : breaker;
     List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
@@ -481,7 +510,8 @@ public final class ColumnarPipeline {
       return new Partial(result, null);
     }
     if (runs != null) {
-      return new Partial(null, runs.result(threads, cancelled));
+      return new Partial(null, having != null ? runs.result(threads, cancelled, having)
+          : runs.result(threads, cancelled));
     }
     return new Partial(null, PartitionedAggregation.merge(partials, cancelled));
   }
