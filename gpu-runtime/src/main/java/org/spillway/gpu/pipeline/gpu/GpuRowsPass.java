@@ -35,9 +35,10 @@ import org.spillway.gpu.pipeline.ColumnBatch;
  * scan of the tiles' counts, and a gather of the rows into consecutive places of the output), and gives each stream
  * worker a ring of pooled pinned output buffers, each a window of selected rows ({@link GpuRowsLayout#window}), with
  * their staging buffers of whole chunks, one per chunk in flight. A chunk that selects more rows than a window holds
- * is gathered again into further windows once its kernels are done. When the ring is full, the oldest chunk's kernels are awaited and its rows go to the
- * {@link GpuRowsAssembler} on a copying thread, whose buffers then serve later chunks: copying rows into the result
- * overlaps the streaming, the kernels and the launches of later chunks. Once every chunk is done, the error word is read and turned into the CPU backend's exception.
+ * is gathered again into further windows once its kernels are done. When the ring is full, the oldest chunk's kernels
+ * are awaited and its rows go to the {@link GpuRowsAssembler} on copying threads, whose buffers then serve later
+ * chunks: copying rows into the result overlaps the streaming, the kernels and the launches of later chunks. Once
+ * every chunk is done, the error word is read and turned into the CPU backend's exception.
  */
 final class GpuRowsPass {
   /**
@@ -509,8 +510,8 @@ final class GpuRowsPass {
       copier.shutdown();
       if (timing) {
         System.err.printf("[spillway] gpu rows worker %s: %d chunks in %.1f ms: kernels %.1f ms (CUDA events),"
-            + " host launching %.1f ms, waiting %.1f ms, assembling %.1f ms%n", Thread.currentThread().getName(),
-            chunks, (System.nanoTime() - created) / 1e6, kernelMillis, launchNanos / 1e6, waitNanos / 1e6,
+            + " host launching %.1f ms, waiting %.1f ms, assembling %.1f ms (all copying threads)%n",
+            Thread.currentThread().getName(), chunks, (System.nanoTime() - created) / 1e6, kernelMillis, launchNanos / 1e6, waitNanos / 1e6,
             addNanos.get() / 1e6);
       }
       for (OutputBuffer out : spare) {
