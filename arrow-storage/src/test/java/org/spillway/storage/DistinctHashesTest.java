@@ -8,14 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,21 +64,7 @@ class DistinctHashesTest {
 
   /** A collector that observed {@code values} (null: NULL) as one batch of a plain vector. */
   private static ColumnStatisticsCollector observed(List<String> values, boolean trackDistinct) {
-    ColumnStatisticsCollector collector = new ColumnStatisticsCollector(TEXT, LIMIT, trackDistinct);
-    try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
-        VarCharVector vector = new VarCharVector("s", allocator)) {
-      vector.allocateNew();
-      for (int row = 0; row < values.size(); row++) {
-        if (values.get(row) == null) {
-          vector.setNull(row);
-        } else {
-          vector.setSafe(row, values.get(row).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      vector.setValueCount(values.size());
-      collector.observe(vector, values.size());
-    }
-    return collector;
+    return TextStatisticsTest.observed(values, LIMIT, trackDistinct, null);
   }
 
   /**

@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VarCharVector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -73,20 +70,6 @@ class StatisticsScratchTest {
   }
 
   private static ColumnStatisticsCollector observed(List<String> values, int maxDistinct) {
-    ColumnStatisticsCollector collector = new ColumnStatisticsCollector(TEXT, maxDistinct, true);
-    try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
-        VarCharVector vector = new VarCharVector("s", allocator)) {
-      vector.allocateNew();
-      for (int row = 0; row < values.size(); row++) {
-        if (values.get(row) == null) {
-          vector.setNull(row);
-        } else {
-          vector.setSafe(row, values.get(row).getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      vector.setValueCount(values.size());
-      collector.observe(vector, values.size());
-    }
-    return collector;
+    return TextStatisticsTest.observed(values, maxDistinct, true, null);
   }
 }

@@ -36,8 +36,12 @@ class TextStatisticsTest {
     return observed(values, maxDistinct, trackDistinct, null);
   }
 
-  /** As above, the batch's distinct values declared as {@code distinct} where not null. */
-  private static ColumnStatisticsCollector observed(List<String> values, int maxDistinct, boolean trackDistinct,
+  /**
+   * A collector of text statistics (up to {@code maxDistinct} exact distinct values, tracked if {@code trackDistinct})
+   * that observed {@code values} (null: NULL) as one batch of a plain vector, the batch's distinct values declared as
+   * {@code distinct} where not null. The statistics tests of other parts share it.
+   */
+  static ColumnStatisticsCollector observed(List<String> values, int maxDistinct, boolean trackDistinct,
       List<String> distinct) {
     ColumnStatisticsCollector collector = new ColumnStatisticsCollector(TEXT, maxDistinct, trackDistinct);
     try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
