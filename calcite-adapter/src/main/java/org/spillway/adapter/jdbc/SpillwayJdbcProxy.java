@@ -74,8 +74,8 @@ final class SpillwayJdbcProxy implements InvocationHandler {
   }
 
   private Object wrapResult(Object proxy, Method method, Object result) {
-    if (result == null || method.getName().equals("unwrap")) {
-      return result;  // unwrap reaches Calcite's own object (Avatica's server code casts it)
+    if (result == null || !returnsJdbcObject(method) || method.getName().equals("unwrap")) {
+      return result;  // a value; unwrap reaches Calcite's own object (Avatica's server code casts it)
     }
     if (result == target) {
       return proxy;
@@ -100,6 +100,18 @@ final class SpillwayJdbcProxy implements InvocationHandler {
       return proxy(result, null);
     }
     return result;
+  }
+
+  /**
+   * Whether the method may return a connection, statement, result set or metadata, which are wrapped: only methods
+   * declared to return an interface can. Asked first, so that a getter's value skips the four interface checks, which
+   * cost more than the getter itself (an object's class checked against several interfaces in turn misses the JVM's
+   * one-entry cache of its last match every time).
+   */
+  private static boolean returnsJdbcObject(Method method) {
+    Class<?> type = method.getReturnType();
+    return type.isInterface() && (Connection.class.isAssignableFrom(type) || Statement.class.isAssignableFrom(type)
+        || ResultSet.class.isAssignableFrom(type) || DatabaseMetaData.class.isAssignableFrom(type));
   }
 
   private Object proxy(Object object, SpillwayStatementGuard objectGuard) {

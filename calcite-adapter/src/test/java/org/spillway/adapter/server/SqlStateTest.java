@@ -64,6 +64,25 @@ class SqlStateTest {
       assertEquals("spillway", connection.unwrap(org.apache.calcite.jdbc.CalciteConnection.class).getSchema());
       assertTrue(statement.unwrap(org.apache.calcite.avatica.AvaticaStatement.class)
           instanceof org.apache.calcite.avatica.AvaticaStatement, "unwrap reaches Avatica's statement");
+      // only what a method is declared to return as a JDBC interface is wrapped; values come back as they are
+      try (java.sql.PreparedStatement prepared = connection.prepareStatement(
+          "select n_nationkey, n_name from nation where n_nationkey = ?")) {
+        prepared.setInt(1, 3);
+        try (ResultSet rows = prepared.executeQuery()) {
+          assertTrue(rows.getStatement() == prepared, "the prepared statement's rows know it");
+          assertTrue(rows.next());
+          assertEquals(3, rows.getInt(1));
+          assertEquals(3, ((Number) rows.getObject(1)).intValue());
+          assertEquals("CANADA", rows.getString(2));
+          assertEquals("CANADA", rows.getObject("n_name"));
+          assertFalse(rows.next());
+        }
+      }
+      java.sql.DatabaseMetaData metadata = connection.getMetaData();
+      assertTrue(metadata.getConnection() == connection, "the metadata's connection is the client's");
+      try (ResultSet tables = metadata.getTables(null, null, "nation", null)) {
+        assertTrue(tables.next(), "the metadata's result sets are read through the wrapper too");
+      }
     }
   }
 
