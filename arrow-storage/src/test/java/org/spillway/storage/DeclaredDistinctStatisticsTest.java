@@ -7,11 +7,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,20 +28,11 @@ class DeclaredDistinctStatisticsTest {
     ColumnStatisticsCollector collector = new ColumnStatisticsCollector(column, 100, true);
     try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
         FieldVector vector = ArrowFieldMapping.plainField(column).createVector(allocator)) {
-      ((BaseFixedWidthVector) vector).allocateNew(ROWS);
+      Long[] values = new Long[ROWS];
       for (int row = 0; row < ROWS; row++) {
-        Long v = value(row, sorted);
-        if (v == null) {
-          vector.setNull(row);
-        } else if (vector instanceof BigIntVector longs) {
-          longs.set(row, v);
-        } else if (vector instanceof DateDayVector days) {
-          days.set(row, v.intValue());
-        } else {
-          ((IntVector) vector).set(row, v.intValue());
-        }
+        values[row] = value(row, sorted);
       }
-      vector.setValueCount(ROWS);
+      PlainIntegerStatisticsTest.fill(vector, values);
       long[] distinct = LongStream.range(0, ROWS).mapToObj(i -> value((int) i, sorted))
           .filter(v -> v != null).mapToLong(Long::longValue).distinct().toArray();
       // any order, a value listed twice

@@ -90,22 +90,30 @@ class PlainIntegerStatisticsTest {
   private static void observe(ColumnStatisticsCollector collector, ColumnDef column, Long[] values) {
     try (BufferAllocator allocator = StorageAllocator.root().newChildAllocator("test", 0, Long.MAX_VALUE);
         FieldVector vector = ArrowFieldMapping.plainField(column).createVector(allocator)) {
-      ((BaseFixedWidthVector) vector).allocateNew(Math.max(1, values.length));
-      for (int row = 0; row < values.length; row++) {
-        Long v = values[row];
-        if (v == null) {
-          vector.setNull(row);
-        } else if (vector instanceof BigIntVector longs) {
-          longs.set(row, v);
-        } else if (vector instanceof DateDayVector days) {
-          days.set(row, v.intValue());
-        } else {
-          ((IntVector) vector).set(row, v.intValue());
-        }
-      }
-      vector.setValueCount(values.length);
+      fill(vector, values);
       collector.observe(vector, values.length);
     }
+  }
+
+  /**
+   * Sets a plain BIGINT, INTEGER or DATE vector to {@code values} (null: NULL), its value count included. The
+   * statistics tests of other parts share it.
+   */
+  static void fill(FieldVector vector, Long[] values) {
+    ((BaseFixedWidthVector) vector).allocateNew(Math.max(1, values.length));
+    for (int row = 0; row < values.length; row++) {
+      Long v = values[row];
+      if (v == null) {
+        vector.setNull(row);
+      } else if (vector instanceof BigIntVector longs) {
+        longs.set(row, v);
+      } else if (vector instanceof DateDayVector days) {
+        days.set(row, v.intValue());
+      } else {
+        ((IntVector) vector).set(row, v.intValue());
+      }
+    }
+    vector.setValueCount(values.length);
   }
 
   /** The statistics of the batches' values, one after the other, computed plainly. */
