@@ -288,7 +288,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
   @Override public Optional<String> gpuProbeRefusal() {
     Estimate e = pipelinedEstimate();
     boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
-    if (pairs && (e.buildKey() == null || !e.buildKey().unique())) {
+    if (pairs && (e.buildKey() == null || !e.buildKey().pairsOnce(joinType))) {
       return Optional.of("the build keys of " + joinType.lowerName + " join on " + condition
           + " are not known to be unique (a GPU probe pairs a probe row with one build row)");
     }
@@ -508,7 +508,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
     boolean pairs = joinType == JoinRelType.INNER || joinType == JoinRelType.LEFT || joinType == JoinRelType.RIGHT;
     RelNode build = e.buildLeft() ? getLeft() : getRight();
     int buildColumns = build.getRowType().getFieldCount();
-    boolean unique = e.buildKey() != null && e.buildKey().unique();
+    boolean unique = e.buildKey() != null && e.buildKey().pairsOnce(joinType);
     if (preservesBuild(probe) || pairs && !unique
         || !cost.fitsGpuMemory(e, buildColumns) || !streamsFromScan(e.buildLeft() ? getRight() : getLeft())) {
       return Double.NaN;

@@ -3,6 +3,7 @@ package org.spillway.adapter;
 import org.apache.calcite.avatica.util.TimeUnitRange;
 import org.apache.calcite.plan.volcano.RelSubset;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.metadata.RelColumnOrigin;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
@@ -11,6 +12,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.util.ImmutableBitSet;
 import org.checkerframework.checker.nullness.qual.Nullable;
 import org.spillway.storage.ColumnStatistics;
 import org.spillway.storage.StorageException;
@@ -37,8 +39,27 @@ final class SpillwayStatistics {
 
   private SpillwayStatistics() {}
 
-  /** What the cost model knows of one join key: its range (if integral), distinct values and uniqueness. */
-  record KeyStatistics(@Nullable Long min, @Nullable Long max, double distinct, boolean unique) {
+  /**
+   * What the cost model knows of one join key: its range (if integral), distinct values and uniqueness: {@code unique}
+   * in the stored table, or {@code derivedUnique} by what the plan makes of it (an aggregation's group keys). A GPU
+   * probe takes derived keys where {@link #pairsOnce} says; the CPU's choice of a perfect-hash table keeps to stored
+   * keys (it was not measured over derived ones).
+   */
+  record KeyStatistics(@Nullable Long min, @Nullable Long max, double distinct, boolean unique, boolean derivedUnique) {
+    KeyStatistics(@Nullable Long min, @Nullable Long max, double distinct, boolean unique) {
+      this(min, max, distinct, unique, false);
+    }
+
+    /**
+     * Whether a probe row of a join of {@code type} meets at most one build row, as a GPU probe needs: keys unique in
+     * their table, or an INNER join's derived unique keys. A LEFT join's derived keys are an aggregation's output
+     * (Q13's orders per customer), whose NULL-extended values the pipeline above groups by: the GPU cannot pack those
+     * keys' NULL flags, and that pipeline would fall back to the CPU after its build side ran.
+     */
+    boolean pairsOnce(JoinRelType type) {
+      return unique || derivedUnique && type == JoinRelType.INNER;
+    }
+
     /** Values in [min, max], or +infinity without a range. */
     double range() {
       return min == null || max == null ? Double.POSITIVE_INFINITY : (double) max - min + 1;
@@ -105,11 +126,23 @@ final class SpillwayStatistics {
     if (keys.size() != 1) {  // several keys are unique together where one of them is unique alone
       boolean unique = keys.stream().anyMatch(key -> origin(mq, rel, key).map(SpillwayStatistics::unique).orElse(false))
           || keyPair(mq, rel, keys);
-      return Optional.of(new KeyStatistics(null, null, distinct, unique));
+      return Optional.of(new KeyStatistics(null, null, distinct, unique, !unique && derivedUnique(mq, rel, keys)));
     }
     Origin origin = origin(mq, rel, keys.get(0)).orElseThrow();
     ColumnStatistics stats = origin.table().statistics().column(origin.column());
-    return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique(origin)));
+    boolean unique = unique(origin);
+    return Optional.of(new KeyStatistics(asLong(stats.min()), asLong(stats.max()), distinct, unique,
+        !unique && derivedUnique(mq, rel, keys)));
+  }
+
+  /**
+   * Whether the keys are unique in {@code rel} by what its nodes make of their inputs, where the column they come
+   * from is not: an aggregation's group keys (Q18's orders that {@code group by l_orderkey} kept, Q20's
+   * {@code (l_partkey, l_suppkey)} sums), through the filters and projections above it. NULL keys are left out: they
+   * match no row of an equi-join.
+   */
+  private static boolean derivedUnique(RelMetadataQuery mq, RelNode rel, List<Integer> keys) {
+    return Boolean.TRUE.equals(mq.areColumnsUnique(rel, ImmutableBitSet.of(keys), true));
   }
 
   /**
