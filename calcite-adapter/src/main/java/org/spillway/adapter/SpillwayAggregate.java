@@ -31,6 +31,11 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
   private final ImmutableBitSet wideSums;
   /** Whether the CPU aggregates runs of its sorted key ({@link SpillwaySortedInput}), decided once when asked. */
   private volatile Boolean sortedRuns;
+  /**
+   * Why the GPU cannot run this aggregation where the implementor split its pipeline here (the stages below on the
+   * GPU, this one and those above on the CPU over the rows they return), else null.
+   */
+  private volatile String cpuOverGpuRows;
 
   private SpillwayAggregate(RelOptCluster cluster, RelTraitSet traits, RelNode input, ImmutableBitSet groupSet,
       List<ImmutableBitSet> groupSets, List<AggregateCall> aggCalls, ImmutableBitSet wideSums) {
@@ -74,6 +79,16 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
       sortedRuns = sorted;
     }
     return sorted;
+  }
+
+  /** Marks this aggregation as run on the CPU over the rows of a GPU pipeline below it, because of {@code reason}. */
+  void runsOnCpuOverGpuRows(String reason) {
+    cpuOverGpuRows = reason;
+  }
+
+  /** Whether the implementor split the pipeline below this aggregation ({@link #runsOnCpuOverGpuRows}). */
+  boolean runsOnCpuOverGpuRows() {
+    return cpuOverGpuRows != null;
   }
 
   @Override public RelWriter explainTerms(RelWriter pw) {

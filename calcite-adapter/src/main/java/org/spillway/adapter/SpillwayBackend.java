@@ -191,6 +191,11 @@ record SpillwayBackend(boolean gpu, TransferMethod method, FilterVariant variant
         bytes / 1e9, budget / 1e9));
   }
 
+  /** The aggregation of the pipeline under {@code top} nearest its scan (see below), or null. */
+  static Aggregate pipelineAggregate(RelNode top) {
+    return nearestAggregate(top).aggregate();
+  }
+
   /** The pipeline's aggregation under {@code top} (null: none) and the node right above it (null: none). */
   private record NearestAggregate(Aggregate aggregate, RelNode above) {}
 

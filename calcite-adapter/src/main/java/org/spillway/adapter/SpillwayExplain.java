@@ -32,7 +32,8 @@ final class SpillwayExplain {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;  // digests identify nodes while planning; estimates must not change identities (or cost time)
     }
-    SpillwayBackend backend = pipelineScanOf(node).map(SpillwayBackend::of).orElseGet(() -> SpillwayBackend.of(null));
+    SpillwayBackend backend = aboveGpuRows(node) ? SpillwayBackend.of(null)
+        : pipelineScanOf(node).map(SpillwayBackend::of).orElseGet(() -> SpillwayBackend.of(null));
     boolean filter = node instanceof Filter;
     String variant = !backend.gpu() ? cpuVariant : filter ? backend.variant().label() : gpuVariant;
     SpillwayCostModel.Estimate costing = backend.costing();
@@ -67,6 +68,21 @@ final class SpillwayExplain {
       rel = rel == null ? null : rel.stripped();
     }
     return scan;
+  }
+
+  /**
+   * Whether {@code node} runs on the CPU over the rows a GPU pipeline returned: it is, or sits in the same pipeline
+   * above, an aggregation whose pipeline the implementor split ({@link SpillwayAggregate#runsOnCpuOverGpuRows}).
+   */
+  private static boolean aboveGpuRows(RelNode node) {
+    for (RelNode rel = node; ; rel = rel.getInput(0).stripped()) {
+      if (rel instanceof SpillwayAggregate aggregate && aggregate.runsOnCpuOverGpuRows()) {
+        return true;
+      }
+      if (rel.getInputs().size() != 1 || rel instanceof Sort) {
+        return false;
+      }
+    }
   }
 
   /**

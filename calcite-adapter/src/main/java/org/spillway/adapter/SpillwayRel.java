@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.List;
+import java.util.Optional;
 
 /** Relational expression that Spillway executes over columnar Arrow data. */
 public interface SpillwayRel extends RelNode {
@@ -275,6 +276,10 @@ public interface SpillwayRel extends RelNode {
     }
 
     private PlanNode build() {
+      PlanNode split = splitAtAggregation();
+      if (split != null) {
+        return split;
+      }
       if (builds.stream().anyMatch(java.util.Objects::nonNull)) {
         return probePipeline();
       }
@@ -293,11 +298,75 @@ public interface SpillwayRel extends RelNode {
       if (stages.isEmpty()) {
         return new ScanNode(table, scan.fields(), types);
       }
+      return scanPipeline(types);
+    }
+
+    /** The pipeline of the stages over the scan (columns of {@code types}), on the backend chosen for it. */
+    private PlanNode scanPipeline(List<ExprType> types) {
       SpillwayBackend backend = SpillwayBackend.choose(top, scan, types, stages);
       if (backend.reason() != null) {
         cpuReasons.add(new CpuReason(table.stored().name(), backend.reason()));
       }
       return new ScanPipelineNode(table, scan.fields(), types, stages, backend.gpuChoice(table.options()));
+    }
+
+    /**
+     * This pipeline over a scan in two: the stages before its aggregation as a GPU pipeline that returns rows, and the
+     * aggregation with the stages after it on the CPU over those rows; null where it stays whole. Split only where the
+     * GPU cannot aggregate (a TEXT group key: Q18's {@code c_name}) but can run the stages before, and the GPU is
+     * chosen for them: their probes and filters then leave the CPU few rows to aggregate.
+     */
+    private PlanNode splitAtAggregation() {
+      int at = firstAggregation();
+      if (source != null || scan == null || at < 1 || table.device() == SpillwayDevice.CPU
+          || SpillwayGpuSite.current().isEmpty()) {
+        return null;
+      }
+      List<ExprType> types = SpillwayFields.ofScan(table, scan.fields()).stream().map(SpillwayField::type).toList();
+      Optional<String> whole = ScanPipelineNode.gpuUnsupportedReason(types, stages);
+      if (whole.isEmpty() || !(SpillwayBackend.pipelineAggregate(top) instanceof SpillwayAggregate aggregate)
+          || ScanPipelineNode.gpuUnsupportedReason(types, stages.subList(0, at)).isPresent()) {
+        return null;
+      }
+      List<PipelineStage> allStages = List.copyOf(stages);
+      List<JoinBuild> allBuilds = new ArrayList<>(builds);
+      int reasons = cpuReasons.size();
+      RelNode wholeTop = top;
+      stages.subList(at, stages.size()).clear();
+      builds.subList(at, builds.size()).clear();  // an aggregation ends a pipeline's probes: only nulls go
+      top = aggregate.getInput();
+      PlanNode rows;
+      try {
+        rows = builds.stream().anyMatch(java.util.Objects::nonNull) ? probePipeline() : scanPipeline(types);
+        planned.putIfAbsent(rows, SpillwayOperators.pipeline(top, scan, (int) builds.stream()
+            .filter(java.util.Objects::nonNull).count()));
+      } finally {
+        top = wholeTop;
+        stages.clear();
+        stages.addAll(allStages);
+        builds.clear();
+        builds.addAll(allBuilds);
+      }
+      if (!SpillwayBackend.of(scan).gpu()) {  // the CPU runs the stages before too: one pipeline, as unsplit
+        cpuReasons.subList(reasons, cpuReasons.size()).clear();
+        return null;
+      }
+      aggregate.runsOnCpuOverGpuRows(whole.get());
+      cpuReasons.add(new CpuReason(table.stored().name(), "its aggregation runs on the CPU over the GPU pipeline's "
+          + "rows: " + whole.get()));
+      PlanNode aggregated = new PipelineNode(rows, allStages.subList(at, allStages.size()), table.deviceUsage());
+      planned.put(aggregated, SpillwayOperators.pipeline(wholeTop, null, 0));
+      return aggregated;
+    }
+
+    /** The index of the first aggregation among the stages, or -1. */
+    private int firstAggregation() {
+      for (int i = 0; i < stages.size(); i++) {
+        if (stages.get(i) instanceof PipelineStage.Aggregate) {
+          return i;
+        }
+      }
+      return -1;
     }
 
     /**

@@ -100,4 +100,43 @@ class SpillwayGpuOrientationPlanTest {
     int comment = SpillwayTextWidths.of(orders, 8);
     assertTrue(comment >= 4 + 19 && comment <= 4 + 78, "o_comment: 19 to 78 characters, " + comment);
   }
+
+  /**
+   * An aggregation's group keys are unique although the column they come from is not: Q18's orders probe, in a GPU
+   * pipeline, the order keys that {@code group by l_orderkey having} kept, and Q20's partsupp the {@code (l_partkey,
+   * l_suppkey)} sums of lineitem (their columns repeat in lineitem, which the statistics alone see). Not for a LEFT
+   * join: Q13's customers stay off the GPU's probes, as the counts they group by may be NULL-extended, which the GPU
+   * cannot group (its pipeline had fallen back to the CPU after the orders' counts ran).
+   */
+  @Test void anAggregationsGroupKeysAreUniqueBuildKeys() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(18))
+          .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[0, 1, 3, 4]], device=[gpu]")
+          .explainLacks("not known to be unique");
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(20))
+          .explainContains("SpillwayTableScan(table=[[spillway, partsupp]], fields=[[0, 1, 2]], device=[gpu]")
+          .explainLacks("not known to be unique");
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(13))
+          .explainContains("SpillwayTableScan(table=[[spillway, orders]], fields=[[0, 1, 8]], device=[gpu]")
+          .explainLacks("probe=[in a gpu pipeline]");
+    }
+  }
+
+  /**
+   * Q18's last pipeline groups by {@code c_name}, a TEXT key the GPU cannot group by: lineitem streams through the
+   * probe of the orders (and their customers) that the subquery kept on the GPU, and the CPU aggregates the rows it returns.
+   */
+  @Test void aTextGroupKeySplitsThePipelineAtItsAggregation() throws Exception {
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(18))
+          .explainContains("cpuBecause=[its aggregation runs on the CPU over the GPU pipeline's rows: group key of "
+              + "type TEXT]")
+          .explainContains("SpillwayAggregate(group=[{0, 1, 2, 4, 5}], sum_qty=[$SUM0($8)], device=[cpu]")
+          .explainContains("SpillwayProject(c_name=[$1], c_custkey=[$0], o_orderkey=[$2], o_orderdate=[$4], "
+              + "o_totalprice=[$3], sum_qty=[$5], device=[cpu]")
+          .explainContains("joinType=[inner], device=[gpu], algorithm=[nopa], placement=[gpu], "
+              + "probe=[in a gpu pipeline]", 3)  // lineitem's, and the orders pipeline's two
+          .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 4]], device=[gpu]", 2);
+    }
+  }
 }

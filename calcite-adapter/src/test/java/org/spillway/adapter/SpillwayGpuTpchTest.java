@@ -58,6 +58,21 @@ class SpillwayGpuTpchTest extends GpuTpchData {
     }
   }
 
+  /**
+   * An aggregation the GPU cannot run (a TEXT group key) over a GPU pipeline's probes runs on the CPU over the rows
+   * the GPU returns: the same groups as on the CPU alone, NULL sums of lines without a price included.
+   */
+  @Test void aTextGroupKeyAggregatesTheGpuPipelinesRowsOnTheCpu() throws SQLException {
+    String sql = "select c_name, o_orderkey, count(*) as n, sum(l_quantity) as q, min(l_shipdate) as first_ship "
+        + "from lineitem join orders on l_orderkey = o_orderkey join customer on o_custkey = c_custkey "
+        + "where o_totalprice > 300000 and l_discount < 0.05 group by c_name, o_orderkey order by c_name, o_orderkey";
+    String plan = String.join("\n", rows(SpillwayDevice.GPU, "explain plan for " + sql));
+    assertTrue(plan.contains("its aggregation runs on the CPU over the GPU pipeline's rows"), plan);
+    List<String> cpu = rows(SpillwayDevice.CPU, sql);
+    assertTrue(cpu.size() > 10, "groups: " + cpu.size());
+    assertEquals(cpu, rows(SpillwayDevice.GPU, sql));
+  }
+
   private static List<String> rows(Object deviceAndProperties, String sql) throws SQLException {
     String url = SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir + ";device=" + deviceAndProperties;
     return SpillwayAssert.rows(url, sql);
