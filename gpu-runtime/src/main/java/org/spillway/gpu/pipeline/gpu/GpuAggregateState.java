@@ -4,19 +4,14 @@ import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 
-import java.math.BigDecimal;
 import java.util.List;
 import jcuda.Pointer;
-import org.apache.arrow.memory.util.MemoryUtil;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.HostBuffer;
 import org.spillway.gpu.device.CudaException;
 import org.spillway.gpu.device.CudaStream;
 import org.spillway.gpu.device.DeviceBuffer;
 import org.spillway.gpu.device.DevicePointer;
-import org.spillway.gpu.aggregate.HashAggregator;
-import org.spillway.gpu.aggregate.WideSums;
-import org.spillway.gpu.expr.AggCall;
 import org.spillway.gpu.pipeline.PipelineStage;
 
 /**
@@ -123,93 +118,10 @@ final class GpuAggregateState {
     HostBuffer host = PinnedScratch.acquire(device, bytes);
     try {
       CudaException.check(cuMemcpyDtoH(host.pointer(), buffer.pointer(), bytes), "cuMemcpyDtoH(state)");
-      return result(new Words(host.address()), aggregate, inputTypes, keyBits, keyOffsets, keyNullBits,
-          trackedCalls);
+      return new GpuStateColumns(host.address(), capacity).columns(aggregate, inputTypes, keyBits, keyOffsets,
+          keyNullBits, trackedCalls);
     } finally {
       PinnedScratch.release(device, host);
     }
-  }
-
-  /** The state's 64-bit words where they were copied back. */
-  private record Words(long address) {
-    long at(long index) {
-      return MemoryUtil.getLong(address + 8 * index);
-    }
-  }
-
-  private ColumnVector[] result(Words words, PipelineStage.Aggregate aggregate, List<ExprType> inputTypes,
-      int[] keyBits, long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
-    int[] groupKeys = aggregate.groupKeys();
-    int rows = 0;
-    int[] slotOf = new int[(int) slots];
-    for (int s = 0; s < slots; s++) {
-      if (capacity == 0 || words.at(2 + slots + s) > 0) {
-        slotOf[rows++] = s;
-      }
-    }
-    ColumnVector[] out = new ColumnVector[groupKeys.length + aggregate.calls().size()];
-    for (int k = 0, shift = 0; k < groupKeys.length; k++) {
-      long[] values = new long[rows];
-      boolean[] nulls = null;
-      for (int g = 0; g < rows; g++) {
-        int s = slotOf[g];
-        long key = s == capacity ? -1L : words.at(2 + s);
-        if (keyNullBits[k] >= 0 && (key >>> keyNullBits[k] & 1) != 0) {
-          nulls = nulls == null ? new boolean[rows] : nulls;
-          nulls[g] = true;
-          continue;
-        }
-        values[g] = keyBits[k] == 64 ? key : keyBits[k] == 32 ? (int) (key >>> shift)
-            : (key >>> shift & (1L << keyBits[k]) - 1) + keyOffsets[k];
-      }
-      shift += keyBits[k] == 64 ? 0 : keyBits[k];
-      out[k] = ColumnVector.ofLongs(inputTypes.get(groupKeys[k]), values, nulls, rows);
-    }
-    for (int c = 0; c < aggregate.calls().size(); c++) {
-      boolean tracked = (trackedCalls >>> c & 1) != 0;
-      out[groupKeys.length + c] = callResult(aggregate.calls().get(c), c, tracked, words, slotOf, rows, inputTypes);
-    }
-    return out;
-  }
-
-  private ColumnVector callResult(AggCall call, int c, boolean tracked, Words words, int[] slotOf, int rows,
-      List<ExprType> types) {
-    long[] values = new long[rows];
-    // a wide sum's 128 bits become its exact value; any other sum must fit its 64 bits
-    Object[] wide = call.isWideSum() ? new Object[rows] : null;
-    int scale = call.argument() < 0 ? 0 : types.get(call.argument()).scale();
-    boolean[] nulls = null;
-    long lo = 2 + (2 + 3L * c) * slots;
-    for (int g = 0; g < rows; g++) {
-      int s = slotOf[g];
-      long rowCount = words.at(2 + slots + s);
-      long count = call.argument() < 0 || !tracked ? rowCount : words.at(lo + 2 * slots + s);
-      if (call.kind() == AggCall.Kind.COUNT) {
-        values[g] = count;
-        continue;
-      }
-      if (count == 0) {  // no non-NULL value: SUM, MIN and MAX are NULL, SUM0 is 0
-        if (call.kind() != AggCall.Kind.SUM0) {
-          nulls = nulls == null ? new boolean[rows] : nulls;
-          nulls[g] = true;
-        } else if (wide != null) {
-          wide[g] = BigDecimal.valueOf(0, scale);
-        }
-        continue;
-      }
-      values[g] = words.at(lo + s);
-      long high = words.at(lo + slots + s);
-      boolean sum = call.kind() == AggCall.Kind.SUM || call.kind() == AggCall.Kind.SUM0;
-      if (wide != null) {
-        wide[g] = WideSums.ofTwosComplement(values[g], high, scale);
-      } else if (sum && high != values[g] >> 63) {
-        throw HashAggregator.sumOverflow(call, types.get(call.argument()));
-      }
-    }
-    if (wide != null) {
-      return ColumnVector.ofObjects(ExprType.BIG_DECIMAL, wide, nulls, rows);
-    }
-    HashAggregator.checkResultRange(call, values);
-    return ColumnVector.ofLongs(call.resultType(), values, nulls, rows);
   }
 }
