@@ -329,6 +329,17 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
   }
 }
 
+// Widens `rows` 32-bit values to 64 bits, sign-extended (as the host's build columns are written): a build column that
+// the GPU column cache holds becomes the 64-bit array a join table is built from without crossing the link again.
+extern "C" __global__ void columnar_pipeline_widen(const int* __restrict__ in, long long* __restrict__ out,
+                                                   unsigned long long rows) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long r = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; r < rows;
+       r += stride) {
+    out[r] = in[r];
+  }
+}
+
 // Gathers the groups of a grouped aggregate state (`slots` = capacity + 1 slots) into a state of `out_slots`
 // slots laid out alike, so that the host reads back the groups, not the table: the table is sized from the
 // planner's estimate, which may be far above the groups that came. out[1] counts the groups copied (zero

@@ -2,8 +2,10 @@ package org.spillway.gpu.pipeline;
 
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
+import org.spillway.gpu.vector.IndexedColumns;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -187,6 +189,20 @@ public final class ArrowColumnGather {
       case INT32, DATE, STRING, INT64, DECIMAL -> true;
       default -> false;
     };
+  }
+
+  /**
+   * Per batch, the region of fixed-width values that {@link #writeLongs} reads (only where it {@link #writesLongs}):
+   * what a GPU column cache holds of the column.
+   */
+  public List<IndexedColumns.HeldValues> heldValues() {
+    int width = fixedWidth(type);
+    List<IndexedColumns.HeldValues> held = new ArrayList<>();
+    for (FieldVector v : batches) {
+      held.add(new IndexedColumns.HeldValues(v.getDataBuffer(), v.getDataBuffer().memoryAddress(), width,
+          v.getValueCount()));
+    }
+    return held;
   }
 
   /** Writes rows {@code from .. from+n-1} as 64-bit integers at {@code address} (only where {@link #writesLongs}). */

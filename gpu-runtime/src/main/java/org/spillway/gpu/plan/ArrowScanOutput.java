@@ -61,6 +61,11 @@ public final class ArrowScanOutput implements NodeOutput {
     return reader.writesLongs() ? reader::writeLongs : null;
   }
 
+  @Override public List<HeldValues> heldValues(int c) {
+    ArrowColumnGather reader = reader(c);
+    return reader.writesLongs() ? reader.heldValues() : null;
+  }
+
   @Override public ColumnVector gather(int c, int[] ids, int count) {
     return reader(c).gather(ids, count);
   }

@@ -28,6 +28,20 @@ public interface IndexedColumns {
     return null;
   }
 
+  /**
+   * Column {@code c} as its table holds it, where {@link #longWriter} writes it from a table's batches: per batch, in
+   * row order, the region of fixed-width values that the GPU column cache may hold; null otherwise.
+   */
+  default List<HeldValues> heldValues(int c) {
+    return null;
+  }
+
+  /**
+   * One batch's values of a column: {@code rows} values of {@code width} bytes (4 or 8, read as signed integers) at
+   * {@code address}, in the buffer {@code owner} (what a cache tells regions apart by, compared by identity).
+   */
+  record HeldValues(Object owner, long address, int width, long rows) {}
+
   /** Writes rows {@code from .. from+n-1} of one column as 64-bit integers at {@code address}; thread-safe. */
   interface LongWriter {
     void write(int from, int n, long address);

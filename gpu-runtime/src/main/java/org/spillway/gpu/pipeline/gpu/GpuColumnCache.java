@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import org.apache.arrow.memory.ArrowBuf;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaEvent;
 import org.spillway.gpu.device.CudaException;
@@ -110,8 +109,8 @@ public final class GpuColumnCache implements AutoCloseable {
     return new Session();
   }
 
-  /** A host buffer region: the Arrow buffer (compared by identity), the address and the bytes. */
-  private record Key(ArrowBuf owner, long address, long bytes) {
+  /** A host buffer region: the buffer it lies in (an Arrow buffer, compared by identity), the address and the bytes. */
+  private record Key(Object owner, long address, long bytes) {
     @Override public boolean equals(Object o) {
       return o instanceof Key k && k.owner == owner && k.address == address && k.bytes == bytes;
     }
@@ -208,7 +207,7 @@ public final class GpuColumnCache implements AutoCloseable {
      * run must {@link #fill} before reading it ({@link #mustFill}); null when the region is not cached and
      * cannot be now (no room, or another run is filling it): stream it.
      */
-    Entry acquire(ArrowBuf owner, long address, long bytes) {
+    Entry acquire(Object owner, long address, long bytes) {
       Key key = new Key(owner, address, bytes);
       List<Entry> freeing = new ArrayList<>();
       Entry entry;

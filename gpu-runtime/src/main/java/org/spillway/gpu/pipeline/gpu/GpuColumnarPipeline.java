@@ -100,6 +100,8 @@ public final class GpuColumnarPipeline {
   private volatile long lastJoinBytes;
   private volatile long lastJoinNanos;
   private volatile String lastJoinTiming = "";
+  private volatile long lastJoinUploadedBytes;
+  private volatile long lastJoinCachedBytes;
   private TransferOptions transferOptions = DEFAULT_OPTIONS;
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
   private long initialCapacity = INITIAL_CAPACITY;
@@ -370,6 +372,16 @@ public final class GpuColumnarPipeline {
     return lastJoinTiming;
   }
 
+  /** Bytes of the last run's 64-bit build keys and columns uploaded from host memory (0 without probes). */
+  long lastJoinUploadedBytes() {
+    return lastJoinUploadedBytes;
+  }
+
+  /** Bytes of the last run's 64-bit build keys and columns made from the GPU column cache's copies. */
+  long lastJoinCachedBytes() {
+    return lastJoinCachedBytes;
+  }
+
   /** Statistics of the last run's (last) pass over the data on the GPU, or null if none ran. */
   public RunStats lastRun() {
     return lastRun;
@@ -438,6 +450,8 @@ public final class GpuColumnarPipeline {
     lastJoinBytes = 0;
     lastJoinNanos = 0;
     lastJoinTiming = "";
+    lastJoinUploadedBytes = 0;
+    lastJoinCachedBytes = 0;
     lastShare = null;
     ScanClaims claims = coprocessing && cache == null && coprocessingUnsupported == null && batches.size() > 1
         ? new ScanClaims(batches.size()) : null;
@@ -474,10 +488,12 @@ public final class GpuColumnarPipeline {
     GpuJoinTables joins = null;
     if (program.probes()) {
       try {
-        joins = new GpuJoinTables(device, new GpuKernels(device), program, builds);
+        joins = new GpuJoinTables(device, new GpuKernels(device), program, builds, cache);
         lastJoinBytes = joins.bytes();
         lastJoinNanos = System.nanoTime() - started;
         lastJoinTiming = joins.timing();
+        lastJoinUploadedBytes = joins.uploadedBytes();
+        lastJoinCachedBytes = joins.cachedBytes();
       } catch (GpuJoinTables.BuildKeysRefused | GpuMemoryException e) {
         lastFallback = e.getMessage();
         return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);

@@ -1,5 +1,6 @@
 package org.spillway.gpu.pipeline.gpu;
 
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
@@ -13,6 +14,7 @@ import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaException;
 import org.spillway.gpu.device.CudaStream;
 import org.spillway.gpu.device.DeviceBuffer;
+import org.spillway.gpu.device.DevicePointer;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.vector.IndexedColumns;
@@ -54,19 +56,28 @@ final class GpuJoinTables implements AutoCloseable {
   private final DeviceBuffer[] marks;
   private final int[] markRows;
   private final int[] markCounts;
+  private final GpuKernels kernels;
+  /** The column cache's view while the tables are built (null without a cache). */
+  private final GpuColumnCache.Session session;
   private long uploadNanos;
   private long uploadedBytes;
+  private long cachedNanos;
+  private long cachedBytes;
   private long kernelNanos;
 
   /**
    * Builds the tables of {@code program}'s probes over {@code builds} (per probe, the build side's rows; only the
-   * key column and the columns of the program's slots are read).
+   * key column and the columns of the program's slots are read). A table's column that {@code cache} (null: none)
+   * holds, or can take now, is made from its copy in GPU memory instead of being uploaded.
    */
-  GpuJoinTables(CudaDevice device, GpuKernels kernels, GpuProgram program, List<? extends IndexedColumns> builds) {
+  GpuJoinTables(CudaDevice device, GpuKernels kernels, GpuProgram program, List<? extends IndexedColumns> builds,
+      GpuColumnCache cache) {
     if (builds.size() != program.joinKinds.length) {
       throw new IllegalArgumentException(builds.size() + " build sides for " + program.joinKinds.length + " probes");
     }
     this.device = device;
+    this.kernels = kernels;
+    this.session = cache == null ? null : cache.open();
     this.joins = program.joinKinds.length;
     this.marks = new DeviceBuffer[joins];
     this.markRows = new int[joins];
@@ -84,7 +95,8 @@ final class GpuJoinTables implements AutoCloseable {
         IndexedColumns build = builds.get(join);
         IndexedColumns.LongWriter writer = build.longWriter(program.slotColumns[s]);
         ColumnVector column = writer == null ? build.column(program.slotColumns[s]) : null;
-        words[base + COLUMN_WORDS * s] = writer != null ? upload(writer, build.rows(), "build column")
+        words[base + COLUMN_WORDS * s] = writer != null
+            ? cachedOrUploaded(build, program.slotColumns[s], writer, build.rows(), "build column")
             : upload(laneBits(column), column.size, "build column");
         words[base + COLUMN_WORDS * s + 1] = column == null ? 0 : validity(column);
         boolean nulls = column != null && column.nulls != null || program.joinKinds[join] == GpuProgram.JOIN_LEFT;
@@ -95,6 +107,10 @@ final class GpuJoinTables implements AutoCloseable {
     } catch (RuntimeException e) {
       close();
       throw e;
+    } finally {
+      if (session != null) {
+        session.close();  // the tables hold copies: the cache's entries need not stay pinned
+      }
     }
     this.nullableSlots = nullable;
     this.bytes = buffers.stream().mapToLong(DeviceBuffer::bytes).sum();
@@ -118,7 +134,8 @@ final class GpuJoinTables implements AutoCloseable {
     DeviceBuffer flagBuffer = allocate(16, "GPU join build flags");
     GpuScratch.upload(flagBuffer, 0, Pointer.to(flags), 16, "GPU join build flags");
     if (rows > 0) {
-      long keyAddress = writer != null ? upload(writer, rows, "build keys") : upload(keys.longs, rows, "build keys");
+      long keyAddress = writer == null ? upload(keys.longs, rows, "build keys") : keyColumns.length == 1
+          ? cachedOrUploaded(build, keyColumns[0], writer, rows, "build keys") : upload(writer, rows, "build keys");
       long validity = keys == null ? 0 : validity(keys);
       long kernelStart = System.nanoTime();
       CudaStream stream = GpuScratch.stream(device);
@@ -251,10 +268,79 @@ final class GpuJoinTables implements AutoCloseable {
     uploadedBytes += rows * 8L;
   }
 
-  /** Where the tables' time went, for traces: the uploads of keys and columns (with reading them) and the builds. */
+  /** Bytes of 64-bit build keys and columns uploaded from host memory. */
+  long uploadedBytes() {
+    return uploadedBytes;
+  }
+
+  /** Bytes of 64-bit build keys and columns made from the column cache's copies. */
+  long cachedBytes() {
+    return cachedBytes;
+  }
+
+  /**
+   * Where the tables' time went, for traces: the uploads of keys and columns (with reading them), the columns made
+   * from the column cache's copies, and the builds.
+   */
   String timing() {
-    return String.format(Locale.ROOT, "%.1f MB uploaded in %.1f ms, tables built in %.1f ms",
-        uploadedBytes / 1e6, uploadNanos / 1e6, kernelNanos / 1e6);
+    return String.format(Locale.ROOT, "%.1f MB uploaded in %.1f ms, %.1f MB from the column cache in %.1f ms, tables "
+        + "built in %.1f ms", uploadedBytes / 1e6, uploadNanos / 1e6, cachedBytes / 1e6, cachedNanos / 1e6,
+        kernelNanos / 1e6);
+  }
+
+  /**
+   * Device address of column {@code c}'s 64-bit values: made on the GPU from the column cache's copies of the table's
+   * batches where the cache holds them all or takes them now (filled from host memory, narrow values as they lie),
+   * else written by {@code writer} and uploaded.
+   */
+  private long cachedOrUploaded(IndexedColumns build, int c, IndexedColumns.LongWriter writer, int rows, String what) {
+    long address = session == null ? 0 : fromCache(build.heldValues(c), rows, what);
+    return address != 0 ? address : upload(writer, rows, what);
+  }
+
+  /**
+   * See above: the address, or 0 where the cache does not hold every batch's values. Each entry this run creates is
+   * filled at once, so that another run building from the same table meanwhile finds it ready rather than being filled.
+   */
+  private long fromCache(List<IndexedColumns.HeldValues> held, int rows, String what) {
+    if (held == null || held.stream().mapToLong(IndexedColumns.HeldValues::rows).sum() != rows) {
+      return 0;
+    }
+    DeviceBuffer out = allocate(Math.max(8, rows * 8L), "GPU " + what);
+    long start = System.nanoTime();
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      long row = 0;
+      for (IndexedColumns.HeldValues h : held) {
+        if (h.rows() == 0) {
+          continue;
+        }
+        GpuColumnCache.Entry entry = session.acquire(h.owner(), h.address(), h.width() * h.rows());
+        if (entry == null) {
+          return 0;  // no room, or another run fills it now: the column is uploaded (the entries filled stay)
+        }
+        if (session.mustFill(entry)) {
+          session.fill(entry, stream);
+        } else {
+          session.await(entry, stream);
+        }
+        long target = out.address() + row * 8;
+        if (h.width() == 8) {
+          CudaException.check(cuMemcpyDtoDAsync(new DevicePointer(target), new DevicePointer(entry.address()),
+              h.rows() * 8, stream.handle()), "cuMemcpyDtoDAsync(" + what + " from the column cache)");
+        } else {
+          int blocks = (int) Math.min((h.rows() + 255) / 256, (long) device.multiprocessors() * 8);
+          kernels.widen.launch(blocks, 256, stream, entry.address(), target, h.rows());
+        }
+        row += h.rows();
+      }
+    } finally {
+      stream.synchronize();
+      GpuScratch.release(device, stream);
+    }
+    cachedNanos += System.nanoTime() - start;
+    cachedBytes += rows * 8L;
+    return out.address();
   }
 
   /** Device address of a copy of {@code rows} values that {@code writer} writes where they are. */

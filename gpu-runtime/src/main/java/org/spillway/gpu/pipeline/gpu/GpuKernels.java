@@ -18,6 +18,7 @@ final class GpuKernels {
   final CudaKernel rowsScan;
   final CudaKernel rowsGather;
   final CudaKernel joinBuild;
+  final CudaKernel widen;
   final CudaKernel compact;
   final CudaKernel selectionBranching;
   final CudaKernel selectionPredication;
@@ -28,6 +29,7 @@ final class GpuKernels {
     this.global = module.kernel("columnar_pipeline_global");
     this.grouped = module.kernel("columnar_pipeline_grouped");
     this.joinBuild = module.kernel("columnar_pipeline_join_build");
+    this.widen = module.kernel("columnar_pipeline_widen");
     this.compact = module.kernel("columnar_pipeline_compact");
     CudaModule rowsModule = device.module(ROWS_MODULE);
     this.rows = rowsModule.kernel("columnar_pipeline_rows");

@@ -508,6 +508,96 @@ class GpuProbePipelineTest {
     RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), "duplicates");
   }
 
+  /**
+   * A build side held in a table's Arrow batches (as a bare scan's output is) that the GPU column cache holds: the
+   * cold run fills the cache with its key, payload and day columns, the warm run makes the 64-bit arrays from the
+   * cached copies (a copy for the 8-byte key and payload, a widening for the 4-byte days) instead of uploading them;
+   * both give the CPU backend's rows, for every probe kind.
+   */
+  @Test void buildColumnsTheColumnCacheHoldsAreMadeOnTheGpu() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    try (GpuColumnCache cache = new GpuColumnCache(device, 1L << 30)) {
+      for (int k = 0; k < 4; k++) {
+        JoinProbe.Kind kind = JoinProbe.Kind.values()[k];
+        Build rows = build(random, 2500, true, false);
+        IndexedColumns held = held(rows, new int[] {0, 1, 700, 0, 1799});
+        List<PipelineStage> stages = stages(kind, false, random.nextBoolean(), random);
+        List<SourceBatch> batches = List.of(probe(random, 4000, true), probe(random, 900, false));
+        String where = "seed " + seed + ", " + kind + ", " + stages;
+        List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(rows)).run(batches, 2, () -> false));
+        GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages).withCache(cache);
+        for (String run : new String[] {"cold", "warm"}) {
+          List<ColumnBatch> out = gpu.run(device, TransferMethod.ZERO_COPY, batches, List.of(held),
+              stop -> bound(stages, List.of(held)), 2, () -> false);
+          assertNull(gpu.lastFallback(), where);
+          RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where + " (" + run + ")");
+          assertEquals(0, gpu.lastJoinUploadedBytes(), where + ": " + gpu.lastJoinTiming());
+          assertTrue(gpu.lastJoinCachedBytes() >= 2500L * 8, where + ": the build keys, at least, from the cache");
+        }
+      }
+      assertTrue(cache.hits() > 0, cache.hits() + " hits");
+    }
+  }
+
+  /** {@code rows} as a table's Arrow batches of the given sizes (their sum): 8-byte key and payload, 4-byte days. */
+  private IndexedColumns held(Build rows, int[] batchRows) {
+    List<List<FieldVector>> columns = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    int from = 0;
+    for (int n : batchRows) {
+      BigIntVector key = new BigIntVector("key", allocator);
+      BigIntVector payload = new BigIntVector("p", allocator);
+      org.apache.arrow.vector.DateDayVector day = new org.apache.arrow.vector.DateDayVector("d", allocator);
+      List<FieldVector> batch = List.of(key, payload, day);
+      for (FieldVector v : batch) {
+        vectors.add(v);
+        v.setInitialCapacity(Math.max(1, n));
+        v.allocateNew();
+      }
+      for (int r = 0; r < n; r++) {
+        key.set(r, rows.columns()[0].longs[from + r]);
+        payload.set(r, rows.columns()[1].longs[from + r]);
+        day.set(r, (int) rows.columns()[2].longs[from + r]);
+      }
+      for (int c = 0; c < 3; c++) {
+        batch.get(c).setValueCount(n);
+        columns.get(c).add(batch.get(c));
+      }
+      from += n;
+    }
+    org.spillway.gpu.pipeline.ArrowColumnGather[] readers = new org.spillway.gpu.pipeline.ArrowColumnGather[3];
+    for (int c = 0; c < 3; c++) {
+      readers[c] = new org.spillway.gpu.pipeline.ArrowColumnGather(columns.get(c), BUILD.get(c));
+    }
+    int total = from;
+    return new IndexedColumns() {
+      @Override public int rows() {
+        return total;
+      }
+
+      @Override public List<ExprType> types() {
+        return BUILD;
+      }
+
+      @Override public ColumnVector column(int c) {
+        return readers[c].all();
+      }
+
+      @Override public ColumnVector gather(int c, int[] ids, int count) {
+        return readers[c].gather(ids, count);
+      }
+
+      @Override public LongWriter longWriter(int c) {
+        return readers[c]::writeLongs;
+      }
+
+      @Override public List<HeldValues> heldValues(int c) {
+        return readers[c].heldValues();
+      }
+    };
+  }
+
   /** Runs leave the device's allocator as they found it: the tables and build columns are freed. */
   @Test void joinTablesAreFreed() {
     CudaDevice device = GpuRuntime.requireDevice();
