@@ -120,7 +120,12 @@ public final class TpchQueryTimer {
           try (Connection connection = config.getKey().equals(DUCKDB) ? duckDbSession(duckDb)
               : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + connectionProperties(
                   config.getValue()))) {
+            TimedQueryEvent event = new TimedQueryEvent();
+            event.query = "Q" + q.trim();
+            event.config = config.getKey();
+            event.begin();
             timing = time(connection, sql, warm, runs, slowMillis);
+            event.commit();
             if (analyze && !config.getKey().equals(DUCKDB)) {
               writeAnalyzed(connection, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.getKey() + ".txt"));
             }
