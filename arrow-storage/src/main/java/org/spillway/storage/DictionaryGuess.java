@@ -9,10 +9,11 @@ import java.util.List;
  * commit after the last batch. The commit keeps each such file whose guess equals its own choice and writes the others
  * again ({@link TableWriter}).
  *
- * <p>A batch is guessed for only when merging its statistics changed nothing of the choice: the first batch of a
- * table, and any batch that brings a value new to a dictionary (or makes a column one), gets none. So a column whose
- * values keep growing costs no files written twice; one new value late in the table costs a rewrite of the files
- * guessed before it. Not thread-safe: its writer calls it under the lock of its statistics.
+ * <p>A batch is guessed for only when merging its statistics changed nothing of the choice, or when it is the first
+ * batch merged (whose own values are then the guess; one file at most is written twice for it): a batch that brings
+ * a value new to a dictionary (or makes a column one) gets none. So a dictionary that keeps growing costs no files
+ * written twice; one new value late in the table costs a rewrite of the files guessed before it. Not thread-safe: its
+ * writer calls it under the lock of its statistics.
  */
 final class DictionaryGuess {
   private final TableSchema schema;
@@ -30,7 +31,8 @@ final class DictionaryGuess {
 
   /**
    * After a batch's statistics were merged into {@code statistics}, which now hold {@code rowCount} rows: the choice
-   * to write that batch's file with, or null where the merge changed it.
+   * to write that batch's file with (for the first batch merged, the one its own values make), or null where the merge
+   * changed it.
    */
   DictionaryChoice afterMerge(List<ColumnStatisticsCollector> statistics, long rowCount) {
     long[] now = new long[statistics.size()];
@@ -38,11 +40,12 @@ final class DictionaryGuess {
       int distinct = statistics.get(col).exactDistinctCount();
       now[col] = distinct >= 0 && DictionaryChoice.encodes(distinct, rowCount) ? distinct : -1;
     }
-    if (!Arrays.equals(now, signature)) {
+    if (signature != null && !Arrays.equals(now, signature)) {
       signature = now;
       choice = null;
       return null;
     }
+    signature = now;
     if (choice == null) {
       choice = DictionaryChoice.of(schema, statistics, rowCount);
     }

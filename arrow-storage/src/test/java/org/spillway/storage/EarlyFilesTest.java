@@ -116,17 +116,17 @@ class EarlyFilesTest {
   }
 
   @Test
-  void aStableDictionaryKeepsEveryFileButTheFirstBatchs() throws IOException {
+  void aStableDictionaryKeepsEveryFile() throws IOException {
     for (boolean declared : new boolean[] {false, true}) {
       try (Catalog catalog = Catalog.create(dir.resolve("stable-" + declared))) {
         StoredTable table = assertSameTable(catalog, "t", (b, row) -> row % 7 == 3 ? -1 : row % 5, declared,
-            BATCHES - 1);
+            BATCHES);
         assertTrue(table.isDictionaryEncoded(1));
       }
     }
   }
 
-  /** Batch 6 brings a value new to the dictionary: the five files guessed before it are written again. */
+  /** Batch 6 brings a value new to the dictionary: the six files guessed before it are written again. */
   @Test
   void aValueNewLateRewritesTheFilesGuessedBefore() throws IOException {
     for (boolean declared : new boolean[] {false, true}) {
@@ -140,8 +140,8 @@ class EarlyFilesTest {
 
   /**
    * 300 values, more than a dictionary takes regardless of the rows: plain while the table has fewer than 1,200 rows
-   * (four per value), a dictionary from the third batch on. The second batch's file, guessed plain (with its declared
-   * text written for it), is written again encoded.
+   * (four per value), a dictionary from the third batch on. The first two batches' files, guessed plain (with their
+   * declared text written for them), are written again encoded.
    */
   @Test
   void aColumnThatBecomesADictionaryLateRewritesTheFilesGuessedPlain() throws IOException {
@@ -153,7 +153,10 @@ class EarlyFilesTest {
     }
   }
 
-  /** Ten new values in every batch: the dictionary grows with every batch, so no file is written early. */
+  /**
+   * Ten new values in every batch: the dictionary grows with every batch, so only the first batch's file is written
+   * early (with its own values), and again at the commit.
+   */
   @Test
   void aGrowingDictionaryWritesNoFileEarly() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
@@ -163,13 +166,13 @@ class EarlyFilesTest {
   }
 
   /**
-   * A value per row: too many for a dictionary from the first batch on, so every batch but the first is guessed plain,
-   * rightly, although the values grow.
+   * A value per row: too many for a dictionary from the first batch on, so every batch is guessed plain, rightly,
+   * although the values grow.
    */
   @Test
   void aColumnTooVariedForADictionaryIsGuessedPlain() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
-      StoredTable table = assertSameTable(catalog, "t", (b, row) -> b * ROWS + row, false, BATCHES - 1);
+      StoredTable table = assertSameTable(catalog, "t", (b, row) -> b * ROWS + row, false, BATCHES);
       assertEquals(false, table.isDictionaryEncoded(1));
     }
   }
@@ -190,7 +193,7 @@ class EarlyFilesTest {
         try (Stream<Path> scratch = Files.list(dir)) {
           Path early = scratch.findFirst().orElseThrow().resolve("early");
           try (Stream<Path> files = Files.list(early)) {
-            assertEquals(2, files.count(), "the second and third batches' files, written early");
+            assertEquals(3, files.count(), "the batches' files, written early");
           }
         }
       }
