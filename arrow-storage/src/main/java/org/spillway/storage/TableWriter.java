@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -317,6 +318,14 @@ public final class TableWriter implements AutoCloseable {
     for (int i = 0; i < inputs.size(); i++) {
       names.add(String.format("part-%06d.arrow", i));
     }
+    // each guess compared once, not once per file: a large dictionary's values are many strings to compare
+    Map<DictionaryChoice, Boolean> guessedRight = new IdentityHashMap<>();
+    for (Map.Entry<Long, Staged> input : inputs) {
+      EarlyFile early = input.getValue().early();
+      if (early != null) {
+        guessedRight.computeIfAbsent(early.choice(), choice::equals);
+      }
+    }
     // files are independent, so the rewrite runs on all cores; a failure returns once no rewrite still writes files
     // into the directory that the cleanup deletes
     return ParallelWork.mapAll(inputs.size(), i -> {
@@ -329,7 +338,7 @@ public final class TableWriter implements AutoCloseable {
       try (VectorSchemaRoot batch = source.batch()) {
         staged.remove(inputs.get(i).getKey());
         EarlyFile early = source.early();
-        if (early != null && early.choice().equals(choice)) {
+        if (early != null && guessedRight.get(early.choice())) {
           return keepEarly(early, target);
         }
         if (early != null) {
