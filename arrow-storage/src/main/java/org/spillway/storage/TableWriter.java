@@ -199,6 +199,8 @@ public final class TableWriter implements AutoCloseable {
       if (inMemory && early != null && writeEarly) {
         Path earlyFile = earlyDirectory.resolve(position + ".arrow");
         FileChecksum checksum = early.write(root, declared, earlyFile, stagingMemory.allocator());
+        // a declared text column guessed plain now holds its text, which the staging budget must count
+        stagedInMemory.addAndGet(Math.max(0, bufferBytes(root) - bytes));
         staged.replace(position, entry, new Staged(null, root, declared, new EarlyFile(earlyFile, early, checksum)));
       }
     } catch (RuntimeException e) {
@@ -257,6 +259,11 @@ public final class TableWriter implements AutoCloseable {
   /** Whether batches appended from now on get their final files written early (see {@link DictionaryGuess}). */
   void writeFilesEarly(boolean early) {
     writeEarly = early;
+  }
+
+  /** The bytes of the batches staged in memory so far, as counted against the staging limit. */
+  long stagedInMemoryBytes() {
+    return stagedInMemory.get();
   }
 
   /** How many files written early the commit kept (0 before it). */

@@ -177,6 +177,37 @@ class EarlyFilesTest {
     }
   }
 
+  /**
+   * A declared text column guessed plain gets its text written for its early file: the bytes that takes count against
+   * the staging limit, as a batch appended with its text does.
+   */
+  @Test
+  void declaredTextWrittenEarlyCountsAgainstTheStagingLimit() throws IOException {
+    long[] staged = new long[2];
+    byte[][] values = java.util.stream.IntStream.range(0, ROWS)
+        .mapToObj(i -> ("value " + i + " " + "x".repeat(100)).getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
+    char[] valueOfRow = new char[ROWS];
+    for (int row = 0; row < ROWS; row++) {
+      valueOfRow[row] = (char) row;
+    }
+    for (int early = 0; early < 2; early++) {
+      try (Catalog catalog = Catalog.create(dir.resolve("budget-" + early));
+          TableWriter writer = catalog.createTable("t", SCHEMA)) {
+        writer.writeFilesEarly(early == 1);
+        BatchBuilder batch = writer.newBatch(ROWS);
+        for (int row = 0; row < ROWS; row++) {
+          batch.setInt(0, row, row);
+        }
+        batch.putDeclaredUtf8(1, values, valueOfRow, null, ROWS);  // a value per row: plain
+        batch.setRowCount(ROWS);
+        writer.append(batch);
+        staged[early] = writer.stagedInMemoryBytes();
+      }
+    }
+    assertTrue(staged[1] >= staged[0] + ROWS * 100L, "text of " + ROWS * 100 + "+ bytes: " + staged[0] + " -> "
+        + staged[1]);
+  }
+
   @Test
   void aWriterClosedWithoutCommitLeavesNoEarlyFile() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
