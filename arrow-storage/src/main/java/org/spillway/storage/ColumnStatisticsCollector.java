@@ -441,6 +441,14 @@ final class ColumnStatisticsCollector {
     }
   }
 
+  /**
+   * The number of exact distinct values (as bytes) of a text column, or -1 if there are more than the limit (or the
+   * column is no text); cheaper than {@link #exactDistinct()}, which makes their strings.
+   */
+  int exactDistinctCount() {
+    return exactDistinct == null ? -1 : exactDistinct.size();
+  }
+
   /** The exact distinct values of a text column, or null if there are more than the limit. */
   Set<String> exactDistinct() {
     return exactDistinct == null ? null : exactDistinct.toStrings();

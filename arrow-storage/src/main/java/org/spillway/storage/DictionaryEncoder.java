@@ -51,13 +51,15 @@ final class DictionaryEncoder {
 
     /**
      * Writes the unwritten text of the columns of {@code batch} that {@code columns} accepts (see
-     * {@link DeclaredText}).
+     * {@link DeclaredText}), once: a batch written early and again at the commit ({@link DictionaryGuess}) has it
+     * written by the first.
      */
     void writeText(VectorSchemaRoot batch, IntPredicate columns) {
       for (int col = 0; unwrittenTextRows != null && col < unwrittenTextRows.length; col++) {
         if (unwrittenTextRows[col] > 0 && columns.test(col)) {
           DeclaredText.write((VarCharVector) batch.getVector(col), textValues(col), rows[col],
               Math.min(unwrittenTextRows[col], batch.getRowCount()));
+          unwrittenTextRows[col] = 0;
         }
       }
     }
@@ -80,11 +82,11 @@ final class DictionaryEncoder {
   }
 
   /**
-   * Writes a plain batch into a new file with the chosen columns encoded; the batch's buffers of the columns kept
-   * plain move into the file's batch, so the caller closes it afterwards and uses it no more. A text column whose
-   * values were {@code declared} with their rows is encoded a value at a time, not a row at a time (and its text, if
-   * not written, stays so); a column kept plain gets its unwritten text written. Returns the file's checksum.
-   * Thread-safe for distinct files.
+   * Writes a plain batch into a new file with the chosen columns encoded; the columns kept plain are written from the
+   * batch's own vectors, and the batch stays as it was (it may be written again with other dictionaries). A text
+   * column whose values were {@code declared} with their rows is encoded a value at a time, not a row at a time (and
+   * its text, if not written, stays so); a column kept plain gets its unwritten text written. Returns the file's
+   * checksum. Thread-safe for distinct files.
    */
   FileChecksum write(VectorSchemaRoot plain, Declared declared, Path target, BufferAllocator allocator) {
     declared.writeText(plain, col -> dictionaries.get(col) == null);
@@ -98,41 +100,43 @@ final class DictionaryEncoder {
           provider.put(new Dictionary(values, ArrowFieldMapping.dictionaryField(schema.column(col), col).getDictionary()));
         }
       }
-      try (VectorSchemaRoot encoded = encode(plain, declared, allocator)) {
-        return ArrowFiles.write(target, encoded, provider);
+      List<IntVector> codes = new ArrayList<>();
+      try {
+        return ArrowFiles.write(target, encode(plain, declared, allocator, codes), provider);
+      } finally {
+        codes.forEach(IntVector::close);  // the batch's own vectors stay with it
       }
     } finally {
       dictionaryVectors.forEach(VarCharVector::close);
     }
   }
 
-  private VectorSchemaRoot encode(VectorSchemaRoot plain, Declared declared, BufferAllocator allocator) {
+  /**
+   * The batch to write: the plain batch's vectors of the columns kept plain, and code vectors, which are added to
+   * {@code made} for the caller to close.
+   */
+  private VectorSchemaRoot encode(VectorSchemaRoot plain, Declared declared, BufferAllocator allocator,
+      List<IntVector> made) {
     int rows = plain.getRowCount();
     List<FieldVector> vectors = new ArrayList<>(schema.size());
-    try {
-      for (int col = 0; col < schema.size(); col++) {
-        FieldVector source = plain.getVector(col);
-        Utf8Codes index = codes.get(col);
-        if (index == null) {
-          var transfer = source.getTransferPair(allocator);
-          transfer.transfer();
-          vectors.add((FieldVector) transfer.getTo());
-          continue;
-        }
-        IntVector target = (IntVector) ArrowFieldMapping.dictionaryField(schema.column(col), col).createVector(allocator);
-        vectors.add(target);
-        target.allocateNew(rows);
-        byte[][] values = declared.textValues(col);
-        if (values != null) {
-          index.codes(values, declared.rows()[col], (VarCharVector) source, rows, target);
-        } else {
-          index.codes((VarCharVector) source, rows, target, new byte[][] {new byte[64]});
-        }
-        target.setValueCount(rows);
+    for (int col = 0; col < schema.size(); col++) {
+      FieldVector source = plain.getVector(col);
+      Utf8Codes index = codes.get(col);
+      if (index == null) {
+        vectors.add(source);
+        continue;
       }
-    } catch (RuntimeException e) {
-      vectors.forEach(FieldVector::close);
-      throw e;
+      IntVector target = (IntVector) ArrowFieldMapping.dictionaryField(schema.column(col), col).createVector(allocator);
+      made.add(target);
+      vectors.add(target);
+      target.allocateNew(rows);
+      byte[][] values = declared.textValues(col);
+      if (values != null) {
+        index.codes(values, declared.rows()[col], (VarCharVector) source, rows, target);
+      } else {
+        index.codes((VarCharVector) source, rows, target, new byte[][] {new byte[64]});
+      }
+      target.setValueCount(rows);
     }
     List<Field> fields = new ArrayList<>(vectors.size());
     vectors.forEach(vector -> fields.add(vector.getField()));

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,12 +31,21 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * transfer bytes; or at most {@value #DICTIONARY_ALWAYS_ENTRIES}, as the names of a small dimension table: codes are
  * what GPU pipelines carry as join payloads and group keys, where plain text keeps a pipeline on the CPU), writes
  * the staged batches with table-wide sorted dictionaries, and publishes by renaming the temporary directory.
+ *
+ * <p>A batch staged in memory also gets its final file written when it is appended, with the dictionaries that the
+ * batches appended so far suggest ({@link DictionaryGuess}): the commit, which starts only after the last batch, then
+ * only renames the files whose guess was right, and the import's threads wrote them while other threads still
+ * decoded. {@link #EARLY_FILES_PROPERTY}{@code =false} writes every file at the commit.
  */
 public final class TableWriter implements AutoCloseable {
   static final int DICTIONARY_MAX_ENTRIES = 65536;
   static final int DICTIONARY_MIN_REUSE = 4;
   static final int DICTIONARY_ALWAYS_ENTRIES = 256;
   private static final String STAGING = "staging";
+  /** The files written early ({@link DictionaryGuess}), by position, until the commit renames them. */
+  private static final String EARLY = "early";
+  /** System property: whether batches staged in memory get their final files written when appended (default true). */
+  public static final String EARLY_FILES_PROPERTY = "spillway.writer.earlyFiles";
   /**
    * System property: the bytes of staged batches a writer keeps in memory, beyond which it stages them in files;
    * by default a quarter of the machine's memory or half the JVM's maximum heap, whichever is less (a table the
@@ -52,6 +62,7 @@ public final class TableWriter implements AutoCloseable {
   private final TableSchema schema;
   private final Path tempDirectory;
   private final Path stagingDirectory;
+  private final Path earlyDirectory;
   private final BufferAllocator allocator;
   /** The batches' memory until the commit writes them. */
   private final StagingMemory stagingMemory;
@@ -64,6 +75,11 @@ public final class TableWriter implements AutoCloseable {
   private volatile long stagingMemoryLimit = defaultStagingMemory();
   private final AtomicLong nextPosition = new AtomicLong();
   private final List<ColumnStatisticsCollector> statistics = new ArrayList<>();
+  /** The dictionaries the batches merged so far suggest; guarded by {@link #statistics}. */
+  private final DictionaryGuess guess;
+  private volatile boolean writeEarly = Boolean.parseBoolean(System.getProperty(EARLY_FILES_PROPERTY, "true"));
+  /** Files written early that the commit kept, for tests. */
+  private final AtomicLong earlyFilesKept = new AtomicLong();
   private long rowCount;
   private volatile State state = State.OPEN;
 
@@ -73,6 +89,8 @@ public final class TableWriter implements AutoCloseable {
     this.schema = schema;
     this.tempDirectory = tempDirectory;
     this.stagingDirectory = tempDirectory.resolve(STAGING);
+    this.earlyDirectory = tempDirectory.resolve(EARLY);
+    this.guess = new DictionaryGuess(schema);
     this.allocator = allocator;
     this.stagingMemory = StagingMemory.forWriter(allocator);
     for (ColumnDef column : schema.columns()) {
@@ -80,6 +98,7 @@ public final class TableWriter implements AutoCloseable {
     }
     try {
       Files.createDirectories(stagingDirectory);
+      Files.createDirectories(earlyDirectory);
       lock = OwnerLock.acquire(tempDirectory.resolve(LOCK));
     } catch (IOException | RuntimeException e) {
       StorageException failure = new StorageException("cannot create " + stagingDirectory + " for table " + name
@@ -143,7 +162,7 @@ public final class TableWriter implements AutoCloseable {
       if (!inMemory) {
         stagedInMemory.addAndGet(-bytes);
       }
-      Staged entry = inMemory ? new Staged(null, root, declared) : new Staged(file, null, null);
+      Staged entry = inMemory ? new Staged(null, root, declared, null) : new Staged(file, null, null, null);
       if (staged.putIfAbsent(position, entry) != null) {
         if (inMemory) {
           stagedInMemory.addAndGet(-bytes);
@@ -169,11 +188,20 @@ public final class TableWriter implements AutoCloseable {
         declared.writeText(root, col -> true);  // a staged file holds every column's bytes
         ArrowFiles.write(file, root);
       }
+      DictionaryChoice early;
       synchronized (statistics) {
         for (int col = 0; col < schema.size(); col++) {
           statistics.get(col).merge(local.get(col), position);
         }
         rowCount += root.getRowCount();
+        early = guess.afterMerge(statistics, rowCount);
+      }
+      if (inMemory && early != null && writeEarly) {
+        Path earlyFile = earlyDirectory.resolve(position + ".arrow");
+        FileChecksum checksum = early.write(root, declared, earlyFile, stagingMemory.allocator());
+        // a declared text column guessed plain now holds its text, which the staging budget must count
+        stagedInMemory.addAndGet(Math.max(0, bufferBytes(root) - bytes));
+        staged.replace(position, entry, new Staged(null, root, declared, new EarlyFile(earlyFile, early, checksum)));
       }
     } catch (RuntimeException e) {
       state = State.FAILED;
@@ -187,9 +215,13 @@ public final class TableWriter implements AutoCloseable {
 
   /**
    * A staged batch: in a file, or in memory with what its source declared of its values (which the commit's
-   * dictionary codes use; a batch staged in a file is encoded from its bytes alone).
+   * dictionary codes use; a batch staged in a file is encoded from its bytes alone) and its final file if written
+   * early (or null).
    */
-  private record Staged(Path file, VectorSchemaRoot batch, DictionaryEncoder.Declared declared) {}
+  private record Staged(Path file, VectorSchemaRoot batch, DictionaryEncoder.Declared declared, EarlyFile early) {}
+
+  /** A batch's final file written with the dictionaries {@code choice} before the commit, and its checksum. */
+  private record EarlyFile(Path file, DictionaryChoice choice, FileChecksum checksum) {}
 
   /**
    * The memory a batch holds: its allocations as made (rounded up, grown), not only the bytes its rows use; a
@@ -224,6 +256,21 @@ public final class TableWriter implements AutoCloseable {
         ? Math.min(memory.getTotalMemorySize() / 4, directHalf) : 0;
   }
 
+  /** Whether batches appended from now on get their final files written early (see {@link DictionaryGuess}). */
+  void writeFilesEarly(boolean early) {
+    writeEarly = early;
+  }
+
+  /** The bytes of the batches staged in memory so far, as counted against the staging limit. */
+  long stagedInMemoryBytes() {
+    return stagedInMemory.get();
+  }
+
+  /** How many files written early the commit kept (0 before it). */
+  long earlyFilesKept() {
+    return earlyFilesKept.get();
+  }
+
   /** Keeps at most {@code bytes} of staged batches in memory from now on (0: stage every batch in a file). */
   void stageInMemoryUpTo(long bytes) {
     stagingMemoryLimit = bytes;
@@ -247,14 +294,15 @@ public final class TableWriter implements AutoCloseable {
           + " batch(es) from newBatch() were neither appended nor closed");
     }
     try {
-      List<List<String>> dictionaries = chooseDictionaries();
-      List<FileChecksum> files = writeFinalFiles(dictionaries);
+      DictionaryChoice choice = DictionaryChoice.of(schema, statistics, rowCount);
+      List<FileChecksum> files = writeFinalFiles(choice);
       deleteRecursively(stagingDirectory);
+      deleteRecursively(earlyDirectory);
       List<ColumnStatistics> columns = new ArrayList<>();
       List<Boolean> encoded = new ArrayList<>();
       for (int col = 0; col < schema.size(); col++) {
         columns.add(statistics.get(col).toStatistics());
-        encoded.add(dictionaries.get(col) != null);
+        encoded.add(choice.encoded(col));
       }
       TableMetadata metadata = new TableMetadata(name, schema, new TableStatistics(rowCount, columns), encoded, files);
       metadata.write(tempDirectory);
@@ -270,48 +318,54 @@ public final class TableWriter implements AutoCloseable {
     }
   }
 
-  private List<List<String>> chooseDictionaries() {
-    List<List<String>> dictionaries = new ArrayList<>();
-    for (ColumnStatisticsCollector collector : statistics) {
-      Set<String> distinct = collector.exactDistinct();
-      boolean encode = distinct != null && !distinct.isEmpty()
-          && ((long) distinct.size() * DICTIONARY_MIN_REUSE <= rowCount || distinct.size() <= DICTIONARY_ALWAYS_ENTRIES);
-      dictionaries.add(encode ? distinct.stream().sorted().toList() : null);
-    }
-    return dictionaries;
-  }
-
-  /** Writes the table's files and their checksums, in load order; releases the batches in memory. */
-  private List<FileChecksum> writeFinalFiles(List<List<String>> dictionaries) {
+  /** Writes (or renames) the table's files and their checksums, in load order; releases the batches in memory. */
+  private List<FileChecksum> writeFinalFiles(DictionaryChoice choice) {
     List<Map.Entry<Long, Staged>> inputs = new ArrayList<>(staged.entrySet());
     List<String> names = new ArrayList<>(inputs.size());
     for (int i = 0; i < inputs.size(); i++) {
       names.add(String.format("part-%06d.arrow", i));
     }
-    boolean anyEncoded = dictionaries.stream().anyMatch(d -> d != null);
-    DictionaryEncoder encoder = anyEncoded ? new DictionaryEncoder(schema, dictionaries) : null;
+    // each guess compared once, not once per file: a large dictionary's values are many strings to compare
+    Map<DictionaryChoice, Boolean> guessedRight = new IdentityHashMap<>();
+    for (Map.Entry<Long, Staged> input : inputs) {
+      EarlyFile early = input.getValue().early();
+      if (early != null) {
+        guessedRight.computeIfAbsent(early.choice(), choice::equals);
+      }
+    }
     // files are independent, so the rewrite runs on all cores; a failure returns once no rewrite still writes files
     // into the directory that the cleanup deletes
     return ParallelWork.mapAll(inputs.size(), i -> {
       Staged source = inputs.get(i).getValue();
       Path target = tempDirectory.resolve(names.get(i));
       // a file written here is checksummed as it is written; a staged file moved into place is read back
-      if (source.batch() != null) {
-        try (VectorSchemaRoot batch = source.batch()) {
-          staged.remove(inputs.get(i).getKey());
-          if (encoder != null) {
-            // the batch's own allocator: its unencoded vectors are transferred into the encoded batch
-            return encoder.write(batch, source.declared(), target, stagingMemory.allocator());
-          }
-          source.declared().writeText(batch, col -> true);
-          return ArrowFiles.write(target, batch);
-        }
-      } else if (encoder != null) {
-        return encoder.rewrite(source.file(), target, allocator);
+      if (source.batch() == null) {
+        return choice.rewrite(source.file(), target, allocator);
       }
-      move(source.file(), target);
-      return FileChecksum.of(target);
+      try (VectorSchemaRoot batch = source.batch()) {
+        staged.remove(inputs.get(i).getKey());
+        EarlyFile early = source.early();
+        if (early != null && guessedRight.get(early.choice())) {
+          return keepEarly(early, target);
+        }
+        if (early != null) {
+          deleteIfExists(early.file());  // now, by the thread that made it, rather than by the cleanup after all files
+        }
+        return choice.write(batch, source.declared(), target, stagingMemory.allocator());
+      }
     });
+  }
+
+  /** Renames a file written early to its name in the table; a file already there fails it, as a write would. */
+  private FileChecksum keepEarly(EarlyFile early, Path target) {
+    try {
+      Files.move(early.file(), target);  // without ATOMIC_MOVE: fails on an existing target instead of replacing it
+    } catch (IOException e) {
+      throw new StorageException("cannot write Arrow file " + target + ": " + IoErrors.reason(e), e);
+    }
+    earlyFilesKept.incrementAndGet();
+    FileChecksum written = early.checksum();
+    return new FileChecksum(target.getFileName().toString(), written.bytes(), written.chunkCrcs());
   }
 
   /** Discards everything unless committed: open batches, staged and written files, the temporary directory. */
@@ -343,11 +397,20 @@ public final class TableWriter implements AutoCloseable {
     }
   }
 
-  private static void move(Path source, Path target) {
+  /** Moves a staged file into its place in the table. */
+  static void moveNew(Path source, Path target) {
     try {
       Files.move(source, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new StorageException("cannot move " + source + " to " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void deleteIfExists(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new StorageException("cannot delete " + file + ": " + IoErrors.reason(e), e);
     }
   }
 
