@@ -212,15 +212,7 @@ class EarlyFilesTest {
   void aWriterClosedWithoutCommitLeavesNoEarlyFile() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
       try (TableWriter writer = catalog.createTable("t", SCHEMA)) {
-        for (int b = 0; b < 3; b++) {
-          BatchBuilder batch = writer.newBatch(ROWS);
-          for (int row = 0; row < ROWS; row++) {
-            batch.setInt(0, row, row);
-          }
-          fill(batch, b, (x, row) -> row % 5, false);
-          batch.setRowCount(ROWS);
-          writer.append(batch);
-        }
+        appendThreeBatches(writer);
         try (Stream<Path> scratch = Files.list(dir)) {
           Path early = scratch.findFirst().orElseThrow().resolve("early");
           try (Stream<Path> files = Files.list(early)) {
@@ -240,15 +232,7 @@ class EarlyFilesTest {
   void anEarlyFileThatCannotTakeItsNameFailsTheCommitAndLeavesNothing() throws IOException {
     try (Catalog catalog = Catalog.create(dir)) {
       try (TableWriter writer = catalog.createTable("t", SCHEMA)) {
-        for (int b = 0; b < 3; b++) {
-          BatchBuilder batch = writer.newBatch(ROWS);
-          for (int row = 0; row < ROWS; row++) {
-            batch.setInt(0, row, row);
-          }
-          fill(batch, b, (x, row) -> row % 5, false);
-          batch.setRowCount(ROWS);
-          writer.append(batch);
-        }
+        appendThreeBatches(writer);
         Path scratch;
         try (Stream<Path> entries = Files.list(dir)) {
           scratch = entries.findFirst().orElseThrow();
@@ -262,6 +246,19 @@ class EarlyFilesTest {
         assertEquals(List.of(), entries.toList());
       }
       assertTrue(catalog.table("t").isEmpty());
+    }
+  }
+
+  /** Appends three batches of row numbers and five repeated text values: each written early. */
+  private static void appendThreeBatches(TableWriter writer) {
+    for (int b = 0; b < 3; b++) {
+      BatchBuilder batch = writer.newBatch(ROWS);
+      for (int row = 0; row < ROWS; row++) {
+        batch.setInt(0, row, row);
+      }
+      fill(batch, b, (x, row) -> row % 5, false);
+      batch.setRowCount(ROWS);
+      writer.append(batch);
     }
   }
 }
