@@ -43,6 +43,13 @@ final class GroupTable {
   private int nullKeyGroup = -1;
   /** The dense fast path's cache of groups, kept from morsel to morsel so that it is allocated once. */
   private int[] denseCache = new int[0];
+  /**
+   * The key ranges (per column: lowest value, then its stride) the cache's entries were made under, or null where
+   * they are void: a morsel whose ranges are the same reads the groups the morsels before it found. Where the keys
+   * take their whole ranges in every morsel (Q16's brand, type and size, regrouping the GPU's groups), each distinct
+   * key is then looked up once in the whole input, not once per morsel.
+   */
+  private long[] denseRanges;
 
   GroupTable(int keyColumns) {
     this(keyColumns, 16);
@@ -194,6 +201,7 @@ final class GroupTable {
     }
     groups = 0;
     nullKeyGroup = -1;
+    denseRanges = null;
     if (directory != null) {
       directory.clear();
     } else {
@@ -276,11 +284,19 @@ final class GroupTable {
         return false;
       }
     }
-    if (denseCache.length < product) {
-      denseCache = new int[(int) product];
+    long[] ranges = new long[2 * k];
+    for (int c = 0; c < k; c++) {
+      ranges[2 * c] = mins[c];
+      ranges[2 * c + 1] = strides[c] * (nullSlots[c] + 1);  // the next stride: the column's span, NULL slot included
+    }
+    if (!Arrays.equals(ranges, denseRanges)) {
+      if (denseCache.length < product) {
+        denseCache = new int[(int) product];
+      }
+      Arrays.fill(denseCache, 0, (int) product, -1);
+      denseRanges = ranges;
     }
     int[] cache = denseCache;
-    Arrays.fill(cache, 0, (int) product, -1);
     long[] word = new long[width];
     for (int i = 0; i < n; i++) {
       long index = 0;

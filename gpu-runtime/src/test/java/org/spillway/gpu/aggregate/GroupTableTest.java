@@ -83,6 +83,53 @@ class GroupTableTest {
     }
   }
 
+  /**
+   * Three narrow key columns (Q16's brand, type and size): the dense path's cache of groups carries over from morsel to
+   * morsel while the ranges stay, and starts over where they change or the table is cleared; the groups always number
+   * keys in the order first seen, NULLs included.
+   */
+  @Test void theDenseCacheCarriesOverWhileTheRangesStay() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    GroupTable table = new GroupTable(3);
+    Map<List<Long>, Integer> reference = new HashMap<>();
+    long[] spans = {24, 145, 8};
+    for (int morsel = 0; morsel < 9; morsel++) {
+      if (morsel == 6) {
+        table.clear();
+        reference.clear();
+      }
+      // the same ranges, except morsels 3 (one column wider) and 4 (shifted); every value in each morsel's range
+      long shift = morsel == 4 ? 3 : 0;
+      long wider = morsel == 3 ? 5 : 0;
+      int n = 4000 + random.nextInt(2000);
+      ColumnVector[] keys = new ColumnVector[3];
+      long[][] values = new long[3][n];
+      boolean[] nulls = new boolean[n];
+      for (int c = 0; c < 3; c++) {
+        long span = spans[c] + (c == 1 ? wider : 0);
+        for (int i = 0; i < n; i++) {
+          values[c][i] = shift + (i < span ? i : random.nextLong(span));
+        }
+      }
+      for (int i = (int) spans[1] + 10; i < n; i++) {
+        nulls[i] = random.nextInt(40) == 0;
+      }
+      keys[0] = ColumnVector.ofLongs(ExprType.STRING, values[0], null, n);
+      keys[1] = ColumnVector.ofLongs(ExprType.STRING, values[1], null, n);
+      keys[2] = ColumnVector.ofLongs(ExprType.INT32, values[2], nulls, n);
+      int[] groups = new int[n];
+      table.findOrInsert(keys, n, groups);
+      for (int i = 0; i < n; i++) {
+        List<Long> key = Arrays.asList(values[0][i], values[1][i], nulls[i] ? null : values[2][i]);
+        Integer expected = reference.putIfAbsent(key, reference.size());
+        assertEquals(expected == null ? reference.size() - 1 : expected, groups[i],
+            "seed " + seed + ", morsel " + morsel + ", row " + i + ", key " + key);
+      }
+      assertEquals(reference.size(), table.size(), "seed " + seed + ", morsel " + morsel);
+    }
+  }
+
   /** NULL and 0 share the key word 0 (the null flags tell them apart), on the single-key and the general path. */
   @Test void nullAndZeroAreDifferentGroups() {
     long[] ids = {0, 0, 1L << 50, 0, 0};
