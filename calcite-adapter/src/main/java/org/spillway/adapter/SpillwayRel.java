@@ -336,10 +336,9 @@ public interface SpillwayRel extends RelNode {
       builds.subList(at, builds.size()).clear();  // an aggregation ends a pipeline's probes: only nulls go
       top = aggregate.getInput();
       PlanNode rows;
+      int probes = (int) builds.stream().filter(java.util.Objects::nonNull).count();
       try {
-        rows = builds.stream().anyMatch(java.util.Objects::nonNull) ? probePipeline() : scanPipeline(types);
-        planned.putIfAbsent(rows, SpillwayOperators.pipeline(top, scan, (int) builds.stream()
-            .filter(java.util.Objects::nonNull).count()));
+        rows = probes > 0 ? probePipeline() : scanPipeline(types);
       } finally {
         top = wholeTop;
         stages.clear();
@@ -351,6 +350,7 @@ public interface SpillwayRel extends RelNode {
         cpuReasons.subList(reasons, cpuReasons.size()).clear();
         return null;
       }
+      planned.putIfAbsent(rows, SpillwayOperators.pipeline(aggregate.getInput(), scan, probes));
       aggregate.runsOnCpuOverGpuRows(whole.get());
       cpuReasons.add(new CpuReason(table.stored().name(), "its aggregation runs on the CPU over the GPU pipeline's "
           + "rows: " + whole.get()));
