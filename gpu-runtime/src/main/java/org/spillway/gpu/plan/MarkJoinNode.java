@@ -94,7 +94,10 @@ public final class MarkJoinNode implements PlanNode {
     long start = System.nanoTime();
     NodeOutput rows = build.node().run(context, buildRead);
     long built = System.nanoTime();
-    JoinProbe bound = ProbePipelineNode.bind(probe, build, rows, context, start);
+    // a probe side on the GPU builds its own table from the rows and sets the marks: the CPU's table waits until
+    // the CPU probes (the GPU's fallback, or the CPU's share of the scan)
+    JoinProbe bound = probeSide.onGpu() && reduction == null ? ProbePipelineNode.bindRows(probe, build, rows, start)
+        : ProbePipelineNode.bind(probe, build, rows, context, start);
     long probing = System.nanoTime();
     if (reduction != null) {
       markReduced(context, rows, bound);

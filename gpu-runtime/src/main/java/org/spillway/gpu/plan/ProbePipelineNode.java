@@ -177,7 +177,7 @@ public final class ProbePipelineNode implements PlanNode {
       if (stages.get(s) instanceof PipelineStage.HashJoinProbe probe) {
         JoinProbe given = prebound.apply(s);
         if (given != null) {
-          bound.set(s, new PipelineStage.HashJoinProbe(given));
+          bound.set(s, new PipelineStage.HashJoinProbe(tabled(given, context, context.cancelled())));
         } else {
           JoinBuild build = builds.get(s);
           BitSet gathered = planned.buildColumnsRead(s);
@@ -293,7 +293,7 @@ public final class ProbePipelineNode implements PlanNode {
       int s = probeStages.get(i);
       JoinProbe probe = ((PipelineStage.HashJoinProbe) stages.get(s)).probe();
       JoinProbe given = prebound.apply(s);
-      bound.set(s, new PipelineStage.HashJoinProbe(given != null ? given
+      bound.set(s, new PipelineStage.HashJoinProbe(given != null ? tabled(given, context, stop)
           : bind(probe, builds.get(s), buildRows.get(i), context, System.nanoTime(), stop)));
     }
     return new ColumnarPipeline(inputTypes, bound, read);
@@ -313,6 +313,29 @@ public final class ProbePipelineNode implements PlanNode {
   public static JoinProbe bind(JoinProbe probe, JoinBuild build, NodeOutput rows, RunContext context,
       long start) {
     return bind(probe, build, rows, context, start, context.cancelled());
+  }
+
+  /**
+   * A marking probe bound to a build side's rows for a GPU pipeline, which builds its table from them: the CPU's
+   * table waits until the CPU probes ({@link #tabled}).
+   */
+  public static JoinProbe bindRows(JoinProbe probe, JoinBuild build, NodeOutput rows, long start) {
+    JoinProbe bound = probe.bindRows(rows, build.buildDictionaries(), build.probeDictionaries());
+    RunContext.trace("join build %s: %d rows for the GPU's table in %.1f ms, the CPU's table not built",
+        build.label(), rows.rows(), (System.nanoTime() - start) / 1e6);
+    return bound;
+  }
+
+  /** A caller's probe with its CPU table, built now where it was bound to its rows alone ({@link #bindRows}). */
+  private static JoinProbe tabled(JoinProbe given, RunContext context, java.util.function.BooleanSupplier cancelled) {
+    if (given.table() != null) {
+      return given;
+    }
+    long start = System.nanoTime();
+    JoinProbe tabled = given.withTable(context.threads(), cancelled);
+    RunContext.trace("cpu join build of a marking probe (%s table) for the CPU's probe: %d rows in %.1f ms",
+        tabled.table().direct() ? "direct" : "unchained", tabled.build().rows(), (System.nanoTime() - start) / 1e6);
+    return tabled;
   }
 
   /** As above, stopping once {@code cancelled} turns true. */

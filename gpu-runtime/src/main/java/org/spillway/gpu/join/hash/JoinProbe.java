@@ -97,6 +97,10 @@ public final class JoinProbe {
    * is dropped whatever the other marks say), so that a settled row's candidates need no further test; null: none does.
    */
   private final boolean[] settling;
+  /** A probe bound to its rows alone ({@link #bindRows}): the build side's key dictionaries its table would encode. */
+  private final List<List<String>> unbuiltDictionaries;
+  /** The probe with its table that {@link #withTable} made of this rows-only one, once made. */
+  private JoinProbe tabled;
 
   /**
    * A probe of columns {@code probeKeys} (of {@code probeKeyTypes}) of the pipeline against columns
@@ -108,7 +112,7 @@ public final class JoinProbe {
   public JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual) {
     this(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual,
-        kind == Kind.MARK_BUILD ? Collections.singletonList(residual) : null, null, null, null, null, null);
+        kind == Kind.MARK_BUILD ? Collections.singletonList(residual) : null, null, null, null, null, null, null, null);
     JoinKeyEncoder.of(buildKeyTypes(), this.probeKeyTypes);
   }
 
@@ -144,14 +148,15 @@ public final class JoinProbe {
     }
     JoinProbe probe = new JoinProbe(Kind.MARK_BUILD, probeKeys, probeKeyTypes, buildKeys, buildTypes, true,
         conditions.size() == 1 ? conditions.get(0) : null, new ArrayList<>(conditions), null, null, null, null,
-        settling);
+        settling, null, null);
     JoinKeyEncoder.of(probe.buildKeyTypes(), probe.probeKeyTypes);
     return probe;
   }
 
   private JoinProbe(Kind kind, int[] probeKeys, List<ExprType> probeKeyTypes, int[] buildKeys,
       List<ExprType> buildTypes, boolean buildFirst, Expr residual, List<Expr> markConditions, JoinHashTable table,
-      IndexedColumns build, JoinKeyEncoder encoder, List<List<String>> probeDictionaries, boolean[] settling) {
+      IndexedColumns build, JoinKeyEncoder encoder, List<List<String>> probeDictionaries, boolean[] settling,
+      List<List<String>> unbuiltDictionaries, boolean[][] sharedMarks) {
     if (buildFirst && !kind.projectsBuild() && kind != Kind.MARK_BUILD) {
       throw new IllegalArgumentException("a " + kind + " join outputs the probe side, so it cannot put the build side first");
     }
@@ -172,8 +177,10 @@ public final class JoinProbe {
     this.probeDictionaries = probeDictionaries;
     this.markConditions = markConditions;
     this.settling = settling;
+    this.unbuiltDictionaries = unbuiltDictionaries;
     int markCount = kind == Kind.MARK_BUILD ? markConditions.size() : kind.preservesBuild() ? 1 : 0;
-    this.marks = markCount > 0 && build != null ? new boolean[markCount][build.rows()] : null;
+    this.marks = sharedMarks != null ? sharedMarks
+        : markCount > 0 && build != null ? new boolean[markCount][build.rows()] : null;
   }
 
   private List<ExprType> buildKeyTypes() {
@@ -197,7 +204,44 @@ public final class JoinProbe {
     JoinKeys keys = encoder.encodeBuild(columns);
     JoinHashTable table = JoinHashTable.build(keys.keys(), keys.validity(), build.rows(), threads, cancelled);
     return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, markConditions,
-        table, build, encoder, new ArrayList<>(probeDictionaries), settling);
+        table, build, encoder, new ArrayList<>(probeDictionaries), settling, null, null);
+  }
+
+  /**
+   * This MARK_BUILD probe bound to a build side's rows without building its table: a GPU pipeline builds its own
+   * table from the rows and hands back its marks ({@link #markBuildRows}), so the CPU's table is built only where the
+   * CPU probes after all ({@link #withTable}: the GPU pipeline's fallback, or the CPU's share of its scan).
+   */
+  public JoinProbe bindRows(IndexedColumns build, List<List<String>> buildDictionaries,
+      List<List<String>> probeDictionaries) {
+    if (kind != Kind.MARK_BUILD) {
+      throw new IllegalArgumentException("only a marking probe is bound without its table, not a " + kind + " probe");
+    }
+    if (!build.types().equals(buildTypes)) {
+      throw new IllegalArgumentException("build side of " + build.types() + " for a probe planned against " + buildTypes);
+    }
+    return new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual, markConditions,
+        null, build, null, new ArrayList<>(probeDictionaries), settling, new ArrayList<>(buildDictionaries), null);
+  }
+
+  /**
+   * This probe with its table: itself where it has one, else (bound by {@link #bindRows}) a probe over the same rows
+   * whose table is built now, on all cores, and whose marks are this one's, so that what either marks both read. Made
+   * once; a build that {@code cancelled} stopped is made again by the next call.
+   */
+  public synchronized JoinProbe withTable(int threads, BooleanSupplier cancelled) {
+    if (table != null) {
+      return this;
+    }
+    if (unbuiltDictionaries == null) {
+      throw new IllegalStateException("join probe run before its build side was bound");
+    }
+    if (tabled == null) {
+      JoinProbe built = bind(build, unbuiltDictionaries, probeDictionaries, threads, cancelled);
+      tabled = new JoinProbe(kind, probeKeys, probeKeyTypes, buildKeys, buildTypes, buildFirst, residual,
+          markConditions, built.table, build, built.encoder, probeDictionaries, settling, null, marks);
+    }
+    return tabled;
   }
 
   /** The table of a bound probe (null before {@link #bind}). */
@@ -394,7 +438,9 @@ public final class JoinProbe {
    */
   public Cursor cursor(ProbeInput input, int rows, int probeColumns) {
     if (table == null) {
-      throw new IllegalStateException("join probe run before its build side was bound");
+      throw new IllegalStateException(unbuiltDictionaries != null
+          ? "join probe bound to its rows without its table: probed through withTable"
+          : "join probe run before its build side was bound");
     }
     PairBuffers buffers = PairBuffers.take();
     try {

@@ -12,6 +12,9 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -373,6 +376,56 @@ class JoinProbeTest {
       boolean[] wanted = {semi.get(0), semi.get(1), semi.get(2)};
       assertEquals(kept, Arrays.stream(bound.markedBuildRows(wanted)).boxed().toList(), "round " + round + " " + semi);
     }
+  }
+
+  /**
+   * A marking probe bound to its rows alone (for a GPU pipeline that builds its own table) has no table until the CPU
+   * probes: then {@code withTable} builds one, once, whose marks are the rows-only probe's. What the GPU hands back
+   * and what the CPU marks through that table both reach the rows-only probe the mark join reads.
+   */
+  @Test void aProbeBoundToItsRowsBuildsItsTableOnlyWhenTheCpuProbes() {
+    Random random = new Random(20261127);
+    for (int round = 0; round < 6; round++) {
+      Side probe = side(random, round == 5 ? 2 * MorselScheduler.MORSEL_ROWS + 17 : random.nextInt(900), 300, 0.05, 1);
+      Side build = side(random, 1 + random.nextInt(700), 300, 0.05, 10_000);
+      int[] keys = {0};
+      List<List<String>> noDictionaries = java.util.Collections.nCopies(1, null);
+      JoinProbe template = JoinProbe.marking(keys, keyTypes(keys), keys, List.of(INT, INT, BIG),
+          java.util.Arrays.asList((Expr) null));
+      JoinProbe rowsOnly = template.bindRows(indexed(build), noDictionaries, noDictionaries);
+      assertNull(rowsOnly.table(), "a probe bound to its rows built a table");
+      assertEquals(build.rows(), rowsOnly.build().rows());
+      IllegalStateException unbuilt = assertThrows(IllegalStateException.class,
+          () -> rowsOnly.cursor(null, 0, 3));
+      assertTrue(unbuilt.getMessage().contains("withTable"), unbuilt.getMessage());
+      // the GPU's marks: build row 0 matched
+      byte[] gpuMarks = new byte[build.rows()];
+      gpuMarks[0] = 1;
+      rowsOnly.markBuildRows(gpuMarks);
+      int threads = 1 + round % 3;
+      JoinProbe tabled = rowsOnly.withTable(threads, () -> false);
+      assertSame(tabled, rowsOnly.withTable(threads, () -> false), "the table was built twice");
+      assertNotNull(tabled.table());
+      new ColumnarPipeline(List.of(INT, INT, BIG), List.of(new PipelineStage.HashJoinProbe(tabled)))
+          .runColumns(List.of(probe.batch()), threads, () -> false);
+      List<Integer> expected = new ArrayList<>();
+      for (int b = 0; b < build.rows(); b++) {
+        boolean matched = b == 0;
+        for (int p = 0; p < probe.rows() && !matched; p++) {
+          Long x = probe.value(0, p);
+          matched = x != null && x.equals(build.value(0, b));
+        }
+        if (matched) {
+          expected.add(b);
+        }
+      }
+      assertEquals(expected, Arrays.stream(rowsOnly.markedBuildRows(true)).boxed().toList(), "round " + round);
+      assertEquals(expected, Arrays.stream(tabled.markedBuildRows(true)).boxed().toList(), "round " + round);
+    }
+    JoinProbe inner = new JoinProbe(JoinProbe.Kind.INNER, new int[] {0}, List.of(INT), new int[] {0},
+        List.of(INT, INT, BIG), false, null);
+    assertThrows(IllegalArgumentException.class, () -> inner.bindRows(indexed(side(random, 3, 10, 0, 1)),
+        java.util.Collections.nCopies(1, null), java.util.Collections.nCopies(1, null)));
   }
 
   @Test void aMarkingProbeMustEndItsPipeline() {
