@@ -346,6 +346,9 @@ public final class VectorEvaluator {
    * for the rows that chose it, so a guarded division or overflow in a branch not taken cannot fail.
    */
   private static ColumnVector caseWhen(Expr.Case c, IntFunction<ColumnVector> input, int n) {
+    if (isCoalesce(c)) {
+      return coalesce(c.otherwise(), c.values().get(0), input, n);
+    }
     int branches = c.conditions().size();
     int[] chosen = new int[n];
     java.util.Arrays.fill(chosen, branches);
@@ -398,6 +401,46 @@ public final class VectorEvaluator {
       return ColumnVector.ofLongs(type, longs, nulls, n);
     }
     return doubles != null ? ColumnVector.ofDoubles(doubles, nulls, n) : ColumnVector.ofObjects(type, objects, nulls, n);
+  }
+
+  /** Whether {@code c} is CASE WHEN x IS NULL THEN y ELSE x END of one integral lane: COALESCE(x, y). */
+  private static boolean isCoalesce(Expr.Case c) {
+    return c.conditions().size() == 1 && c.conditions().get(0) instanceof Expr.IsNull test && !test.negated()
+        && test.operand().equals(c.otherwise()) && c.type().isLong() && c.otherwise().type().equals(c.type())
+        && c.values().get(0).type().equals(c.type());
+  }
+
+  /**
+   * COALESCE(x, y) over one integral lane (a COUNT above an outer join becomes one): x evaluated once, y only on x's
+   * NULL rows, instead of a test, a split of the rows per branch and a gather of x's rows.
+   */
+  private static ColumnVector coalesce(Expr x, Expr y, IntFunction<ColumnVector> input, int n) {
+    ColumnVector value = evaluate(x, input, n);
+    if (value.nulls == null) {
+      return value;
+    }
+    int[] missing = new int[n];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      missing[m] = i;
+      m += value.nulls[i] ? 1 : 0;
+    }
+    if (m == 0) {
+      return ColumnVector.ofLongs(value.type, value.longs, null, n);
+    }
+    long[] out = java.util.Arrays.copyOf(value.longs, n);
+    ColumnVector other = evaluateOn(y, input, missing, m, n);
+    boolean[] nulls = null;
+    for (int k = 0; k < m; k++) {
+      if (other.isNull(k)) {
+        nulls = nulls == null ? new boolean[n] : nulls;
+        nulls[missing[k]] = true;
+        out[missing[k]] = 0;
+      } else {
+        out[missing[k]] = other.longs[k];
+      }
+    }
+    return ColumnVector.ofLongs(value.type, out, nulls, n);
   }
 
   static void clearNullRows(long[] out, boolean[] nulls, int n) {

@@ -118,7 +118,7 @@ public final class RandomExprs {
   }
 
   public Expr int64(int depth) {
-    int pick = depth <= 0 ? random.nextInt(3) : random.nextInt(8);
+    int pick = depth <= 0 ? random.nextInt(3) : random.nextInt(9);
     return switch (pick) {
       case 0 -> new Expr.Column(1, ExprType.INT64);
       case 1 -> new Expr.Cast(new Expr.Column(0, ExprType.INT32), ExprType.INT64);
@@ -127,8 +127,14 @@ public final class RandomExprs {
       case 4 -> new Expr.Arith(Expr.ArithOp.values()[random.nextInt(3)], int64(depth - 1), int64(depth - 1), ExprType.INT64);
       case 5 -> guardedDivision(int64(depth - 1), int64(depth - 1));
       case 6 -> new Expr.Case(List.of(bool(depth - 1)), List.of(int64(depth - 1)), int64(depth - 1));
+      case 7 -> coalesce(int64(depth - 1), int64(depth - 1));
       default -> new Expr.Arith(Expr.ArithOp.DIVIDE, int64(depth - 1), int64(0), ExprType.INT64);  // may fail
     };
+  }
+
+  /** CASE WHEN x IS NULL THEN y ELSE x END: Calcite's COALESCE(x, y), and its COUNT above an outer join. */
+  public Expr coalesce(Expr x, Expr y) {
+    return new Expr.Case(List.of(new Expr.IsNull(x, false)), List.of(y), x);
   }
 
   /** CASE WHEN y <> 0 THEN x / y END: must never divide by zero, as in Calcite. */
