@@ -24,6 +24,11 @@ public final class DeviceAllocator {
   private long allocated;
   private long peak;
   private int live;
+  /** Calls of cuMemAlloc (managed too) and cuMemFree so far, and the time spent in them: for traces. */
+  private long allocations;
+  private long allocationNanos;
+  private long frees;
+  private long freeNanos;
 
   public DeviceAllocator(CudaDevice device, long budget) {
     if (budget <= 0) {
@@ -110,9 +115,11 @@ public final class DeviceAllocator {
     reserve(bytes, purpose);
     DevicePointer p = new DevicePointer();
     device.makeCurrent();
+    long start = System.nanoTime();
     int rc = managed
         ? cuMemAllocManaged(p, bytes, CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL)
         : cuMemAlloc(p, bytes);
+    counted(true, System.nanoTime() - start);
     if (rc != CUresult.CUDA_SUCCESS) {
       unreserve(bytes);
       throw new GpuMemoryException((managed ? "cuMemAllocManaged" : "cuMemAlloc") + " of " + bytes + " bytes for "
@@ -138,10 +145,37 @@ public final class DeviceAllocator {
 
   void release(DeviceBuffer buffer) {
     device.makeCurrent();
+    long start = System.nanoTime();
     try {
       CudaException.check(cuMemFree(buffer.pointer()), "cuMemFree(" + buffer.purpose() + ")");
     } finally {
+      counted(false, System.nanoTime() - start);
       unreserve(buffer.bytes());
+    }
+  }
+
+  private synchronized void counted(boolean allocation, long nanos) {
+    if (allocation) {
+      allocations++;
+      allocationNanos += nanos;
+    } else {
+      frees++;
+      freeNanos += nanos;
+    }
+  }
+
+  /** The driver calls made so far: allocations and frees, and the time spent in each (what a run costs beside its work). */
+  public synchronized Calls calls() {
+    return new Calls(allocations, allocationNanos, frees, freeNanos);
+  }
+
+  /** Counts of cuMemAlloc and cuMemFree calls and the nanoseconds spent in them. */
+  public record Calls(long allocations, long allocationNanos, long frees, long freeNanos) {
+    /** The calls made since {@code before}, as a trace's words. */
+    public String since(Calls before) {
+      return String.format(java.util.Locale.ROOT, "%d device allocations in %.1f ms, %d frees in %.1f ms",
+          allocations - before.allocations, (allocationNanos - before.allocationNanos) / 1e6, frees - before.frees,
+          (freeNanos - before.freeNanos) / 1e6);
     }
   }
 

@@ -14,6 +14,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.pipeline.gpu.GpuColumnarPipeline;
 import java.util.function.IntFunction;
@@ -263,6 +264,7 @@ public final class ProbePipelineNode implements PlanNode {
     }
     pipeline.withBuildMarks((probe, marks) -> prebound.apply(probeStages.get(probe)).markBuildRows(marks));
     long built = System.nanoTime();
+    DeviceAllocator.Calls calls = device.allocator().calls();
     context.checkCancelled("before a GPU pipeline over " + table.name());
     List<ColumnBatch> out = pipeline.run(device, gpu.method(), ScanPipelineNode.sources(table, scanFields), gpuBuilds,
         stop -> cpuOver(context, read, probeStages, buildRows, prebound, stop), context.threads(),
@@ -274,9 +276,9 @@ public final class ProbePipelineNode implements PlanNode {
             + " (%.1f GB/s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
             pipeline.lastJoinTiming(), stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
             stats.kernel());
-    RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s%s",
+    RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s%s, %s",
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
-        (built - start) / 1e6, detail, ScanPipelineNode.shareOf(pipeline));
+        (built - start) / 1e6, detail, ScanPipelineNode.shareOf(pipeline), device.allocator().calls().since(calls));
     NodeOutput output = new BatchOutput(out, outputTypes);
     context.report(reportedAs, OperatorReport.Execution.of(pipeline), output.rows(), built);
     return output;

@@ -3,6 +3,7 @@ package org.spillway.gpu.plan;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.spillway.gpu.device.CudaDevice;
+import org.spillway.gpu.device.DeviceAllocator;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.pipeline.ColumnBatch;
@@ -112,9 +113,10 @@ public final class ScanPipelineNode implements PlanNode {
       if (cacheRequestBytes > 0) {
         pipeline.withCache(GpuColumnCaches.of(device, cacheRequestBytes));
       }
+      DeviceAllocator.Calls calls = device.allocator().calls();
       out = pipeline.run(device, method, sources, context.threads(), context.cancelled());
       table.deviceRuns().record(pipeline.lastFallback() == null);
-      traceGpu(System.nanoTime() - start);
+      traceGpu(System.nanoTime() - start, device.allocator().calls().since(calls));
     } else {
       out = pipeline.cpuPipeline().run(sources, context.threads(), context.cancelled());
       table.deviceRuns().record(false);
@@ -128,13 +130,13 @@ public final class ScanPipelineNode implements PlanNode {
     return output;
   }
 
-  private void traceGpu(long nanos) {
+  private void traceGpu(long nanos, String calls) {
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
         : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s), %.3f GB returned, %s", stats.bytes() / 1e9,
             stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9, stats.kernel());
-    RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s%s", table, method.label(), nanos / 1e6, detail,
-        shareOf(pipeline));
+    RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s%s, %s", table, method.label(), nanos / 1e6, detail,
+        shareOf(pipeline), calls);
   }
 
   /** How a run shared its scan with the CPU backend, for the trace: empty where the GPU ran alone. */

@@ -18,6 +18,7 @@ class MemoryGpuTest {
   void budgetIsEnforcedAndAccountingReturnsToZero() {
     CudaDevice device = GpuRuntime.requireDevice();
     DeviceAllocator small = new DeviceAllocator(device, 1 << 20);
+    DeviceAllocator.Calls before = small.calls();
     try (DeviceBuffer a = small.allocate(600 << 10, "first")) {
       assertEquals(600 << 10, small.allocatedBytes());
       var e = assertThrows(GpuMemoryException.class, () -> small.allocate(600 << 10, "second"));
@@ -32,6 +33,11 @@ class MemoryGpuTest {
     assertEquals(0, small.allocatedBytes());
     assertEquals(0, small.liveBuffers());
     assertTrue(small.peakBytes() >= 1000 << 10);
+    // the refused allocation never reached the driver
+    DeviceAllocator.Calls calls = small.calls();
+    assertEquals(2, calls.allocations() - before.allocations());
+    assertEquals(2, calls.frees() - before.frees());
+    assertTrue(calls.since(before).startsWith("2 device allocations in "), calls.since(before));
   }
 
   @Test
