@@ -125,15 +125,14 @@ public final class RandomBatches implements AutoCloseable {
 
   /**
    * Runs a pipeline without an aggregation on both backends: both must fail with an ArithmeticException, or
-   * return the same batches (one per morsel of the usual size that kept a row: one CPU worker's morsels; more workers
-   * cut a small input finer), rows in the same order, the same types and values, the GPU run without falling back to
-   * the CPU. Returns the GPU's batches (null when both failed).
+   * return the same batches (one per morsel that kept a row), rows in the same order, the same types and values,
+   * the GPU run without falling back to the CPU. Returns the GPU's batches (null when both failed).
    */
   public static List<ColumnBatch> assertSameBatches(GpuColumnarPipeline gpu, TransferMethod method,
       List<SourceBatch> batches, String where) {
     List<ColumnBatch> expected;
     try {
-      expected = gpu.cpuPipeline().run(batches, 1, () -> false);
+      expected = gpu.cpuPipeline().run(batches, 3, () -> false);
     } catch (ArithmeticException e) {
       assertThrows(ArithmeticException.class, () -> run(gpu, method, batches), where + ": CPU failed with " + e);
       return null;

@@ -33,9 +33,6 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
  * Stages after the first aggregation (HAVING, projections of aggregates) run once on its result.
  */
 public final class ColumnarPipeline {
-  /** The fewest rows of a morsel that {@link #morselRows} makes smaller than usual. */
-  static final int MIN_MORSEL_ROWS = 4096;
-
   /** What a value of an output column takes: its 8-byte lane (or reference) and a null flag. */
   private static final long ROW_BYTES_PER_COLUMN = Long.BYTES + 1;
 
@@ -113,14 +110,13 @@ public final class ColumnarPipeline {
    */
   private Partial partialOfSources(List<SourceBatch> batches, int threads, BooleanSupplier cancelled, boolean whole) {
     List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}
-    int morselRows = morselRows(batches.stream().mapToLong(SourceBatch::rows).sum(), threads);
     for (int b = 0; b < batches.size(); b++) {
       SourceBatch batch = batches.get(b);
       if (batch.columns().size() != inputTypes.size()) {
         throw new IllegalArgumentException("batch " + b + " has " + batch.columns().size()
             + " columns; the pipeline reads " + inputTypes.size());
       }
-      addMorsels(morsels, b, batch.rows(), morselRows);
+      addMorsels(morsels, b, batch.rows());
     }
     return partial(morsels.size(), m -> {
       int[] slice = morsels.get(m);
@@ -238,7 +234,6 @@ public final class ColumnarPipeline {
   public List<ColumnBatch> runColumns(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled) {
     List<int[]> morsels = new ArrayList<>();
     BitSet read = inputColumnsRead();
-    int morselRows = morselRows(batches.stream().mapToLong(ColumnBatch::rows).sum(), threads);
     for (int b = 0; b < batches.size(); b++) {
       ColumnBatch batch = batches.get(b);
       for (int c = 0; c < Math.max(batch.columns().length, inputTypes.size()); c++) {
@@ -253,7 +248,7 @@ public final class ColumnarPipeline {
               + (column == null ? "missing" : column.type + " of " + column.size + " rows"));
         }
       }
-      addMorsels(morsels, b, batch.rows(), morselRows);
+      addMorsels(morsels, b, batch.rows());
     }
     return finish(partial(morsels.size(), m -> {
       int[] slice = morsels.get(m);
@@ -268,27 +263,9 @@ public final class ColumnarPipeline {
   }
 
   private static void addMorsels(List<int[]> morsels, int batch, int rows) {
-    addMorsels(morsels, batch, rows, MORSEL_ROWS);
-  }
-
-  private static void addMorsels(List<int[]> morsels, int batch, int rows, int morselRows) {
-    for (int offset = 0; offset < rows; offset += morselRows) {
-      morsels.add(new int[] {batch, offset, Math.min(morselRows, rows - offset)});
+    for (int offset = 0; offset < rows; offset += MORSEL_ROWS) {
+      morsels.add(new int[] {batch, offset, Math.min(MORSEL_ROWS, rows - offset)});
     }
-  }
-
-  /**
-   * Rows per morsel over an input of {@code rows}: {@link MorselScheduler#MORSEL_ROWS}, or fewer where that would
-   * leave some of the {@code threads} workers without a morsel (a small table such as TPC-H's supplier, the rows of
-   * a join or of a GPU pipeline), down to {@link #MIN_MORSEL_ROWS}: a filter or a text expression over 100,000 rows
-   * otherwise ran on two of sixteen cores.
-   */
-  static int morselRows(long rows, int threads) {
-    if (threads <= 1 || rows >= (long) threads * MORSEL_ROWS) {
-      return MORSEL_ROWS;
-    }
-    long even = (rows + threads - 1) / threads;
-    return (int) Math.max(MIN_MORSEL_ROWS, Math.min(MORSEL_ROWS, even));
   }
 
   /**

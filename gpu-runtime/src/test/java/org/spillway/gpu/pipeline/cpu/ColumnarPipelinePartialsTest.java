@@ -59,8 +59,8 @@ class ColumnarPipelinePartialsTest {
               new Expr.Column(6, ExprType.STRING), new Expr.Column(4, ExprType.DATE)))));
       String where = "seed " + seed + ", trial " + trial + ", " + pipeline.stages();
       List<ColumnBatch> expected;
-      try {  // one worker: morsels of the usual size, as the claimed parts' (more workers cut a small input finer)
-        expected = pipeline.run(batches, 1, () -> false);
+      try {
+        expected = pipeline.run(batches, 3, () -> false);
       } catch (ArithmeticException e) {
         continue;
       }

@@ -90,35 +90,6 @@ class ColumnarPipelineTest {
     }
   }
 
-  /**
-   * An input that would make fewer morsels than there are workers (100,000 rows: two morsels of the usual size) is
-   * cut into a morsel per worker, none below {@link ColumnarPipeline#MIN_MORSEL_ROWS}, so that every worker filters;
-   * the rows keep their order.
-   */
-  @Test void anInputOfFewMorselsIsCutIntoAMorselPerWorker() {
-    int usual = MorselScheduler.MORSEL_ROWS;
-    assertEquals(usual, ColumnarPipeline.morselRows(16L * usual, 16));
-    assertEquals(usual, ColumnarPipeline.morselRows(100_000, 1));
-    assertEquals(6250, ColumnarPipeline.morselRows(100_000, 16));
-    assertEquals(ColumnarPipeline.MIN_MORSEL_ROWS, ColumnarPipeline.morselRows(10_000, 16));
-    int rows = 100_000;
-    long[] values = new long[rows];
-    for (int r = 0; r < rows; r++) {
-      values[r] = r * 7L % 1000;
-    }
-    List<ColumnBatch> in = List.of(new ColumnBatch(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values,
-        null, rows)}, rows));
-    Expr value = new Expr.Column(0, ExprType.INT64);
-    ColumnarPipeline pipeline = new ColumnarPipeline(List.of(ExprType.INT64), List.of(new PipelineStage.Filter(
-        new Expr.Compare(Expr.CompareOp.GE, value, new Expr.Literal(10L, ExprType.INT64)))));
-    List<ColumnBatch> alone = pipeline.runColumns(in, 1, () -> false);
-    List<ColumnBatch> eight = pipeline.runColumns(in, 8, () -> false);
-    assertEquals(2, alone.size(), "one worker: morsels of the usual size");
-    assertEquals(8, eight.size(), "eight workers: a morsel each");
-    assertEquals(rowsOf(alone).stream().map(Arrays::asList).toList(),
-        rowsOf(eight).stream().map(Arrays::asList).toList());
-  }
-
   @Test void runOverColumnsGivesWhatRunOverArrowGives() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
