@@ -1,9 +1,11 @@
 package org.spillway.gpu.device;
 
+import static jcuda.driver.JCudaDriver.cuCtxSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemAllocManaged;
 import static jcuda.driver.JCudaDriver.cuMemFree;
 
+import java.util.List;
 import java.util.Locale;
 import jcuda.driver.CUmemAttach_flags;
 import jcuda.driver.CUresult;
@@ -12,12 +14,18 @@ import jcuda.driver.CUresult;
  * Allocates device and managed memory under a GPU memory budget with exact accounting: every byte
  * handed out is counted until its buffer is closed. Managed memory counts too, because it occupies
  * GPU memory once prefetched or migrated, and asking for more than the GPU holds can hang the device.
+ * <p>Device memory a buffer frees is kept for an allocation of the same size ({@link DeviceBlockPool}, up to
+ * {@link #POOL_PROPERTY} bytes), after the device finished all work it was given, as cuMemFree would wait for: no
+ * kernel still running can meet a block handed out again. Kept blocks count against the budget with the buffers in
+ * use, and go first when an allocation needs their room.
  */
 public final class DeviceAllocator {
   /** System property: the budget in bytes (suffixes k, m, g accepted), overriding the default. */
   public static final String BUDGET_PROPERTY = "spillway.gpu.budget";
   /** System property: bytes kept free for the driver and other users (default max(512 MiB, 5%)). */
   public static final String RESERVE_PROPERTY = "spillway.gpu.reserve";
+  /** System property: bytes of freed device memory kept for reuse (default an eighth of the budget, at most 4 GiB). */
+  public static final String POOL_PROPERTY = "spillway.gpu.pool";
 
   private final CudaDevice device;
   private final long budget;
@@ -25,7 +33,9 @@ public final class DeviceAllocator {
   private long peak;
   private int live;
   /** Calls of cuMemAlloc (managed too) and cuMemFree so far, and the time spent in them: for traces. */
+  private final DeviceBlockPool pool;
   private long allocations;
+  private long reuses;
   private long allocationNanos;
   private long frees;
   private long freeNanos;
@@ -36,6 +46,9 @@ public final class DeviceAllocator {
     }
     this.device = device;
     this.budget = budget;
+    String pooled = System.getProperty(POOL_PROPERTY);
+    this.pool = new DeviceBlockPool(pooled == null ? Math.min(budget / 8, 4L << 30)
+        : pooled.trim().equals("0") ? 0 : parseBytes(POOL_PROPERTY, pooled));
   }
 
   /** Free memory minus the reserve, unless {@link #BUDGET_PROPERTY} sets it. */
@@ -113,12 +126,24 @@ public final class DeviceAllocator {
       throw new IllegalArgumentException("allocation for " + purpose + " must be positive, got " + bytes + " bytes");
     }
     reserve(bytes, purpose);
-    DevicePointer p = new DevicePointer();
     device.makeCurrent();
+    if (!managed) {
+      DevicePointer kept = pool.take(bytes);
+      if (kept != null) {
+        reused();
+        return new DeviceBuffer(this, kept, bytes, false, purpose);
+      }
+      free(pool.evictTo(Math.max(0, budget - allocatedBytes())));  // kept blocks leave this allocation room
+    }
+    DevicePointer p = new DevicePointer();
     long start = System.nanoTime();
     int rc = managed
         ? cuMemAllocManaged(p, bytes, CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL)
         : cuMemAlloc(p, bytes);
+    if (rc == CUresult.CUDA_ERROR_OUT_OF_MEMORY && pool.bytes() > 0) {
+      free(pool.evictTo(0));  // the GPU is fuller than the budget says (other users): kept blocks go, then again
+      rc = managed ? cuMemAllocManaged(p, bytes, CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL) : cuMemAlloc(p, bytes);
+    }
     counted(true, System.nanoTime() - start);
     if (rc != CUresult.CUDA_SUCCESS) {
       unreserve(bytes);
@@ -147,13 +172,34 @@ public final class DeviceAllocator {
     device.makeCurrent();
     long start = System.nanoTime();
     try {
-      CudaException.check(cuMemFree(buffer.pointer()), "cuMemFree(" + buffer.purpose() + ")");
+      if (buffer.managed() || pool.capacity() == 0) {
+        CudaException.check(cuMemFree(buffer.pointer()), "cuMemFree(" + buffer.purpose() + ")");
+      } else {
+        // the work given to the device so far may still read the block: it is kept once that work is done
+        CudaException.check(cuCtxSynchronize(), "cuCtxSynchronize(freeing " + buffer.purpose() + ")");
+        free(pool.put(buffer.pointer(), buffer.bytes()));
+      }
     } finally {
       counted(false, System.nanoTime() - start);
       unreserve(buffer.bytes());
     }
   }
 
+  /** Frees blocks the pool gave up. */
+  private void free(List<DevicePointer> blocks) {
+    for (DevicePointer block : blocks) {
+      CudaException.check(cuMemFree(block), "cuMemFree(a kept device block)");
+    }
+  }
+
+  /** Bytes of freed device memory kept for reuse. */
+  public long pooledBytes() {
+    return pool.bytes();
+  }
+
+  private synchronized void reused() {
+    reuses++;
+  }
   private synchronized void counted(boolean allocation, long nanos) {
     if (allocation) {
       allocations++;
@@ -166,20 +212,24 @@ public final class DeviceAllocator {
 
   /** The driver calls made so far: allocations and frees, and the time spent in each (what a run costs beside its work). */
   public synchronized Calls calls() {
-    return new Calls(allocations, allocationNanos, frees, freeNanos);
+    return new Calls(allocations, reuses, allocationNanos, frees, freeNanos);
   }
 
-  /** Counts of cuMemAlloc and cuMemFree calls and the nanoseconds spent in them. */
-  public record Calls(long allocations, long allocationNanos, long frees, long freeNanos) {
+  /**
+   * Counts of cuMemAlloc calls, of allocations served by a kept block instead, and of frees (cuMemFree, or a block
+   * kept), and the nanoseconds spent in the calls.
+   */
+  public record Calls(long allocations, long reuses, long allocationNanos, long frees, long freeNanos) {
     /** The calls made since {@code before}, as a trace's words. */
     public String since(Calls before) {
-      return String.format(java.util.Locale.ROOT, "%d device allocations in %.1f ms, %d frees in %.1f ms",
-          allocations - before.allocations, (allocationNanos - before.allocationNanos) / 1e6, frees - before.frees,
-          (freeNanos - before.freeNanos) / 1e6);
+      return String.format(Locale.ROOT, "%d device allocations in %.1f ms (%d more reused kept blocks), %d frees in "
+          + "%.1f ms", allocations - before.allocations, (allocationNanos - before.allocationNanos) / 1e6,
+          reuses - before.reuses, frees - before.frees, (freeNanos - before.freeNanos) / 1e6);
     }
   }
 
   private synchronized String describe() {
-    return allocated + " of " + budget + " budget bytes in use by " + live + " buffers on " + device;
+    return allocated + " of " + budget + " budget bytes in use by " + live + " buffers on " + device
+        + (pool.bytes() > 0 ? ", " + pool.bytes() + " more kept for reuse" : "");
   }
 }

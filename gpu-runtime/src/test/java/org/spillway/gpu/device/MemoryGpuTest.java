@@ -40,6 +40,36 @@ class MemoryGpuTest {
     assertTrue(calls.since(before).startsWith("2 device allocations in "), calls.since(before));
   }
 
+  /**
+   * A freed buffer's memory is kept and handed to the next allocation of its size (no cuMemAlloc); kept memory counts
+   * against the budget and goes when an allocation needs its room.
+   */
+  @Test
+  void freedMemoryIsReusedAndGivesWayToTheBudget() {
+    CudaDevice device = GpuRuntime.requireDevice();
+    DeviceAllocator allocator = new DeviceAllocator(device, 8 << 20);  // keeps up to an eighth: 1 MiB
+    long address;
+    try (DeviceBuffer first = allocator.allocate(512 << 10, "first")) {
+      address = first.address();
+    }
+    assertEquals(512 << 10, allocator.pooledBytes());
+    assertEquals(0, allocator.allocatedBytes());
+    DeviceAllocator.Calls before = allocator.calls();
+    try (DeviceBuffer again = allocator.allocate(512 << 10, "again")) {
+      assertEquals(address, again.address());
+      assertEquals(0, allocator.pooledBytes());
+    }
+    DeviceAllocator.Calls calls = allocator.calls();
+    assertEquals(0, calls.allocations() - before.allocations());
+    assertEquals(1, calls.reuses() - before.reuses());
+    try (DeviceBuffer big = allocator.allocate((8 << 20) - (256 << 10), "big")) {
+      assertEquals(0, allocator.pooledBytes(), "the kept block gave the budget's room to the big buffer");
+      assertEquals(HostMemoryKind.DEVICE, HostMemoryKind.of(device, big.address()));
+    }
+    assertEquals(0, allocator.pooledBytes(), "a buffer larger than the pool keeps is freed");
+    assertEquals(0, allocator.liveBuffers());
+  }
+
   @Test
   void defaultBudgetLeavesAReserve() {
     CudaDevice device = GpuRuntime.requireDevice();
