@@ -25,6 +25,9 @@ import org.spillway.gpu.device.HostPointer;
  * (by LRU order, within the capacity and the device allocator's budget) never frees memory under a running
  * kernel. A miss allocates the entry and the run fills it with one copy on its own stream. Thread safe;
  * clear and close free everything not pinned (pinned entries as soon as their run ends).
+ * <p>An entry may also hold what a run made on the device from cached columns (a join table, a column widened):
+ * its owner is then a {@link Derived} value, which names the regions it was made from and how, and which matches
+ * an equal value (a later run's); the run fills it on the device ({@link Session#filledOnDevice}).
  */
 public final class GpuColumnCache implements AutoCloseable {
   private final CudaDevice device;
@@ -109,14 +112,36 @@ public final class GpuColumnCache implements AutoCloseable {
     return new Session();
   }
 
-  /** A host buffer region: the buffer it lies in (an Arrow buffer, compared by identity), the address and the bytes. */
-  private record Key(Object owner, long address, long bytes) {
+  /**
+   * The owner of an entry made on the device from cached regions, compared by value: equal values are the same
+   * device data. Its regions' buffers compare by identity ({@link Region}).
+   */
+  interface Derived {}
+
+  /** A host buffer region of a {@link Derived} owner: its buffer (compared by identity), address and bytes. */
+  record Region(Object buffer, long address, long bytes) {
     @Override public boolean equals(Object o) {
-      return o instanceof Key k && k.owner == owner && k.address == address && k.bytes == bytes;
+      return o instanceof Region r && r.buffer == buffer && r.address == address && r.bytes == bytes;
     }
 
     @Override public int hashCode() {
-      return System.identityHashCode(owner) * 31 + Long.hashCode(address * 17 + bytes);
+      return System.identityHashCode(buffer) * 31 + Long.hashCode(address * 17 + bytes);
+    }
+  }
+
+  /**
+   * A host buffer region: the buffer it lies in (an Arrow buffer, compared by identity), the address and the bytes;
+   * or, for an entry made on the device, its {@link Derived} owner (compared by value).
+   */
+  private record Key(Object owner, long address, long bytes) {
+    @Override public boolean equals(Object o) {
+      return o instanceof Key k && (k.owner == owner || owner instanceof Derived && owner.equals(k.owner))
+          && k.address == address && k.bytes == bytes;
+    }
+
+    @Override public int hashCode() {
+      return (owner instanceof Derived ? owner.hashCode() : System.identityHashCode(owner)) * 31
+          + Long.hashCode(address * 17 + bytes);
     }
   }
 
@@ -283,6 +308,20 @@ public final class GpuColumnCache implements AutoCloseable {
     void fill(Entry entry, CudaStream stream) {
       CudaException.check(cuMemcpyHtoDAsync(new DevicePointer(entry.address()), new HostPointer(entry.key.address()),
           entry.bytes, stream.handle()), "cuMemcpyHtoDAsync(GPU column cache fill, " + entry.bytes + " bytes)");
+      entry.filled.record(stream);
+      synchronized (GpuColumnCache.this) {
+        entry.ready = true;
+      }
+    }
+
+    /**
+     * Marks an entry this run filled with work of its own on {@code stream} (kernels, device copies) as filled once
+     * that work is done; later readers wait for it.
+     */
+    void filledOnDevice(Entry entry, CudaStream stream) {
+      if (!mustFill(entry)) {
+        throw new IllegalStateException("an entry filled by a run that did not create it");
+      }
       entry.filled.record(stream);
       synchronized (GpuColumnCache.this) {
         entry.ready = true;

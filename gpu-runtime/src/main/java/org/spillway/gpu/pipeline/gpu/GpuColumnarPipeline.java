@@ -102,6 +102,7 @@ public final class GpuColumnarPipeline {
   private volatile String lastJoinTiming = "";
   private volatile long lastJoinUploadedBytes;
   private volatile long lastJoinCachedBytes;
+  private volatile long lastJoinKeptBytes;
   private TransferOptions transferOptions = DEFAULT_OPTIONS;
   private FilterVariant filterVariant = FilterVariant.BRANCHING;
   private long initialCapacity = INITIAL_CAPACITY;
@@ -382,6 +383,11 @@ public final class GpuColumnarPipeline {
     return lastJoinCachedBytes;
   }
 
+  /** Bytes of the last run's join tables and build columns read as earlier runs left them in the column cache. */
+  long lastJoinKeptBytes() {
+    return lastJoinKeptBytes;
+  }
+
   /** Statistics of the last run's (last) pass over the data on the GPU, or null if none ran. */
   public RunStats lastRun() {
     return lastRun;
@@ -452,6 +458,7 @@ public final class GpuColumnarPipeline {
     lastJoinTiming = "";
     lastJoinUploadedBytes = 0;
     lastJoinCachedBytes = 0;
+    lastJoinKeptBytes = 0;
     lastShare = null;
     ScanClaims claims = coprocessing && cache == null && coprocessingUnsupported == null && batches.size() > 1
         ? new ScanClaims(batches.size()) : null;
@@ -494,6 +501,7 @@ public final class GpuColumnarPipeline {
         lastJoinTiming = joins.timing();
         lastJoinUploadedBytes = joins.uploadedBytes();
         lastJoinCachedBytes = joins.cachedBytes();
+        lastJoinKeptBytes = joins.keptBytes();
       } catch (GpuJoinTables.BuildKeysRefused | GpuMemoryException e) {
         lastFallback = e.getMessage();
         return cpuInstead(cpuBackend, batches, claims, cpuThreads, cancelled);

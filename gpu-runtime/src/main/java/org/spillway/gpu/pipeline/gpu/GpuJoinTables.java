@@ -2,6 +2,7 @@ package org.spillway.gpu.pipeline.gpu;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuMemsetD32;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
@@ -28,7 +29,10 @@ import org.spillway.gpu.vector.IndexedColumns;
  * finds a duplicate, {@link BuildKeysRefused} says so and the pipeline runs on the CPU, which pairs every match. A key
  * of two columns packs both into 64 bits, so their build values must fit 32 bits each (a probe value beyond them
  * matches nothing, as the probe's PACK makes it NULL).
- * Closing frees everything.
+ * With the GPU column cache, a table whose keys are all a table's column in the cache, and a build column likewise,
+ * are kept in the cache too ({@link GpuColumnCache.Derived}): a query run again over the same tables builds nothing
+ * ({@link #KEEP_PROPERTY} turns that off).
+ * Closing frees everything, and unpins the cache's entries the tables read.
  */
 final class GpuJoinTables implements AutoCloseable {
   /**
@@ -40,6 +44,16 @@ final class GpuJoinTables implements AutoCloseable {
       super(message, null, false, false);
     }
   }
+
+  /** System property: "false" builds every table again in each run, though the column cache holds its columns. */
+  static final String KEEP_PROPERTY = "spillway.gpu.keepJoinTables";
+
+  /** A join table made from cached key columns: the regions of the keys, and whether it keeps duplicate keys. */
+  private record KeptTable(List<GpuColumnCache.Region> keys, boolean keepsDuplicates)
+      implements GpuColumnCache.Derived {}
+
+  /** A build column's 64-bit values made from cached regions. */
+  private record KeptColumn(List<GpuColumnCache.Region> values) implements GpuColumnCache.Derived {}
 
   private static final int JOIN_WORDS = 7;
   /** Rows per block of a two-column key packed from columns that write themselves. */
@@ -64,6 +78,9 @@ final class GpuJoinTables implements AutoCloseable {
   private long cachedNanos;
   private long cachedBytes;
   private long kernelNanos;
+  /** Bytes of tables and columns that earlier runs left in the column cache, read as they are. */
+  private long keptBytes;
+  private final boolean keep = !"false".equals(System.getProperty(KEEP_PROPERTY));
 
   /**
    * Builds the tables of {@code program}'s probes over {@code builds} (per probe, the build side's rows; only the
@@ -107,10 +124,6 @@ final class GpuJoinTables implements AutoCloseable {
     } catch (RuntimeException e) {
       close();
       throw e;
-    } finally {
-      if (session != null) {
-        session.close();  // the tables hold copies: the cache's entries need not stay pinned
-      }
     }
     this.nullableSlots = nullable;
     this.bytes = buffers.stream().mapToLong(DeviceBuffer::bytes).sum();
@@ -127,6 +140,12 @@ final class GpuJoinTables implements AutoCloseable {
         : packed(build.column(keyColumns[0]), build.column(keyColumns[1]));
     int rows = build.rows();
     long capacity = Long.highestOneBit(Math.max(2, 2L * rows) - 1) << 1;
+    long[] kept = keyColumns.length == 1 && writer != null && rows > 0
+        ? keptTable(kernels, build.heldValues(keyColumns[0]), rows, capacity, keepsDuplicates) : null;
+    if (kept != null) {
+      finishTable(program, j, rows, kept[0], kept[1], capacity, new long[] {kept[2], kept[3]}, words);
+      return;
+    }
     DeviceBuffer tableKeys = allocate(capacity * 8, "GPU join table keys");
     DeviceBuffer tableRows = allocate(capacity * 4, "GPU join table rows");
     CudaException.check(cuMemsetD32(tableKeys.pointer(), -1, capacity * 2), "cuMemsetD32(join table keys)");
@@ -151,6 +170,17 @@ final class GpuJoinTables implements AutoCloseable {
       CudaException.check(cuMemcpyDtoH(Pointer.to(flags), flagBuffer.pointer(), 16),
           "cuMemcpyDtoH(join build flags)");
     }
+    finishTable(program, j, rows, tableKeys.address(), tableRows.address(), capacity, flags, words);
+  }
+
+  /**
+   * Refuses a table whose build found what its probe cannot take (see {@link BuildKeysRefused}), else allocates the
+   * marks of a marking probe and writes probe {@code j}'s JoinArg words.
+   */
+  private void finishTable(GpuProgram program, int j, int rows, long tableKeys, long tableRows, long capacity,
+      long[] flags, long[] words) {
+    int kind = program.joinKinds[j];
+    boolean keepsDuplicates = kind == GpuProgram.JOIN_MARK;
     if (flags[0] > 0 && keepsDuplicates) {
       throw new BuildKeysRefused("the build side of mark join " + (j + 1) + " has " + (flags[0] + 1)
           + " rows whose key is the table's empty marker (the GPU table keeps one)");
@@ -169,11 +199,80 @@ final class GpuJoinTables implements AutoCloseable {
       words[JOIN_WORDS * j + 5] = marks[j].address();
       words[JOIN_WORDS * j + 6] = rows;
     }
-    words[JOIN_WORDS * j] = tableKeys.address();
-    words[JOIN_WORDS * j + 1] = tableRows.address();
+    words[JOIN_WORDS * j] = tableKeys;
+    words[JOIN_WORDS * j + 1] = tableRows;
     words[JOIN_WORDS * j + 2] = capacity - 1;
     words[JOIN_WORDS * j + 3] = flags[1];
     words[JOIN_WORDS * j + 4] = kind;
+  }
+
+  /**
+   * The table over keys the column cache holds, kept in the cache: {table keys, table rows, the build's two flags}
+   * addresses and values, built into a new entry in the first run (the cache's entries of the key column widened
+   * into a scratch copy, the table built from it) and read as it is in later ones. Null where the keys are not all
+   * cached, the cache has no room, or another run is building the same table: the caller builds its own.
+   */
+  private long[] keptTable(GpuKernels kernels, List<IndexedColumns.HeldValues> held, int rows, long capacity,
+      boolean keepsDuplicates) {
+    if (!keep || session == null || !covers(held, rows)) {
+      return null;
+    }
+    long tableBytes = capacity * 12;
+    GpuColumnCache.Entry entry = session.acquire(new KeptTable(regions(held), keepsDuplicates), 0, tableBytes + 16);
+    if (entry == null) {
+      return null;
+    }
+    long keysAt = entry.address();
+    long rowsAt = keysAt + capacity * 8;
+    long flagsAt = keysAt + tableBytes;
+    if (session.mustFill(entry)) {
+      long keyAddress = fromCache(held, rows, "build keys");
+      if (keyAddress == 0) {
+        return null;  // the unfilled entry goes when the session closes
+      }
+      CudaException.check(cuMemsetD32(new DevicePointer(keysAt), -1, capacity * 2), "cuMemsetD32(join table keys)");
+      CudaException.check(cuMemcpyHtoD(new DevicePointer(flagsAt), Pointer.to(new long[] {0, -1}), 16),
+          "cuMemcpyHtoD(join build flags)");
+      long kernelStart = System.nanoTime();
+      CudaStream stream = GpuScratch.stream(device);
+      try {
+        int blocks = (int) Math.min((rows + 255L) / 256, (long) device.multiprocessors() * 8);
+        kernels.joinBuild.launch(blocks, 256, stream, keyAddress, 0L, (long) rows, new DevicePointer(keysAt),
+            new DevicePointer(rowsAt), capacity - 1, new DevicePointer(flagsAt), keepsDuplicates ? 1 : 0);
+        session.filledOnDevice(entry, stream);
+        stream.synchronize();
+      } finally {
+        GpuScratch.release(device, stream);
+        kernelNanos += System.nanoTime() - kernelStart;
+      }
+    } else {
+      awaitKept(entry, tableBytes + 16);
+    }
+    long[] flags = new long[2];
+    CudaException.check(cuMemcpyDtoH(Pointer.to(flags), new DevicePointer(flagsAt), 16),
+        "cuMemcpyDtoH(join build flags)");
+    return new long[] {keysAt, rowsAt, flags[0], flags[1]};
+  }
+
+  /** Waits for a kept entry another run filled, and counts it read as it is. */
+  private void awaitKept(GpuColumnCache.Entry entry, long bytes) {
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      session.await(entry, stream);
+      stream.synchronize();
+    } finally {
+      GpuScratch.release(device, stream);
+    }
+    keptBytes += bytes;
+  }
+
+  /** Whether the cache's regions hold all {@code rows} values of a column. */
+  private static boolean covers(List<IndexedColumns.HeldValues> held, int rows) {
+    return held != null && held.stream().mapToLong(IndexedColumns.HeldValues::rows).sum() == rows;
+  }
+
+  private static List<GpuColumnCache.Region> regions(List<IndexedColumns.HeldValues> held) {
+    return held.stream().map(h -> new GpuColumnCache.Region(h.owner(), h.address(), h.width() * h.rows())).toList();
   }
 
   /**
@@ -284,8 +383,13 @@ final class GpuJoinTables implements AutoCloseable {
    */
   String timing() {
     return String.format(Locale.ROOT, "%.1f MB uploaded in %.1f ms, %.1f MB from the column cache in %.1f ms, tables "
-        + "built in %.1f ms", uploadedBytes / 1e6, uploadNanos / 1e6, cachedBytes / 1e6, cachedNanos / 1e6,
-        kernelNanos / 1e6);
+        + "built in %.1f ms, %.1f MB of tables and columns kept from earlier runs", uploadedBytes / 1e6,
+        uploadNanos / 1e6, cachedBytes / 1e6, cachedNanos / 1e6, kernelNanos / 1e6, keptBytes / 1e6);
+  }
+
+  /** Bytes of tables and columns read as earlier runs left them in the column cache. */
+  long keptBytes() {
+    return keptBytes;
   }
 
   /**
@@ -294,8 +398,39 @@ final class GpuJoinTables implements AutoCloseable {
    * else written by {@code writer} and uploaded.
    */
   private long cachedOrUploaded(IndexedColumns build, int c, IndexedColumns.LongWriter writer, int rows, String what) {
-    long address = session == null ? 0 : fromCache(build.heldValues(c), rows, what);
+    List<IndexedColumns.HeldValues> held = session == null ? null : build.heldValues(c);
+    long address = keptColumn(held, rows, what);
+    address = address != 0 ? address : session == null ? 0 : fromCache(held, rows, what);
     return address != 0 ? address : upload(writer, rows, what);
+  }
+
+  /**
+   * Device address of a build column's 64-bit values kept in the column cache: made there from the cache's regions in
+   * the first run, read as they are in later ones; 0 where the cache does not hold them all or has no room now.
+   */
+  private long keptColumn(List<IndexedColumns.HeldValues> held, int rows, String what) {
+    if (!keep || session == null || rows == 0 || !covers(held, rows)) {
+      return 0;
+    }
+    GpuColumnCache.Entry entry = session.acquire(new KeptColumn(regions(held)), 0, rows * 8L);
+    if (entry == null) {
+      return 0;
+    }
+    if (!session.mustFill(entry)) {
+      awaitKept(entry, rows * 8L);
+      return entry.address();
+    }
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      if (!copyFromCache(held, entry.address(), what, stream)) {
+        return 0;  // the unfilled entry goes when the session closes
+      }
+      session.filledOnDevice(entry, stream);
+    } finally {
+      stream.synchronize();
+      GpuScratch.release(device, stream);
+    }
+    return entry.address();
   }
 
   /**
@@ -303,44 +438,52 @@ final class GpuJoinTables implements AutoCloseable {
    * filled at once, so that another run building from the same table meanwhile finds it ready rather than being filled.
    */
   private long fromCache(List<IndexedColumns.HeldValues> held, int rows, String what) {
-    if (held == null || held.stream().mapToLong(IndexedColumns.HeldValues::rows).sum() != rows) {
+    if (!covers(held, rows)) {
       return 0;
     }
     DeviceBuffer out = allocate(Math.max(8, rows * 8L), "GPU " + what);
-    long start = System.nanoTime();
     CudaStream stream = GpuScratch.stream(device);
     try {
-      long row = 0;
-      for (IndexedColumns.HeldValues h : held) {
-        if (h.rows() == 0) {
-          continue;
-        }
-        GpuColumnCache.Entry entry = session.acquire(h.owner(), h.address(), h.width() * h.rows());
-        if (entry == null) {
-          return 0;  // no room, or another run fills it now: the column is uploaded (the entries filled stay)
-        }
-        if (session.mustFill(entry)) {
-          session.fill(entry, stream);
-        } else {
-          session.await(entry, stream);
-        }
-        long target = out.address() + row * 8;
-        if (h.width() == 8) {
-          CudaException.check(cuMemcpyDtoDAsync(new DevicePointer(target), new DevicePointer(entry.address()),
-              h.rows() * 8, stream.handle()), "cuMemcpyDtoDAsync(" + what + " from the column cache)");
-        } else {
-          int blocks = (int) Math.min((h.rows() + 255) / 256, (long) device.multiprocessors() * 8);
-          kernels.widen.launch(blocks, 256, stream, entry.address(), target, h.rows());
-        }
-        row += h.rows();
-      }
+      return copyFromCache(held, out.address(), what, stream) ? out.address() : 0;
     } finally {
       stream.synchronize();
       GpuScratch.release(device, stream);
     }
+  }
+
+  /**
+   * Copies (widens) the column cache's copies of the regions into {@code target} on {@code stream}, filling the
+   * entries that this run creates; false where the cache cannot hold one now (no room, or another run fills it).
+   */
+  private boolean copyFromCache(List<IndexedColumns.HeldValues> held, long target, String what, CudaStream stream) {
+    long start = System.nanoTime();
+    long row = 0;
+    for (IndexedColumns.HeldValues h : held) {
+      if (h.rows() == 0) {
+        continue;
+      }
+      GpuColumnCache.Entry entry = session.acquire(h.owner(), h.address(), h.width() * h.rows());
+      if (entry == null) {
+        return false;  // no room, or another run fills it now: the column is uploaded (the entries filled stay)
+      }
+      if (session.mustFill(entry)) {
+        session.fill(entry, stream);
+      } else {
+        session.await(entry, stream);
+      }
+      long at = target + row * 8;
+      if (h.width() == 8) {
+        CudaException.check(cuMemcpyDtoDAsync(new DevicePointer(at), new DevicePointer(entry.address()),
+            h.rows() * 8, stream.handle()), "cuMemcpyDtoDAsync(" + what + " from the column cache)");
+      } else {
+        int blocks = (int) Math.min((h.rows() + 255) / 256, (long) device.multiprocessors() * 8);
+        kernels.widen.launch(blocks, 256, stream, entry.address(), at, h.rows());
+      }
+      row += h.rows();
+    }
     cachedNanos += System.nanoTime() - start;
-    cachedBytes += rows * 8L;
-    return out.address();
+    cachedBytes += row * 8L;
+    return true;
   }
 
   /** Device address of a copy of {@code rows} values that {@code writer} writes where they are. */
@@ -397,5 +540,8 @@ final class GpuJoinTables implements AutoCloseable {
   @Override public void close() {
     buffers.forEach(DeviceBuffer::close);
     buffers.clear();
+    if (session != null) {
+      session.close();  // kept tables and columns were read in place: their entries stayed pinned until now
+    }
   }
 }
