@@ -1,6 +1,7 @@
 package org.spillway.gpu.plan;
 
 import org.spillway.gpu.device.HostCopy;
+import org.spillway.gpu.pipeline.BatchGather;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
@@ -81,6 +82,16 @@ public final class BatchOutput implements NodeOutput {
 
   @Override public ColumnVector gather(int c, int[] ids, int count) {
     return column(c).gatherOrNull(ids, count);
+  }
+
+  /** Gathered from the batches in place, unless the column is laid out already or is one batch. */
+  @Override public ColumnVector gatherOnce(int c, int[] ids, int count) {
+    synchronized (this) {
+      if (whole[c] != null || batches.size() <= 1) {
+        return column(c).gatherOrNull(ids, count);
+      }
+    }
+    return BatchGather.gather(batches, c, types.get(c), ids, count);
   }
 
   @Override public List<ColumnBatch> batches() {

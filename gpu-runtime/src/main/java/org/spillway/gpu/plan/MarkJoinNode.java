@@ -109,7 +109,7 @@ public final class MarkJoinNode implements PlanNode {
     int[] kept = bound.markedBuildRows(semi);
     ColumnVector[] columns = new ColumnVector[types().size()];
     for (int c = read.nextSetBit(0); c >= 0 && c < columns.length; c = read.nextSetBit(c + 1)) {
-      columns[c] = rows.gather(c, kept, kept.length);
+      columns[c] = rows.gatherOnce(c, kept, kept.length);
     }
     RunContext.trace("cpu mark join %s: %d of %d build rows kept (%s)", build.label(), kept.length, rows.rows(),
         Arrays.toString(semi).replace("true", "matched").replace("false", "unmatched"));

@@ -13,6 +13,13 @@ import java.util.List;
  * join paired (late materialization: a join reads its key columns, and only the rows it outputs of the rest).
  */
 public interface NodeOutput extends IndexedColumns {
+  /**
+   * Column {@code c} at rows {@code ids} (valid rows), read once: as {@link #gather}, which may lay the whole column
+   * out first for the many gathers of a join's probe.
+   */
+  default ColumnVector gatherOnce(int c, int[] ids, int count) {
+    return gather(c, ids, count);
+  }
 
   /** Every column as batches, for a pipeline above or for the rows handed to Calcite. */
   default List<ColumnBatch> batches() {

@@ -341,6 +341,17 @@ public final class JoinProbe {
       }
       return Arrays.copyOf(rows, n);
     }
+    if (marks.length == 2) {  // Q21's EXISTS and NOT EXISTS: a tight loop too
+      boolean[] first = marks[0];
+      boolean[] second = marks[1];
+      boolean firstWanted = wanted[0];
+      boolean secondWanted = wanted[1];
+      for (int r = 0; r < buildRows; r++) {
+        rows[n] = r;
+        n += first[r] == firstWanted & second[r] == secondWanted ? 1 : 0;
+      }
+      return Arrays.copyOf(rows, n);
+    }
     for (int r = 0; r < buildRows; r++) {
       boolean kept = true;
       for (int m = 0; m < marks.length && kept; m++) {

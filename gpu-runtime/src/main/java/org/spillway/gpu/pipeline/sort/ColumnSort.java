@@ -1,5 +1,6 @@
 package org.spillway.gpu.pipeline.sort;
 
+import org.spillway.gpu.pipeline.BatchGather;
 import org.spillway.gpu.pipeline.ColumnBatch;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
@@ -96,46 +97,9 @@ public final class ColumnSort {
     return false;
   }
 
-  /**
-   * Column {@code c} at rows {@code ids[0 .. count-1]} of the batches laid end to end, in that order: each batch
-   * gathers its rows, the parts are concatenated, and one more gather puts them in the order asked.
-   */
+  /** Column {@code c} at rows {@code ids[0 .. count-1]} of the batches laid end to end, in that order. */
   private ColumnVector gatherAcross(List<ColumnBatch> batches, int c, int[] ids, int count) {
-    int[] starts = new int[batches.size() + 1];
-    for (int b = 0; b < batches.size(); b++) {
-      starts[b + 1] = starts[b] + batches.get(b).rows();
-    }
-    int[] batchOf = new int[count];
-    int[] perBatch = new int[batches.size()];
-    for (int i = 0; i < count; i++) {
-      int b = Arrays.binarySearch(starts, ids[i]);
-      b = b >= 0 ? b : -b - 2;
-      while (starts[b + 1] <= ids[i]) {
-        b++;  // past empty batches
-      }
-      batchOf[i] = b;
-      perBatch[b]++;
-    }
-    int[][] rows = new int[batches.size()][];
-    int[] partStart = new int[batches.size()];
-    for (int b = 0, at = 0; b < batches.size(); at += perBatch[b], b++) {
-      rows[b] = new int[perBatch[b]];
-      partStart[b] = at;
-    }
-    int[] filled = new int[batches.size()];
-    int[] order = new int[count];
-    for (int i = 0; i < count; i++) {
-      int b = batchOf[i];
-      order[i] = partStart[b] + filled[b];
-      rows[b][filled[b]++] = ids[i] - starts[b];
-    }
-    List<ColumnVector> parts = new ArrayList<>();
-    for (int b = 0; b < batches.size(); b++) {
-      if (perBatch[b] > 0) {
-        parts.add(batches.get(b).columns()[c].gather(rows[b], perBatch[b]));
-      }
-    }
-    return ColumnVector.concat(types.get(c), parts).gather(order, count);
+    return BatchGather.gather(batches, c, types.get(c), ids, count);
   }
 
   /** The ids of the first {@code limit} rows in sorted order. */

@@ -428,6 +428,35 @@ class JoinProbeTest {
         java.util.Collections.nCopies(1, null), java.util.Collections.nCopies(1, null)));
   }
 
+  /**
+   * Two marks (Q21's EXISTS and NOT EXISTS, set by a GPU pipeline's bytes): every combination of wanted marks keeps
+   * the build rows whose two marks are as wanted, in order.
+   */
+  @Test void twoMarksKeepTheRowsWhoseMarksAreAsWanted() {
+    Random random = new Random(20261127);
+    Side build = side(random, 5000, 300, 0.05, 10_000);
+    int[] keys = {0};
+    JoinProbe bound = bind(JoinProbe.marking(keys, keyTypes(keys), keys, List.of(INT, INT, BIG),
+        java.util.Arrays.asList(null, oddSum(true))), build, 1, 2);
+    byte[] marked = new byte[2 * build.rows()];
+    for (int i = 0; i < marked.length; i++) {
+      marked[i] = (byte) (random.nextInt(3) == 0 ? 1 : 0);
+    }
+    bound.markBuildRows(marked);
+    for (int wanted = 0; wanted < 4; wanted++) {
+      boolean first = (wanted & 1) != 0;
+      boolean second = (wanted & 2) != 0;
+      List<Integer> expected = new ArrayList<>();
+      for (int r = 0; r < build.rows(); r++) {
+        if ((marked[r] != 0) == first && (marked[build.rows() + r] != 0) == second) {
+          expected.add(r);
+        }
+      }
+      assertEquals(expected, Arrays.stream(bound.markedBuildRows(new boolean[] {first, second})).boxed().toList(),
+          "wanted " + first + ", " + second);
+    }
+  }
+
   @Test void aMarkingProbeMustEndItsPipeline() {
     int[] key = {0};
     JoinProbe mark = new JoinProbe(JoinProbe.Kind.MARK_BUILD, key, keyTypes(key), key, List.of(INT, INT, BIG), true,
