@@ -19,6 +19,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -57,6 +58,14 @@ public final class BatchBuilder implements AutoCloseable {
    * vector holds their NULL bits only, and the declaration their values.
    */
   private final int[] unwrittenTextRows;
+  /**
+   * Per fixed-width column, the rows from which on its data bytes are undefined (not zeroed when allocated,
+   * {@link #allocateWithUndefinedData}); the capacity where all are defined, and for text columns. Rows put with
+   * {@link #putValues} are defined; anything that reads or sets single rows, and the rows counted by
+   * {@link #setRowCount}, first zero the rest ({@link #defineData}), so that the vector is what Arrow's zeroing
+   * allocation would have made of it.
+   */
+  private final int[] definedRows;
   private int rowCount;
   private boolean released;
 
@@ -72,6 +81,8 @@ public final class BatchBuilder implements AutoCloseable {
     this.declaredDistinct = new Object[schema.size()];
     this.declaredRows = new char[schema.size()][];
     this.unwrittenTextRows = new int[schema.size()];
+    this.definedRows = new int[schema.size()];
+    Arrays.fill(definedRows, capacity);
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -82,12 +93,35 @@ public final class BatchBuilder implements AutoCloseable {
           int bytes = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
           strings.allocateNew((long) capacity * bytes, capacity);
         } else {
-          ((BaseFixedWidthVector) vector).allocateNew(capacity);
+          allocateWithUndefinedData((BaseFixedWidthVector) vector, allocator, capacity);
+          definedRows[vectors.size() - 1] = 0;
         }
       }
     } catch (RuntimeException e) {
       close();
       throw e;
+    }
+  }
+
+  /**
+   * Allocates a fixed-width vector of {@code capacity} rows, all NULL, whose data bytes are left as the allocator
+   * hands them over: a bulk source ({@link #putValues}) overwrites them all, and zeroing them first
+   * ({@code allocateNew}) cost about as much as that copy. Arrow allocates the zeroed validity bits itself for a node
+   * whose rows are all NULL; the data buffer is the vector's from then on (it holds its own reference).
+   */
+  private static void allocateWithUndefinedData(BaseFixedWidthVector vector, BufferAllocator allocator, int capacity) {
+    try (ArrowBuf data = allocator.buffer((long) capacity * vector.getTypeWidth())) {
+      vector.loadFieldBuffers(new ArrowFieldNode(capacity, capacity), Arrays.asList(null, data));
+    }
+  }
+
+  /** Zeroes the undefined data bytes of column {@code col} ({@link #definedRows}), if any. */
+  private void defineData(int col) {
+    int from = definedRows[col];
+    if (from < capacity) {
+      long width = ((BaseFixedWidthVector) vectors.get(col)).getTypeWidth();
+      vectors.get(col).getDataBuffer().setZero(from * width, (capacity - from) * width);
+      definedRows[col] = capacity;
     }
   }
 
@@ -278,6 +312,7 @@ public final class BatchBuilder implements AutoCloseable {
     }
     vector.getDataBuffer().setBytes(0, littleEndian, 0, bytes);
     setValidity(vector.getValidityBuffer(), nulls, rows);
+    definedRows[col] = Math.max(definedRows[col], rows);
   }
 
   /**
@@ -411,7 +446,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   private void checkBulk(int col, int rows, boolean[] nulls) {
     if (rows > 0) {
-      kindAt(col, rows - 1);
+      checkedKind(col, rows - 1);
     }
     if (nulls != null && !schema.column(col).type().nullable()) {
       for (int row = 0; row < rows; row++) {
@@ -453,8 +488,11 @@ public final class BatchBuilder implements AutoCloseable {
     if (rows < 0 || rows > capacity) {
       throw new StorageException("row count " + rows + " is outside 0.." + capacity + " for a batch of table " + tableName);
     }
-    for (FieldVector vector : vectors) {
-      vector.setValueCount(rows);
+    for (int col = 0; col < vectors.size(); col++) {
+      if (definedRows[col] < rows) {
+        defineData(col);
+      }
+      vectors.get(col).setValueCount(rows);
     }
     rowCount = rows;
   }
@@ -490,7 +528,15 @@ public final class BatchBuilder implements AutoCloseable {
     return released;
   }
 
+  /** The kind of column {@code col}, checking the column and row; its data defined, as a single row's access needs. */
   private ColumnKind kindAt(int col, int row) {
+    ColumnKind kind = checkedKind(col, row);
+    defineData(col);
+    return kind;
+  }
+
+  /** As {@link #kindAt}, for a bulk setter that defines the rows itself: the data is left as it is. */
+  private ColumnKind checkedKind(int col, int row) {
     checkOpen();
     if (col < 0 || col >= vectors.size()) {
       throw new StorageException("column index " + col + " is outside 0.." + (vectors.size() - 1) + " of table " + tableName);
