@@ -300,8 +300,7 @@ public final class BatchBuilder implements AutoCloseable {
    * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
    */
   public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
-    dropDeclaration(col);
-    checkBulk(col, rows, nulls);
+    checkedKind(col, Math.max(rows - 1, 0));
     if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
       throw wrongSetter(col, "putValues");
     }
@@ -310,9 +309,36 @@ public final class BatchBuilder implements AutoCloseable {
       throw new StorageException("putValues: " + littleEndian.length + " bytes hold fewer than " + rows + " values of "
           + "column " + schema.column(col).name() + " of table " + tableName);
     }
-    vector.getDataBuffer().setBytes(0, littleEndian, 0, bytes);
-    setValidity(vector.getValidityBuffer(), nulls, rows);
+    dataOf(col, rows).put(0, littleEndian, 0, (int) bytes);
+    putNulls(col, nulls, rows);
+  }
+
+  /**
+   * The data of rows 0..rows-1 of a fixed-width column, as a little-endian buffer over the vector's own memory, for a
+   * source that decodes a column in bulk straight into it (instead of into an array that {@link #putValues} then
+   * copies): the source must write every one of the rows (a NULL row's bytes as zeros, as the setters leave them) and
+   * then give the NULLs with {@link #putNulls}. As with {@link #vector}, the source keeps the setters' checks.
+   */
+  public ByteBuffer dataOf(int col, int rows) {
+    checkedKind(col, Math.max(rows - 1, 0));
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "dataOf");
+    }
+    dropDeclaration(col);
     definedRows[col] = Math.max(definedRows[col], rows);
+    return vector.getDataBuffer().nioBuffer(0, rows * vector.getTypeWidth()).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /**
+   * Sets which of rows 0..rows-1 of a fixed-width column are NULL ({@code nulls}; null: none), whose values a bulk
+   * source wrote ({@link #dataOf}).
+   */
+  public void putNulls(int col, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "putNulls");
+    }
+    setValidity(vector.getValidityBuffer(), nulls, rows);
   }
 
   /**

@@ -97,6 +97,57 @@ class BulkBatchTest {
     }
   }
 
+  /** Values decoded straight into the vector ({@code dataOf}, then {@code putNulls}) make the table putValues makes. */
+  @Test
+  void valuesWrittenInPlaceMakeTheTablePutValuesMakes() {
+    TableSchema schema = TableSchema.of(ColumnDef.of("k", "INTEGER NOT NULL"), ColumnDef.of("d", "DECIMAL(9,2)"));
+    try (Catalog catalog = Catalog.create(dir.resolve("data"))) {
+      byte[] ints = new byte[ROWS * 4];
+      byte[] longs = new byte[ROWS * 8];
+      boolean[] decimalNulls = new boolean[ROWS];
+      for (int row = 0; row < ROWS; row++) {
+        INTS.set(ints, row * 4, row * 7);
+        decimalNulls[row] = decimal(row) == null;
+        LONGS.set(longs, row * 8, decimalNulls[row] ? 0L : decimal(row));
+      }
+      List<List<Object>> byPutValues;
+      try (TableWriter writer = catalog.createTable("put", schema)) {
+        BatchBuilder batch = writer.newBatch(ROWS);
+        batch.putValues(0, ints, null, ROWS);
+        batch.putValues(1, longs, decimalNulls, ROWS);
+        batch.setRowCount(ROWS);
+        writer.append(batch);
+        byPutValues = TestTables.rows(writer.commit());
+      }
+      List<List<Object>> inPlace;
+      try (TableWriter writer = catalog.createTable("in_place", schema)) {
+        BatchBuilder batch = writer.newBatch(ROWS);
+        java.nio.ByteBuffer keys = batch.dataOf(0, ROWS);
+        java.nio.ByteBuffer decimals = batch.dataOf(1, ROWS);
+        for (int row = 0; row < ROWS; row++) {
+          keys.putInt(row * 4, (int) INTS.get(ints, row * 4));
+          decimals.putLong(row * 8, (long) LONGS.get(longs, row * 8));
+        }
+        batch.putNulls(0, null, ROWS);
+        batch.putNulls(1, decimalNulls, ROWS);
+        batch.setRowCount(ROWS);
+        writer.append(batch);
+        inPlace = TestTables.rows(writer.commit());
+      }
+      assertEquals(byPutValues, inPlace);
+      boolean[] nullKey = new boolean[ROWS];
+      nullKey[4] = true;
+      try (TableWriter writer = catalog.createTable("refused", schema)) {
+        BatchBuilder batch = writer.newBatch(ROWS);
+        batch.dataOf(0, ROWS);
+        StorageException notNull = assertThrows(StorageException.class, () -> batch.putNulls(0, nullKey, ROWS));
+        assertTrue(notNull.getMessage().contains("batch row 4: NULL in a NOT NULL column"), notNull.getMessage());
+        assertThrows(StorageException.class, () -> batch.dataOf(0, ROWS + 1));
+        batch.close();
+      }
+    }
+  }
+
   /** Bulk text longer than the data buffer reserved gets buffers of its size; the rows after it stay NULL. */
   @Test
   void bulkTextBeyondTheReservedBytesReadsBack() {
