@@ -283,31 +283,16 @@ final class ParquetChunkDecoder {
     }
     idRuns.read(ids, 0, count);
     int size = dictionary.getMaxId() + 1;
-    // the check first, in a loop of its own without a branch (which the JIT can vectorize): an id outside
-    // 0..size-1 makes id or size-1-id negative, and so the OR of them all
-    int outside = 0;
     for (int i = 0; i < count; i++) {
-      outside |= ids[i] | (size - 1 - ids[i]);
-    }
-    if (outside < 0) {
-      throw outsideDictionary(count, size);
-    }
-    if (usedEntries != null) {
-      boolean[] used = usedEntries;
-      for (int i = 0; i < count; i++) {
-        used[ids[i]] = true;
+      int id = ids[i];
+      if (id < 0 || id >= size) {
+        throw new ParquetDecodingException("dictionary id " + id + " outside the " + size + " entries of column "
+            + column.column().name());
+      }
+      if (usedEntries != null) {
+        usedEntries[id] = true;
       }
     }
-  }
-
-  /** The error for the first of the {@code count} ids in {@link #ids} outside the dictionary's {@code size} entries. */
-  private ParquetDecodingException outsideDictionary(int count, int size) {
-    int i = 0;
-    while (ids[i] >= 0 && ids[i] < size) {
-      i++;
-    }
-    return new ParquetDecodingException("dictionary id " + ids[i] + " outside the " + size + " entries of column "
-        + column.column().name());
   }
 
   private void decodeInts(int from, int end, int present) {
