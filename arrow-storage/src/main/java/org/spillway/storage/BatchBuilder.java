@@ -61,7 +61,7 @@ public final class BatchBuilder implements AutoCloseable {
   /**
    * Per fixed-width column, the rows from which on its data bytes are undefined (not zeroed when allocated,
    * {@link #allocateWithUndefinedData}); the capacity where all are defined, and for text columns. Rows put with
-   * {@link #putValues} are defined; anything that reads or sets single rows, and the rows counted by
+   * {@link #putValues} or {@link #dataOf} are defined; anything that reads or sets single rows, and the rows counted by
    * {@link #setRowCount}, first zero the rest ({@link #defineData}), so that the vector is what Arrow's zeroing
    * allocation would have made of it.
    */
@@ -105,8 +105,8 @@ public final class BatchBuilder implements AutoCloseable {
 
   /**
    * Allocates a fixed-width vector of {@code capacity} rows, all NULL, whose data bytes are left as the allocator
-   * hands them over: a bulk source ({@link #putValues}) overwrites them all, and zeroing them first
-   * ({@code allocateNew}) cost about as much as that copy. Arrow allocates the zeroed validity bits itself for a node
+   * hands them over: a bulk source ({@link #putValues}, {@link #dataOf}) overwrites them all, so the zeroes that
+   * {@code allocateNew} would write first are never read. Arrow allocates the zeroed validity bits itself for a node
    * whose rows are all NULL; the data buffer is the vector's from then on (it holds its own reference).
    */
   private static void allocateWithUndefinedData(BaseFixedWidthVector vector, BufferAllocator allocator, int capacity) {
