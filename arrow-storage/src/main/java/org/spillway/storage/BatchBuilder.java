@@ -106,13 +106,25 @@ public final class BatchBuilder implements AutoCloseable {
   /**
    * Allocates a fixed-width vector of {@code capacity} rows, all NULL, whose data bytes are left as the allocator
    * hands them over: a bulk source ({@link #putValues}, {@link #dataOf}) overwrites them all, so the zeroes that
-   * {@code allocateNew} would write first are never read. Arrow allocates the zeroed validity bits itself for a node
-   * whose rows are all NULL; the data buffer is the vector's from then on (it holds its own reference).
+   * {@code allocateNew} would write first are never read. As {@code allocateNew} does, the validity bits and the data
+   * are slices of one allocation of their sizes rounded up to 8 bytes each, so that the memory a batch holds (which
+   * the staging limit counts, rounded up by the allocator) stays as it was; only the validity slice is zeroed. The
+   * vector holds its own references to the slices.
    */
   private static void allocateWithUndefinedData(BaseFixedWidthVector vector, BufferAllocator allocator, int capacity) {
-    try (ArrowBuf data = allocator.buffer((long) capacity * vector.getTypeWidth())) {
-      vector.loadFieldBuffers(new ArrowFieldNode(capacity, capacity), Arrays.asList(null, data));
+    long validityBytes = roundUpTo8((capacity + 7L) >>> 3);
+    long dataBytes = (long) capacity * vector.getTypeWidth();
+    try (ArrowBuf both = allocator.buffer(validityBytes + roundUpTo8(dataBytes))) {
+      ArrowBuf validity = both.slice(0, validityBytes);
+      validity.setZero(0, validityBytes);
+      // Arrow takes a validity buffer that is not empty as it is (it makes its own only for an empty one)
+      vector.loadFieldBuffers(new ArrowFieldNode(capacity, capacity),
+          Arrays.asList(validity, both.slice(validityBytes, dataBytes)));
     }
+  }
+
+  private static long roundUpTo8(long bytes) {
+    return (bytes + 7) & ~7L;
   }
 
   /** Zeroes the undefined data bytes of column {@code col} ({@link #definedRows}), if any. */

@@ -97,6 +97,48 @@ class BulkBatchTest {
     }
   }
 
+  /**
+   * A fixed-width column allocated without zeroing its data holds the memory Arrow's {@code allocateNew} would have
+   * allocated (one allocation for validity and data, rounded up alike), which the staging limit counts: more would
+   * stage batches in files that fitted in memory before.
+   */
+  @Test
+  void undefinedDataHoldsTheMemoryAllocateNewHolds() {
+    TableSchema schema = TableSchema.of(ColumnDef.of("k", "BIGINT"), ColumnDef.of("v", "INTEGER"),
+        ColumnDef.of("d", "DATE"));
+    for (int capacity : new int[] {1, 1000, 122_880}) {
+      try (Catalog catalog = Catalog.create(dir.resolve("data-" + capacity));
+          TableWriter writer = catalog.createTable("t", schema);
+          org.apache.arrow.memory.BufferAllocator arrow = new org.apache.arrow.memory.RootAllocator()) {
+        BatchBuilder batch = writer.newBatch(capacity);
+        for (int col = 0; col < schema.size(); col++) {
+          org.apache.arrow.vector.FieldVector vector = batch.vector(col);
+          try (org.apache.arrow.vector.FieldVector expected =
+              org.spillway.storage.ArrowFieldMapping.plainField(schema.column(col)).createVector(arrow)) {
+            ((org.apache.arrow.vector.BaseFixedWidthVector) expected).allocateNew(capacity);
+            assertEquals(heldBytes(expected), heldBytes(vector), "column " + col + ", capacity " + capacity);
+          }
+        }
+        batch.close();
+      }
+    }
+  }
+
+  /**
+   * The memory a fixed-width vector's buffers hold, each allocation once, as the writer counts it against its staging
+   * limit (there through {@code getBuffers}, which lists none before the row count is set).
+   */
+  private static long heldBytes(org.apache.arrow.vector.FieldVector vector) {
+    java.util.Set<Object> allocations = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    long bytes = 0;
+    for (org.apache.arrow.memory.ArrowBuf buffer : List.of(vector.getValidityBuffer(), vector.getDataBuffer())) {
+      if (allocations.add(buffer.getReferenceManager())) {
+        bytes += buffer.getReferenceManager().getAccountedSize();
+      }
+    }
+    return bytes;
+  }
+
   /** Values decoded straight into the vector ({@code dataOf}, then {@code putNulls}) make the table putValues makes. */
   @Test
   void valuesWrittenInPlaceMakeTheTablePutValuesMakes() {
