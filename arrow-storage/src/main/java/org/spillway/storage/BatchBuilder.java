@@ -27,7 +27,10 @@ import org.apache.arrow.vector.types.pojo.Field;
  * handed back with {@link TableWriter#append}. One builder is used by one thread at a time.
  */
 public final class BatchBuilder implements AutoCloseable {
-  /** Bytes reserved per string value up front; VarChar data buffers still grow on demand. */
+  /**
+   * Bytes reserved per string value when a text column's first single value is set ({@link #reserveText}); VarChar
+   * data buffers still grow on demand.
+   */
   private static final int INITIAL_BYTES_PER_STRING = 16;
   static final long[] POWERS_OF_TEN = new long[ColumnType.MAX_DECIMAL_PRECISION + 1];
 
@@ -66,6 +69,12 @@ public final class BatchBuilder implements AutoCloseable {
    * allocation would have made of it.
    */
   private final int[] definedRows;
+  /**
+   * Per text column, the bytes a row its data buffer reserves once a single value is set, or 0 once reserved (and for
+   * other columns). A bulk source puts a column's text in buffers of its size, or declares it without writing it
+   * ({@link #putDeclaredUtf8}); a reservation made up front would only count against the staging limit.
+   */
+  private final int[] unreservedTextBytes;
   private int rowCount;
   private boolean released;
 
@@ -83,6 +92,7 @@ public final class BatchBuilder implements AutoCloseable {
     this.unwrittenTextRows = new int[schema.size()];
     this.definedRows = new int[schema.size()];
     Arrays.fill(definedRows, capacity);
+    this.unreservedTextBytes = new int[schema.size()];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -90,8 +100,8 @@ public final class BatchBuilder implements AutoCloseable {
         FieldVector vector = field.createVector(allocator);
         vectors.add(vector);
         if (vector instanceof VarCharVector strings) {
-          int bytes = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
-          strings.allocateNew((long) capacity * bytes, capacity);
+          strings.allocateNew(0, capacity);
+          unreservedTextBytes[vectors.size() - 1] = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
         } else {
           allocateWithUndefinedData((BaseFixedWidthVector) vector, allocator, capacity);
           definedRows[vectors.size() - 1] = 0;
@@ -125,6 +135,14 @@ public final class BatchBuilder implements AutoCloseable {
 
   private static long roundUpTo8(long bytes) {
     return (bytes + 7) & ~7L;
+  }
+
+  /** Reserves the text bytes of column {@code col} ({@link #unreservedTextBytes}), if not yet reserved. */
+  private void reserveText(int col) {
+    if (unreservedTextBytes[col] > 0) {
+      ((VarCharVector) vectors.get(col)).reallocDataBuffer((long) capacity * unreservedTextBytes[col]);
+      unreservedTextBytes[col] = 0;
+    }
   }
 
   /** Zeroes the undefined data bytes of column {@code col} ({@link #definedRows}), if any. */
@@ -416,7 +434,7 @@ public final class BatchBuilder implements AutoCloseable {
    * {@link #vector}, which the source must not do) drops the declaration.
    */
   public void declareDistinct(int col, byte[][] values) {
-    if (!kindAt(col, 0).isText()) {
+    if (!checkedKind(col, 0).isText()) {
       throw wrongSetter(col, "declareDistinct(byte[][])");
     }
     declaredDistinct[col] = values;
@@ -428,7 +446,7 @@ public final class BatchBuilder implements AutoCloseable {
    * its non-NULL values are exactly {@code values}.
    */
   public void declareDistinct(int col, long[] values) {
-    ColumnKind kind = kindAt(col, 0);
+    ColumnKind kind = checkedKind(col, 0);
     if (kind.isText() || kind == ColumnKind.DOUBLE) {
       throw wrongSetter(col, "declareDistinct(long[])");
     }
@@ -570,10 +588,14 @@ public final class BatchBuilder implements AutoCloseable {
   private ColumnKind kindAt(int col, int row) {
     ColumnKind kind = checkedKind(col, row);
     defineData(col);
+    reserveText(col);
     return kind;
   }
 
-  /** As {@link #kindAt}, for a bulk setter that defines the rows itself: the data is left as it is. */
+  /**
+   * As {@link #kindAt}, for a bulk setter that defines the rows itself and a declaration, which sets no row: the data
+   * is left as it is.
+   */
   private ColumnKind checkedKind(int col, int row) {
     checkOpen();
     if (col < 0 || col >= vectors.size()) {
