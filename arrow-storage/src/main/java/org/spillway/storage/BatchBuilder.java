@@ -19,6 +19,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.message.ArrowFieldNode;
 import org.apache.arrow.vector.types.pojo.Field;
 
 /**
@@ -26,7 +27,10 @@ import org.apache.arrow.vector.types.pojo.Field;
  * handed back with {@link TableWriter#append}. One builder is used by one thread at a time.
  */
 public final class BatchBuilder implements AutoCloseable {
-  /** Bytes reserved per string value up front; VarChar data buffers still grow on demand. */
+  /**
+   * Bytes reserved per string value when a text column's first single value is set ({@link #reserveText}); VarChar
+   * data buffers still grow on demand.
+   */
   private static final int INITIAL_BYTES_PER_STRING = 16;
   static final long[] POWERS_OF_TEN = new long[ColumnType.MAX_DECIMAL_PRECISION + 1];
 
@@ -57,6 +61,20 @@ public final class BatchBuilder implements AutoCloseable {
    * vector holds their NULL bits only, and the declaration their values.
    */
   private final int[] unwrittenTextRows;
+  /**
+   * Per fixed-width column, the rows from which on its data bytes are undefined (not zeroed when allocated,
+   * {@link #allocateWithUndefinedData}); the capacity where all are defined, and for text columns. Rows put with
+   * {@link #putValues} or {@link #dataOf} are defined; anything that reads or sets single rows, and the rows counted by
+   * {@link #setRowCount}, first zero the rest ({@link #defineData}), so that the vector is what Arrow's zeroing
+   * allocation would have made of it.
+   */
+  private final int[] definedRows;
+  /**
+   * Per text column, the bytes a row its data buffer reserves once a single value is set, or 0 once reserved (and for
+   * other columns). A bulk source puts a column's text in buffers of its size, or declares it without writing it
+   * ({@link #putDeclaredUtf8}); a reservation made up front would only count against the staging limit.
+   */
+  private final int[] unreservedTextBytes;
   private int rowCount;
   private boolean released;
 
@@ -72,6 +90,9 @@ public final class BatchBuilder implements AutoCloseable {
     this.declaredDistinct = new Object[schema.size()];
     this.declaredRows = new char[schema.size()][];
     this.unwrittenTextRows = new int[schema.size()];
+    this.definedRows = new int[schema.size()];
+    Arrays.fill(definedRows, capacity);
+    this.unreservedTextBytes = new int[schema.size()];
     this.vectors = new ArrayList<>(schema.size());
     try {
       for (ColumnDef column : schema.columns()) {
@@ -79,15 +100,58 @@ public final class BatchBuilder implements AutoCloseable {
         FieldVector vector = field.createVector(allocator);
         vectors.add(vector);
         if (vector instanceof VarCharVector strings) {
-          int bytes = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
-          strings.allocateNew((long) capacity * bytes, capacity);
+          strings.allocateNew(0, capacity);
+          unreservedTextBytes[vectors.size() - 1] = Math.min(column.type().length(), INITIAL_BYTES_PER_STRING);
         } else {
-          ((BaseFixedWidthVector) vector).allocateNew(capacity);
+          allocateWithUndefinedData((BaseFixedWidthVector) vector, allocator, capacity);
+          definedRows[vectors.size() - 1] = 0;
         }
       }
     } catch (RuntimeException e) {
       close();
       throw e;
+    }
+  }
+
+  /**
+   * Allocates a fixed-width vector of {@code capacity} rows, all NULL, whose data bytes are left as the allocator
+   * hands them over: a bulk source ({@link #putValues}, {@link #dataOf}) overwrites them all, so the zeroes that
+   * {@code allocateNew} would write first are never read. As {@code allocateNew} does, the validity bits and the data
+   * are slices of one allocation of their sizes rounded up to 8 bytes each, so that the memory a batch holds (which
+   * the staging limit counts, rounded up by the allocator) stays as it was; only the validity slice is zeroed. The
+   * vector holds its own references to the slices.
+   */
+  private static void allocateWithUndefinedData(BaseFixedWidthVector vector, BufferAllocator allocator, int capacity) {
+    long validityBytes = roundUpTo8((capacity + 7L) >>> 3);
+    long dataBytes = (long) capacity * vector.getTypeWidth();
+    try (ArrowBuf both = allocator.buffer(validityBytes + roundUpTo8(dataBytes))) {
+      ArrowBuf validity = both.slice(0, validityBytes);
+      validity.setZero(0, validityBytes);
+      // Arrow takes a validity buffer that is not empty as it is (it makes its own only for an empty one)
+      vector.loadFieldBuffers(new ArrowFieldNode(capacity, capacity),
+          Arrays.asList(validity, both.slice(validityBytes, dataBytes)));
+    }
+  }
+
+  private static long roundUpTo8(long bytes) {
+    return (bytes + 7) & ~7L;
+  }
+
+  /** Reserves the text bytes of column {@code col} ({@link #unreservedTextBytes}), if not yet reserved. */
+  private void reserveText(int col) {
+    if (unreservedTextBytes[col] > 0) {
+      ((VarCharVector) vectors.get(col)).reallocDataBuffer((long) capacity * unreservedTextBytes[col]);
+      unreservedTextBytes[col] = 0;
+    }
+  }
+
+  /** Zeroes the undefined data bytes of column {@code col} ({@link #definedRows}), if any. */
+  private void defineData(int col) {
+    int from = definedRows[col];
+    if (from < capacity) {
+      long width = ((BaseFixedWidthVector) vectors.get(col)).getTypeWidth();
+      vectors.get(col).getDataBuffer().setZero(from * width, (capacity - from) * width);
+      definedRows[col] = capacity;
     }
   }
 
@@ -266,8 +330,7 @@ public final class BatchBuilder implements AutoCloseable {
    * rows, whose bytes are ignored. As with {@link #vector}, the source keeps the setters' checks (decimal digits).
    */
   public void putValues(int col, byte[] littleEndian, boolean[] nulls, int rows) {
-    dropDeclaration(col);
-    checkBulk(col, rows, nulls);
+    checkedKind(col, Math.max(rows - 1, 0));
     if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
       throw wrongSetter(col, "putValues");
     }
@@ -276,7 +339,35 @@ public final class BatchBuilder implements AutoCloseable {
       throw new StorageException("putValues: " + littleEndian.length + " bytes hold fewer than " + rows + " values of "
           + "column " + schema.column(col).name() + " of table " + tableName);
     }
-    vector.getDataBuffer().setBytes(0, littleEndian, 0, bytes);
+    dataOf(col, rows).put(0, littleEndian, 0, (int) bytes);
+    putNulls(col, nulls, rows);
+  }
+
+  /**
+   * The data of rows 0..rows-1 of a fixed-width column, as a little-endian buffer over the vector's own memory, for a
+   * source that decodes a column in bulk straight into it (instead of into an array that {@link #putValues} then
+   * copies): the source must write every one of the rows (a NULL row's bytes as zeros, as the setters leave them) and
+   * then give the NULLs with {@link #putNulls}. As with {@link #vector}, the source keeps the setters' checks.
+   */
+  public ByteBuffer dataOf(int col, int rows) {
+    checkedKind(col, Math.max(rows - 1, 0));
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "dataOf");
+    }
+    dropDeclaration(col);
+    definedRows[col] = Math.max(definedRows[col], rows);
+    return vector.getDataBuffer().nioBuffer(0, rows * vector.getTypeWidth()).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /**
+   * Sets which of rows 0..rows-1 of a fixed-width column are NULL ({@code nulls}; null: none), whose values a bulk
+   * source wrote ({@link #dataOf}).
+   */
+  public void putNulls(int col, boolean[] nulls, int rows) {
+    checkBulk(col, rows, nulls);
+    if (!(vectors.get(col) instanceof BaseFixedWidthVector vector)) {
+      throw wrongSetter(col, "putNulls");
+    }
     setValidity(vector.getValidityBuffer(), nulls, rows);
   }
 
@@ -343,7 +434,7 @@ public final class BatchBuilder implements AutoCloseable {
    * {@link #vector}, which the source must not do) drops the declaration.
    */
   public void declareDistinct(int col, byte[][] values) {
-    if (!kindAt(col, 0).isText()) {
+    if (!checkedKind(col, 0).isText()) {
       throw wrongSetter(col, "declareDistinct(byte[][])");
     }
     declaredDistinct[col] = values;
@@ -355,7 +446,7 @@ public final class BatchBuilder implements AutoCloseable {
    * its non-NULL values are exactly {@code values}.
    */
   public void declareDistinct(int col, long[] values) {
-    ColumnKind kind = kindAt(col, 0);
+    ColumnKind kind = checkedKind(col, 0);
     if (kind.isText() || kind == ColumnKind.DOUBLE) {
       throw wrongSetter(col, "declareDistinct(long[])");
     }
@@ -411,7 +502,7 @@ public final class BatchBuilder implements AutoCloseable {
 
   private void checkBulk(int col, int rows, boolean[] nulls) {
     if (rows > 0) {
-      kindAt(col, rows - 1);
+      checkedKind(col, rows - 1);
     }
     if (nulls != null && !schema.column(col).type().nullable()) {
       for (int row = 0; row < rows; row++) {
@@ -453,8 +544,11 @@ public final class BatchBuilder implements AutoCloseable {
     if (rows < 0 || rows > capacity) {
       throw new StorageException("row count " + rows + " is outside 0.." + capacity + " for a batch of table " + tableName);
     }
-    for (FieldVector vector : vectors) {
-      vector.setValueCount(rows);
+    for (int col = 0; col < vectors.size(); col++) {
+      if (definedRows[col] < rows) {
+        defineData(col);
+      }
+      vectors.get(col).setValueCount(rows);
     }
     rowCount = rows;
   }
@@ -490,7 +584,19 @@ public final class BatchBuilder implements AutoCloseable {
     return released;
   }
 
+  /** The kind of column {@code col}, checking the column and row; its data defined, as a single row's access needs. */
   private ColumnKind kindAt(int col, int row) {
+    ColumnKind kind = checkedKind(col, row);
+    defineData(col);
+    reserveText(col);
+    return kind;
+  }
+
+  /**
+   * As {@link #kindAt}, for a bulk setter that defines the rows itself and a declaration, which sets no row: the data
+   * is left as it is.
+   */
+  private ColumnKind checkedKind(int col, int row) {
     checkOpen();
     if (col < 0 || col >= vectors.size()) {
       throw new StorageException("column index " + col + " is outside 0.." + (vectors.size() - 1) + " of table " + tableName);

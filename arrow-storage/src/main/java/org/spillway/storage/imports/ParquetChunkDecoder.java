@@ -32,8 +32,9 @@ import org.spillway.storage.ColumnType;
 /**
  * Decodes one column chunk of a row group into batch columns a page at a time, without parquet-column's
  * record-level {@code ColumnReader}, which hands over one value at a time through a converter. The common types are
- * decoded into one array per batch column and set with one copy ({@link BatchBuilder#putValues},
- * {@link BatchBuilder#putUtf8}): dictionary ids and RLE definition levels a page run at a time
+ * decoded in bulk: numbers into the batch column's vector ({@link BatchBuilder#dataOf}; a plain page without NULLs
+ * with one copy from the page, other pages through an array), text into one array per batch column set with one copy
+ * ({@link BatchBuilder#putUtf8}); dictionary ids and RLE definition levels a page run at a time
  * ({@link HybridRunDecoder}), each id then one array read of the chunk's {@link DictionaryEntries}; PLAIN values
  * straight from the page bytes. Other encodings (delta, byte-stream-split) go through parquet-column's
  * {@link ValuesReader}s, and the rare conversions (unsigned, timestamps, INT96, binary decimals, text of a declared
@@ -51,7 +52,7 @@ final class ParquetChunkDecoder {
   /** The most text room made at once for a run of dictionary-encoded rows; beyond it, room is made row by row. */
   private static final long TEXT_ROOM_AT_ONCE = 64L << 20;
 
-  /** Where decoded values go: a bulk array of 4-byte ints, 8-byte longs or doubles, text, or the setters. */
+  /** Where decoded values go: the vector's 4-byte ints, 8-byte longs or doubles, an array of text, or the setters. */
   private enum Target { INT, LONG, DOUBLE, TEXT, SETTER }
 
   private final ParquetColumn column;
@@ -108,6 +109,13 @@ final class ParquetChunkDecoder {
    */
   private boolean[] nulls;
   private byte[] bytes;
+  /** The batch column's values in its vector, for the INT, LONG and DOUBLE targets ({@link BatchBuilder#dataOf}). */
+  private ByteBuffer vectorValues;
+  /**
+   * Whether the rows just decoded went straight into {@link #vectorValues} (a plain page's values without NULLs, one
+   * copy from the page), not into {@link #bytes}, whose rows are then copied there.
+   */
+  private boolean decodedInPlace;
   private byte[] text;
   /** Where {@link #textSink} writes next into {@link #text}. */
   private int textEnd;
@@ -192,6 +200,10 @@ final class ParquetChunkDecoder {
       Arrays.fill(usedEntries, false);
     }
     textDeferred = target == Target.TEXT && usedEntries != null;
+    vectorValues = switch (target) {
+      case INT, LONG, DOUBLE -> batch.dataOf(col, rows);
+      case TEXT, SETTER -> null;
+    };
     for (int row = 0; row < rows; ) {
       if (pageLeft == 0) {
         readPage();
@@ -203,12 +215,17 @@ final class ParquetChunkDecoder {
       if (source == Source.IDS) {
         readIds(present);
       }
+      decodedInPlace = false;
       switch (target) {
         case INT -> decodeInts(row, end, present);
         case LONG -> decodeLongs(batch, col, row, end, present);
         case DOUBLE -> decodeDoubles(row, end, present);
         case TEXT -> textLength = decodeTexts(row, end, present, textLength);
         case SETTER -> decodeBySetters(batch, col, row, end);
+      }
+      if (vectorValues != null && !decodedInPlace) {
+        int width = target == Target.INT ? 4 : 8;
+        vectorValues.put(row * width, bytes, row * width, (end - row) * width);
       }
       pageLeft -= end - row;
       row = end;
@@ -221,7 +238,7 @@ final class ParquetChunkDecoder {
       return;
     }
     switch (target) {
-      case INT, LONG, DOUBLE -> batch.putValues(col, bytes, anyNull ? nulls : null, rows);
+      case INT, LONG, DOUBLE -> batch.putNulls(col, anyNull ? nulls : null, rows);
       case TEXT -> batch.putUtf8(col, bytes, text, anyNull ? nulls : null, rows);
       case SETTER -> { }
     }
@@ -294,7 +311,8 @@ final class ParquetChunkDecoder {
       }
       case PLAIN -> {
         if (present == end - from) {
-          System.arraycopy(plainData, takePlain(present * 4), bytes, from * 4, present * 4);
+          vectorValues.put(from * 4, plainData, takePlain(present * 4), present * 4);
+          decodedInPlace = true;
           return;
         }
         int at = takePlain(present * 4);
@@ -354,19 +372,26 @@ final class ParquetChunkDecoder {
    * digits in a loop of their own (a value too large fails at its row, as the setter says).
    */
   private void decodeLongsWithoutNulls(BatchBuilder batch, int col, int from, int count) {
+    byte[] decoded;
+    int at;
     if (source == Source.IDS) {
       long[] entries = dictionaryEntries.longs();
       for (int i = 0; i < count; i++) {
         LONG_LE.set(bytes, (from + i) * 8, entries[ids[i]]);
       }
+      decoded = bytes;
+      at = from * 8;
     } else {
-      System.arraycopy(plainData, takePlain(count * 8), bytes, from * 8, count * 8);
+      at = takePlain(count * 8);
+      vectorValues.put(from * 8, plainData, at, count * 8);
+      decodedInPlace = true;
+      decoded = plainData;
     }
     if (decimalLimit != 0) {
-      for (int row = from; row < from + count; row++) {
-        long v = (long) LONG_LE.get(bytes, row * 8);
+      for (int i = 0; i < count; i++) {
+        long v = (long) LONG_LE.get(decoded, at + i * 8);
         if (v >= decimalLimit || v <= -decimalLimit) {
-          batch.setDecimal(col, row, v);  // fails, saying why
+          batch.setDecimal(col, from + i, v);  // fails, saying why
         }
       }
     }
@@ -375,7 +400,8 @@ final class ParquetChunkDecoder {
   private void decodeDoubles(int from, int end, int present) {
     boolean float32 = column.conversion() == ParquetColumn.Conversion.FLOAT;
     if (source == Source.PLAIN && !float32 && present == end - from) {
-      System.arraycopy(plainData, takePlain(present * 8), bytes, from * 8, present * 8);
+      vectorValues.put(from * 8, plainData, takePlain(present * 8), present * 8);
+      decodedInPlace = true;
       return;
     }
     double[] entries = source == Source.IDS ? dictionaryEntries.doubles() : null;

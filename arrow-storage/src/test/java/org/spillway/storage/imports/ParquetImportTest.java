@@ -618,6 +618,36 @@ class ParquetImportTest {
         || e.getMessage().contains("decode"), e.getMessage());
   }
 
+  /**
+   * A page whose dictionary ids point past the dictionary fails the import with the column and the id, and leaves no
+   * table: the ids' width byte of a page of 64 ids alternating between two entries (width 1: a bit-packed run of 8
+   * groups, header 0x11, bytes 0xAA) is raised to 8, so that the page's bytes read as ids of 170 and 0.
+   */
+  @Test
+  void dictionaryIdOutsideTheDictionaryFailsWithoutHalfTable() throws IOException {
+    Path file = ParquetTestFiles.write(dir.resolve("ids.parquet"), "message m { required binary s (STRING); }",
+        new ParquetTestFiles.Layout(CompressionCodecName.UNCOMPRESSED, true, 1000), 64,
+        (i, row) -> row.add("s", i % 2 == 0 ? "a" : "b"), false);
+    byte[] bytes = Files.readAllBytes(file);
+    byte[] ids = {1, 0x11, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA,
+        (byte) 0xAA, (byte) 0xAA};
+    int at = indexOf(bytes, ids);
+    assertTrue(at >= 0, "the page's ids as expected");
+    bytes[at] = 8;
+    Files.write(file, bytes);
+    StorageException e = assertFailsWithoutTable(List.of(file), file + ": row group 0: column s: ");
+    assertTrue(e.getMessage().contains("dictionary id 170 outside the 2 entries of column s"), e.getMessage());
+  }
+
+  private static int indexOf(byte[] bytes, byte[] part) {
+    for (int i = 0; i + part.length <= bytes.length; i++) {
+      if (Arrays.equals(bytes, i, i + part.length, part, 0, part.length)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   private StorageException assertFailsWithoutTable(List<Path> files, String messagePrefix) throws IOException {
     Path data = dir.resolve("data");
     try (Catalog catalog = Catalog.create(data)) {

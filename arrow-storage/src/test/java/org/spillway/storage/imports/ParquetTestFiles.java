@@ -42,6 +42,15 @@ final class ParquetTestFiles {
    */
   static Path write(Path file, String schema, Layout layout, int rows, BiConsumer<Integer, Group> fill)
       throws IOException {
+    return write(file, schema, layout, rows, fill, true);
+  }
+
+  /**
+   * As {@link #write(Path, String, Layout, int, BiConsumer)}, with each page's CRC written or not: a test that
+   * damages a page on purpose, to reach the decoder's own checks, writes none (else the checksum fails first).
+   */
+  static Path write(Path file, String schema, Layout layout, int rows, BiConsumer<Integer, Group> fill,
+      boolean pageChecksums) throws IOException {
     MessageType type = MessageTypeParser.parseMessageType(schema);
     SimpleGroupFactory groups = new SimpleGroupFactory(type);
     ExampleParquetWriter.Builder builder = ExampleParquetWriter.builder()
@@ -52,7 +61,8 @@ final class ParquetTestFiles {
         .withDictionaryEncoding(layout.dictionary())
         .withRowGroupRowCountLimit(layout.rowGroupRows())
         .withPageRowCountLimit(Math.max(1, layout.rowGroupRows() / 3))
-        .withWriterVersion(layout.pagesV2() ? WriterVersion.PARQUET_2_0 : WriterVersion.PARQUET_1_0);
+        .withWriterVersion(layout.pagesV2() ? WriterVersion.PARQUET_2_0 : WriterVersion.PARQUET_1_0)
+        .withPageWriteChecksumEnabled(pageChecksums);
     if (layout.dictionaryPageBytes() > 0) {
       builder.withDictionaryPageSize(layout.dictionaryPageBytes());
     }
