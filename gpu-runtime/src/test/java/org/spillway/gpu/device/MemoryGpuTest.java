@@ -47,7 +47,7 @@ class MemoryGpuTest {
   @Test
   void freedMemoryIsReusedAndGivesWayToTheBudget() {
     CudaDevice device = GpuRuntime.requireDevice();
-    DeviceAllocator allocator = new DeviceAllocator(device, 8 << 20);  // keeps up to an eighth: 1 MiB
+    DeviceAllocator allocator = new DeviceAllocator(device, 8 << 20, 1 << 20);  // keeps up to 1 MiB
     long address;
     try (DeviceBuffer first = allocator.allocate(512 << 10, "first")) {
       address = first.address();
