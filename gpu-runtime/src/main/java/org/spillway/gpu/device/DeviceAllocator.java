@@ -33,8 +33,9 @@ public final class DeviceAllocator {
   private long allocated;
   private long peak;
   private int live;
-  /** Calls of cuMemAlloc (managed too) and cuMemFree so far, and the time spent in them: for traces. */
+  /** Freed device blocks kept for reuse (none unless {@link #POOL_PROPERTY} is set). */
   private final DeviceBlockPool pool;
+  /** Calls of cuMemAlloc (managed too) and cuMemFree so far, blocks reused, and the time spent: for traces. */
   private long allocations;
   private long reuses;
   private long allocationNanos;
@@ -209,6 +210,7 @@ public final class DeviceAllocator {
   private synchronized void reused() {
     reuses++;
   }
+
   private synchronized void counted(boolean allocation, long nanos) {
     if (allocation) {
       allocations++;
@@ -219,7 +221,7 @@ public final class DeviceAllocator {
     }
   }
 
-  /** The driver calls made so far: allocations and frees, and the time spent in each (what a run costs beside its work). */
+  /** The driver calls made so far and the time spent in them: what a run costs beside its work. */
   public synchronized Calls calls() {
     return new Calls(allocations, reuses, allocationNanos, frees, freeNanos);
   }
