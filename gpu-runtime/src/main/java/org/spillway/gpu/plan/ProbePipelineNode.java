@@ -340,7 +340,7 @@ public final class ProbePipelineNode implements PlanNode {
     return tabled;
   }
 
-  /** As above, stopping once {@code cancelled} turns true. */
+  /** {@link #bind(JoinProbe, JoinBuild, NodeOutput, RunContext, long)}, stopping once {@code cancelled} turns true. */
   private static JoinProbe bind(JoinProbe probe, JoinBuild build, NodeOutput rows, RunContext context, long start,
       java.util.function.BooleanSupplier cancelled) {
     context.checkCancelled("before building the hash table of " + build.label());
