@@ -330,13 +330,27 @@ extern "C" __global__ void columnar_pipeline_join_build(const long long* __restr
 }
 
 // Widens `rows` 32-bit values to 64 bits, sign-extended (as the host's build columns are written): a build column that
-// the GPU column cache holds becomes the 64-bit array a join table is built from without crossing the link again.
+// the GPU column cache holds becomes the 64-bit array a join table is built from without crossing the link again, and
+// one in a table's pinned batches (read through their mapping) crosses it once, at 4 bytes a value.
 extern "C" __global__ void columnar_pipeline_widen(const int* __restrict__ in, long long* __restrict__ out,
                                                    unsigned long long rows) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long r = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; r < rows;
        r += stride) {
     out[r] = in[r];
+  }
+}
+
+// Packs two 32-bit key columns into the 64-bit keys a two-column join probes with (PACK): the high column's bits above
+// the low column's, the low one's not sign-extended into them, as the host packs a build side's keys. Reads the
+// columns where they lie: a table's pinned batches through their mapping, so they cross the link once, 4 bytes a value.
+extern "C" __global__ void columnar_pipeline_pack_keys(const int* __restrict__ high, const int* __restrict__ low,
+                                                       long long* __restrict__ out, unsigned long long rows) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long r = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; r < rows;
+       r += stride) {
+    out[r] = static_cast<long long>(static_cast<unsigned long long>(static_cast<unsigned>(high[r])) << 32
+                                    | static_cast<unsigned>(low[r]));
   }
 }
 

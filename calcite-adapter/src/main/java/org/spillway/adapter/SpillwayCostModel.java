@@ -55,7 +55,10 @@ final class SpillwayCostModel {
   static final double CPU_AGGREGATE_CALL_NANOS_PER_ROW = 6;
   /**
    * Groups beyond which a CPU aggregation's tables outgrow the caches (ASSUMPTION: tens of bytes a group against tens
-   * of MB of last-level cache), so that each row's update misses into memory.
+   * of MB of last-level cache), so that each row's update misses into memory. Counted over every worker's table: each
+   * core aggregates its morsels into a table of its own, which holds most groups where they are spread over the input
+   * (Q13's million customers: its CPU aggregation of orders took 190 ms on the 16-core H100 host, about ten times what
+   * one table's threshold predicted, and auto ran it there on hosts whose calibrated CPU rate came out high).
    */
   static final long CPU_CACHE_GROUPS = 1 << 20;
   /**
@@ -64,6 +67,13 @@ final class SpillwayCostModel {
    * core, where the Q6-shaped rate and the key's share give about 10.
    */
   static final double CPU_AGGREGATE_MISS_NANOS_PER_ROW = 25;
+  /**
+   * ASSUMPTION: how many bytes of numeric columns one byte of plain text costs the CPU backend at its calibrated
+   * (Q6-shaped) rate: it tests a LIKE or an IN list value by value, with a branch per value. TPC-H Q20's LIKE
+   * 'forest%' over the 2 M part names at SF 10 took 7.4 ms on the 16-core hosts where the rate predicted 1.6 ms, and
+   * auto kept it (and Q9's '%green%') on the CPU where the GPU took 2.6 ms.
+   */
+  static final double CPU_TEXT_BYTE_WEIGHT = 4;
   /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /**
@@ -288,8 +298,8 @@ final class SpillwayCostModel {
 
   /**
    * The CPU backend's aggregation work beyond a Q6-shaped pipeline's: every call past the first and every group key,
-   * per selected row, {@link #CPU_AGGREGATE_CALL_NANOS_PER_ROW} each, and a miss into memory per row where more than
-   * {@link #CPU_CACHE_GROUPS} {@code groups} are expected; on all cores.
+   * per selected row, {@link #CPU_AGGREGATE_CALL_NANOS_PER_ROW} each, and a miss into memory per row where the cores'
+   * tables of the {@code groups} expected hold more than {@link #CPU_CACHE_GROUPS}; on all cores.
    */
   double cpuAggregateMillis(Shape shape, List<PipelineStage> stages, long groups) {
     for (PipelineStage stage : stages) {
@@ -297,7 +307,7 @@ final class SpillwayCostModel {
         int extra = Math.max(0, aggregate.calls().size() - 1) + aggregate.groupKeys().length;
         double rows = shape.rows() * Math.min(1, Math.max(0, shape.selectivity()));
         double nanos = extra * CPU_AGGREGATE_CALL_NANOS_PER_ROW
-            + (groups > CPU_CACHE_GROUPS ? CPU_AGGREGATE_MISS_NANOS_PER_ROW : 0);
+            + (groups * Math.max(1, profile.cpuCores()) > CPU_CACHE_GROUPS ? CPU_AGGREGATE_MISS_NANOS_PER_ROW : 0);
         return rows * nanos / Math.max(1, profile.cpuCores()) / 1e6;
       }
     }
@@ -336,11 +346,15 @@ final class SpillwayCostModel {
         || method == TransferMethod.COHERENCE;
   }
 
-  /** The CPU backend reads every column of every row with all cores, at its measured pipeline rate. */
+  /**
+   * The CPU backend reads every column of every row with all cores, at its measured pipeline rate, a byte of plain text
+   * weighing {@link #CPU_TEXT_BYTE_WEIGHT} bytes.
+   */
   double cpuMillis(Shape shape) {
     Double pipeline = profile.cpuPipelineGbPerSecond();
     double rate = pipeline != null && pipeline > 0 ? pipeline : profile.cpuScanGbPerSecond();
-    return shape.bytes() / (rate * 1e9) * 1e3;
+    double bytes = shape.bytes() + (CPU_TEXT_BYTE_WEIGHT - 1) * shape.inPlaceBytes(false);
+    return bytes / (rate * 1e9) * 1e3;
   }
 
   /**

@@ -112,16 +112,32 @@ class SpillwayCostModelTest {
 
   /**
    * Q18's aggregation of lineitem by order: 15 M groups outgrow the caches, and each row's update misses into memory;
-   * a million groups or fewer stay in cache and cost the key's share alone.
+   * so do Q13's million customers, which each of the 16 cores' tables holds; groups that fit the caches in every
+   * core's table cost the key's share alone.
    */
   @Test void groupsBeyondTheCachesCostAMissPerRow() {
     SpillwayCostModel.Shape q18 = q1(SF10_LINEITEM);
     PipelineStage.Aggregate byOrder = new PipelineStage.Aggregate(new int[] {0},
         List.of(new AggCall(AggCall.Kind.SUM0, 1, ExprType.INT64)));
-    double cached = H100.cpuAggregateMillis(q18, List.of(byOrder), SpillwayCostModel.CPU_CACHE_GROUPS);
+    long cores = AssumedGpuSite.h100(true).profile().cpuCores();
+    double cached = H100.cpuAggregateMillis(q18, List.of(byOrder), SpillwayCostModel.CPU_CACHE_GROUPS / cores);
     double missing = H100.cpuAggregateMillis(q18, List.of(byOrder), 15_000_000);
     assertEquals(cached * (1 + SpillwayCostModel.CPU_AGGREGATE_MISS_NANOS_PER_ROW
         / SpillwayCostModel.CPU_AGGREGATE_CALL_NANOS_PER_ROW), missing, 1e-6);
+    assertEquals(missing, H100.cpuAggregateMillis(q18, List.of(byOrder), 1_000_000), 1e-6,
+        "Q13's million customers in each core's table");
+  }
+
+  /** A byte of plain text (a LIKE's operand) weighs more on the CPU backend than a byte of numbers (Q20's part names). */
+  @Test void textWeighsMoreOnTheCpu() {
+    long rows = 2_000_000;
+    SpillwayCostModel.Shape numbers = new SpillwayCostModel.Shape(rows, List.of(new SpillwayCostModel.Column(4, 1),
+        new SpillwayCostModel.Column(33, 1)), 0.01);
+    SpillwayCostModel.Shape names = new SpillwayCostModel.Shape(rows, List.of(new SpillwayCostModel.Column(4, 1),
+        new SpillwayCostModel.Column(33, 1, true)), 0.01);
+    assertEquals(numbers.bytes(), names.bytes());
+    double numeric = H100.cpuMillis(numbers);
+    assertEquals(numeric * (4 + 33 * SpillwayCostModel.CPU_TEXT_BYTE_WEIGHT) / 37, H100.cpuMillis(names), 1e-9);
   }
 
   @Test void lazyBytesFollowTheLineFetchFraction() {

@@ -154,7 +154,8 @@ final class GpuJoinTables implements AutoCloseable {
     GpuScratch.upload(flagBuffer, 0, Pointer.to(flags), 16, "GPU join build flags");
     if (rows > 0) {
       long keyAddress = writer == null ? upload(keys.longs, rows, "build keys") : keyColumns.length == 1
-          ? cachedOrUploaded(build, keyColumns[0], writer, rows, "build keys") : upload(writer, rows, "build keys");
+          ? cachedOrUploaded(build, keyColumns[0], writer, rows, "build keys")
+          : packedOrUploaded(build, keyColumns, writer, rows);
       long validity = keys == null ? 0 : validity(keys);
       long kernelStart = System.nanoTime();
       CudaStream stream = GpuScratch.stream(device);
@@ -367,7 +368,10 @@ final class GpuJoinTables implements AutoCloseable {
     uploadedBytes += rows * 8L;
   }
 
-  /** Bytes of 64-bit build keys and columns uploaded from host memory. */
+  /**
+   * Bytes of build keys and columns uploaded from host memory: 64-bit values written on the host, or a table's values
+   * read from its pinned batches at their own width.
+   */
   long uploadedBytes() {
     return uploadedBytes;
   }
@@ -395,13 +399,65 @@ final class GpuJoinTables implements AutoCloseable {
   /**
    * Device address of column {@code c}'s 64-bit values: made on the GPU from the column cache's copies of the table's
    * batches where the cache holds them all or takes them now (filled from host memory, narrow values as they lie),
-   * else written by {@code writer} and uploaded.
+   * else from the batches themselves where they lie in pinned host memory, else written by {@code writer} and
+   * uploaded.
    */
   private long cachedOrUploaded(IndexedColumns build, int c, IndexedColumns.LongWriter writer, int rows, String what) {
-    List<IndexedColumns.HeldValues> held = session == null ? null : build.heldValues(c);
+    List<IndexedColumns.HeldValues> held = build.heldValues(c);
     long address = keptColumn(held, rows, what);
     address = address != 0 ? address : session == null ? 0 : fromCache(held, rows, what);
+    address = address != 0 ? address : fromPinned(held, rows, what);
     return address != 0 ? address : upload(writer, rows, what);
+  }
+
+  /**
+   * Device address of column values made from a table's batches in pinned host memory ({@link PinnedRegions}), or 0
+   * where they lie elsewhere (or {@link PinnedRegions#PROPERTY} is false).
+   */
+  private long fromPinned(List<IndexedColumns.HeldValues> held, int rows, String what) {
+    long[] mapped = PinnedRegions.ENABLED && rows > 0 && covers(held, rows) ? PinnedRegions.mapped(device, held) : null;
+    if (mapped == null) {
+      return 0;
+    }
+    DeviceBuffer out = allocate(rows * 8L, "GPU " + what);
+    long start = System.nanoTime();
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      PinnedRegions.widen(device, kernels, held, mapped, out.address(), stream);
+    } finally {
+      stream.synchronize();
+      GpuScratch.release(device, stream);
+    }
+    uploadNanos += System.nanoTime() - start;
+    uploadedBytes += PinnedRegions.bytes(held);
+    return out.address();
+  }
+
+  /**
+   * Device address of a two-column key: packed on the GPU from a table's 4-byte columns in pinned host memory, else
+   * packed on the host by {@code writer} and uploaded.
+   */
+  private long packedOrUploaded(IndexedColumns build, int[] keyColumns, IndexedColumns.LongWriter writer, int rows) {
+    List<IndexedColumns.HeldValues> high = build.heldValues(keyColumns[0]);
+    List<IndexedColumns.HeldValues> low = build.heldValues(keyColumns[1]);
+    boolean onGpu = PinnedRegions.ENABLED && PinnedRegions.packable(high, low) && covers(high, rows);
+    long[] mappedHigh = onGpu ? PinnedRegions.mapped(device, high) : null;
+    long[] mappedLow = mappedHigh != null ? PinnedRegions.mapped(device, low) : null;
+    if (mappedLow == null) {
+      return upload(writer, rows, "build keys");
+    }
+    DeviceBuffer out = allocate(rows * 8L, "GPU build keys");
+    long start = System.nanoTime();
+    CudaStream stream = GpuScratch.stream(device);
+    try {
+      PinnedRegions.pack(device, kernels, high, mappedHigh, mappedLow, out.address(), stream);
+    } finally {
+      stream.synchronize();
+      GpuScratch.release(device, stream);
+    }
+    uploadNanos += System.nanoTime() - start;
+    uploadedBytes += PinnedRegions.bytes(high) + PinnedRegions.bytes(low);
+    return out.address();
   }
 
   /**

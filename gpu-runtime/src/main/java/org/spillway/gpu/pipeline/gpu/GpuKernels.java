@@ -19,6 +19,7 @@ final class GpuKernels {
   final CudaKernel rowsGather;
   final CudaKernel joinBuild;
   final CudaKernel widen;
+  final CudaKernel packKeys;
   final CudaKernel compact;
   final CudaKernel selectionBranching;
   final CudaKernel selectionPredication;
@@ -30,6 +31,7 @@ final class GpuKernels {
     this.grouped = module.kernel("columnar_pipeline_grouped");
     this.joinBuild = module.kernel("columnar_pipeline_join_build");
     this.widen = module.kernel("columnar_pipeline_widen");
+    this.packKeys = module.kernel("columnar_pipeline_pack_keys");
     this.compact = module.kernel("columnar_pipeline_compact");
     CudaModule rowsModule = device.module(ROWS_MODULE);
     this.rows = rowsModule.kernel("columnar_pipeline_rows");

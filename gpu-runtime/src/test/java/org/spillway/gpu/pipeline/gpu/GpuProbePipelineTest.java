@@ -556,6 +556,33 @@ class GpuProbePipelineTest {
     }
   }
 
+  /**
+   * A build side held in a table's pinned Arrow batches, without a column cache: its key, payload and day columns are
+   * made on the GPU from the batches (copied, or widened from 4 bytes a day) instead of being written as 64-bit values
+   * on the host and uploaded, and every probe kind gives the CPU backend's rows.
+   */
+  @Test void buildColumnsOfPinnedBatchesAreMadeOnTheGpu() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    CudaDevice device = GpuRuntime.requireDevice();
+    for (int k = 0; k < 4; k++) {  // the kinds that end in rows (a marking probe ends its pipeline)
+      JoinProbe.Kind kind = JoinProbe.Kind.values()[k];
+      Build rows = build(random, 3000, true, false);
+      IndexedColumns held = held(rows, new int[] {1200, 0, 1, 1799});
+      List<PipelineStage> stages = stages(kind, false, random.nextBoolean(), random);
+      List<SourceBatch> batches = List.of(probe(random, 4000, true), probe(random, 900, false));
+      String where = "seed " + seed + ", " + kind + ", " + stages;
+      List<Object[]> expected = RandomBatches.rowsOf(bound(stages, List.of(rows)).run(batches, 2, () -> false));
+      GpuColumnarPipeline gpu = new GpuColumnarPipeline(PROBE, stages);
+      List<ColumnBatch> out = gpu.run(device, TransferMethod.PINNED_COPY, batches, List.of(held),
+          stop -> bound(stages, List.of(held)), 2, () -> false);
+      assertNull(gpu.lastFallback(), where);
+      RandomBatches.assertSameRows(expected, RandomBatches.rowsOf(out), where);
+      long uploaded = gpu.lastJoinUploadedBytes();
+      assertTrue(uploaded >= 3000L * 8 && uploaded <= 3000L * 20, where + ": " + gpu.lastJoinTiming());
+    }
+  }
+
   /** {@code rows} as a table's Arrow batches of the given sizes (their sum): 8-byte key and payload, 4-byte days. */
   private IndexedColumns held(Build rows, int[] batchRows) {
     List<List<FieldVector>> columns = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
