@@ -14,6 +14,7 @@ import java.util.Random;
 import jcuda.Pointer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -64,9 +65,9 @@ class PinnedRegionsGpuTest {
     int from = 0;
     for (int n : batchRows) {
       boolean eightBytes = random.nextBoolean();  // a column of mixed widths widens each batch as it is
-      wideHeld.add(eightBytes ? longs(random, n, wide, from) : ints(random, n, wide, from));
-      highHeld.add(ints(random, n, high, from));
-      lowHeld.add(ints(random, n, low, from));
+      wideHeld.add(batch(random, n, eightBytes, wide, from));
+      highHeld.add(batch(random, n, false, high, from));
+      lowHeld.add(batch(random, n, false, low, from));
       from += n;
     }
     long[] packed = new long[rows];
@@ -112,30 +113,23 @@ class PinnedRegionsGpuTest {
     }
   }
 
-  private HeldValues ints(Random random, int n, long[] expected, int from) {
-    IntVector v = new IntVector("i", pinned);
+  /** A batch of {@code n} random values of 8 or 4 bytes in pinned memory, which {@code expected} gets from {@code from}. */
+  private HeldValues batch(Random random, int n, boolean eightBytes, long[] expected, int from) {
+    BaseFixedWidthVector v = eightBytes ? new BigIntVector("l", pinned) : new IntVector("i", pinned);
     vectors.add(v);
-    v.allocateNew(Math.max(1, n));
+    v.setInitialCapacity(Math.max(1, n));
+    v.allocateNew();
     for (int r = 0; r < n; r++) {
-      int x = random.nextInt();
-      v.set(r, x);
+      long x = eightBytes ? random.nextLong() : random.nextInt();
+      if (eightBytes) {
+        ((BigIntVector) v).set(r, x);
+      } else {
+        ((IntVector) v).set(r, (int) x);
+      }
       expected[from + r] = x;
     }
     v.setValueCount(n);
-    return new HeldValues(v.getDataBuffer(), v.getDataBuffer().memoryAddress(), 4, n);
-  }
-
-  private HeldValues longs(Random random, int n, long[] expected, int from) {
-    BigIntVector v = new BigIntVector("l", pinned);
-    vectors.add(v);
-    v.allocateNew(Math.max(1, n));
-    for (int r = 0; r < n; r++) {
-      long x = random.nextLong();
-      v.set(r, x);
-      expected[from + r] = x;
-    }
-    v.setValueCount(n);
-    return new HeldValues(v.getDataBuffer(), v.getDataBuffer().memoryAddress(), 8, n);
+    return new HeldValues(v.getDataBuffer(), v.getDataBuffer().memoryAddress(), eightBytes ? 8 : 4, n);
   }
 
   private static long[] readBack(DeviceBuffer buffer, int rows) {
