@@ -82,6 +82,16 @@ public final class Utf8LikeMatcher {
     return longest;
   }
 
+  /**
+   * Whether the pattern starts with literal text (no leading {@code %} or {@code _}), as {@code 'forest%'} and
+   * {@code 'PROMO%'} do: a value's first bytes settle most mismatches, so matching each value costs less than
+   * searching all the values' bytes for {@link #requiredLiteral} first.
+   */
+  public boolean startsWithLiteral() {
+    Segment first = segments[0];
+    return first.skips()[0] == 0 && first.literals().length > 0;
+  }
+
   /** Whether the {@code length} UTF-8 bytes at {@code address} match. */
   public boolean matches(long address, int length) {
     long end = address + length;

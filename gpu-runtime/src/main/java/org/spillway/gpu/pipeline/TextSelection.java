@@ -94,10 +94,11 @@ final class TextSelection {
     long data = text.getDataBuffer().memoryAddress();
     int[] positions = s.positions;
     int flip = negated ? 1 : 0;
-    ByteSearch required = like == null || !denseRows(rows, count) ? null : like.requiredLiteral();
+    ByteSearch required = like == null || like.startsWithLiteral() || !denseRows(rows, count) ? null
+        : like.requiredLiteral();
     // The rows ascend, so their bytes do too: one forward search through them finds each row's first occurrence
     // of the literal every match holds (the search resumes where the last one stopped), and only rows holding it
-    // go through the whole pattern.
+    // go through the whole pattern. A pattern that starts with literal text tests each row's first bytes instead.
     long to = required == null ? 0 : data + MemoryUtil.getInt(offsets + ((long) (last + 1) << 2));
     long next = Long.MIN_VALUE;  // the next occurrence's address; -1: none up to the last row's end
     int kept = 0;

@@ -50,6 +50,18 @@ public class Utf8LikeMatcherTest {
     }
   }
 
+  /** Patterns that start with literal text (the selection tests their first bytes, not a search through all). */
+  @Test void startsWithLiteralWhereNoWildcardLeads() {
+    for (String pattern : new String[] {"forest%", "PROMO%", "abc", "a%b", "a_", "MEDIUM POLISHED%"}) {
+      org.junit.jupiter.api.Assertions.assertTrue(Utf8LikeMatcher.compile(pattern, null).startsWithLiteral(), pattern);
+    }
+    for (String pattern : new String[] {"%green%", "%BRASS", "_a%", "", "%", "__"}) {
+      org.junit.jupiter.api.Assertions.assertFalse(Utf8LikeMatcher.compile(pattern, null).startsWithLiteral(), pattern);
+    }
+    org.junit.jupiter.api.Assertions.assertTrue(Utf8LikeMatcher.compile("!%x%", "!").startsWithLiteral(),
+        "an escaped % is literal text");
+  }
+
   @Test void shapesAndCorners() {
     String[][] cases = {
         {"%aa%aa%", "aaa"}, {"%aa%aa%", "aaaa"}, {"%aa%aa%", "aabaa"}, {"", ""}, {"", "a"}, {"%", ""},
