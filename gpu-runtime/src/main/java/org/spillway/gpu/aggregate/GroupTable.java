@@ -12,8 +12,14 @@ import java.util.Arrays;
  * dense; the first keys too sparse for that move the table to hashing for good.
  */
 final class GroupTable {
-  /** Largest cross product of key ranges that the dense fast path caches (ints, so 256 KiB). */
+  /** Largest cross product of key ranges that the dense fast path caches for any morsel (ints, so 256 KiB). */
   private static final long MAX_DENSE = 1 << 16;
+  /**
+   * Largest for a morsel of at least a quarter as many rows, whose hashing costs more than filling the cache (ints, 1
+   * MiB, within a core's L2 cache on the GPU hosts): Q16's regrouping of the GPU's groups by brand, type and size spans
+   * 26 x 151 x 48 slots, and hashing its three-word keys took 3-4 times as long on one thread.
+   */
+  private static final long MAX_DENSE_LARGE = 1 << 18;
 
   private final int width;
   /** Whether the table takes lookups (a copy in partition order takes none). */
@@ -251,6 +257,7 @@ final class GroupTable {
    * its group, so the hash table is probed once per distinct key instead of once per row.
    */
   private boolean findDense(ColumnVector[] keyColumns, int n, int[] groupOut) {
+    long limit = Math.max(MAX_DENSE, Math.min(MAX_DENSE_LARGE, 4L * n));
     int k = keyColumns.length;
     long[] mins = new long[k];
     long[] strides = new long[k];
@@ -272,7 +279,7 @@ final class GroupTable {
       if (min > max) {
         min = max = 0;
       }
-      if (max - min > MAX_DENSE || max - min < 0) {
+      if (max - min > limit || max - min < 0) {
         return false;
       }
       long span = max - min + 2;  // one more slot for NULL
@@ -280,7 +287,7 @@ final class GroupTable {
       nullSlots[c] = span - 1;
       strides[c] = product;
       product *= span;
-      if (product > MAX_DENSE) {
+      if (product > limit) {
         return false;
       }
     }

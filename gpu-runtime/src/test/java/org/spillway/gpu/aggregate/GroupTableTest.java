@@ -89,11 +89,22 @@ class GroupTableTest {
    * keys in the order first seen, NULLs included.
    */
   @Test void theDenseCacheCarriesOverWhileTheRangesStay() {
+    denseCacheCarriesOver(new long[] {24, 145, 8}, 4000);
+  }
+
+  /**
+   * As above over Q16's whole ranges (brand, type and the eight sizes between 3 and 49: a cross product of about 190,000
+   * keys), which morsels of 50,000 rows or more take on the dense path.
+   */
+  @Test void wideRangesOfLargeMorselsTakeTheDenseCacheToo() {
+    denseCacheCarriesOver(new long[] {24, 150, 47}, 50_000);
+  }
+
+  private static void denseCacheCarriesOver(long[] spans, int rows) {
     long seed = System.nanoTime();
     Random random = new Random(seed);
     GroupTable table = new GroupTable(3);
     Map<List<Long>, Integer> reference = new HashMap<>();
-    long[] spans = {24, 145, 8};
     for (int morsel = 0; morsel < 9; morsel++) {
       if (morsel == 6) {
         table.clear();
@@ -102,7 +113,7 @@ class GroupTableTest {
       // the same ranges, except morsels 3 (one column wider) and 4 (shifted); every value in each morsel's range
       long shift = morsel == 4 ? 3 : 0;
       long wider = morsel == 3 ? 5 : 0;
-      int n = 4000 + random.nextInt(2000);
+      int n = rows + random.nextInt(rows / 2);
       ColumnVector[] keys = new ColumnVector[3];
       long[][] values = new long[3][n];
       boolean[] nulls = new boolean[n];
