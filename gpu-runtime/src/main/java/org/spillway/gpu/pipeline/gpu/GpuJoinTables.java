@@ -419,18 +419,8 @@ final class GpuJoinTables implements AutoCloseable {
     if (mapped == null) {
       return 0;
     }
-    DeviceBuffer out = allocate(rows * 8L, "GPU " + what);
-    long start = System.nanoTime();
-    CudaStream stream = GpuScratch.stream(device);
-    try {
-      PinnedRegions.widen(device, kernels, held, mapped, out.address(), stream);
-    } finally {
-      stream.synchronize();
-      GpuScratch.release(device, stream);
-    }
-    uploadNanos += System.nanoTime() - start;
-    uploadedBytes += PinnedRegions.bytes(held);
-    return out.address();
+    return madeOnDevice(rows, what, PinnedRegions.bytes(held),
+        (target, stream) -> PinnedRegions.widen(device, kernels, held, mapped, target, stream));
   }
 
   /**
@@ -446,17 +436,31 @@ final class GpuJoinTables implements AutoCloseable {
     if (mappedLow == null) {
       return upload(writer, rows, "build keys");
     }
-    DeviceBuffer out = allocate(rows * 8L, "GPU build keys");
+    return madeOnDevice(rows, "build keys", PinnedRegions.bytes(high) + PinnedRegions.bytes(low),
+        (target, stream) -> PinnedRegions.pack(device, kernels, high, mappedHigh, mappedLow, target, stream));
+  }
+
+  /** Writes {@code rows} 64-bit values at a device address on a stream. */
+  private interface DeviceWrite {
+    void write(long target, CudaStream stream);
+  }
+
+  /**
+   * Device address of {@code rows} 64-bit values that {@code write} makes on a stream, counted as an upload of
+   * {@code hostBytes} (what it read from host memory).
+   */
+  private long madeOnDevice(int rows, String what, long hostBytes, DeviceWrite write) {
+    DeviceBuffer out = allocate(rows * 8L, "GPU " + what);
     long start = System.nanoTime();
     CudaStream stream = GpuScratch.stream(device);
     try {
-      PinnedRegions.pack(device, kernels, high, mappedHigh, mappedLow, out.address(), stream);
+      write.write(out.address(), stream);
     } finally {
       stream.synchronize();
       GpuScratch.release(device, stream);
     }
     uploadNanos += System.nanoTime() - start;
-    uploadedBytes += PinnedRegions.bytes(high) + PinnedRegions.bytes(low);
+    uploadedBytes += hostBytes;
     return out.address();
   }
 
