@@ -23,6 +23,8 @@ import java.util.stream.IntStream;
 public final class ColumnSort {
   /** Rows below which one thread sorts: splitting would cost more than it saves. */
   static final int PARALLEL_ROWS = 1 << 13;
+  /** Rows up to which a sort by one key of the long lane is a radix sort on one thread ({@link RadixOrder}). */
+  static final int RADIX_ROWS = 1 << 17;
   /** Runs shorter than this are sorted by insertion. */
   private static final int INSERTION_ROWS = 24;
 
@@ -105,6 +107,10 @@ public final class ColumnSort {
   /** The ids of the first {@code limit} rows in sorted order. */
   int[] order(ColumnVector[] columns, int n, int limit, int threads, BooleanSupplier cancelled) {
     RowComparator comparator = new RowComparator(columns, keys);
+    if (keys.size() == 1 && n <= RADIX_ROWS && RadixOrder.sorts(comparator.keyColumn(0))) {
+      int[] all = RadixOrder.order(comparator.keyColumn(0), keys.get(0), n);
+      return limit < n ? Arrays.copyOf(all, limit) : all;
+    }
     int workers = n < PARALLEL_ROWS ? 1 : Math.max(1, Math.min(threads, n / (PARALLEL_ROWS / 2)));
     int[][] runs = new int[workers][];
     IntStream parts = IntStream.range(0, workers);

@@ -11,6 +11,8 @@ import java.util.List;
  * stable and its result does not depend on how the rows were split among workers.
  */
 final class RowComparator {
+  private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+  private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
   private final ColumnVector[] columns;
   private final SortKey[] keys;
 
@@ -40,13 +42,19 @@ final class RowComparator {
       if (column.isNull(r)) {
         continue;
       }
-      BigDecimal value = ((BigDecimal) column.objects[r]).setScale(scale);  // exact: no scale is larger
-      if (value.unscaledValue().bitLength() > 63) {
+      // exact: no scale is larger; moving the point keeps a value that fits 64 bits compact (no BigInteger made)
+      BigDecimal unscaled = ((BigDecimal) column.objects[r]).setScale(scale).movePointRight(scale);
+      if (unscaled.compareTo(LONG_MIN) < 0 || unscaled.compareTo(LONG_MAX) > 0) {
         return column;
       }
-      values[r] = value.unscaledValue().longValue();
+      values[r] = unscaled.longValue();
     }
     return ColumnVector.ofLongs(ExprType.INT64, values, column.nulls, column.size);
+  }
+
+  /** Key {@code k}'s column as compared: a BIG_DECIMAL key's values unscaled to longs where they fit. */
+  ColumnVector keyColumn(int k) {
+    return columns[k];
   }
 
   /** Negative, zero or positive as row {@code a} sorts before, with or after row {@code b}. */

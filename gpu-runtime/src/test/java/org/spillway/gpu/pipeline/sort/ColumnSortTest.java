@@ -35,6 +35,47 @@ class ColumnSortTest {
     }
   }
 
+  /**
+   * One key of the long lane (the radix sort's case): values over the whole 64-bit range (the extremes, negatives,
+   * values equal but in one byte) and many ties, with and without NULLs, each direction and NULL placement, with and
+   * without a fetch, up to and past {@link ColumnSort#RADIX_ROWS}; and BIG_DECIMAL keys, which sort as their unscaled
+   * longs.
+   */
+  @Test void oneKeyOfTheLongLaneSortsAsTheComparatorDoes() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<ExprType> types = List.of(ExprType.INT64, ExprType.BIG_DECIMAL, ExprType.INT32);
+    for (int round = 0; round < 24; round++) {
+      int rows = round == 0 ? ColumnSort.RADIX_ROWS + 1 + random.nextInt(100) : random.nextInt(round < 12 ? 50 : 20_000);
+      long[] pick = {Long.MIN_VALUE, Long.MAX_VALUE, -1, 0, 1, 1L << 40, -(1L << 40), 255, 256};
+      boolean nulls = random.nextBoolean();
+      long[] wide = new long[rows];
+      Object[] decimals = new Object[rows];
+      long[] payload = new long[rows];
+      boolean[] nullFlags = nulls ? new boolean[rows] : null;
+      for (int r = 0; r < rows; r++) {
+        wide[r] = random.nextInt(3) == 0 ? pick[random.nextInt(pick.length)]
+            : random.nextBoolean() ? random.nextLong() : random.nextInt(50);
+        decimals[r] = BigDecimal.valueOf(random.nextInt(2000) - 1000, random.nextInt(3));
+        payload[r] = r;
+        if (nulls && random.nextInt(7) == 0) {
+          nullFlags[r] = true;
+          decimals[r] = null;
+        }
+      }
+      ColumnBatch batch = new ColumnBatch(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, wide, nullFlags, rows),
+          ColumnVector.ofObjects(ExprType.BIG_DECIMAL, decimals, nullFlags, rows),
+          ColumnVector.ofLongs(ExprType.INT32, payload, null, rows)}, rows);
+      SortKey key = new SortKey(random.nextInt(2), random.nextBoolean(), random.nextBoolean());
+      long fetch = random.nextBoolean() ? random.nextInt(30) : -1;
+      List<List<Object>> expected = new ArrayList<>(rows(List.of(batch)));
+      expected.sort(reference(List.of(key)));
+      expected = expected.subList(0, fetch < 0 ? rows : (int) Math.min(rows, fetch));
+      List<ColumnBatch> out = new ColumnSort(types, List.of(key), 0, fetch).run(List.of(batch), 4, () -> false);
+      assertEquals(expected, rows(out), "seed " + seed + ", round " + round + ", " + key + ", fetch " + fetch);
+    }
+  }
+
   @Test void topNOfManyRowsKeepsTheBestInOrder() {
     Random random = new Random(3);
     List<ColumnBatch> input = batches(random, 2 * ColumnSort.PARALLEL_ROWS, 2);
