@@ -17,7 +17,8 @@ import java.util.stream.IntStream;
  * into a permutation of row ids, then gathers every column once at the ids of the rows kept. Large inputs are
  * split among workers, each of which sorts its rows into a run (a merge sort; with a fetch, a bounded heap of the
  * best {@code offset + fetch} rows, the top-N), and the runs are merged pairwise; small inputs are sorted on one
- * thread. Ties keep the input order (the comparator's last key is the row id), so the result does not depend on
+ * thread, and inputs of up to {@link #RADIX_ROWS} rows with one key of the long lane by a radix sort
+ * ({@link RadixOrder}). Ties keep the input order (the comparator's last key is the row id), so the result does not depend on
  * the number of workers.
  */
 public final class ColumnSort {
