@@ -2,7 +2,6 @@ package org.spillway.gpu.pipeline.sort;
 
 import java.util.Arrays;
 import org.spillway.gpu.vector.ColumnVector;
-import org.spillway.gpu.vector.ExprType;
 
 /**
  * The order of rows by one key of the long lane (integers, dates, dictionary codes, decimals unscaled to 64 bits): an
@@ -15,11 +14,9 @@ import org.spillway.gpu.vector.ExprType;
 final class RadixOrder {
   private RadixOrder() {}
 
-  /** Whether {@link #order} sorts by this key column: one in the long lane. */
+  /** Whether {@link #order} sorts by this key column: one in the long lane (FLOAT64, TEXT and BIG_DECIMAL are not). */
   static boolean sorts(ColumnVector key) {
-    ExprType.Kind kind = key.type.kind();
-    return key.longs != null && kind != ExprType.Kind.FLOAT64 && kind != ExprType.Kind.TEXT
-        && kind != ExprType.Kind.BIG_DECIMAL;
+    return key.longs != null;
   }
 
   /** Row ids {@code 0 .. n-1} in the order of {@code key} (a column {@link #sorts} takes) under {@code sortKey}. */
