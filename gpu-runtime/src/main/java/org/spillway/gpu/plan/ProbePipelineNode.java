@@ -273,9 +273,9 @@ public final class ProbePipelineNode implements PlanNode {
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
         : String.format(", %.1f MB of join tables built in GPU memory in %.1f ms (%s), %.3f GB streamed in %.1f ms"
-            + " (%.1f GB/s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
-            pipeline.lastJoinTiming(), stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9,
-            stats.kernel());
+            + " (%.1f GB/s; %s), %.3f GB returned, %s", pipeline.lastJoinBytes() / 1e6, pipeline.lastJoinNanos() / 1e6,
+            pipeline.lastJoinTiming(), stats.bytes() / 1e9, stats.nanos() / 1e6, stats.gigabytesPerSecond(),
+            stats.phases(), stats.returnedBytes() / 1e9, stats.kernel());
     RunContext.trace("gpu pipeline with %d join probes over %s (%s): %.1f ms after build sides of %.1f ms%s%s, %s",
         probeStages.size(), table.name(), gpu.method().label(), (System.nanoTime() - built) / 1e6,
         (built - start) / 1e6, detail, ScanPipelineNode.shareOf(pipeline), device.allocator().calls().since(calls));

@@ -133,8 +133,9 @@ public final class ScanPipelineNode implements PlanNode {
   private void traceGpu(long nanos, String calls) {
     GpuColumnarPipeline.RunStats stats = pipeline.lastRun();
     String detail = pipeline.lastFallback() != null ? ", ran on the CPU: " + pipeline.lastFallback()
-        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s), %.3f GB returned, %s", stats.bytes() / 1e9,
-            stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.returnedBytes() / 1e9, stats.kernel());
+        : String.format(", %.3f GB streamed in %.1f ms (%.1f GB/s; %s), %.3f GB returned, %s", stats.bytes() / 1e9,
+            stats.nanos() / 1e6, stats.gigabytesPerSecond(), stats.phases(), stats.returnedBytes() / 1e9,
+            stats.kernel());
     RunContext.trace("gpu pipeline over %s (%s): %.1f ms%s%s, %s", table, method.label(), nanos / 1e6, detail,
         shareOf(pipeline), calls);
   }

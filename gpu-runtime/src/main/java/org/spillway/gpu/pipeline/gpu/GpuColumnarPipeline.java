@@ -325,13 +325,28 @@ public final class GpuColumnarPipeline {
    * aggregate state read of an aggregating one.
    */
   public record RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos,
-      long returnedBytes) {
+      long returnedBytes, long prepareNanos, long finishNanos) {
     public RunStats(long nanos, long bytes) {
       this(nanos, bytes, 0, "", nanos, -1, 0);
     }
 
     public RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos) {
       this(nanos, bytes, cachedBytes, kernel, wallNanos, kernelNanos, 0);
+    }
+
+    public RunStats(long nanos, long bytes, long cachedBytes, String kernel, long wallNanos, long kernelNanos,
+        long returnedBytes) {
+      this(nanos, bytes, cachedBytes, kernel, wallNanos, kernelNanos, returnedBytes, -1, -1);
+    }
+
+    /**
+     * Where the run's time went beside the stream, for traces: before it and after it in the pass (-1: not timed),
+     * and the rest of the run (join tables, the batches' buffers, the CPU's share).
+     */
+    public String phases() {
+      String pass = prepareNanos < 0 ? "" : String.format("%.1f ms before the stream and %.1f after it, ",
+          prepareNanos / 1e6, finishNanos / 1e6);
+      return String.format("%s%.1f ms in the pipeline's run", pass, wallNanos / 1e6);
     }
 
     /** Gigabytes (10^9 bytes) per second over the link to the GPU. */
@@ -602,7 +617,7 @@ public final class GpuColumnarPipeline {
             });
         lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims),
             outcome.cachedBytes(), pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(),
-            outcome.stateBytes());
+            outcome.stateBytes(), outcome.prepareNanos(), outcome.finishNanos());
         if (outcome.result() != null) {
           return new ColumnarPipeline.Partial(null, outcome.result());
         }

@@ -30,8 +30,12 @@ final class GpuPass {
    * The result (null when the hash table was too small), the pass's time, its bytes by origin, the time of
    * the one kernel over resident batches (-1 when streamed) and the bytes of aggregate state read back.
    */
+  /**
+   * A pass's result (null: the table overflowed), its streaming time ({@code nanos}) and what came before it (program
+   * upload, aggregate state) and after it (the header, compaction, reading the groups back) on the host's clock.
+   */
   record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos,
-      long stateBytes) {}
+      long stateBytes, long prepareNanos, long finishNanos) {}
 
   /** Checks the header and reads the result of a pass whose table did not overflow. */
   @FunctionalInterface
@@ -166,6 +170,7 @@ final class GpuPass {
   Outcome run(long capacity, int callCount, List<GpuBatchStreamer.BatchBuffers> batches,
       GpuColumnCache.Entry[][] resident, GpuColumnCache.Session session, GpuBatchStreamer streamer, long chunkRows,
       BooleanSupplier cancelled, Finisher finisher) {
+    long entered = System.nanoTime();
     List<DeviceBuffer> borrowed = new ArrayList<>();
     CudaStream control = GpuScratch.stream(device);
     try {
@@ -195,7 +200,8 @@ final class GpuPass {
       long[] header = state.header();
       boolean full = capacity > 0 && ((header[0] >>> 32) == GpuAggregateState.ERR_TABLE_FULL || header[1] * 2 > capacity);
       if (full) {
-        return new Outcome(null, nanos, traffic[0], traffic[1], kernelNanos, 16);
+        return new Outcome(null, nanos, traffic[0], traffic[1], kernelNanos, 16, start - entered,
+            System.nanoTime() - start - nanos);
       }
       long count = Math.max(1, header[1]);  // a compact state of no group keeps one empty slot (0 means global)
       GpuAggregateState groups = capacity > 0 && count < capacity
@@ -205,8 +211,10 @@ final class GpuPass {
         long kept = Math.max(1, groups.header()[1]);
         groups = groups.compact(kernels, kept, borrow(borrowed, GpuAggregateState.bytes(kept, callCount)), control);
       }
-      return new Outcome(finisher.finish(groups, header), nanos, traffic[0], traffic[1], kernelNanos,
-          16 + GpuAggregateState.bytes(groups.capacity(), callCount));
+      ColumnVector[] result = finisher.finish(groups, header);
+      return new Outcome(result, nanos, traffic[0], traffic[1], kernelNanos,
+          16 + GpuAggregateState.bytes(groups.capacity(), callCount), start - entered,
+          System.nanoTime() - start - nanos);
     } finally {
       try {
         control.synchronize();  // nothing may still run on borrowed memory when it is given back

@@ -1,0 +1,17 @@
+package org.spillway.gpu.pipeline.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** What a GPU pipeline's trace says of the time a run spent beside its stream (no GPU needed). */
+class RunStatsTest {
+  @Test void phasesSplitTheRunAroundTheStream() {
+    GpuColumnarPipeline.RunStats aggregated = new GpuColumnarPipeline.RunStats(32_800_000, 2_160_000_000L, 0,
+        "columnar_pipeline_grouped (branching)", 67_800_000, -1, 390_176, 1_200_000, 33_500_000);
+    assertEquals("1.2 ms before the stream and 33.5 after it, 67.8 ms in the pipeline's run", aggregated.phases());
+    GpuColumnarPipeline.RunStats rows = new GpuColumnarPipeline.RunStats(18_500_000, 720_000_000L, 0,
+        "columnar_pipeline_rows (branching)", 20_400_000, -1, 1_000);
+    assertEquals("20.4 ms in the pipeline's run", rows.phases(), "a rows pass times no phases");
+  }
+}
