@@ -28,11 +28,9 @@ final class GpuPass {
 
   /**
    * The result (null when the hash table was too small), the pass's time, its bytes by origin, the time of
-   * the one kernel over resident batches (-1 when streamed) and the bytes of aggregate state read back.
-   */
-  /**
-   * A pass's result (null: the table overflowed), its streaming time ({@code nanos}) and what came before it (program
-   * upload, aggregate state) and after it (the header, compaction, reading the groups back) on the host's clock.
+   * the one kernel over resident batches (-1 when streamed), the bytes of aggregate state read back, and on the host's
+   * clock what came before the stream (program upload, aggregate state) and after it (the header, compaction, reading
+   * the groups back).
    */
   record Outcome(ColumnVector[] result, long nanos, long streamedBytes, long cachedBytes, long kernelNanos,
       long stateBytes, long prepareNanos, long finishNanos) {}
