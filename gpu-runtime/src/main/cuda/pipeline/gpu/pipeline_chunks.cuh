@@ -17,10 +17,15 @@ constexpr int kMaxColumns = 12;
 // offsets at the chunk's first row, and its text word the address of the batch's UTF-8 bytes (both read in
 // place, zero-copy), so row r's string is text[offsets[r] .. offsets[r + 1]); text is null for other columns.
 // 38 words, passed by value for a streamed chunk and as an array in device memory for a table of resident
-// chunks, where first_tile counts the tiles of the chunks before it. GpuChunkTable.java writes the same layout.
+// chunks, where first_tile counts the tiles of the chunks before it; the by-value chunk of a launch over a table
+// carries instead the address of the launch's tile counter (null: static striding; see for_each_tile).
+// GpuChunkTable.java writes the same layout.
 struct ChunkArg {
   unsigned long long rows;
-  unsigned long long first_tile;
+  union {
+    unsigned long long first_tile;
+    unsigned long long* next_tile;
+  };
   const void* column[kMaxColumns];
   const unsigned char* validity[kMaxColumns];
   const unsigned char* text[kMaxColumns];
@@ -39,8 +44,20 @@ __device__ __forceinline__ unsigned long long tiles_of(unsigned long long rows, 
   return (rows + tile_rows - 1) / tile_rows;
 }
 
+// The next global tile of a table this block takes from the launch's counter (every thread gets it): tiles read
+// over the link take unequal times, and a block that claims its next tile when done keeps the multiprocessors busy
+// to the end, where fixed shares leave them waiting on the slowest blocks.
+__device__ __forceinline__ unsigned long long claim_tile(unsigned long long* next_tile) {
+  __shared__ unsigned long long claimed;
+  __syncthreads();  // every thread has read the tile claimed before
+  if (threadIdx.x == 0) claimed = atomicAdd(next_tile, 1ull);
+  __syncthreads();
+  return claimed;
+}
+
 // Calls tile(chunk, first_row) for this block's share of the tiles: of the one chunk (table == nullptr), or
-// of every chunk of the table, block b taking global tiles b, b + gridDim.x, ... in chunk order.
+// of every chunk of the table, block b taking global tiles b, b + gridDim.x, ... in chunk order, or, where
+// the launch has a tile counter (chunk.next_tile), each next tile it claims (increasing, so in chunk order too).
 template <unsigned long long kTileRows, typename Tile>
 __device__ __forceinline__ void for_each_tile(const ChunkArg& chunk, const ChunkArg* __restrict__ table,
                                               long long table_count, unsigned long long table_tiles, Tile tile) {
@@ -50,7 +67,9 @@ __device__ __forceinline__ void for_each_tile(const ChunkArg& chunk, const Chunk
     return;
   }
   long long c = 0;
-  for (unsigned long long t = blockIdx.x; t < table_tiles; t += gridDim.x) {
+  const bool claiming = chunk.next_tile != nullptr;
+  for (unsigned long long t = claiming ? claim_tile(chunk.next_tile) : blockIdx.x; t < table_tiles;
+       t = claiming ? claim_tile(chunk.next_tile) : t + gridDim.x) {
     while (c + 1 < table_count && t >= table[c + 1].first_tile) c++;
     tile(table[c], (t - table[c].first_tile) * kTileRows);
   }

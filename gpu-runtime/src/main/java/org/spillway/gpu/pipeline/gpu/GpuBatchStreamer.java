@@ -1,7 +1,9 @@
 package org.spillway.gpu.pipeline.gpu;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -13,6 +15,7 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.spillway.gpu.device.CudaDevice;
 import org.spillway.gpu.device.CudaStream;
+import org.spillway.gpu.device.HostMemoryKind;
 import org.spillway.gpu.transfer.DeviceChunk;
 import org.spillway.gpu.transfer.HostColumn;
 import org.spillway.gpu.transfer.TransferMethod;
@@ -210,6 +213,75 @@ final class GpuBatchStreamer {
     if (failure != null) {
       throw failure;
     }
+  }
+
+  /**
+   * Batches a launch over mapped tables takes ({@link #mappedTables}): enough tiles that every block of a resident wave
+   * loops over many, few enough that cancellation is seen between launches.
+   */
+  static final int TABLE_BATCHES = Integer.getInteger("spillway.gpu.zeroCopyTableBatches", 64);
+
+  /**
+   * Whether a pass over {@code batches} launches over tables of whole batches read in place instead of a launch per
+   * batch: zero-copy (which reads the batches where they lie, so its chunks cannot join batches), the GPU taking the
+   * whole scan (no claims), nothing of it in the column cache. A launch per batch of 2^17 rows gave each thread one
+   * row: the pass was bound by launches, not by the link (TPC-H Q17's lineitem at SF 10: 458 launches, 40 us each).
+   * {@code -Dspillway.gpu.zeroCopyTables=false} keeps a launch per batch.
+   */
+  boolean mappedTables(GpuColumnCache.Entry[][] resident) {
+    if (method != TransferMethod.ZERO_COPY || claims != null
+        || "false".equalsIgnoreCase(System.getProperty("spillway.gpu.zeroCopyTables"))) {
+      return false;
+    }
+    for (GpuColumnCache.Entry[] entries : resident) {
+      if (!uncached(entries)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The chunk descriptors of whole batches read in place over the link, {@link #TABLE_BATCHES} batches a table, empty
+   * batches left out: each buffer at its mapped device address (text columns are device-visible already).
+   */
+  List<List<long[]>> mappedTables(List<BatchBuffers> batches) {
+    Map<Long, Long> mapped = new HashMap<>();
+    List<List<long[]>> tables = new ArrayList<>();
+    List<long[]> table = new ArrayList<>();
+    for (BatchBuffers batch : batches) {
+      if (batch.rows() == 0) {
+        continue;
+      }
+      table.add(mappedChunk(batch, mapped));
+      if (table.size() == TABLE_BATCHES) {
+        tables.add(table);
+        table = new ArrayList<>();
+      }
+    }
+    if (!table.isEmpty()) {
+      tables.add(table);
+    }
+    return tables;
+  }
+
+  /**
+   * The chunk descriptor of a whole batch read in place: each buffer at its mapped device address ({@code mapped}
+   * remembers the translations of one pass), text columns as they are (device-visible already).
+   */
+  long[] mappedChunk(BatchBuffers batch, Map<Long, Long> mapped) {
+    long[] words = GpuChunkTable.chunk(batch.rows());
+    if (batch.rows() == 0) {
+      return words;  // no tile reads it, and an empty buffer may have no address to translate
+    }
+    GpuChunkTable.text(words, batch.text(), 0);
+    for (int i = 0; i < batch.buffers().length; i++) {
+      if (batch.buffers()[i] != null) {
+        long host = batch.buffers()[i].column().address();
+        words[batch.word(i)] = mapped.computeIfAbsent(host, h -> HostMemoryKind.mappedDeviceAddress(device, h));
+      }
+    }
+    return words;
   }
 
   /** Consecutive batches {@code first .. first + count - 1} that travel as one part. */

@@ -51,6 +51,24 @@ final class GpuChunkTable {
     return words;
   }
 
+  /**
+   * The by-value descriptor of a launch over a table whose blocks claim tiles from the counter at device address
+   * {@code counter} (zero before the launch), or take fixed shares of them where {@code counter} is 0.
+   */
+  static long[] tableLaunch(long counter) {
+    long[] words = chunk(0);
+    words[1] = counter;
+    return words;
+  }
+
+  /**
+   * Whether launches over tables of batches read over the link let their blocks claim tiles (see for_each_tile of
+   * pipeline_chunks.cuh): {@code -Dspillway.gpu.claimTiles=false} gives each block a fixed share.
+   */
+  static boolean claimTiles() {
+    return !"false".equalsIgnoreCase(System.getProperty("spillway.gpu.claimTiles"));
+  }
+
   /** The descriptors of whole batches, laid out one after the other with the tile prefix each kernel walks by. */
   static long[] table(List<long[]> chunks, long tileRows) {
     long[] table = new long[chunks.size() * WORDS];

@@ -2,6 +2,7 @@ package org.spillway.gpu.pipeline.gpu;
 
 import org.spillway.gpu.vector.ColumnVector;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import jcuda.Pointer;
@@ -186,8 +187,11 @@ final class GpuPass {
       long start = System.nanoTime();
       long kernelNanos = -1;
       if (allResident(batches, resident, session)) {
-        kernelNanos = launchOverTable(batches, resident, session, kernel, shared, tileRows, argument, state, control,
-            borrowed);
+        kernelNanos = launchOverTables(List.of(residentChunks(batches, resident, session, control)), false, kernel,
+            shared, tileRows, argument, state, control, borrowed, cancelled);
+      } else if (streamer.mappedTables(resident)) {
+        kernelNanos = launchOverTables(streamer.mappedTables(batches), true, kernel, shared, tileRows, argument,
+            state, control, borrowed, cancelled);
       } else {
         DevicePointer statePointer = state.buffer().pointer();
         streamer.stream(batches, resident, session, chunkRows, (words, stream) -> kernel.launch(
@@ -332,34 +336,52 @@ final class GpuPass {
   }
 
   /**
-   * One launch over a table of every (resident) batch: no transfer, one kernel, one synchronization; returns
-   * the kernel's time by CUDA events.
+   * One launch per table of whole batches (their chunk descriptors), one after the other on {@code control}, each
+   * table in a borrowed buffer that outlives the pass; cancellation is seen between launches; empty tables launch
+   * nothing. The batches are resident in the column cache ({@link #residentChunks}: one table) or read in place over
+   * the link ({@link GpuBatchStreamer#mappedTables}). Returns the kernels' time by CUDA events.
    */
-  private long launchOverTable(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
-      GpuColumnCache.Session session, CudaKernel kernel, int shared, long tileRows, long[] argument,
-      GpuAggregateState state, CudaStream control, List<DeviceBuffer> borrowed) {
-    List<long[]> chunks = new ArrayList<>();
-    for (int b = 0; b < batches.size(); b++) {
-      GpuBatchStreamer.BatchBuffers batch = batches.get(b);
-      if (batch.rows() == 0) {
-        continue;
-      }
-      chunks.add(residentChunk(batch, resident[b], session, control));
-    }
-    if (chunks.isEmpty()) {
+  private long launchOverTables(List<List<long[]>> tables, boolean overLink, CudaKernel kernel, int shared,
+      long tileRows,
+      long[] argument, GpuAggregateState state, CudaStream control, List<DeviceBuffer> borrowed,
+      BooleanSupplier cancelled) {
+    if (tables.stream().allMatch(List::isEmpty)) {
       return 0;
     }
-    long[] table = GpuChunkTable.table(chunks, tileRows);
-    DeviceBuffer tableBuffer = borrow(borrowed, table.length * 8L);
-    GpuScratch.upload(tableBuffer, 0, Pointer.to(table), table.length * 8L, "GPU chunk table");
-    long tiles = GpuChunkTable.tiles(table, tileRows);
     try (CudaEvent start = device.newEvent(true); CudaEvent end = device.newEvent(true)) {
       start.record(control);
-      kernel.launch(blocks(kernel, shared, tiles), GpuColumnarPipeline.blockThreads(), shared, control,
-          GpuChunkTable.chunk(0), tableBuffer.pointer(), (long) chunks.size(), tiles, argument,
-          state.buffer().pointer());
+      for (List<long[]> chunks : tables) {
+        if (cancelled.getAsBoolean()) {
+          throw new java.util.concurrent.CancellationException("query cancelled");
+        }
+        if (chunks.isEmpty()) {
+          continue;
+        }
+        long[] table = GpuChunkTable.table(chunks, tileRows);
+        long tiles = GpuChunkTable.tiles(table, tileRows);
+        boolean claim = overLink && GpuChunkTable.claimTiles();
+        table = Arrays.copyOf(table, table.length + (claim ? 1 : 0));  // the tile counter after the table, zero
+        DeviceBuffer tableBuffer = borrow(borrowed, table.length * 8L);
+        GpuScratch.upload(tableBuffer, 0, Pointer.to(table), table.length * 8L, "GPU chunk table");
+        long[] launch = GpuChunkTable.tableLaunch(claim ? tableBuffer.address() + (table.length - 1) * 8L : 0);
+        kernel.launch(blocks(kernel, shared, tiles), GpuColumnarPipeline.blockThreads(), shared, control, launch,
+            tableBuffer.pointer(), (long) chunks.size(), tiles, argument,
+            state.buffer().pointer());
+      }
       end.record(control);
       return Math.round(end.elapsedMillisSince(start) * 1e6);
     }
+  }
+
+  /** The chunk descriptors of every non-empty batch, all resident, their fills awaited on {@code control}. */
+  private static List<long[]> residentChunks(List<GpuBatchStreamer.BatchBuffers> batches,
+      GpuColumnCache.Entry[][] resident, GpuColumnCache.Session session, CudaStream control) {
+    List<long[]> chunks = new ArrayList<>();
+    for (int b = 0; b < batches.size(); b++) {
+      if (batches.get(b).rows() > 0) {
+        chunks.add(residentChunk(batches.get(b), resident[b], session, control));
+      }
+    }
+    return chunks;
   }
 }

@@ -121,9 +121,10 @@ final class GpuRowsPass {
       long[] traffic = GpuPass.traffic(batches, resident, session);
       long start = System.nanoTime();
       int shared = GpuPass.textSharedBytes(batches);
-      if (overTables && GpuPass.allResident(batches, resident, session) && fitsTables(batches)) {
-        runOverTables(batches, resident, session, new Outputs(assembler, returned, argument, columns, error, shared),
-            cancelled);
+      boolean cached = GpuPass.allResident(batches, resident, session);
+      if (overTables && (cached || streamer.mappedTables(resident)) && fitsTables(batches)) {
+        runOverTables(batches, resident, session, cached ? null : streamer,
+            new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
       } else {
         streamer.stream(batches, resident, session, staging.capacityRows(),
             () -> new Outputs(assembler, returned, argument, columns, error, shared), cancelled);
@@ -149,13 +150,15 @@ final class GpuRowsPass {
   }
 
   /**
-   * Every batch read in place from the column cache, in groups of consecutive batches whose tiles fill at most one
+   * Every batch read in place from the column cache, or over the link at its mapped addresses ({@code inPlace}, the
+   * zero-copy streamer; null for the cache), in groups of consecutive batches whose tiles fill at most one
    * output buffer: per group one table of the batches' chunk descriptors (each batch starting a tile) and one launch of
    * each kernel, queued on one stream while the copying thread assembles the groups before. A launch per batch would
    * cost more in launches and host round trips than the kernels take over resident columns.
    */
   private void runOverTables(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
-      GpuColumnCache.Session session, Outputs outputs, BooleanSupplier cancelled) {
+      GpuColumnCache.Session session, GpuBatchStreamer inPlace, Outputs outputs, BooleanSupplier cancelled) {
+    java.util.Map<Long, Long> mapped = new java.util.HashMap<>();
     CudaStream stream = GpuScratch.stream(device);
     DeviceBuffer tables = null;
     boolean completed = false;
@@ -173,19 +176,23 @@ final class GpuRowsPass {
           tiles = 0;
         }
         tiles += batchTiles;
-        descriptors.add(GpuPass.residentChunk(batches.get(b), resident[b], session, stream));
+        descriptors.add(inPlace != null ? inPlace.mappedChunk(batches.get(b), mapped)
+            : GpuPass.residentChunk(batches.get(b), resident[b], session, stream));
       }
       if (first < batches.size()) {
         groups.add(new int[] {first, batches.size() - first});
       }
-      long[] all = new long[batches.size() * GpuChunkTable.WORDS];
+      boolean claim = inPlace != null && GpuChunkTable.claimTiles();
+      long[] all = new long[batches.size() * GpuChunkTable.WORDS + (claim ? groups.size() : 0)];  // then counters
       for (int[] g : groups) {  // each group's table counts its tiles from 0
         long[] table = GpuChunkTable.table(descriptors.subList(g[0], g[0] + g[1]), GpuRowsLayout.TILE_ROWS);
         System.arraycopy(table, 0, all, g[0] * GpuChunkTable.WORDS, table.length);
       }
       tables = GpuScratch.acquire(device, Math.max(8, all.length * 8L));
       GpuScratch.upload(tables, 0, Pointer.to(all), all.length * 8L, "GPU chunk tables");
-      for (int[] g : groups) {
+      for (int i = 0; i < groups.size(); i++) {
+        int[] g = groups.get(i);
+        long counter = claim ? tables.address() + (batches.size() * GpuChunkTable.WORDS + i) * 8L : 0;
         if (cancelled.getAsBoolean()) {
           throw new CancellationException("query cancelled");
         }
@@ -195,7 +202,7 @@ final class GpuRowsPass {
           rows += batches.get(b).rows();
         }
         outputs.launchTable(g[0], g[1], rows, tables.address() + g[0] * GpuChunkTable.WORDS * 8L, g[1],
-            GpuChunkTable.tiles(table, GpuRowsLayout.TILE_ROWS), stream);
+            GpuChunkTable.tiles(table, GpuRowsLayout.TILE_ROWS), counter, stream);
       }
       completed = true;
     } finally {
@@ -295,9 +302,11 @@ final class GpuRowsPass {
 
     /**
      * As {@link #launch}, over every row of the {@code batches} consecutive resident batches from {@code batch},
-     * whose {@code tableCount} chunk descriptors of {@code tiles} tiles lie at device address {@code table}.
+     * whose {@code tableCount} chunk descriptors of {@code tiles} tiles lie at device address {@code table}; its
+     * blocks claim tiles from the zeroed counter at device address {@code counter} (0: fixed shares).
      */
-    void launchTable(int batch, int batches, long rows, long table, long tableCount, long tiles, CudaStream stream) {
+    void launchTable(int batch, int batches, long rows, long table, long tableCount, long tiles, long counter,
+        CudaStream stream) {
       if (inFlight.size() >= depth) {
         collect(inFlight.poll());
       }
@@ -309,8 +318,8 @@ final class GpuRowsPass {
       }
       int blocks = GpuPass.blocks(multiprocessors,
           GpuPass.residentPerSm(kernel, GpuColumnarPipeline.BLOCKS_PER_SM, shared), tiles);
-      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, GpuChunkTable.chunk(0), table,
-          tableCount, tiles, argument, stagingArg(out), error);
+      kernel.launch(blocks, GpuColumnarPipeline.blockThreads(), shared, stream, GpuChunkTable.tableLaunch(counter),
+          table, tableCount, tiles, argument, stagingArg(out), error);
       finishLaunch(out, tiles, blocks, stream, launchStart);
     }
 

@@ -100,6 +100,34 @@ class GpuProbePipelineTest {
   }
 
   /**
+   * A zero-copy aggregating pass launches over tables of whole batches read in place (kernel time by CUDA events,
+   * where a launch per batch reports none), a table of at most TABLE_BATCHES batches a launch; the rows equal the CPU
+   * backend's, and equal those of a launch per batch (the property off).
+   */
+  @Test void zeroCopyPassesLaunchOverTablesOfBatches() {
+    Random random = new Random(11);
+    Build build = build(random, 2000, true, true);
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = 0; b < GpuBatchStreamer.TABLE_BATCHES + 3; b++) {
+      batches.add(probe(random, new int[] {0, 1, 256, 5000, 131_072}[random.nextInt(5)], b % 2 == 0));
+    }
+    for (JoinProbe.Kind kind : List.of(JoinProbe.Kind.INNER, JoinProbe.Kind.SEMI, JoinProbe.Kind.ANTI)) {
+      List<PipelineStage> stages = stages(kind, false, true, random);
+      GpuColumnarPipeline tables = new GpuColumnarPipeline(PROBE, stages).withFilterVariant(FilterVariant.BRANCHING);
+      assertMatchesCpu(tables, TransferMethod.ZERO_COPY, batches, List.of(build), stages, kind + " over tables");
+      assertTrue(tables.lastRun().kernelNanos() >= 0, kind + ": launched over tables");
+      System.setProperty("spillway.gpu.zeroCopyTables", "false");
+      try {
+        GpuColumnarPipeline each = new GpuColumnarPipeline(PROBE, stages).withFilterVariant(FilterVariant.BRANCHING);
+        assertMatchesCpu(each, TransferMethod.ZERO_COPY, batches, List.of(build), stages, kind + " a launch per batch");
+        assertEquals(-1, each.lastRun().kernelNanos(), kind + ": launched per batch");
+      } finally {
+        System.clearProperty("spillway.gpu.zeroCopyTables");
+      }
+    }
+  }
+
+  /**
    * The scan shared with the CPU backend ({@link GpuColumnarPipeline#withCoprocessing}): many probe batches, each
    * taken by the GPU or the CPU workers, the two results combined; duplicate build keys of an inner join leave the
    * GPU's part to the CPU after all, with the same result.
