@@ -4,6 +4,7 @@ import org.spillway.gpu.vector.ColumnVector;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import jcuda.Pointer;
 import org.spillway.gpu.device.CudaDevice;
@@ -339,11 +340,11 @@ final class GpuPass {
    * One launch per table of whole batches (their chunk descriptors), one after the other on {@code control}, each
    * table in a borrowed buffer that outlives the pass; cancellation is seen between launches; empty tables launch
    * nothing. The batches are resident in the column cache ({@link #residentChunks}: one table) or read in place over
-   * the link ({@link GpuBatchStreamer#mappedTables}). Returns the kernels' time by CUDA events.
+   * the link ({@link GpuBatchStreamer#mappedTables}, {@code overLink}: their blocks claim tiles, see
+   * {@link GpuChunkTable#claimTiles}). Returns the kernels' time by CUDA events.
    */
   private long launchOverTables(List<List<long[]>> tables, boolean overLink, CudaKernel kernel, int shared,
-      long tileRows,
-      long[] argument, GpuAggregateState state, CudaStream control, List<DeviceBuffer> borrowed,
+      long tileRows, long[] argument, GpuAggregateState state, CudaStream control, List<DeviceBuffer> borrowed,
       BooleanSupplier cancelled) {
     if (tables.stream().allMatch(List::isEmpty)) {
       return 0;
@@ -352,7 +353,7 @@ final class GpuPass {
       start.record(control);
       for (List<long[]> chunks : tables) {
         if (cancelled.getAsBoolean()) {
-          throw new java.util.concurrent.CancellationException("query cancelled");
+          throw new CancellationException("query cancelled");
         }
         if (chunks.isEmpty()) {
           continue;

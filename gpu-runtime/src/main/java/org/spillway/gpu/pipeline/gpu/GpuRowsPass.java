@@ -5,6 +5,7 @@ import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -158,7 +160,7 @@ final class GpuRowsPass {
    */
   private void runOverTables(List<GpuBatchStreamer.BatchBuffers> batches, GpuColumnCache.Entry[][] resident,
       GpuColumnCache.Session session, GpuBatchStreamer inPlace, Outputs outputs, BooleanSupplier cancelled) {
-    java.util.Map<Long, Long> mapped = new java.util.HashMap<>();
+    Map<Long, Long> mapped = new HashMap<>();
     CudaStream stream = GpuScratch.stream(device);
     DeviceBuffer tables = null;
     boolean completed = false;
