@@ -217,7 +217,7 @@ final class GpuBatchStreamer {
 
   /**
    * Batches a launch over mapped tables takes ({@link #mappedTables}): enough tiles that every block of a resident wave
-   * loops over many, few enough that cancellation is seen between launches.
+   * takes many, few enough that cancellation is seen between launches.
    */
   static final int TABLE_BATCHES = Integer.getInteger("spillway.gpu.zeroCopyTableBatches", 64);
 
@@ -225,7 +225,7 @@ final class GpuBatchStreamer {
    * Whether a pass over {@code batches} launches over tables of whole batches read in place instead of a launch per
    * batch: zero-copy (which reads the batches where they lie, so its chunks cannot join batches), the GPU taking the
    * whole scan (no claims), nothing of it in the column cache. A launch per batch of 2^17 rows gave each thread one
-   * row: the pass was bound by launches, not by the link (TPC-H Q17's lineitem at SF 10: 458 launches, 40 us each).
+   * row: a pass whose program does more than stream its bytes was bound by launches, not by the link.
    * {@code -Dspillway.gpu.zeroCopyTables=false} keeps a launch per batch.
    */
   boolean mappedTables(GpuColumnCache.Entry[][] resident) {
