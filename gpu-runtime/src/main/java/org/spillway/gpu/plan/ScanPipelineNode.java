@@ -16,6 +16,7 @@ import org.spillway.gpu.transfer.TransferMethod;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -143,8 +144,10 @@ public final class ScanPipelineNode implements PlanNode {
   /** How a run shared its scan with the CPU backend, for the trace: empty where the GPU ran alone. */
   static String shareOf(GpuColumnarPipeline pipeline) {
     GpuColumnarPipeline.Share share = pipeline.lastShare();
-    return share == null ? "" : String.format(", shared with the CPU: %d batches on the GPU%s, %d on the CPU",
-        share.gpu(), share.fallback() > 0 ? " (" + share.fallback() + " run on the CPU after all)" : "", share.cpu());
+    return share == null ? "" : String.format(Locale.ROOT,
+        ", shared with the CPU: %d batches on the GPU%s (done at %.1f ms), %d on the CPU (done at %.1f ms)",
+        share.gpu(), share.fallback() > 0 ? " (" + share.fallback() + " run on the CPU after all)" : "",
+        share.gpuNanos() / 1e6, share.cpu(), share.cpuNanos() / 1e6);
   }
 
   /** The scanned columns of every batch of {@code table}, as a pipeline's source. */

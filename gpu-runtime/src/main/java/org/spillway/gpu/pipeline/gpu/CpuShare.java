@@ -29,6 +29,8 @@ final class CpuShare {
   private final Future<ColumnarPipeline.Partial> result;
   /** Set once the GPU took every batch: a binding still under way stops. */
   private volatile boolean gpuTookAll;
+  /** When the share's run ended (System.nanoTime), 0 while it runs or where it ran nothing. */
+  private volatile long finishedAt;
   /** Set when the run failed elsewhere: the share stops between morsels. */
   private volatile boolean abandoned;
 
@@ -48,7 +50,11 @@ final class CpuShare {
         throw e;
       }
       // once a batch is claimed its morsels must all run: only a failure or a cancel stops them
-      return pipeline.runClaimed(batches, claims::claimBack, threads, stopped);
+      try {
+        return pipeline.runClaimed(batches, claims::claimBack, threads, stopped);
+      } finally {
+        finishedAt = System.nanoTime();
+      }
     });
   }
 
@@ -76,6 +82,11 @@ final class CpuShare {
       }
       throw new IllegalStateException("the CPU's share of a GPU pipeline failed: " + e.getCause(), e.getCause());
     }
+  }
+
+  /** When the share's run ended (System.nanoTime, once {@link #await} returned), 0 where it ran nothing. */
+  long finishedAt() {
+    return finishedAt;
   }
 
   /** Stops the share and waits for it (its workers must not run on after the run failed). */

@@ -236,9 +236,11 @@ public final class GpuColumnarPipeline {
 
   /**
    * How the last run's batches were shared: {@code gpu} streamed by the GPU (of which {@code fallback} the CPU ran
-   * after all), {@code cpu} taken by the CPU workers; null when the GPU ran alone.
+   * after all), {@code cpu} taken by the CPU workers; null when the GPU ran alone. {@code gpuNanos} and
+   * {@code cpuNanos}: from the run's start to the end of each side's part (the CPU's 0 where it ran nothing), so that a
+   * trace shows which side the other waited for.
    */
-  public record Share(int gpu, int cpu, int fallback) {}
+  public record Share(int gpu, int cpu, int fallback, long gpuNanos, long cpuNanos) {}
 
   /** The last run's share, or null where it did not share its scan. */
   public Share lastShare() {
@@ -483,12 +485,14 @@ public final class GpuColumnarPipeline {
     try {
       partials.add(gpuPartial(device, method, batches, builds, claims, cpuBackend, cpuThreads, cancelled, started));
       if (share != null) {
+        long gpuNanos = System.nanoTime() - started;
         share.gpuDone(claims.gpuBatches() == batches.size());
         ColumnarPipeline.Partial cpuPart = share.await();
         if (cpuPart != null) {
           partials.add(cpuPart);
         }
-        lastShare = new Share(claims.gpuBatches(), claims.cpuBatches(), fallbackBatches);
+        lastShare = new Share(claims.gpuBatches(), claims.cpuBatches(), fallbackBatches, gpuNanos,
+            share.finishedAt() == 0 ? 0 : share.finishedAt() - started);
       }
     } catch (RuntimeException | Error e) {
       if (share != null) {
