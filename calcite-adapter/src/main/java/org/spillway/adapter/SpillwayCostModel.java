@@ -90,9 +90,18 @@ final class SpillwayCostModel {
   /**
    * Most returned rows per scanned row of a pipeline without an aggregation whose scan the CPU shares: the GPU's side
    * then assembles rows on the host itself, and the CPU's workers slow it down more than they add (TPC-H Q3's
-   * orders pipeline at SF 10, a tenth of its rows returned).
+   * orders pipeline at SF 10, a tenth of its rows returned; Q21's lineitem pipeline probing supplier, about 2.5%,
+   * where the GPU's side assembled its half of the rows at a fraction of its speed alone). Q8's lineitem pipeline,
+   * under 1% returned, gains from sharing.
    */
-  static final double SHARED_MAX_RETURNED_SHARE = 0.05;
+  static final double SHARED_MAX_RETURNED_SHARE = 0.01;
+  /**
+   * ASSUMPTION: how much longer the GPU's side of a shared zero-copy scan takes for its batches than the GPU alone:
+   * alone, a zero-copy pass launches over tables of whole batches with blocks that claim tiles
+   * ({@code GpuBatchStreamer.mappedTables}); sharing, it claims batch by batch and launches once per batch, which
+   * session 21 measured 1.1 to 1.6 times slower on TPC-H passes that do more than stream (Q6, Q17, Q19).
+   */
+  static final double SHARED_ZERO_COPY_SLOWDOWN = 1.3;
   /**
    * Least predicted time of the faster device alone for the CPU to share a scan: below it, starting the CPU's share,
    * binding its join tables and combining the results cost more than its batches save (TPC-H Q2's pipelines over
@@ -198,10 +207,15 @@ final class SpillwayCostModel {
 
     /**
      * The time of the GPU and the CPU backend sharing the scan (P1's heterogeneous morsel scheduling: each takes
-     * batches until none is left, so each does the share of the work its speed gives it): {@code 1 / (1/gpu + 1/cpu)}.
+     * batches until none is left, so each does the share of the work its speed gives it): {@code 1 / (1/gpu + 1/cpu)},
+     * the GPU's side of a zero-copy scan {@link #SHARED_ZERO_COPY_SLOWDOWN} slower than it alone.
      */
     double sharedPrediction() {
-      return gpu == null ? Double.POSITIVE_INFINITY : gpu.millis() * cpuMillis / (gpu.millis() + cpuMillis);
+      if (gpu == null) {
+        return Double.POSITIVE_INFINITY;
+      }
+      double gpuSide = gpu.millis() * (gpu.method() == TransferMethod.ZERO_COPY ? SHARED_ZERO_COPY_SLOWDOWN : 1);
+      return gpuSide * cpuMillis / (gpuSide + cpuMillis);
     }
 
     /**

@@ -61,14 +61,38 @@ class SpillwayCostModelTest {
     assertFalse(new SpillwayCostModel.Estimate(null, 40, false, true).sharingPays(), "no GPU run");
     assertFalse(new SpillwayCostModel.Estimate(new SpillwayCostModel.GpuRun(TransferMethod.PINNED_COPY,
         FilterVariant.PREDICATION, 1L << 20, 6), 4, false, true).sharingPays(), "4 ms alone: too short to share");
-    SpillwayCostModel.Shape rows = new SpillwayCostModel.Shape(1_000_000, List.of(new SpillwayCostModel.Column(8, 1)),
-        0.02, 16);
+    SpillwayCostModel.Shape rows = rows();
     assertTrue(comparable.sharingPays(rows, 0));
+    assertFalse(comparable.sharingPays(new SpillwayCostModel.Shape(1_000_000,
+        List.of(new SpillwayCostModel.Column(8, 1)), 0.025, 16), 0), "Q21's lineitem pipeline returns 2.5% of its rows");
     assertFalse(comparable.sharingPays(rows, SpillwayCostModel.SHARED_MAX_GROUPS + 1), "too many groups to merge");
     assertFalse(comparable.sharingPays(new SpillwayCostModel.Shape(1_000_000,
         List.of(new SpillwayCostModel.Column(8, 1)), 0.5, 16), 0), "half the rows come back to the GPU's host side");
     assertTrue(comparable.sharingPays(rows, 0, 5), "24 + 5 ms shared against 40 alone");
     assertFalse(comparable.sharingPays(rows, 0, 15), "the CPU's own tables (15 ms) are built before it shares");
+  }
+
+  /**
+   * Sharing a zero-copy scan costs the GPU its launches over tables of batches: its side is priced
+   * {@link SpillwayCostModel#SHARED_ZERO_COPY_SLOWDOWN} slower, so a GPU much faster than the CPU keeps the scan alone
+   * (TPC-H Q19 at SF 10 on the H200 host: 25.6 ms alone, 31.9 ms shared with a CPU twice as slow).
+   */
+  @Test void aSharedZeroCopyScanGivesUpTheGpusTables() {
+    SpillwayCostModel.GpuRun pinned = new SpillwayCostModel.GpuRun(TransferMethod.PINNED_COPY,
+        FilterVariant.PREDICATION, 1L << 30, 30);
+    SpillwayCostModel.GpuRun zeroCopy = new SpillwayCostModel.GpuRun(TransferMethod.ZERO_COPY,
+        FilterVariant.BRANCHING, 1L << 30, 30);
+    SpillwayCostModel.Estimate copied = new SpillwayCostModel.Estimate(pinned, 60, false, true);
+    SpillwayCostModel.Estimate pulled = new SpillwayCostModel.Estimate(zeroCopy, 60, false, true);
+    assertEquals(20, copied.sharedPrediction(), 1e-9);
+    double gpuSide = 30 * SpillwayCostModel.SHARED_ZERO_COPY_SLOWDOWN;
+    assertEquals(gpuSide * 60 / (gpuSide + 60), pulled.sharedPrediction(), 1e-9);
+    assertTrue(copied.sharingPays(rows(), 0, 5), "20 + 5 ms shared against 30 alone");
+    assertFalse(pulled.sharingPays(rows(), 0, 5), "the GPU's side launches per batch: 23.6 + 5 ms against 30 alone");
+  }
+
+  private static SpillwayCostModel.Shape rows() {
+    return new SpillwayCostModel.Shape(1_000_000, List.of(new SpillwayCostModel.Column(8, 1)), 0.005, 16);
   }
 
   /**
