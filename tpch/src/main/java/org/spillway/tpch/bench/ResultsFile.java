@@ -35,7 +35,7 @@ final class ResultsFile {
       ExplainedPlan p = m.plan();
       if (p != null) {
         lines.add(join("P", p.device(), p.transfer(), p.filterVariant(), String.valueOf(p.planBytes()),
-            num(p.predictedGpuMillis()), num(p.predictedCpuMillis()), text(p.cpuBecause())));
+            num(p.predictedGpuMillis()), num(p.predictedCpuMillis()), text(p.cpuBecause()), String.valueOf(p.shared())));
       }
       lines.add("S\t" + join(Arrays.stream(m.seconds()).mapToObj(ResultsFile::num).toArray(String[]::new)));
       if (m.rows() != null) {
@@ -61,7 +61,9 @@ final class ResultsFile {
       ExplainedPlan plan = null;
       if (lines.get(i).startsWith("P\t")) {
         String[] p = cells(lines.get(i++));
-        plan = new ExplainedPlan(p[1], p[2], p[3], Long.parseLong(p[4]), dbl(p[5]), dbl(p[6]), nul(p[7]));
+        // files written before the shared flag have no ninth cell
+        plan = new ExplainedPlan(p[1], p[2], p[3], Long.parseLong(p[4]), dbl(p[5]), dbl(p[6]), nul(p[7]),
+            p.length > 8 && Boolean.parseBoolean(p[8]));
       }
       // A failed configuration has no timed runs: its line of seconds is empty.
       double[] seconds = Arrays.stream(cells(lines.get(i++))).skip(1).filter(c -> !c.isEmpty())

@@ -38,6 +38,24 @@ class BenchPartsTest {
     assertEquals(99, cpu.planBytes());
   }
 
+  /**
+   * Q1's plan: the sort of its four groups runs on the CPU above a GPU pipeline whose scan the CPU shares; the
+   * pipeline's scan says how it runs (the SF 100 report had called it "cpu"), and the shared prediction is read too.
+   */
+  @Test void aSortOnTheCpuAboveASharedGpuScanIsAGpuPlan() {
+    ExplainedPlan q1 = ExplainedPlan.parse("SpillwayToEnumerableConverter\n"
+        + "  SpillwaySort(sort0=[$0], dir0=[ASC], device=[cpu], variant=[merge-sort])\n"
+        + "    SpillwayAggregate(group=[{0, 1}], device=[gpu], variant=[hash], transfer=[pinned copy], linkBytes=[9], "
+        + "cost=[gpu 49.413 ms (2.64 GB over the link), cpu 184.100 ms, shared 38.957 ms])\n"
+        + "      SpillwayTableScan(table=[[spillway, lineitem]], fields=[[4, 5]], device=[gpu], variant=[chunk-stream], "
+        + "transfer=[pinned copy], coprocess=[cpu], linkBytes=[2776742750], cost=[gpu 49.413 ms (2.64 GB over the "
+        + "link), cpu 184.100 ms, shared 38.957 ms])\n");
+    assertEquals("gpu+cpu pinned copy", q1.ranAs());
+    assertEquals(2_776_742_750L, q1.planBytes());
+    assertEquals(49.413, q1.predictedGpuMillis());
+    assertEquals(184.1, q1.predictedCpuMillis());
+  }
+
   @Test void traceLinesAreReadAndOtherLinesAreNot() {
     PipelineTrace trace = new PipelineTrace();
     assertTrue(trace.accept("[spillway] gpu pipeline (zero-copy): 7.3 ms, 0.168 GB streamed in 5.2 ms (32.3 GB/s)"));
