@@ -12,17 +12,17 @@ import org.spillway.tpch.bench.TpchQueryTimer;
 
 /**
  * TpchQueryTimer end to end at SF 0.01 on the CPU (where there is no GPU, the GPU configurations run on the CPU
- * backend) with DuckDB first: every configuration's rows agree with DuckDB's, and the CSV holds one row per query
- * and configuration with its time over the first configuration's.
+ * backend) with DuckDB first, its tables as loaded and compressed: every configuration's rows agree with DuckDB's,
+ * and the CSV holds one row per query and configuration with its time over the first configuration's.
  */
 class TpchQueryTimerTest {
   @Test void writesOneCsvRowPerQueryAndConfiguration(@TempDir Path dir) throws Exception {
     TpchQueryTimer.main(new String[] {"--sf", "0.01", "--data-dir", dir.resolve("data").toString(), "--queries",
         "3,5,17", "--warm", "0", "--runs", "1", "--configs",
-        "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa",
+        "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa",
         "--out", dir.resolve("out").toString()});
     List<String> csv = Files.readAllLines(dir.resolve("out/tpch-timer-sf0.01.csv"));
-    assertEquals(1 + 3 * 3, csv.size(), String.join("\n", csv));
+    assertEquals(1 + 3 * 4, csv.size(), String.join("\n", csv));
     assertTrue(csv.get(0).startsWith("query,config,label,median ms"), csv.get(0));
     for (String row : csv.subList(1, csv.size())) {
       assertTrue(row.contains(",ok,"), row);

@@ -29,7 +29,7 @@ import org.spillway.tpch.TpchQueries;
  * only. At the end, each configuration's geometric mean of its time over the first configuration's.
  *
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
- * [--slow-ms N] [--analyze] [--configs "duckdb=|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa|auto=device=auto"]
+ * [--slow-ms N] [--analyze] [--configs "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|auto=device=auto"]
  * [--out DIR]}; a query whose first timed run takes over {@code --slow-ms} is timed by that run alone; with
  * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
  * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with {@code --analyze}
@@ -92,7 +92,7 @@ public final class TpchQueryTimer {
     if (runs < 1 || warm < 0) {
       throw new IllegalArgumentException("TpchQueryTimer: --runs must be >= 1 and --warm >= 0");
     }
-    if (configs.keySet().stream().anyMatch(c -> !c.equals(DUCKDB))
+    if (configs.keySet().stream().anyMatch(c -> !isDuckDb(c))
         && !Files.isDirectory(dir.resolve("lineitem"))) {
       System.out.printf("generating TPC-H SF %s into %s%n", Options.sfText(sf), dir);
       long start = System.nanoTime();
@@ -100,7 +100,7 @@ public final class TpchQueryTimer {
       System.out.printf("generated in %.1f s%n", (System.nanoTime() - start) / 1e9);
     }
     int cores = Runtime.getRuntime().availableProcessors();
-    try (DuckDbTpchTables duckDb = configs.containsKey(DUCKDB) ? loadDuckDb(sf, cores) : null) {
+    try (DuckDbDatabases duckDb = new DuckDbDatabases(sf, cores, configs)) {
       System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one timed run above %.0f ms), %d cores%n", dir,
           queries, warm, runs, slowMillis, cores);
       System.out.println("JVM heap flags: " + heapFlags());
@@ -117,7 +117,7 @@ public final class TpchQueryTimer {
         for (Map.Entry<String, String> config : configs.entrySet()) {
           Timing timing;
           Map<String, String> before = setSystemProperties(config.getValue());
-          try (Connection connection = config.getKey().equals(DUCKDB) ? duckDbSession(duckDb)
+          try (Connection connection = isDuckDb(config.getKey()) ? duckDb.session(config.getValue())
               : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + connectionProperties(
                   config.getValue()))) {
             TimedQueryEvent event = new TimedQueryEvent();
@@ -126,7 +126,7 @@ public final class TpchQueryTimer {
             event.begin();
             timing = time(connection, sql, warm, runs, slowMillis);
             event.commit();
-            if (analyze && !config.getKey().equals(DUCKDB)) {
+            if (analyze && !isDuckDb(config.getKey())) {
               writeAnalyzed(connection, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.getKey() + ".txt"));
             }
           } catch (SQLException | RuntimeException e) {
@@ -166,24 +166,72 @@ public final class TpchQueryTimer {
     }
   }
 
-  /** The configuration name that runs the queries on DuckDB (all eight tables, loaded from the same generator). */
+  /**
+   * The configuration name that runs the queries on DuckDB (all eight tables, loaded from the same generator), as are
+   * names that start with {@code duckdb-}; a DuckDB configuration's value {@code storage=compressed} compresses its
+   * tables as DuckDB stores them on disk, an empty one queries them as loaded (uncompressed in memory).
+   */
   static final String DUCKDB = "duckdb";
+  /** A DuckDB configuration's value that compresses its tables ({@link DuckDbTpchTables#compress}). */
+  static final String DUCKDB_COMPRESSED = "storage=compressed";
 
-  private static DuckDbTpchTables loadDuckDb(double sf, int threads) throws Exception {
-    System.out.printf("loading TPC-H SF %s into DuckDB%n", Options.sfText(sf));
-    long start = System.nanoTime();
-    DuckDbTpchTables tables = DuckDbTpchTables.load(sf, threads, System.out);
-    System.out.printf("loaded into DuckDB in %.1f s%n", (System.nanoTime() - start) / 1e9);
-    return tables;
+  static boolean isDuckDb(String config) {
+    return config.equals(DUCKDB) || config.startsWith(DUCKDB + "-");
   }
 
-  /** A connection to the loaded DuckDB database that closing does not close the database with. */
-  private static Connection duckDbSession(DuckDbTpchTables duckDb) throws SQLException {
-    Connection session = duckDb.connection().unwrap(org.duckdb.DuckDBConnection.class).duplicate();
-    try (Statement s = session.createStatement()) {
-      s.execute("use " + DuckDbTpchTables.DATABASE);
+  /** The DuckDB databases the configurations ask for: one as loaded, one compressed, or none; loaded once each. */
+  private static final class DuckDbDatabases implements AutoCloseable {
+    private final Map<String, DuckDbTpchTables> byStorage = new LinkedHashMap<>();
+
+    DuckDbDatabases(double sf, int threads, Map<String, String> configs) throws Exception {
+      try {
+        for (Map.Entry<String, String> config : configs.entrySet()) {
+          String storage = config.getValue().strip();
+          if (isDuckDb(config.getKey()) && !byStorage.containsKey(storage)) {
+            if (!storage.isEmpty() && !storage.equals(DUCKDB_COMPRESSED)) {
+              throw new IllegalArgumentException("DuckDB configuration " + config.getKey() + ": expected nothing or "
+                  + DUCKDB_COMPRESSED + ", not " + storage);
+            }
+            byStorage.put(storage, load(sf, threads, storage.equals(DUCKDB_COMPRESSED)));
+          }
+        }
+      } catch (Exception e) {
+        close();
+        throw e;
+      }
     }
-    return session;
+
+    private static DuckDbTpchTables load(double sf, int threads, boolean compressed) throws Exception {
+      System.out.printf("loading TPC-H SF %s into DuckDB%s%n", Options.sfText(sf), compressed ? ", compressed" : "");
+      long start = System.nanoTime();
+      DuckDbTpchTables tables = DuckDbTpchTables.load(sf, threads, System.out);
+      try {
+        if (compressed) {
+          tables.compress();
+        }
+      } catch (SQLException e) {
+        tables.close();
+        throw e;
+      }
+      System.out.printf("loaded into DuckDB in %.1f s%n", (System.nanoTime() - start) / 1e9);
+      return tables;
+    }
+
+    /** A connection to the database of {@code storage} that closing does not close the database with. */
+    Connection session(String storage) throws SQLException {
+      Connection session = byStorage.get(storage.strip()).connection().unwrap(org.duckdb.DuckDBConnection.class)
+          .duplicate();
+      try (Statement s = session.createStatement()) {
+        s.execute("use " + DuckDbTpchTables.DATABASE);
+      }
+      return session;
+    }
+
+    @Override public void close() throws SQLException {
+      for (DuckDbTpchTables tables : byStorage.values()) {
+        tables.close();
+      }
+    }
   }
 
   static double geometricMean(List<Double> values) {

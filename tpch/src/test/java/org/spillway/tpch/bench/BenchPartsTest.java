@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.LocalDate;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +55,18 @@ class BenchPartsTest {
     assertEquals(2_776_742_750L, q1.planBytes());
     assertEquals(49.413, q1.predictedGpuMillis());
     assertEquals(184.1, q1.predictedCpuMillis());
+  }
+
+  /** DuckDB's lineitem text: cents and percents with two decimal places, ship dates as ISO dates in and out of 1992-1999. */
+  @Test void duckDbsLineitemTextHasTwoDecimalPlacesAndIsoDates() {
+    assertEquals("0.05", DuckDbTpch.hundredths(new StringBuilder(), 5).toString());
+    assertEquals("0.10", DuckDbTpch.hundredths(new StringBuilder(), 10).toString());
+    assertEquals("1234.07", DuckDbTpch.hundredths(new StringBuilder(), 123_407).toString());
+    assertEquals("0.00", DuckDbTpch.hundredths(new StringBuilder(), 0).toString());
+    assertEquals("1992-01-02", DuckDbTpch.date((int) LocalDate.of(1992, 1, 2).toEpochDay()));
+    assertEquals("1998-12-01", DuckDbTpch.date((int) LocalDate.of(1998, 12, 1).toEpochDay()));
+    assertEquals("2003-05-06", DuckDbTpch.date((int) LocalDate.of(2003, 5, 6).toEpochDay()));
+    assertEquals("1970-01-01", DuckDbTpch.date(0));
   }
 
   @Test void traceLinesAreReadAndOtherLinesAreNot() {
