@@ -26,7 +26,7 @@ import java.util.stream.IntStream;
  * An in-memory DuckDB database (compressed, as DuckDB stores tables on disk) holding lineitem's Q1/Q6 columns,
  * loaded from the same io.trino.tpch generator as Spillway's tables (so the same rows): the generator's parts are
  * written as text on all cores into a scratch directory, a round of parts at a time (so that SF 100 needs a few GB of
- * scratch, not its whole text), DuckDB's parallel CSV reader loads each round, and a checkpoint compresses the table
+ * scratch, not its whole text), DuckDB's parallel CSV reader loads each round, and a checkpoint compresses it
  * ({@link DuckDbTpchTables#compress}). Its Java appender passes each value through JNI and loaded SF 100 at about
  * 1.2 M rows a second on the 16-core hosts. DuckDB's JDBC driver must be on the class path.
  */
@@ -89,9 +89,10 @@ final class DuckDbTpch implements AutoCloseable {
             Files.deleteIfExists(partFile(scratch, part));
           }
         }
+        // each round compressed before the next: uncompressed, SF 100's seven columns would hold about 40 GB
+        DuckDbTpchTables.compress(connection);
         log.printf("  duckdb: %,d rows loaded (%.0f s)%n", rows.get(), (System.nanoTime() - start) / 1e9);
       }
-      DuckDbTpchTables.compress(connection);
     } catch (Exception e) {
       connection.close();
       throw e;
