@@ -80,10 +80,9 @@ final class DuckDbTpch implements AutoCloseable {
         for (Future<?> f : futures) {
           f.get();
         }
-        try (Statement s = connection.createStatement()) {
-          s.execute("insert into lineitem select * from read_csv('" + scratch.resolve("lineitem-*.tbl")
-              + "', delim = '|', header = false, quote = '', escape = '', auto_detect = false, columns = "
-              + CSV_COLUMNS + ")");
+        try {
+          String glob = scratch.resolve("lineitem-*.tbl").toString();
+          DuckDbTpchTables.insertText(connection, "lineitem", glob, CSV_COLUMNS);
         } finally {
           for (int part = first; part <= last; part++) {
             Files.deleteIfExists(partFile(scratch, part));

@@ -100,8 +100,7 @@ final class DuckDbTpchTables implements AutoCloseable {
     String glob = scratch.resolve(table.getTableName() + "-*.tbl").toString();
     try (Statement s = duck.createStatement()) {
       s.execute("create table " + table.getTableName() + " " + columns(schema));
-      s.execute("insert into " + table.getTableName() + " select * from read_csv('" + glob + "', delim = '|',"
-          + " header = false, quote = '', escape = '', auto_detect = false, columns = " + csvColumns(schema) + ")");
+      insertText(duck, table.getTableName(), glob, csvColumns(schema));
     } finally {
       for (int part = 1; part <= parts; part++) {
         Files.deleteIfExists(partFile(scratch, table, part));
@@ -158,6 +157,17 @@ final class DuckDbTpchTables implements AutoCloseable {
     }
     rows.addAndGet(n);
     return null;
+  }
+
+  /**
+   * Inserts into {@code table} the '|'-separated text files {@code glob} matches, read by DuckDB's parallel CSV reader
+   * as {@code columns} (a read_csv column struct, see {@link #csvColumns}).
+   */
+  static void insertText(Connection duck, String table, String glob, String columns) throws SQLException {
+    try (Statement s = duck.createStatement()) {
+      s.execute("insert into " + table + " select * from read_csv('" + glob + "', delim = '|', header = false,"
+          + " quote = '', escape = '', auto_detect = false, columns = " + columns + ")");
+    }
   }
 
   /** DuckDB's read_csv column struct, e.g. {'l_orderkey': 'INTEGER', ...}, with the stored types. */
