@@ -57,4 +57,54 @@ class BatchGatherTest {
       }
     }
   }
+
+  /** Ascending ids over many rows copy batch by batch in parallel: text and double lanes, NULLs in some batches. */
+  @Test void ascendingIdsOverManyBatchesCopyEveryLane() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    List<ColumnBatch> batches = new ArrayList<>();
+    List<ColumnVector> texts = new ArrayList<>();
+    List<ColumnVector> doubles = new ArrayList<>();
+    int total = 0;
+    for (int b = 0; b < 40; b++) {
+      int rows = b % 7 == 3 ? 0 : 1000 + random.nextInt(9000);
+      Object[] text = new Object[rows];
+      double[] values = new double[rows];
+      boolean[] nulls = b % 3 == 0 ? new boolean[rows] : null;
+      for (int r = 0; r < rows; r++) {
+        text[r] = "row " + (total + r);
+        values[r] = random.nextDouble();
+        if (nulls != null && random.nextInt(10) == 0) {
+          nulls[r] = true;
+          text[r] = null;
+        }
+      }
+      ColumnVector t = ColumnVector.ofObjects(ExprType.TEXT, text, nulls, rows);
+      ColumnVector d = ColumnVector.ofDoubles(values, nulls, rows);
+      batches.add(new ColumnBatch(new ColumnVector[] {t, d}, rows));
+      texts.add(t);
+      doubles.add(d);
+      total += rows;
+    }
+    int[] ids = new int[total];
+    int count = 0;
+    for (int i = 0; i < total; i++) {
+      if (random.nextInt(10) != 0) {
+        ids[count++] = i;
+      }
+    }
+    String where = "seed " + seed;
+    ColumnVector text = BatchGather.gather(batches, 0, ExprType.TEXT, ids, count);
+    ColumnVector number = BatchGather.gather(batches, 1, ExprType.FLOAT64, ids, count);
+    ColumnVector laidText = ColumnVector.concat(ExprType.TEXT, texts).gather(ids, count);
+    ColumnVector laidNumber = ColumnVector.concat(ExprType.FLOAT64, doubles).gather(ids, count);
+    for (int i = 0; i < count; i++) {
+      assertEquals(laidText.isNull(i), text.isNull(i), where + ", row " + i);
+      assertEquals(laidText.objects[i], text.objects[i], where + ", row " + i);
+      assertEquals(laidNumber.isNull(i), number.isNull(i), where + ", row " + i);
+      if (!laidNumber.isNull(i)) {
+        assertEquals(laidNumber.doubles[i], number.doubles[i], where + ", row " + i);
+      }
+    }
+  }
 }

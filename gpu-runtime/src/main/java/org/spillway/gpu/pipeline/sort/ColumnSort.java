@@ -60,6 +60,23 @@ public final class ColumnSort {
 
   /** The sorted rows of the batches, as one batch (none when no row is kept). */
   public List<ColumnBatch> run(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled) {
+    return run(batches, threads, cancelled, new long[PHASES]);
+  }
+
+  /**
+   * How many phases {@link #run(List, int, BooleanSupplier, long[])} times: laying out, preparing the keys, ordering,
+   * gathering.
+   */
+  public static final int PHASES = 4;
+
+  /**
+   * As {@link #run(List, int, BooleanSupplier)}, adding to {@code phaseNanos} the time it spent laying the columns
+   * end to end, preparing the keys for comparison, ordering the rows and gathering the rows kept (a trace tells where
+   * a slow sort's time went).
+   */
+  public List<ColumnBatch> run(List<ColumnBatch> batches, int threads, BooleanSupplier cancelled,
+      long[] phaseNanos) {
+    long start = System.nanoTime();
     long total = 0;
     for (ColumnBatch b : batches) {
       total += b.rows();
@@ -79,7 +96,11 @@ public final class ColumnSort {
     for (int c = 0; c < columns.length; c++) {
       columns[c] = few && !isKey(c) ? null : whole(batches, c);
     }
-    int[] ids = keys.isEmpty() ? identity(limit) : order(columns, n, limit, threads, cancelled);
+    long laid = System.nanoTime();
+    RowComparator comparator = keys.isEmpty() ? null : new RowComparator(columns, keys);
+    long prepared = System.nanoTime();
+    int[] ids = keys.isEmpty() ? identity(limit) : order(comparator, n, limit, threads, cancelled);
+    long ordered = System.nanoTime();
     int from = (int) offset;
     int count = limit - from;
     int[] kept = new int[count];
@@ -88,6 +109,10 @@ public final class ColumnSort {
     for (int c = 0; c < out.length; c++) {
       out[c] = columns[c] != null ? columns[c].gather(kept, count) : gatherAcross(batches, c, kept, count);
     }
+    phaseNanos[0] += laid - start;
+    phaseNanos[1] += prepared - laid;
+    phaseNanos[2] += ordered - prepared;
+    phaseNanos[3] += System.nanoTime() - ordered;
     return List.of(new ColumnBatch(out, count));
   }
 
@@ -106,8 +131,7 @@ public final class ColumnSort {
   }
 
   /** The ids of the first {@code limit} rows in sorted order. */
-  int[] order(ColumnVector[] columns, int n, int limit, int threads, BooleanSupplier cancelled) {
-    RowComparator comparator = new RowComparator(columns, keys);
+  int[] order(RowComparator comparator, int n, int limit, int threads, BooleanSupplier cancelled) {
     if (keys.size() == 1 && n <= RADIX_ROWS && RadixOrder.sorts(comparator.keyColumn(0))) {
       int[] all = RadixOrder.order(comparator.keyColumn(0), keys.get(0), n);
       return limit < n ? Arrays.copyOf(all, limit) : all;
