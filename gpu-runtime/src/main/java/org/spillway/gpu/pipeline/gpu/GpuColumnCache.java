@@ -35,6 +35,11 @@ public final class GpuColumnCache implements AutoCloseable {
   /** Entries in access order: the first is the least recently used. */
   private final LinkedHashMap<Key, Entry> entries = new LinkedHashMap<>(64, 0.75f, true);
   private long resident;
+  /**
+   * Bytes of the entries that some run pins (those in {@link #entries} with pins): what cannot be evicted now, kept
+   * as entries are pinned and unpinned so that a miss need not walk every entry to learn it.
+   */
+  private long pinnedResident;
   private long hits;
   private long misses;
   private long evictions;
@@ -60,6 +65,11 @@ public final class GpuColumnCache implements AutoCloseable {
   /** Bytes of column data resident now (entries being filled included). */
   public synchronized long residentBytes() {
     return resident;
+  }
+
+  /** Bytes of the resident entries that a running pipeline pins (none once every run has ended). */
+  public synchronized long pinnedBytes() {
+    return pinnedResident;
   }
 
   /** Resident entries (column buffers of one batch each). */
@@ -94,6 +104,7 @@ public final class GpuColumnCache implements AutoCloseable {
         }
       }
       entries.clear();
+      pinnedResident = 0;
     }
     free(freeing);
   }
@@ -175,12 +186,8 @@ public final class GpuColumnCache implements AutoCloseable {
     if (bytes > capacityBytes) {
       return false;
     }
-    long evictable = 0;
-    for (Entry e : entries.values()) {
-      evictable += e.pins == 0 ? e.bytes : 0;
-    }
-    if (resident + bytes - evictable > capacityBytes) {
-      return false;
+    if (pinnedResident + bytes > capacityBytes) {
+      return false;  // even evicting every unpinned entry would not make room
     }
     for (Iterator<Entry> it = entries.values().iterator(); it.hasNext() && resident + bytes > capacityBytes; ) {
       Entry e = it.next();
@@ -226,6 +233,10 @@ public final class GpuColumnCache implements AutoCloseable {
   final class Session implements AutoCloseable {
     private final List<Entry> pinned = new ArrayList<>();
     private boolean closedSession;
+    /** Regions this run found ready, created (and fills), and could not cache; for the trace. */
+    private int read;
+    private int created;
+    private int uncached;
 
     /**
      * The entry for a host buffer region: a ready one (read it after {@link #await}), or a new one that this
@@ -239,9 +250,11 @@ public final class GpuColumnCache implements AutoCloseable {
       synchronized (GpuColumnCache.this) {
         Entry found = entries.get(key);
         if (found != null && found.ready) {
+          pinnedResident += found.pins == 0 ? found.bytes : 0;
           found.pins++;
           pinned.add(found);
           hits++;
+          read++;
           return found;
         }
         misses++;
@@ -252,12 +265,15 @@ public final class GpuColumnCache implements AutoCloseable {
           entry.pins = 1;
           entries.put(key, entry);
           resident += bytes;
+          pinnedResident += bytes;
         }
       }
       free(freeing);
       if (entry == null) {
+        uncached++;
         return null;
       }
+      created++;
       try {
         entry.buffer = allocate(bytes);
         entry.filled = device.newEvent(false);
@@ -293,6 +309,7 @@ public final class GpuColumnCache implements AutoCloseable {
         if (entries.get(entry.key) == entry) {
           entries.remove(entry.key);
           resident -= entry.bytes;
+          pinnedResident -= entry.pins > 0 ? entry.bytes : 0;
         }
         freeing.add(entry);
       }
@@ -355,6 +372,7 @@ public final class GpuColumnCache implements AutoCloseable {
             } else if (entries.get(e.key) == e) {
               entries.remove(e.key);
               resident -= e.bytes;
+              pinnedResident -= e.bytes;  // pinned by this run
               e.doomed = true;
             } else {
               e.doomed = true;
@@ -370,11 +388,18 @@ public final class GpuColumnCache implements AutoCloseable {
         for (Entry e : pinned) {
           if (--e.pins == 0 && e.doomed) {
             freeing.add(e);
+          } else if (e.pins == 0 && entries.get(e.key) == e) {
+            pinnedResident -= e.bytes;
           }
         }
       }
       pinned.clear();
       free(freeing);
+      if (Boolean.getBoolean("spillway.trace") && created + uncached > 0) {
+        // a steady run reads everything from the cache: regions created or left out again and again are churn
+        System.err.printf("[spillway] gpu column cache: %d regions read from it, %d created, %d not cached; %d entries,"
+            + " %.2f GB resident%n", read, created, uncached, entryCount(), residentBytes() / 1e9);
+      }
     }
   }
 }

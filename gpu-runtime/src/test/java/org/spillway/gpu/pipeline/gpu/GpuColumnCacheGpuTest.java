@@ -122,6 +122,7 @@ class GpuColumnCacheGpuTest {
         assertEquals(List.of(expected[i][0], expected[i][1], expected[i][2]), List.of(cache.hits() - hits,
             cache.misses() - misses, cache.evictions() - evictions), "hits, misses, evictions of run " + names[i]);
         assertTrue(cache.residentBytes() <= cache.capacityBytes(), cache.residentBytes() + " resident");
+        assertEquals(0, cache.pinnedBytes(), "bytes pinned once run " + names[i] + " ended");
       }
       List<SourceBatch> all = new ArrayList<>();
       batch.forEach(all::addAll);
@@ -200,6 +201,7 @@ class GpuColumnCacheGpuTest {
         f.get();
       }
       assertTrue(cache.residentBytes() <= cache.capacityBytes());
+      assertEquals(0, cache.pinnedBytes(), "bytes pinned once every run ended (seed " + seed + ")");
       assertTrue(cache.hits() > 0 && cache.evictions() > 0, cache.hits() + " hits, " + cache.evictions()
           + " evictions (seed " + seed + ")");
     } finally {
