@@ -150,11 +150,15 @@ public final class StoredTable {
         }
       }
       return new Loaded(allocator, Collections.unmodifiableList(batches), Collections.unmodifiableList(dictionaries));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // an Error too (the heap running out while a file's dictionary is decoded): the batches read so far are freed
       try {
         closeQuietly(batches, allocator);
       } catch (RuntimeException cleanup) {
         e.addSuppressed(cleanup);  // the load's own error is the one to report, not the leak it left behind
+      }
+      if (e instanceof Error error) {
+        throw error;
       }
       if (e instanceof StorageException se) {
         throw se;
