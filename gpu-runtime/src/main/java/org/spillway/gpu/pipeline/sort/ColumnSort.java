@@ -18,7 +18,8 @@ import java.util.stream.IntStream;
  * split among workers, each of which sorts its rows into a run (a merge sort; with a fetch, a bounded heap of the
  * best {@code offset + fetch} rows, the top-N), and the runs are merged pairwise; small inputs are sorted on one
  * thread, and inputs of up to {@link #RADIX_ROWS} rows with one key of the long lane by a radix sort
- * ({@link RadixOrder}). Ties keep the input order (the comparator's last key is the row id), so the result does not depend on
+ * ({@link RadixOrder}), as are those whose keys pack into one word per row ({@link NormalizedKeys}) where most rows
+ * are kept. Ties keep the input order (the comparator's last key is the row id), so the result does not depend on
  * the number of workers.
  */
 public final class ColumnSort {
@@ -134,6 +135,11 @@ public final class ColumnSort {
   int[] order(RowComparator comparator, int n, int limit, int threads, BooleanSupplier cancelled) {
     if (keys.size() == 1 && n <= RADIX_ROWS && RadixOrder.sorts(comparator.keyColumn(0))) {
       int[] all = RadixOrder.order(comparator.keyColumn(0), keys.get(0), n);
+      return limit < n ? Arrays.copyOf(all, limit) : all;
+    }
+    long[] words = n <= RADIX_ROWS && (long) limit * 8 >= n ? NormalizedKeys.words(comparator, keys, n) : null;
+    if (words != null) {
+      int[] all = RadixOrder.orderWords(words, n);
       return limit < n ? Arrays.copyOf(all, limit) : all;
     }
     int workers = n < PARALLEL_ROWS ? 1 : Math.max(1, Math.min(threads, n / (PARALLEL_ROWS / 2)));

@@ -9,7 +9,8 @@ import org.spillway.gpu.vector.ColumnVector;
  * descending key), eight bits a pass, skipping the passes whose byte every key shares. It is stable, so equal keys
  * keep the rows' order, as the comparator's last key (the row id) keeps them; NULL rows come first or last, in row
  * order. A few tight loops, fast from a query's first run on, where a merge sort's comparator calls wait for the JIT:
- * Q11's sort of 26,959 sums took 20-40 ms in the first runs at SF 30, and 8,685 at SF 10 took 7.9 ms.
+ * Q11's sort of 26,959 sums took 20-40 ms in the first runs at SF 30, and 8,685 at SF 10 took 7.9 ms. Several keys
+ * packed into one word per row ({@link NormalizedKeys}) sort the same way ({@link #orderWords}).
  */
 final class RadixOrder {
   private RadixOrder() {}
@@ -38,6 +39,25 @@ final class RadixOrder {
         ids[i++] = r;
       }
     }
+    ids = sortUnsigned(words, ids);
+    int[] out = new int[n];
+    System.arraycopy(nullIds, 0, out, sortKey.nullsFirst() ? 0 : m, nullRows);
+    System.arraycopy(ids, 0, out, sortKey.nullsFirst() ? nullRows : 0, m);
+    return out;
+  }
+
+  /** Row ids {@code 0 .. n-1} in the order of their words as unsigned numbers, ties in row order. */
+  static int[] orderWords(long[] words, int n) {
+    int[] ids = new int[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = i;
+    }
+    return sortUnsigned(words.clone(), ids);
+  }
+
+  /** Sorts {@code ids} by {@code words} (both reordered; unsigned, stable) and returns the ids in order. */
+  private static int[] sortUnsigned(long[] words, int[] ids) {
+    int m = ids.length;
     long differ = 0;
     for (int i = 1; i < m; i++) {
       differ |= words[i] ^ words[0];
@@ -68,9 +88,6 @@ final class RadixOrder {
       ids = idsTo;
       idsTo = d;
     }
-    int[] out = new int[n];
-    System.arraycopy(nullIds, 0, out, sortKey.nullsFirst() ? 0 : m, nullRows);
-    System.arraycopy(ids, 0, out, sortKey.nullsFirst() ? nullRows : 0, m);
-    return out;
+    return ids;
   }
 }

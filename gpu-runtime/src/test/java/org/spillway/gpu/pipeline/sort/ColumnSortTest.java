@@ -131,6 +131,41 @@ class ColumnSortTest {
     assertEquals("[null, 1.00, 1.0, 0.5, -2]", java.util.Arrays.toString(sortedDecimals.objects));
   }
 
+  /**
+   * Several keys of the long lane and text (Q16's count, brand, type and size) pack into one word per row and sort by
+   * a radix sort of the words ({@link NormalizedKeys}): against the reference, with NULLs either side, each direction,
+   * and inputs past {@link ColumnSort#PARALLEL_ROWS} (where the comparator's runs would otherwise split).
+   */
+  @Test void packedKeysSortAsTheComparatorDoes() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    int[] packable = {0, 1, 2, 4, 5, 6, 7, 8};  // every type but FLOAT64
+    for (int round = 0; round < 60; round++) {
+      int rows = round < 30 ? 2 + random.nextInt(200) : random.nextInt(3 * ColumnSort.PARALLEL_ROWS);
+      List<ColumnBatch> input = batches(random, rows, 1 + random.nextInt(3));
+      List<SortKey> keys = new ArrayList<>();
+      for (int k = 2 + random.nextInt(3); k > 0; k--) {
+        keys.add(new SortKey(packable[random.nextInt(packable.length)], random.nextBoolean(), random.nextBoolean()));
+      }
+      long fetch = random.nextBoolean() ? -1 : rows / 4 + random.nextInt(10);
+      checkAgainstReference(input, keys, random.nextInt(4) == 0 ? random.nextInt(5) : 0, fetch,
+          1 + random.nextInt(4));
+    }
+    // Q16's shape packs: a count descending, two text keys of few strings, an integer
+    List<ColumnBatch> q16 = batches(new Random(seed + 1), 5000, 1);
+    ColumnVector[] columns = q16.get(0).columns();
+    List<SortKey> keys = List.of(new SortKey(0, true, false), new SortKey(7, false, false),
+        new SortKey(6, false, false), new SortKey(4, false, false));
+    ColumnVector[] text = columns.clone();
+    Object[] brands = new Object[5000];
+    for (int r = 0; r < brands.length; r++) {
+      brands[r] = "Brand#" + (r % 25);
+    }
+    text[7] = ColumnVector.ofObjects(ExprType.TEXT, brands, null, 5000);
+    assertTrue(NormalizedKeys.words(new RowComparator(text, keys), keys, 5000) != null,
+        "the keys of Q16's shape pack into one word (seed " + seed + ")");
+  }
+
   private static void check(Random random, List<ColumnBatch> input, int threads) {
     List<SortKey> keys = new ArrayList<>();
     for (int k = random.nextInt(4); k > 0; k--) {
