@@ -268,17 +268,9 @@ final class GroupTable {
       if (col.longs == null) {
         return false;
       }
-      long min = Long.MAX_VALUE;
-      long max = Long.MIN_VALUE;
-      for (int i = 0; i < n; i++) {
-        if (!col.isNull(i)) {
-          min = Math.min(min, col.longs[i]);
-          max = Math.max(max, col.longs[i]);
-        }
-      }
-      if (min > max) {
-        min = max = 0;
-      }
+      long[] range = col.nonNullRange(n);
+      long min = range == null ? 0 : range[0];
+      long max = range == null ? 0 : range[1];
       if (max - min > limit || max - min < 0) {
         return false;
       }

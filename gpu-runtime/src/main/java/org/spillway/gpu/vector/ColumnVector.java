@@ -80,6 +80,22 @@ public final class ColumnVector {
     return ofLongs(type, l, nulls, size);
   }
 
+  /**
+   * The smallest and largest long-lane values among rows {@code 0 .. n-1} that are not NULL, or null when every one
+   * is NULL.
+   */
+  public long[] nonNullRange(int n) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int i = 0; i < n; i++) {
+      if (!isNull(i)) {
+        min = Math.min(min, longs[i]);
+        max = Math.max(max, longs[i]);
+      }
+    }
+    return min > max ? null : new long[] {min, max};
+  }
+
   /** Whether a row is NULL. */
   public boolean isNull(int row) {
     return nulls != null && nulls[row];

@@ -64,18 +64,12 @@ final class NormalizedKeys {
    * or -1 where the values span more than a long can count.
    */
   private static long longRanks(ColumnVector column, int n, long[] ranks) {
-    long min = Long.MAX_VALUE;
-    long max = Long.MIN_VALUE;
-    for (int r = 0; r < n; r++) {
-      if (!column.isNull(r)) {
-        min = Math.min(min, column.longs[r]);
-        max = Math.max(max, column.longs[r]);
-      }
-    }
-    if (min > max) {
+    long[] bounds = column.nonNullRange(n);
+    if (bounds == null) {
       return 0;  // every row NULL
     }
-    long range = max - min;
+    long min = bounds[0];
+    long range = bounds[1] - min;
     if (range < 0) {
       return -1;  // wider than 2^63: the difference overflowed
     }
