@@ -3,7 +3,6 @@ package org.spillway.gpu.pipeline;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.vector.IndexedColumns;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,11 +160,14 @@ public final class ArrowColumnGather {
       }
       case TEXT -> {
         Object[] out = new Object[count];
+        VarCharStrings[] texts = new VarCharStrings[batches.size()];
         for (int i = 0; i < count; i++) {
           int b = batchOf[i];
           if (b >= 0 && (nulls == null || !nulls[i])) {
-            VarCharVector text = (VarCharVector) batches.get(b);
-            out[i] = new String(text.get((int) (ids[i] - starts[b])), StandardCharsets.UTF_8);
+            if (texts[b] == null) {
+              texts[b] = new VarCharStrings((VarCharVector) batches.get(b));
+            }
+            out[i] = texts[b].get((int) (ids[i] - starts[b]));
           }
         }
         return ColumnVector.ofObjects(type, out, nulls, count);

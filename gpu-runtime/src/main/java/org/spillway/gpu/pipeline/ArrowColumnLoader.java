@@ -2,7 +2,6 @@ package org.spillway.gpu.pipeline;
 
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
-import java.nio.charset.StandardCharsets;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -43,11 +42,11 @@ public final class ArrowColumnLoader {
         return ColumnVector.ofDoubles(out, nulls, count);
       }
       case TEXT -> {
-        VarCharVector text = cast(vector, VarCharVector.class, type);
+        VarCharStrings text = new VarCharStrings(cast(vector, VarCharVector.class, type));
         Object[] out = new Object[count];
         for (int i = 0; i < count; i++) {
           if (nulls == null || !nulls[i]) {
-            out[i] = new String(text.get(row(offset, selection, i)), StandardCharsets.UTF_8);
+            out[i] = text.get(row(offset, selection, i));
           }
         }
         return ColumnVector.ofObjects(type, out, nulls, count);

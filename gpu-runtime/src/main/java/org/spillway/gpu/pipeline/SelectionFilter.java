@@ -142,6 +142,19 @@ final class SelectionFilter {
       return kept;
     }
     int nullKept = Boolean.TRUE.equals(nullAs) ? 1 : 0;
+    long[] bits = rangeBits(lows, highs);
+    if (bits != null) {
+      // an IN list of small values (Q16's eight sizes): one bit test per row instead of a test per range
+      long lo = lows[0];
+      long span = (long) bits.length << 6;
+      for (int k = 0; k < count; k++) {
+        long d = v[k] - lo;
+        int hit = Long.compareUnsigned(d, span) < 0 ? (int) (bits[(int) (d >>> 6)] >>> d) & 1 : 0;
+        positions[kept] = positions[k];
+        kept += nulls != null && nulls[k] ? nullKept : hit;
+      }
+      return kept;
+    }
     for (int k = 0; k < count; k++) {
       long x = v[k];
       int hit = 0;
@@ -152,6 +165,37 @@ final class SelectionFilter {
       kept += nulls != null && nulls[k] ? nullKept : hit;
     }
     return kept;
+  }
+
+  /** The most values {@link #rangeBits} spans with one bit each. */
+  static final int MAX_BITMAP_SPAN = 1 << 12;
+
+  /**
+   * The values of several ascending, disjoint ranges as bits from {@code lows[0]} on, where they span at most
+   * {@link #MAX_BITMAP_SPAN} values; else null (and for a single range, which one comparison tests).
+   */
+  static long[] rangeBits(long[] lows, long[] highs) {
+    int n = lows.length;
+    if (n < 2) {
+      return null;
+    }
+    for (int r = 0; r < n; r++) {
+      if (lows[r] > highs[r] || r > 0 && lows[r] <= highs[r - 1]) {
+        return null;
+      }
+    }
+    long lo = lows[0];
+    long span = highs[n - 1] - lo;  // may overflow for huge ranges: then negative, refused below
+    if (span < 0 || span >= MAX_BITMAP_SPAN) {
+      return null;
+    }
+    long[] bits = new long[(int) (span >>> 6) + 1];
+    for (int r = 0; r < n; r++) {
+      for (long x = lows[r]; x <= highs[r]; x++) {
+        bits[(int) ((x - lo) >>> 6)] |= 1L << (x - lo);
+      }
+    }
+    return bits;
   }
 
   private static int selectColumns(Expr.CompareOp op, Lane left, Lane right, SelectionScratch s, int count) {

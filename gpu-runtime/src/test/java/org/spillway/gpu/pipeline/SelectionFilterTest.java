@@ -89,6 +89,64 @@ class SelectionFilterTest {
     assertTrue(compared > TRIALS / 2, "too few comparable trials (" + compared + "), seed " + seed);
   }
 
+  @Test void inListsOfSmallValuesKeepWhatEachRangeTestKeeps() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (int trial = 0; trial < 300; trial++) {
+      // ascending, disjoint ranges near a random base (an extreme one at times), some a single value
+      long base = switch (random.nextInt(4)) {
+        case 0 -> Long.MIN_VALUE + random.nextInt(3);
+        case 1 -> Long.MAX_VALUE - SelectionFilter.MAX_BITMAP_SPAN - random.nextInt(3);
+        default -> random.nextInt(2000) - 1000;
+      };
+      int n = 2 + random.nextInt(9);
+      long[] lows = new long[n];
+      long[] highs = new long[n];
+      long at = base;
+      for (int r = 0; r < n; r++) {
+        lows[r] = at + (r == 0 ? 0 : 1 + random.nextInt(trial % 3 == 0 ? 900 : 20));
+        highs[r] = lows[r] + (random.nextBoolean() ? 0 : random.nextInt(5));
+        at = highs[r];
+      }
+      Boolean nullAs = random.nextBoolean() ? null : random.nextBoolean();
+      int rows = 1 + random.nextInt(3000);
+      long[] values = new long[rows];
+      boolean[] nulls = random.nextBoolean() ? new boolean[rows] : null;
+      for (int i = 0; i < rows; i++) {
+        values[i] = switch (random.nextInt(5)) {
+          case 0 -> random.nextLong();
+          case 1 -> lows[random.nextInt(n)] - 1;
+          case 2 -> highs[random.nextInt(n)] + 1;
+          default -> lows[0] + (long) (random.nextDouble() * (highs[n - 1] - lows[0] + 3)) - 1;
+        };
+        if (nulls != null && random.nextInt(8) == 0) {
+          nulls[i] = true;
+          values[i] = 0;  // what a NULL row holds
+        }
+      }
+      Morsel morsel = Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows)},
+          rows);
+      morsel.filter(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs));
+      List<Long> expected = new ArrayList<>();
+      for (int i = 0; i < rows; i++) {
+        boolean hit = false;
+        for (int r = 0; r < n; r++) {
+          hit |= values[i] >= lows[r] && values[i] <= highs[r];
+        }
+        if (nulls != null && nulls[i] ? Boolean.TRUE.equals(nullAs) : hit) {
+          expected.add(values[i]);
+        }
+      }
+      ColumnVector kept = morsel.column(0);
+      List<Long> actual = new ArrayList<>();
+      for (int i = 0; i < morsel.rows(); i++) {
+        actual.add(kept.longs[i]);
+      }
+      assertEquals(expected, actual, "seed " + seed + ", trial " + trial + ", ranges " + Arrays.toString(lows)
+          + " .. " + Arrays.toString(highs));
+    }
+  }
+
   @Test void laterConjunctsNeverRunOnRowsAnEarlierOneDropped() {
     Expr x = new Expr.Column(1, ExprType.INT64);
     Expr quotient = new Expr.Arith(Expr.ArithOp.DIVIDE, new Expr.Literal(100L, ExprType.INT64), x, ExprType.INT64);

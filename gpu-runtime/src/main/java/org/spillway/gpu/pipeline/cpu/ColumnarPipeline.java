@@ -35,6 +35,8 @@ import org.spillway.gpu.pipeline.scheduler.MorselScheduler;
 public final class ColumnarPipeline {
   /** What a value of an output column takes: its 8-byte lane (or reference) and a null flag. */
   private static final long ROW_BYTES_PER_COLUMN = Long.BYTES + 1;
+  /** The fewest rows of a morsel cut smaller for a small input: below it a task's fixed costs outweigh its rows. */
+  static final int MIN_MORSEL_ROWS = 1 << 13;
 
   private final List<ExprType> inputTypes;
   private final List<PipelineStage> stages;
@@ -116,9 +118,12 @@ public final class ColumnarPipeline {
         throw new IllegalArgumentException("batch " + b + " has " + batch.columns().size()
             + " columns; the pipeline reads " + inputTypes.size());
       }
-      addMorsels(morsels, b, batch.rows());
     }
-    return partial(morsels.size(), m -> {
+    int morselRows = morselRows(batches.stream().mapToLong(SourceBatch::rows).sum(), threads);
+    for (int b = 0; b < batches.size(); b++) {
+      addMorsels(morsels, b, batches.get(b).rows(), morselRows);
+    }
+    return partial(morsels, morselRows, m -> {
       int[] slice = morsels.get(m);
       SourceBatch batch = batches.get(slice[0]);
       return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
@@ -248,9 +253,12 @@ public final class ColumnarPipeline {
               + (column == null ? "missing" : column.type + " of " + column.size + " rows"));
         }
       }
-      addMorsels(morsels, b, batch.rows());
     }
-    return finish(partial(morsels.size(), m -> {
+    int morselRows = morselRows(batches.stream().mapToLong(ColumnBatch::rows).sum(), threads);
+    for (int b = 0; b < batches.size(); b++) {
+      addMorsels(morsels, b, batches.get(b).rows(), morselRows);
+    }
+    return finish(partial(morsels, morselRows, m -> {
       int[] slice = morsels.get(m);
       ColumnBatch batch = batches.get(slice[0]);
       ColumnVector[] columns = new ColumnVector[batch.columns().length];
@@ -262,10 +270,21 @@ public final class ColumnarPipeline {
     }, threads, cancelled, true), threads, cancelled);
   }
 
-  private static void addMorsels(List<int[]> morsels, int batch, int rows) {
-    for (int offset = 0; offset < rows; offset += MORSEL_ROWS) {
-      morsels.add(new int[] {batch, offset, Math.min(MORSEL_ROWS, rows - offset)});
+  private static void addMorsels(List<int[]> morsels, int batch, int rows, int morselRows) {
+    for (int offset = 0; offset < rows; offset += morselRows) {
+      morsels.add(new int[] {batch, offset, Math.min(morselRows, rows - offset)});
     }
+  }
+
+  /**
+   * The rows of a morsel over an input of {@code rows} rows run on up to {@code threads} threads: {@link
+   * MorselScheduler#MORSEL_ROWS}, or fewer where the input is too small to give every thread two morsels (a table
+   * of 100 Ki rows would else run on two cores), but never below {@link #MIN_MORSEL_ROWS}; a power of two.
+   */
+  static int morselRows(long rows, int threads) {
+    long perThread = (rows + 2L * threads - 1) / (2L * Math.max(1, threads));
+    // a power of two, so that whole morsels split into whole parts ({@link #wholeMorsels})
+    return (int) Math.max(MIN_MORSEL_ROWS, Math.min(MORSEL_ROWS, Long.highestOneBit(Math.max(1, perThread))));
   }
 
   /**
@@ -273,11 +292,13 @@ public final class ColumnarPipeline {
    * that preserves its build side (in stage order, as the rows of one pass through the later probes and may mark
    * their build rows), pushes its unmatched build rows through the stages after it ({@link #pushUnmatchedBuild}).
    */
-  private Partial partial(int count, IntFunction<Morsel> morsel, int threads, BooleanSupplier cancelled,
-      boolean whole) {
+  private Partial partial(List<int[]> morsels, int morselRows, IntFunction<Morsel> morsel, int threads,
+      BooleanSupplier cancelled, boolean whole) {
+    int count = morsels.size();
     if (sortedRuns()) {
       try {
-        Partial result = push(count, morsel, null, threads, cancelled, true, whole ? havingFilter() : null);
+        Partial result = push(count, morselRows, morsel, null, threads, cancelled, true,
+            whole ? havingFilter() : null, null);
         lastAggregation = "sorted runs";
         return result;
       } catch (SortedRunAggregation.OutOfOrder e) {
@@ -285,8 +306,28 @@ public final class ColumnarPipeline {
         lastAggregation = "hash: " + e.getMessage();
       }
     }
-    return push(count, morsel, null, threads, cancelled, false, null);
+    return push(count, morselRows, morsel, null, threads, cancelled, false, null, wholeMorsels(morsels, morselRows));
   }
+
+  /**
+   * Per morsel: the whole morsel of {@link MorselScheduler#MORSEL_ROWS} rows it is a part of (where {@link
+   * #morselRows} cut an input smaller), as consecutive numbers; null where the morsels are whole. The rows of the parts
+   * of one whole morsel come out as one batch, as a whole morsel's would: a result's batches do not depend on the
+   * number of threads (and the GPU's rows come in whole morsels too).
+   */
+  private static int[] wholeMorsels(List<int[]> morsels, int morselRows) {
+    if (morselRows >= MORSEL_ROWS) {
+      return null;
+    }
+    int[] whole = new int[morsels.size()];
+    for (int m = 1; m < whole.length; m++) {
+      int[] a = morsels.get(m - 1);
+      int[] b = morsels.get(m);
+      whole[m] = whole[m - 1] + (a[0] == b[0] && a[1] / MORSEL_ROWS == b[1] / MORSEL_ROWS ? 0 : 1);
+    }
+    return whole;
+  }
+
 
   /**
    * The filter right after the first aggregation as a function of a part of its groups (the rows that pass, in
@@ -348,7 +389,7 @@ public final class ColumnarPipeline {
       BooleanSupplier cancelled) {
     List<int[]> morsels = new ArrayList<>();  // {batch, offset, rows}: the last batch first, its morsels in order
     for (int b = batches.size() - 1; b >= 0; b--) {
-      addMorsels(morsels, b, batches.get(b).rows());
+      addMorsels(morsels, b, batches.get(b).rows(), MORSEL_ROWS);
     }
     int[] order = new int[morsels.size()];  // the morsels in the batches' order: each batch's run, the last run first
     for (int end = morsels.size(), at = 0; end > 0; ) {
@@ -361,14 +402,14 @@ public final class ColumnarPipeline {
       }
       end = start;
     }
-    return push(morsels.size(), m -> {
+    return push(morsels.size(), MORSEL_ROWS, m -> {
       int[] slice = morsels.get(m);
       if (!claim.test(slice[0])) {
         return null;
       }
       SourceBatch batch = batches.get(slice[0]);
       return Morsel.ofSource(batch.columns().toArray(new FieldVector[0]), inputTypes, slice[1], slice[2]);
-    }, order, threads, cancelled, false, null);
+    }, order, threads, cancelled, false, null, null);
   }
 
   /**
@@ -449,14 +490,14 @@ public final class ColumnarPipeline {
    * Pushes {@code count} morsels (null from {@code morsel}: none there) through the stages up to the first
    * aggregation; rows come in morsel order, or in {@code order} (null: morsel order).
    */
-  private Partial push(int count, IntFunction<Morsel> morsel, int[] order, int threads, BooleanSupplier cancelled,
-      boolean sorted, UnaryOperator<ColumnVector[]> having) {
+  private Partial push(int count, int morselRows, IntFunction<Morsel> morsel, int[] order, int threads,
+      BooleanSupplier cancelled, boolean sorted, UnaryOperator<ColumnVector[]> having, int[] wholeMorsels) {
     int breaker = firstAggregate();
     int end = breaker < 0 ? stages.size() : breaker;
     List<List<ColumnBatch>> outputs = new ArrayList<>(java.util.Collections.nCopies(count, null));
     PartitionedAggregation[] partials = new PartitionedAggregation[MorselScheduler.workers(count, threads)];
     // a worker's share of the morsels' rows bounds the groups its table can make
-    long workerRows = (long) ((count + partials.length - 1) / partials.length) * MORSEL_ROWS;
+    long workerRows = (long) ((count + partials.length - 1) / partials.length) * morselRows;
     SortedRunAggregation runs = sorted
         ? new SortedRunAggregation(stageTypes.get(breaker), (PipelineStage.Aggregate) stages.get(breaker), count)
         : null;
@@ -497,7 +538,17 @@ public final class ColumnarPipeline {
     }
     if (breaker < 0) {
       List<ColumnBatch> result = new ArrayList<>();
-      if (order == null) {
+      if (wholeMorsels != null) {
+        for (int m = 0; m < count; ) {
+          int past = m + 1;
+          while (past < count && wholeMorsels[past] == wholeMorsels[m]) {
+            past++;
+          }
+          result.addAll(ColumnBatch.joined(outputs.subList(m, past), MORSEL_ROWS));
+          m = past;
+        }
+        outputs.subList(count, outputs.size()).forEach(result::addAll);
+      } else if (order == null) {
         outputs.forEach(result::addAll);
       } else {
         for (int m : order) {

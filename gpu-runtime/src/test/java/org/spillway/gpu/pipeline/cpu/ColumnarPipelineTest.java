@@ -90,6 +90,15 @@ class ColumnarPipelineTest {
     }
   }
 
+  @Test void smallInputsAreCutIntoMorselsForEveryThread() {
+    assertEquals(MorselScheduler.MORSEL_ROWS, ColumnarPipeline.morselRows(60_000_000L, 16));
+    assertEquals(MorselScheduler.MORSEL_ROWS, ColumnarPipeline.morselRows(300_000, 1));
+    assertEquals(ColumnarPipeline.MIN_MORSEL_ROWS, ColumnarPipeline.morselRows(100, 16));
+    int rows = ColumnarPipeline.morselRows(300_000, 16);
+    assertTrue(rows < MorselScheduler.MORSEL_ROWS && (300_000 + rows - 1) / rows >= 16 && Integer.bitCount(rows) == 1,
+        "morsels of " + rows);
+  }
+
   @Test void runOverColumnsGivesWhatRunOverArrowGives() {
     long seed = System.nanoTime();
     Random random = new Random(seed);
