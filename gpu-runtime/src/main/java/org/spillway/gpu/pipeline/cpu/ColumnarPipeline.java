@@ -328,7 +328,6 @@ public final class ColumnarPipeline {
     return whole;
   }
 
-
   /**
    * The filter right after the first aggregation as a function of a part of its groups (the rows that pass, in
    * order), or null where none follows it.
