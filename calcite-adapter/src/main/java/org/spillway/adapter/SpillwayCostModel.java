@@ -74,6 +74,14 @@ final class SpillwayCostModel {
    * auto kept it (and Q9's '%green%') on the CPU where the GPU took 2.6 ms.
    */
   static final double CPU_TEXT_BYTE_WEIGHT = 4;
+  /**
+   * ASSUMPTION: CPU nanoseconds per row that a CPU pipeline without an aggregation returns, on one core: the rows are
+   * copied out of the morsel's selection into result batches, which the Q6-shaped calibration (one sum) never pays.
+   * On the 16-core H200 host at TPC-H SF 10, such pipelines took 27 (Q21's 7.3 M orders) to 90 ns (Q4's 0.57 M) per
+   * returned row and core beyond their scan at the calibrated rate, and auto kept Q21's orders on the CPU (13.8 ms)
+   * where the GPU took 6.3.
+   */
+  static final double CPU_RETURNED_ROW_NANOS = 30;
   /** Rate at which the host reads a grouped aggregation's GPU table back into groups (ASSUMPTION). */
   static final double ASSUMED_ROWS_ASSEMBLY_GB_PER_SECOND = 2.0;
   /**
@@ -362,13 +370,15 @@ final class SpillwayCostModel {
 
   /**
    * The CPU backend reads every column of every row with all cores, at its measured pipeline rate, a byte of plain text
-   * weighing {@link #CPU_TEXT_BYTE_WEIGHT} bytes.
+   * weighing {@link #CPU_TEXT_BYTE_WEIGHT} bytes, and copies out the rows it returns
+   * ({@link #CPU_RETURNED_ROW_NANOS} each on a core).
    */
   double cpuMillis(Shape shape) {
     Double pipeline = profile.cpuPipelineGbPerSecond();
     double rate = pipeline != null && pipeline > 0 ? pipeline : profile.cpuScanGbPerSecond();
     double bytes = shape.bytes() + (CPU_TEXT_BYTE_WEIGHT - 1) * shape.inPlaceBytes(false);
-    return bytes / (rate * 1e9) * 1e3;
+    double returned = shape.returnedRows() * CPU_RETURNED_ROW_NANOS / Math.max(1, profile.cpuCores());
+    return bytes / (rate * 1e9) * 1e3 + returned / 1e6;
   }
 
   /**

@@ -164,6 +164,20 @@ class SpillwayCostModelTest {
     assertEquals(numeric * (4 + 33 * SpillwayCostModel.CPU_TEXT_BYTE_WEIGHT) / 37, H100.cpuMillis(names), 1e-9);
   }
 
+  /**
+   * A CPU pipeline that returns rows pays for copying each out on a core, beyond its scan (TPC-H Q21's 7.3 M orders);
+   * one that aggregates pays nothing of the kind.
+   */
+  @Test void returnedRowsWeighOnTheCpu() {
+    List<SpillwayCostModel.Column> columns = List.of(new SpillwayCostModel.Column(8, 1), new SpillwayCostModel.Column(4, 1));
+    SpillwayCostModel.Shape aggregated = new SpillwayCostModel.Shape(15_000_000, columns, 0.49);
+    SpillwayCostModel.Shape returned = new SpillwayCostModel.Shape(15_000_000, columns, 0.49, 8);
+    long cores = AssumedGpuSite.h100(true).profile().cpuCores();
+    assertEquals(15_000_000 * 0.49 * SpillwayCostModel.CPU_RETURNED_ROW_NANOS / cores / 1e6,
+        H100.cpuMillis(returned) - H100.cpuMillis(aggregated), 1e-9);
+    assertTrue(H100.cpuMillis(returned) > 2 * H100.cpuMillis(aggregated), "the copies outweigh the scan");
+  }
+
   @Test void lazyBytesFollowTheLineFetchFraction() {
     SpillwayCostModel.Shape all = new SpillwayCostModel.Shape(1000, List.of(new SpillwayCostModel.Column(8, 1.0)), 1);
     assertEquals(8000, all.lazyBytes());

@@ -4,6 +4,7 @@ import org.spillway.gpu.expr.Expr;
 import org.spillway.gpu.expr.VectorEvaluator;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
+import java.util.Arrays;
 import java.util.function.IntFunction;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -52,6 +53,15 @@ final class SelectionFilter {
     if (condition instanceof Expr.InRanges r && columnOf(r.operand()) != null) {
       Lane lane = read(morsel, columnOf(r.operand()).index(), s, count, s.left, s.leftNulls);
       return selectRanges(lane, r.lows(), r.highs(), r.nullAs(), s.positions, count);
+    }
+    if (condition instanceof Expr.Not not && not.operand() instanceof Expr.InRanges r && columnOf(r.operand()) != null) {
+      // NOT LIKE over dictionary codes (Q16's p_type): the complement ranges, NOT of NULL still NULL
+      long[][] outside = complement(r.lows(), r.highs());
+      if (outside != null) {
+        Lane lane = read(morsel, columnOf(r.operand()).index(), s, count, s.left, s.leftNulls);
+        Boolean nullAs = r.nullAs() == null ? null : !r.nullAs();
+        return selectRanges(lane, outside[0], outside[1], nullAs, s.positions, count);
+      }
     }
     if (condition instanceof Expr.IsNull x && x.operand() instanceof Expr.Column c) {
       return selectNulls(morsel, c.index(), x.negated(), s, count);
@@ -141,6 +151,17 @@ final class SelectionFilter {
       }
       return kept;
     }
+    if (lows.length == 2 && nulls == null && lows[0] == Long.MIN_VALUE && highs[1] == Long.MAX_VALUE
+        && highs[0] < lows[1] - 1) {
+      // all but one gap (x <> c, NOT LIKE over a prefix's codes): one unsigned comparison, as for one range
+      long gap = highs[0] + 1;
+      long width = lows[1] - 1 - gap;
+      for (int k = 0; k < count; k++) {
+        positions[kept] = positions[k];
+        kept += Long.compareUnsigned(v[k] - gap, width) > 0 ? 1 : 0;
+      }
+      return kept;
+    }
     int nullKept = Boolean.TRUE.equals(nullAs) ? 1 : 0;
     long[] bits = rangeBits(lows, highs);
     if (bits != null) {
@@ -165,6 +186,35 @@ final class SelectionFilter {
       kept += nulls != null && nulls[k] ? nullKept : hit;
     }
     return kept;
+  }
+
+  /**
+   * The ranges of the long values outside ascending, disjoint inclusive ranges ({@code {lows, highs}}), or null where
+   * the ranges are not ascending and disjoint.
+   */
+  static long[][] complement(long[] lows, long[] highs) {
+    int n = lows.length;
+    long[] outLows = new long[n + 1];
+    long[] outHighs = new long[n + 1];
+    int out = 0;
+    long next = Long.MIN_VALUE;  // the least value no range before has covered
+    boolean open = true;         // false once a range reached Long.MAX_VALUE
+    for (int r = 0; r < n; r++) {
+      if (lows[r] > highs[r] || r > 0 && lows[r] <= highs[r - 1]) {
+        return null;
+      }
+      if (lows[r] > next) {
+        outLows[out] = next;
+        outHighs[out++] = lows[r] - 1;
+      }
+      open = highs[r] != Long.MAX_VALUE;
+      next = highs[r] + 1;
+    }
+    if (open) {
+      outLows[out] = next;
+      outHighs[out++] = Long.MAX_VALUE;
+    }
+    return new long[][] {Arrays.copyOf(outLows, out), Arrays.copyOf(outHighs, out)};
   }
 
   /** The most values {@link #rangeBits} spans with one bit each. */

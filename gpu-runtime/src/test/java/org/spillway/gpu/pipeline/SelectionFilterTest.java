@@ -5,7 +5,9 @@ import org.spillway.gpu.expr.RandomExprs;
 import org.spillway.gpu.expr.RowReference;
 import org.spillway.gpu.vector.ColumnVector;
 import org.spillway.gpu.vector.ExprType;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -145,6 +147,70 @@ class SelectionFilterTest {
       assertEquals(expected, actual, "seed " + seed + ", trial " + trial + ", ranges " + Arrays.toString(lows)
           + " .. " + Arrays.toString(highs));
     }
+  }
+
+  /**
+   * NOT of a range test (NOT LIKE over dictionary codes) selects the complement ranges: a NULL row stays NULL (dropped)
+   * unless the test names it, ranges that touch either end of the long values included.
+   */
+  @Test void notOfRangesKeepsWhatTheRangesDrop() {
+    long seed = System.nanoTime();
+    Random random = new Random(seed);
+    for (int trial = 0; trial < 300; trial++) {
+      int n = random.nextInt(4);
+      long[] lows = new long[n];
+      long[] highs = new long[n];
+      long at = random.nextInt(3) == 0 ? Long.MIN_VALUE : random.nextInt(200) - 100;
+      for (int r = 0; r < n; r++) {
+        lows[r] = r == 0 ? at : at + 1 + random.nextInt(trial % 2 == 0 ? 3 : 40);
+        highs[r] = r == n - 1 && random.nextInt(4) == 0 ? Long.MAX_VALUE : lows[r] + random.nextInt(30);
+        at = highs[r];
+      }
+      Boolean nullAs = random.nextBoolean() ? null : random.nextBoolean();
+      int rows = 1 + random.nextInt(3000);
+      long[] values = new long[rows];
+      boolean[] nulls = random.nextBoolean() ? new boolean[rows] : null;
+      for (int i = 0; i < rows; i++) {
+        values[i] = n == 0 || random.nextInt(6) == 0 ? random.nextLong()
+            : lows[random.nextInt(n)] + random.nextInt(50) - 10;
+        if (nulls != null && random.nextInt(8) == 0) {
+          nulls[i] = true;
+          values[i] = 0;
+        }
+      }
+      Morsel morsel = Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows)},
+          rows);
+      morsel.filter(new Expr.Not(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs)));
+      List<Long> expected = new ArrayList<>();
+      for (int i = 0; i < rows; i++) {
+        boolean hit = false;
+        for (int r = 0; r < n; r++) {
+          hit |= values[i] >= lows[r] && values[i] <= highs[r];
+        }
+        if (nulls != null && nulls[i] ? Boolean.FALSE.equals(nullAs) : !hit) {
+          expected.add(values[i]);
+        }
+      }
+      ColumnVector kept = morsel.column(0);
+      List<Long> actual = new ArrayList<>();
+      for (int i = 0; i < morsel.rows(); i++) {
+        actual.add(kept.longs[i]);
+      }
+      assertEquals(expected, actual, "seed " + seed + ", trial " + trial + ", NOT of " + Arrays.toString(lows)
+          + " .. " + Arrays.toString(highs) + ", nullAs " + nullAs);
+    }
+  }
+
+  @Test void complementRangesCoverEveryOtherValue() {
+    long min = Long.MIN_VALUE;
+    long max = Long.MAX_VALUE;
+    assertArrayEquals(new long[][] {{min, 5}, {3, max}}, SelectionFilter.complement(new long[] {4}, new long[] {4}));
+    assertArrayEquals(new long[][] {{min}, {max}}, SelectionFilter.complement(new long[0], new long[0]));
+    assertArrayEquals(new long[][] {{}, {}}, SelectionFilter.complement(new long[] {min}, new long[] {max}));
+    assertArrayEquals(new long[][] {{3}, {max}}, SelectionFilter.complement(new long[] {min}, new long[] {2}));
+    assertArrayEquals(new long[][] {{min, 3}, {1, 4}}, SelectionFilter.complement(new long[] {2, 5},
+        new long[] {2, max}));
+    assertNull(SelectionFilter.complement(new long[] {5, 1}, new long[] {6, 2}), "not ascending");
   }
 
   @Test void laterConjunctsNeverRunOnRowsAnEarlierOneDropped() {
