@@ -16,6 +16,7 @@ import org.spillway.gpu.plan.ProbePipelineNode;
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelOptCost;
 import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.plan.volcano.RelSubset;
 import org.apache.calcite.rel.RelNode;
@@ -36,6 +37,10 @@ import org.spillway.storage.Catalog;
 import org.spillway.storage.IndexDefinition;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -68,6 +73,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
    * {@link Estimate#buildLeft} indexes it), decided with the choice.
    */
   private volatile SpillwayIndexSite.Found[] indexSites;
+  /**
+   * Whether this is a semi- or anti-join whose right input is also another one's, noted before the plan is implemented
+   * ({@link #noteSharedInputs}): built there and here, it runs once and both joins read its rows.
+   */
+  private volatile boolean rightReadElsewhere;
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
@@ -493,9 +503,50 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
     return SpillwayJoinChoice.choose(cost, orientations, pairResidual ? SpillwayDevice.CPU : table.device(),
         pairResidual ? SpillwayJoinAlgorithm.CPU_NOPA : table.joinAlgorithm(),
         algorithm -> whyNot(algorithm, sites), calibrated,
-        c -> !marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA,
+        c -> (!marksBuild(c) && !preservesBuild(c) || c.algorithm() == SpillwayJoinAlgorithm.CPU_NOPA)
+            && !(marksBuild(c) && rightReadElsewhere),
         e -> indexJoins(cost, e, sites[e.buildLeft() ? 1 : 0], window),
         e -> gpuUnavailable(SpillwayJoinAlgorithm.NOPA).isEmpty() ? probedOnGpuSeconds(cost, e) : Double.NaN);
+  }
+
+  /**
+   * Notes, for each semi- and anti-join of the plan under {@code root}, whether its right input is also the right input
+   * of another one (the same subtree, which the implementor runs once where both build on it:
+   * {@code SpillwayRel.Implementor#child}). Such a join is not built on its left side then: marking the left rows
+   * streams the right side a second time, where building on it reads the rows the plan makes once anyway (TPC-H Q20's
+   * part names, which the magic-set rule also puts under lineitem's subquery: in auto its partsupp pipeline marked its
+   * rows, scanning part twice and ending the GPU pipeline before its aggregation). Called before any join's choice is
+   * made (it is made once).
+   */
+  static void noteSharedInputs(RelNode root) {
+    Map<String, Integer> inputs = new HashMap<>();
+    List<SpillwayJoin> joins = new ArrayList<>();
+    collectJoinInputs(root, inputs, joins, Collections.newSetFromMap(new IdentityHashMap<>()));
+    for (SpillwayJoin join : joins) {
+      join.rightReadElsewhere = inputs.getOrDefault(subtreeText(join.getRight()), 0) > 1;
+    }
+  }
+
+  private static void collectJoinInputs(RelNode rel, Map<String, Integer> inputs, List<SpillwayJoin> joins,
+      Set<RelNode> seen) {
+    if (!seen.add(rel)) {
+      return;  // a node the tree holds twice: its inputs were counted once
+    }
+    if (rel instanceof Join join
+        && (join.getJoinType() == JoinRelType.SEMI || join.getJoinType() == JoinRelType.ANTI)) {
+      inputs.merge(subtreeText(join.getRight()), 1, Integer::sum);
+    }
+    if (rel instanceof SpillwayJoin join) {
+      joins.add(join);
+    }
+    for (RelNode input : rel.getInputs()) {
+      collectJoinInputs(input, inputs, joins, seen);
+    }
+  }
+
+  /** The text by which the implementor recognizes a subtree it runs once for several joins. */
+  static String subtreeText(RelNode rel) {
+    return RelOptUtil.toString(rel, SqlExplainLevel.DIGEST_ATTRIBUTES);
   }
 
   /**

@@ -30,9 +30,15 @@ import java.util.Map;
 final class SpillwayMarkJoins {
   private SpillwayMarkJoins() {}
 
-  /** The program step that fuses the stacked mark joins of a physical plan. */
+  /**
+   * The program step that fuses the stacked mark joins of a physical plan; which joins mark their build side is
+   * decided here first, knowing which inputs other joins share ({@link SpillwayJoin#noteSharedInputs}).
+   */
   static Program program() {
-    return (planner, rel, traits, materializations, lattices) -> fuse(rel);
+    return (planner, rel, traits, materializations, lattices) -> {
+      SpillwayJoin.noteSharedInputs(rel);
+      return fuse(rel);
+    };
   }
 
   /** {@code rel} with every chain of fusable mark joins in it fused, outermost chains first. */

@@ -14,10 +14,8 @@ import org.spillway.gpu.plan.SharedNode;
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelCollations;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.RelNode;
-import org.apache.calcite.sql.SqlExplainLevel;
 import org.spillway.gpu.device.GpuRuntime;
 import org.spillway.gpu.vector.ExprType;
 import org.spillway.gpu.pipeline.PipelineStage;
@@ -110,6 +108,7 @@ public interface SpillwayRel extends RelNode {
           repeated.add(text);
         }
       });
+      SpillwayJoin.noteSharedInputs(input);
       Implementor implementor = new Implementor(new HashMap<>(), repeated, new IdentityHashMap<>());
       implementor.visitChild(input);
       return implementor;
@@ -125,7 +124,7 @@ public interface SpillwayRel extends RelNode {
     }
 
     private static String text(RelNode rel) {
-      return RelOptUtil.toString(rel, SqlExplainLevel.DIGEST_ATTRIBUTES);
+      return SpillwayJoin.subtreeText(rel);
     }
 
     /** The implementor of {@code input} as a runtime node of its own (a join's input), shared where used twice. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,23 @@ class SpillwayGpuOrientationPlanTest {
             .explainContains("SpillwayTableScan(table=[[spillway, lineitem]], fields=[[0, 2, 11, 12]], device=[gpu]");
       } finally {
         System.clearProperty(SpillwayBackend.MARK_REDUCTION_PROPERTY);
+      }
+    }
+  }
+
+  /**
+   * Q20's part names are the right side of two semi-joins (partsupp's, and lineitem's that the magic-set rule adds): the
+   * plan makes them once, so partsupp's semi-join builds on them too rather than marking its own rows, which would scan
+   * part a second time and end partsupp's pipeline before its aggregation. On the CPU as on an assumed GPU site.
+   */
+  @Test void aSemiJoinBuildsOnARightSideItSharesWithAnother() throws Exception {
+    String partsuppBuildsOnPart = "SpillwayJoin(condition=[=($0, $6)], joinType=[semi], device=[";
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      for (String device : List.of("auto", "gpu", "cpu")) {
+        String plan = SpillwayAssert.that(dir, "device=" + device).query(TpchQueries.sql(20)).plan();
+        String join = plan.substring(plan.indexOf(partsuppBuildsOnPart));
+        join = join.substring(0, join.indexOf('\n'));
+        assertTrue(join.contains("buildSide=[right]"), device + ": " + join);
       }
     }
   }
