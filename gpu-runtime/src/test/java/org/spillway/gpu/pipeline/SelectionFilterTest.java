@@ -126,26 +126,9 @@ class SelectionFilterTest {
           values[i] = 0;  // what a NULL row holds
         }
       }
-      Morsel morsel = Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows)},
-          rows);
-      morsel.filter(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs));
-      List<Long> expected = new ArrayList<>();
-      for (int i = 0; i < rows; i++) {
-        boolean hit = false;
-        for (int r = 0; r < n; r++) {
-          hit |= values[i] >= lows[r] && values[i] <= highs[r];
-        }
-        if (nulls != null && nulls[i] ? Boolean.TRUE.equals(nullAs) : hit) {
-          expected.add(values[i]);
-        }
-      }
-      ColumnVector kept = morsel.column(0);
-      List<Long> actual = new ArrayList<>();
-      for (int i = 0; i < morsel.rows(); i++) {
-        actual.add(kept.longs[i]);
-      }
-      assertEquals(expected, actual, "seed " + seed + ", trial " + trial + ", ranges " + Arrays.toString(lows)
-          + " .. " + Arrays.toString(highs));
+      Expr test = new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs);
+      assertEquals(inRanges(values, nulls, lows, highs, nullAs, false), filtered(test, values, nulls),
+          "seed " + seed + ", trial " + trial + ", ranges " + Arrays.toString(lows) + " .. " + Arrays.toString(highs));
     }
   }
 
@@ -178,27 +161,42 @@ class SelectionFilterTest {
           values[i] = 0;
         }
       }
-      Morsel morsel = Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows)},
-          rows);
-      morsel.filter(new Expr.Not(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs)));
-      List<Long> expected = new ArrayList<>();
-      for (int i = 0; i < rows; i++) {
-        boolean hit = false;
-        for (int r = 0; r < n; r++) {
-          hit |= values[i] >= lows[r] && values[i] <= highs[r];
-        }
-        if (nulls != null && nulls[i] ? Boolean.FALSE.equals(nullAs) : !hit) {
-          expected.add(values[i]);
-        }
-      }
-      ColumnVector kept = morsel.column(0);
-      List<Long> actual = new ArrayList<>();
-      for (int i = 0; i < morsel.rows(); i++) {
-        actual.add(kept.longs[i]);
-      }
-      assertEquals(expected, actual, "seed " + seed + ", trial " + trial + ", NOT of " + Arrays.toString(lows)
-          + " .. " + Arrays.toString(highs) + ", nullAs " + nullAs);
+      Expr test = new Expr.Not(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs));
+      assertEquals(inRanges(values, nulls, lows, highs, nullAs, true), filtered(test, values, nulls), "seed " + seed
+          + ", trial " + trial + ", NOT of " + Arrays.toString(lows) + " .. " + Arrays.toString(highs) + ", nullAs "
+          + nullAs);
     }
+  }
+
+  /** The values a range test keeps (its NOT where {@code negated}): a NULL row stays NULL unless {@code nullAs} says. */
+  private static List<Long> inRanges(long[] values, boolean[] nulls, long[] lows, long[] highs, Boolean nullAs,
+      boolean negated) {
+    List<Long> kept = new ArrayList<>();
+    for (int i = 0; i < values.length; i++) {
+      boolean hit = false;
+      for (int r = 0; r < lows.length; r++) {
+        hit |= values[i] >= lows[r] && values[i] <= highs[r];
+      }
+      boolean keep = nulls != null && nulls[i] ? nullAs != null && nullAs != negated : hit != negated;
+      if (keep) {
+        kept.add(values[i]);
+      }
+    }
+    return kept;
+  }
+
+  /** The values of one long column that a morsel of them keeps under {@code condition}. */
+  private static List<Long> filtered(Expr condition, long[] values, boolean[] nulls) {
+    int rows = values.length;
+    Morsel morsel = Morsel.ofColumns(new ColumnVector[] {ColumnVector.ofLongs(ExprType.INT64, values, nulls, rows)},
+        rows);
+    morsel.filter(condition);
+    ColumnVector kept = morsel.column(0);
+    List<Long> out = new ArrayList<>();
+    for (int i = 0; i < morsel.rows(); i++) {
+      out.add(kept.longs[i]);
+    }
+    return out;
   }
 
   @Test void complementRangesCoverEveryOtherValue() {
