@@ -175,7 +175,11 @@ public final class Calibrator {
     }
   }
 
-  /** CPU backend scan of a pageable INT64 column with all cores, by wall clock (median). */
+  /**
+   * CPU backend scan of a pageable INT64 column with all cores, by wall clock (median), after as many untimed runs as
+   * the CPU pipeline probe's: with one, quick calibrations on first use of two H200 hosts measured 5.3 and 11.3 GB/s
+   * where the same hosts' other quick calibrations measured 39.9 and 31.6.
+   */
   private static double cpuScan(CalibrationOptions opts, PrintStream progress) {
     long rows = opts.cpuScanBytes() / 8;
     double[] gbs = new double[opts.reps()];
@@ -184,7 +188,7 @@ public final class Calibrator {
          CpuColumnSum cpu = new CpuColumnSum()) {
       RandomFill.fill(buf.memoryAddress(), ColumnType.INT64, rows, 7);
       HostColumn column = HostColumn.of("cpu scan", ColumnType.INT64, buf, rows);
-      for (int r = -1; r < opts.reps(); r++) {
+      for (int r = -CpuPipelineProbe.WARMUP_RUNS; r < opts.reps(); r++) {
         long t0 = System.nanoTime();
         cpu.sum(column);
         if (r >= 0) {
