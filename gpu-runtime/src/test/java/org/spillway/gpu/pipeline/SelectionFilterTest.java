@@ -113,7 +113,6 @@ class SelectionFilterTest {
       Boolean nullAs = random.nextBoolean() ? null : random.nextBoolean();
       int rows = 1 + random.nextInt(3000);
       long[] values = new long[rows];
-      boolean[] nulls = random.nextBoolean() ? new boolean[rows] : null;
       for (int i = 0; i < rows; i++) {
         values[i] = switch (random.nextInt(5)) {
           case 0 -> random.nextLong();
@@ -121,11 +120,8 @@ class SelectionFilterTest {
           case 2 -> highs[random.nextInt(n)] + 1;
           default -> lows[0] + (long) (random.nextDouble() * (highs[n - 1] - lows[0] + 3)) - 1;
         };
-        if (nulls != null && random.nextInt(8) == 0) {
-          nulls[i] = true;
-          values[i] = 0;  // what a NULL row holds
-        }
       }
+      boolean[] nulls = someNulls(values, random);
       Expr test = new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs);
       assertEquals(inRanges(values, nulls, lows, highs, nullAs, false), filtered(test, values, nulls),
           "seed " + seed + ", trial " + trial + ", ranges " + Arrays.toString(lows) + " .. " + Arrays.toString(highs));
@@ -152,20 +148,31 @@ class SelectionFilterTest {
       Boolean nullAs = random.nextBoolean() ? null : random.nextBoolean();
       int rows = 1 + random.nextInt(3000);
       long[] values = new long[rows];
-      boolean[] nulls = random.nextBoolean() ? new boolean[rows] : null;
       for (int i = 0; i < rows; i++) {
         values[i] = n == 0 || random.nextInt(6) == 0 ? random.nextLong()
             : lows[random.nextInt(n)] + random.nextInt(50) - 10;
-        if (nulls != null && random.nextInt(8) == 0) {
-          nulls[i] = true;
-          values[i] = 0;
-        }
       }
+      boolean[] nulls = someNulls(values, random);
       Expr test = new Expr.Not(new Expr.InRanges(new Expr.Column(0, ExprType.INT64), lows, highs, nullAs));
       assertEquals(inRanges(values, nulls, lows, highs, nullAs, true), filtered(test, values, nulls), "seed " + seed
           + ", trial " + trial + ", NOT of " + Arrays.toString(lows) + " .. " + Arrays.toString(highs) + ", nullAs "
           + nullAs);
     }
+  }
+
+  /** NULL flags for about an eighth of the values, half of the time (else null); a NULL row holds 0. */
+  private static boolean[] someNulls(long[] values, Random random) {
+    if (random.nextBoolean()) {
+      return null;
+    }
+    boolean[] nulls = new boolean[values.length];
+    for (int i = 0; i < values.length; i++) {
+      if (random.nextInt(8) == 0) {
+        nulls[i] = true;
+        values[i] = 0;
+      }
+    }
+    return nulls;
   }
 
   /** The values a range test keeps (its NOT where {@code negated}): a NULL row stays NULL unless {@code nullAs} says. */
