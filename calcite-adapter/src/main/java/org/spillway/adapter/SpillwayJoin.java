@@ -519,28 +519,28 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
    * made (it is made once).
    */
   static void noteSharedInputs(RelNode root) {
-    Map<String, Integer> inputs = new HashMap<>();
-    List<SpillwayJoin> joins = new ArrayList<>();
-    collectJoinInputs(root, inputs, joins, Collections.newSetFromMap(new IdentityHashMap<>()));
-    for (SpillwayJoin join : joins) {
-      join.rightReadElsewhere = inputs.getOrDefault(subtreeText(join.getRight()), 0) > 1;
-    }
+    Map<RelNode, String> rightSides = new IdentityHashMap<>();
+    collectRightSides(root, rightSides, Collections.newSetFromMap(new IdentityHashMap<>()));
+    Map<String, Integer> uses = new HashMap<>();
+    rightSides.values().forEach(text -> uses.merge(text, 1, Integer::sum));
+    rightSides.forEach((join, text) -> {
+      if (join instanceof SpillwayJoin spillway) {
+        spillway.rightReadElsewhere = uses.get(text) > 1;
+      }
+    });
   }
 
-  private static void collectJoinInputs(RelNode rel, Map<String, Integer> inputs, List<SpillwayJoin> joins,
-      Set<RelNode> seen) {
+  /** The text of each semi- and anti-join's right input under {@code rel}, by join (each node once). */
+  private static void collectRightSides(RelNode rel, Map<RelNode, String> rightSides, Set<RelNode> seen) {
     if (!seen.add(rel)) {
       return;  // a node the tree holds twice: its inputs were counted once
     }
     if (rel instanceof Join join
         && (join.getJoinType() == JoinRelType.SEMI || join.getJoinType() == JoinRelType.ANTI)) {
-      inputs.merge(subtreeText(join.getRight()), 1, Integer::sum);
-    }
-    if (rel instanceof SpillwayJoin join) {
-      joins.add(join);
+      rightSides.put(join, subtreeText(join.getRight()));
     }
     for (RelNode input : rel.getInputs()) {
-      collectJoinInputs(input, inputs, joins, seen);
+      collectRightSides(input, rightSides, seen);
     }
   }
 
