@@ -13,12 +13,12 @@ import org.spillway.tpch.bench.TpchQueryTimer;
 /**
  * TpchQueryTimer end to end at SF 0.01 on the CPU (where there is no GPU, the GPU configurations run on the CPU
  * backend) with DuckDB first, its tables as loaded and compressed: every configuration's rows agree with DuckDB's,
- * and the CSV holds one row per query and configuration with its time over the first configuration's.
+ * and the CSV holds one row per query and configuration with its runs and its time over the first configuration's.
  */
 class TpchQueryTimerTest {
   @Test void writesOneCsvRowPerQueryAndConfiguration(@TempDir Path dir) throws Exception {
     TpchQueryTimer.main(new String[] {"--sf", "0.01", "--data-dir", dir.resolve("data").toString(), "--queries",
-        "3,5,17", "--warm", "0", "--runs", "1", "--configs",
+        "3,5,17", "--warm", "0", "--runs", "2", "--configs",
         "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|gpu-nopa=device=gpu;joinAlgorithm=nopa",
         "--out", dir.resolve("out").toString()});
     List<String> csv = Files.readAllLines(dir.resolve("out/tpch-timer-sf0.01.csv"));
@@ -26,6 +26,7 @@ class TpchQueryTimerTest {
     assertTrue(csv.get(0).startsWith("query,config,label,median ms"), csv.get(0));
     for (String row : csv.subList(1, csv.size())) {
       assertTrue(row.contains(",ok,"), row);
+      assertEquals("2", row.split(",")[7], "runs of " + row);
     }
     assertTrue(csv.get(1).startsWith("Q3,duckdb,Q3 duckdb,") && csv.get(1).endsWith(",1.00"), csv.get(1));
   }

@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -23,50 +22,22 @@ import org.spillway.tpch.TpchQueries;
  * Times any of the 22 TPC-H queries through Spillway connections of several configurations (e.g. the CPU
  * backend, the GPU with each join algorithm, the cost model's choice) over one catalog, generated on first use,
  * and on DuckDB (the configuration named {@code duckdb}: all eight tables loaded in the same process from the same
- * generator): {@code warm} untimed runs, then {@code runs} timed ones (executeQuery to the last row over a warm
- * connection; the plan cache serves the plan), median, min and max; every configuration must return the first
+ * generator): {@code warm} untimed rounds, then {@code runs} timed ones (executeQuery to the last row over a warm
+ * connection; the plan cache serves the plan), median, min and max. A round runs each configuration once, in an
+ * order rotated every round ({@link ConfigRuns} says why); every configuration must return the first
  * one's rows (numbers within 0.01), or the row says it did not. Spillway is reached through {@link DriverManager}
  * only. At the end, each configuration's geometric mean of its time over the first configuration's.
  *
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
  * [--slow-ms N] [--analyze] [--configs "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|auto=device=auto"]
- * [--out DIR]}; a query whose first timed run takes over {@code --slow-ms} is timed by that run alone; with
+ * [--out DIR]}; a configuration whose first timed run of a query takes over {@code --slow-ms} is timed by that run
+ * alone; with
  * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
  * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with {@code --analyze}
  * also each Spillway configuration's EXPLAIN ANALYZE after its timed runs, in {@code analyze-Q<N>-<config>.txt}.
  */
 public final class TpchQueryTimer {
   private TpchQueryTimer() {}
-
-  /**
-   * Times and rows of one query under one configuration; {@code cpuMillis}: the process's CPU time of each timed run
-   * (all threads, JIT and GC included), which a shared machine's load changes far less than the wall time.
-   */
-  private record Timing(double[] millis, double[] cpuMillis, ResultRows rows) {
-    double median() {
-      return sorted()[millis.length / 2];
-    }
-
-    double cpuMedian() {
-      double[] sorted = cpuMillis.clone();
-      Arrays.sort(sorted);
-      return sorted[sorted.length / 2];
-    }
-
-    double min() {
-      return sorted()[0];
-    }
-
-    double max() {
-      return sorted()[millis.length - 1];
-    }
-
-    private double[] sorted() {
-      double[] sorted = millis.clone();
-      Arrays.sort(sorted);
-      return sorted;
-    }
-  }
 
   public static void main(String[] argv) throws Exception {
     BenchArgs args = BenchArgs.parse(argv, "TpchQueryTimer");
@@ -111,46 +82,48 @@ public final class TpchQueryTimer {
               "result", "time / first config"));
       Map<String, List<Double>> ratios = new LinkedHashMap<>();
       for (String q : queries) {
-        String sql = TpchQueries.sql(Integer.parseInt(q.trim()), sf);
-        ResultRows reference = null;
-        double firstMedian = Double.NaN;
-        for (Map.Entry<String, String> config : configs.entrySet()) {
-          Timing timing;
-          Map<String, String> before = setSystemProperties(config.getValue());
-          try (Connection connection = isDuckDb(config.getKey()) ? duckDb.session(config.getValue())
-              : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + connectionProperties(
-                  config.getValue()))) {
-            TimedQueryEvent event = new TimedQueryEvent();
-            event.query = "Q" + q.trim();
-            event.config = config.getKey();
-            event.begin();
-            timing = time(connection, sql, warm, runs, slowMillis);
-            event.commit();
-            if (analyze && !isDuckDb(config.getKey())) {
-              writeAnalyzed(connection, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.getKey() + ".txt"));
+        int number = Integer.parseInt(q.trim());
+        String sql = TpchQueries.sql(number, sf);
+        List<ConfigRuns> sessions = open("Q" + q.trim(), configs, dir, duckDb);
+        try {
+          for (int round = -warm; round < runs; round++) {
+            for (int i : roundOrder(round + warm, sessions.size())) {
+              if (!sessions.get(i).done()) {
+                sessions.get(i).run(sql, round >= 0, slowMillis);
+              }
             }
-          } catch (SQLException | RuntimeException e) {
-            System.out.printf("Q%-5s %-14s failed: %s%n", q, config.getKey(), String.valueOf(e.getMessage()).lines()
-                .findFirst().orElse(""));
-            report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
-            continue;
-          } finally {
-            restoreSystemProperties(before);
           }
-          String difference = reference == null ? null
-              : reference.differenceFrom(timing.rows(), TpchQueries.orderByColumns(Integer.parseInt(q.trim())));
-          reference = reference == null ? timing.rows() : reference;
-          String result = difference == null ? "ok" : "DIFFERENT: " + difference;
-          firstMedian = Double.isNaN(firstMedian) ? timing.median() : firstMedian;
-          double ratio = timing.median() / firstMedian;
-          ratios.computeIfAbsent(config.getKey(), k -> new ArrayList<>()).add(ratio);
-          System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q,
-              config.getKey(), timing.median(), timing.min(), timing.max(), timing.cpuMedian(),
-              timing.rows().rows().size(), ratio, result);
-          report.row("Q" + q.trim(), config.getKey(), "Q" + q.trim() + " " + config.getKey(), timing.median(),
-              timing.min(), timing.max(), timing.cpuMedian(), timing.millis().length, timing.rows().rows().size(),
-              result, ratio);
+          ResultRows reference = null;
+          double firstMedian = Double.NaN;
+          for (ConfigRuns config : sessions) {
+            if (config.failure() != null || config.runs() == 0) {
+              String why = config.failure() != null ? config.failure() : "did not open";
+              System.out.printf("Q%-5s %-14s failed: %s%n", q, config.name, why);
+              report.row("Q" + q.trim(), config.name, "Q" + q.trim() + " " + config.name, Double.NaN,
+                  Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
+              continue;
+            }
+            if (analyze && !isDuckDb(config.name)) {
+              writeAnalyzed(config, sql, out.resolve("analyze-Q" + q.trim() + "-" + config.name + ".txt"));
+            }
+            String difference = reference == null ? null
+                : reference.differenceFrom(config.rows(), TpchQueries.orderByColumns(number));
+            reference = reference == null ? config.rows() : reference;
+            String result = difference == null ? "ok" : "DIFFERENT: " + difference;
+            firstMedian = Double.isNaN(firstMedian) ? config.median() : firstMedian;
+            double ratio = config.median() / firstMedian;
+            ratios.computeIfAbsent(config.name, k -> new ArrayList<>()).add(ratio);
+            System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q,
+                config.name, config.median(), config.min(), config.max(), config.cpuMedian(),
+                config.rows().rows().size(), ratio, result);
+            report.row("Q" + q.trim(), config.name, "Q" + q.trim() + " " + config.name, config.median(),
+                config.min(), config.max(), config.cpuMedian(), config.runs(), config.rows().rows().size(),
+                result, ratio);
+          }
+        } finally {
+          for (ConfigRuns config : sessions) {
+            config.close();
+          }
         }
       }
       System.out.println();
@@ -304,54 +277,62 @@ public final class TpchQueryTimer {
     return out;
   }
 
-  /** EXPLAIN ANALYZE of {@code sql} on a warm connection: where each operator ran and how long it took. */
-  private static void writeAnalyzed(Connection connection, String sql, Path file) throws SQLException, IOException {
+  /**
+   * EXPLAIN ANALYZE of {@code sql} on a warm connection: where each operator ran and how long it took (or why it
+   * could not run, in the file).
+   */
+  private static void writeAnalyzed(ConfigRuns config, String sql, Path file) throws IOException {
     StringBuilder text = new StringBuilder();
-    try (Statement s = connection.createStatement(); ResultSet r = s.executeQuery("EXPLAIN ANALYZE " + sql)) {
+    Map<String, String> before = setSystemProperties(config.properties());
+    try (Statement s = config.connection().createStatement(); ResultSet r = s.executeQuery("EXPLAIN ANALYZE " + sql)) {
       while (r.next()) {
         for (int c = 1; c <= r.getMetaData().getColumnCount(); c++) {
           text.append(c > 1 ? " | " : "").append(r.getString(c));
         }
         text.append('\n');
       }
+    } catch (SQLException | RuntimeException e) {
+      text.append("EXPLAIN ANALYZE failed: ").append(e.getMessage()).append('\n');
+    } finally {
+      restoreSystemProperties(before);
     }
     Files.createDirectories(file.getParent());
     Files.writeString(file, text);
   }
 
   /**
-   * Warm runs, then timed runs over one connection; a query whose first timed run takes longer than
-   * {@code slowMillis} is timed by that run alone (slow queries would otherwise take most of a benchmark's time).
+   * A connection of every configuration for one query, each opened with its configuration's system properties set; a
+   * configuration whose connection fails to open is there with that failure and takes no runs.
    */
-  private static Timing time(Connection connection, String sql, int warm, int runs, double slowMillis)
-      throws SQLException {
-    List<Double> millis = new ArrayList<>();
-    List<Double> cpuMillis = new ArrayList<>();
-    ResultRows rows = null;
-    for (int i = -warm; i < runs; i++) {
-      long cpuStart = processCpuNanos();
-      long start = System.nanoTime();
-      try (Statement s = connection.createStatement()) {
-        rows = ResultRows.read(s.executeQuery(sql));
-      }
-      double ms = (System.nanoTime() - start) / 1e6;
-      double cpuMs = (processCpuNanos() - cpuStart) / 1e6;
-      if (i >= 0) {
-        millis.add(ms);
-        cpuMillis.add(cpuMs);
-        if (ms > slowMillis) {
-          break;
-        }
+  private static List<ConfigRuns> open(String query, Map<String, String> configs, Path dir, DuckDbDatabases duckDb) {
+    List<ConfigRuns> sessions = new ArrayList<>();
+    for (Map.Entry<String, String> config : configs.entrySet()) {
+      Map<String, String> before = setSystemProperties(config.getValue());
+      try {
+        Connection connection = isDuckDb(config.getKey()) ? duckDb.session(config.getValue())
+            : DriverManager.getConnection("jdbc:spillway:dataDir=" + dir + ";" + connectionProperties(
+                config.getValue()));
+        sessions.add(new ConfigRuns(query, config.getKey(), config.getValue(), connection));
+      } catch (SQLException | RuntimeException e) {
+        sessions.add(ConfigRuns.failed(query, config.getKey(), e));
+      } finally {
+        restoreSystemProperties(before);
       }
     }
-    return new Timing(millis.stream().mapToDouble(Double::doubleValue).toArray(),
-        cpuMillis.stream().mapToDouble(Double::doubleValue).toArray(), rows);
+    return sessions;
   }
 
-  /** The CPU time of all of this process's threads so far (-1 where the JVM cannot tell). */
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-        .getOperatingSystemMXBean()).getProcessCpuTime();
+  /**
+   * The order in which round {@code round} (warm-up rounds first, from 0) runs {@code n} configurations: rotated by
+   * one every round, so that over {@code n} rounds each configuration runs once in every position (first after
+   * another query's runs, last before the next round's).
+   */
+  static int[] roundOrder(int round, int n) {
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = (round + i) % n;
+    }
+    return order;
   }
 
   /**

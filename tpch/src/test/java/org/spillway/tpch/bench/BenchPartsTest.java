@@ -116,6 +116,24 @@ class BenchPartsTest {
     System.clearProperty("spillway.test.other");
   }
 
+  /** Over as many rounds as configurations, each runs once in every position. */
+  @Test void timerRoundsRotateTheConfigurationsOrder() {
+    int n = 4;
+    int[][] positions = new int[n][n];
+    for (int round = 0; round < n; round++) {
+      int[] order = TpchQueryTimer.roundOrder(round, n);
+      for (int position = 0; position < n; position++) {
+        positions[order[position]][position]++;
+      }
+    }
+    for (int config = 0; config < n; config++) {
+      for (int position = 0; position < n; position++) {
+        assertEquals(1, positions[config][position], "config " + config + " at position " + position);
+      }
+    }
+    assertEquals(List.of(1, 2, 3, 0), java.util.Arrays.stream(TpchQueryTimer.roundOrder(5, n)).boxed().toList());
+  }
+
   @Test void resultFilesRoundTripAndCheckTheScaleFactor(@TempDir Path dir) throws Exception {
     Measurement gpu = Measurement.of(new Config("gpu", "zero-copy", "branching", false), 6,
         new double[] {0.0071, 0.0073},
