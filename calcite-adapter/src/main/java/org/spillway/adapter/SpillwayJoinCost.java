@@ -29,9 +29,14 @@ final class SpillwayJoinCost {
   /**
    * ASSUMPTION (docs/bench/tpch/session10/README.md, TPC-H Q4 on the H100 host): a pipeline that makes a build side's
    * rows in host memory (rows returned from the GPU or made by the CPU into Java arrays) writes them at about this
-   * many bytes per second.
+   * many bytes per second; taken where the profile did not measure the rows a GPU pipeline returns.
    */
   static final double HOST_BUILD_ROWS_BYTES_PER_SECOND = 5e9;
+  /**
+   * Columns of the rows whose return the calibration times (PipelineRunProbe: two 8-byte columns): the host's time
+   * per returned row scales with them, as its assembly copies each column.
+   */
+  static final int CALIBRATED_ROW_COLUMNS = 2;
   /**
    * ASSUMPTION (docs/bench/cpu-join/README.md, CpuJoinBenchmark on the 16-core H100 host, medians): tuples
    * (|R| + |S|) per second per thread. NOPA perfect hash, workload A dense: 0.631 G/s on 16 threads.
@@ -253,8 +258,16 @@ final class SpillwayJoinCost {
     return tuples <= 0 ? 0 : cpuPipelinedProbeSeconds(e) * e.buildRows() / tuples;
   }
 
-  /** Time a pipeline takes to make {@code rows} build rows of {@code columns} columns in host memory. */
+  /**
+   * Time a pipeline takes to make {@code rows} build rows of {@code columns} columns in host memory: where the profile
+   * measured what a GPU pipeline's returned rows cost the host ({@link MachineProfile#gpuRowsNanosPerRow}, rows of
+   * {@link #CALIBRATED_ROW_COLUMNS} columns), that rate per column; else {@link #HOST_BUILD_ROWS_BYTES_PER_SECOND}.
+   */
   double hostBuildRowsSeconds(double rows, int columns) {
+    Double measured = profile.gpuRowsNanosPerRow();
+    if (measured != null && measured > 0) {
+      return rows * measured * 1e-9 * Math.max(1, columns) / CALIBRATED_ROW_COLUMNS;
+    }
     return rows * KEY_BYTES * Math.max(1, columns) / HOST_BUILD_ROWS_BYTES_PER_SECOND;
   }
 

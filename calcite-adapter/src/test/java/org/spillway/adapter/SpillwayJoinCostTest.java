@@ -335,6 +335,23 @@ class SpillwayJoinCostTest {
     assertEquals(3 * made, cost.hostBuildRowsSeconds(38e6, 3), 1e-12);
   }
 
+  /**
+   * Where the profile measured what a GPU pipeline's returned rows cost the host (rows of two columns), a build side's
+   * rows cost that per column, not the assumed rate: on the H200 host, TPC-H Q8's GPU pipeline over orders returned
+   * its 4.56 M rows of three columns in 8.2 ms with its scan, which the assumption put at 22 ms for the rows alone
+   * (enough to keep the join built on lineitem's joined rows, on the CPU).
+   */
+  @Test void buildRowsCostWhatTheProfileMeasured() {
+    MachineProfile p = gpuHost(100 * GIB);
+    MachineProfile measured = new MachineProfile(p.formatVersion(), p.createdAt(), p.host(), p.cpuCores(),
+        p.cpuScanGbPerSecond(), p.gpu(), p.gpuUnavailableReason(), p.transferGbPerSecond(), p.unsupportedTransfers(),
+        p.rawPinnedCopyGbPerSecond(), p.linkReads(), p.hostWriteGbPerSecond(), p.gpuMemoryReadGbPerSecond(),
+        p.gpuPipelineRunMillis(), p.cpuPipelineGbPerSecond(), p.cpuJoinTuplesPerSecond(), p.calibrationMode(), 0.5);
+    SpillwayJoinCost cost = new SpillwayJoinCost(measured);
+    assertEquals(4.56e6 * 0.5e-9 * 3 / 2, cost.hostBuildRowsSeconds(4.56e6, 3), 1e-12);
+    assertTrue(cost.hostBuildRowsSeconds(4.56e6, 3) < new SpillwayJoinCost(p).hostBuildRowsSeconds(4.56e6, 3) / 5);
+  }
+
   @Test void timesReadInMillisecondsOrMicroseconds() {
     assertEquals("1.23 ms", SpillwayJoinChoice.time(0.00123));
     assertEquals("45.6 us", SpillwayJoinChoice.time(0.0000456));
