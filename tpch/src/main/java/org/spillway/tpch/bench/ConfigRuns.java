@@ -35,7 +35,7 @@ final class ConfigRuns implements AutoCloseable {
   /** A configuration whose connection did not open: it takes no runs and reports {@code cause}. */
   static ConfigRuns failed(String query, String name, Exception cause) {
     ConfigRuns runs = new ConfigRuns(query, name, "", null);
-    runs.failure = String.valueOf(cause.getMessage()).lines().findFirst().orElse("");
+    runs.failure = firstLine(cause);
     runs.done = true;
     return runs;
   }
@@ -84,7 +84,7 @@ final class ConfigRuns implements AutoCloseable {
         done = ms > slowMillis;
       }
     } catch (SQLException | RuntimeException e) {
-      failure = failure != null ? failure : String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+      failure = firstLine(e);
       done = true;
     } finally {
       event.commit();
@@ -121,6 +121,10 @@ final class ConfigRuns implements AutoCloseable {
     double[] out = values.stream().mapToDouble(Double::doubleValue).toArray();
     Arrays.sort(out);
     return out;
+  }
+
+  private static String firstLine(Exception e) {
+    return String.valueOf(e.getMessage()).lines().findFirst().orElse("");
   }
 
   /** The CPU time of all of this process's threads so far. */
