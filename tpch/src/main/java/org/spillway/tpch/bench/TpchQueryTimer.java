@@ -31,8 +31,7 @@ import org.spillway.tpch.TpchQueries;
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
  * [--slow-ms N] [--analyze] [--configs "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|auto=device=auto"]
  * [--out DIR]}; a configuration whose first timed run of a query takes over {@code --slow-ms} is timed by that run
- * alone; with
- * {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
+ * alone; with {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
  * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with {@code --analyze}
  * also each Spillway configuration's EXPLAIN ANALYZE after its timed runs, in {@code analyze-Q<N>-<config>.txt}.
  */
@@ -96,9 +95,8 @@ public final class TpchQueryTimer {
           ResultRows reference = null;
           double firstMedian = Double.NaN;
           for (ConfigRuns config : sessions) {
-            if (config.failure() != null || config.runs() == 0) {
-              String why = config.failure() != null ? config.failure() : "did not open";
-              System.out.printf("Q%-5s %-14s failed: %s%n", q, config.name, why);
+            if (config.failure() != null) {
+              System.out.printf("Q%-5s %-14s failed: %s%n", q, config.name, config.failure());
               report.row("Q" + q.trim(), config.name, "Q" + q.trim() + " " + config.name, Double.NaN,
                   Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
               continue;
