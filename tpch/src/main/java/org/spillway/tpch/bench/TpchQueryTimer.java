@@ -31,9 +31,10 @@ import org.spillway.tpch.TpchQueries;
  * <p>Usage: {@code TpchQueryTimer --data-dir DIR [--sf 1] [--queries 3,5,10|all] [--warm 2] [--runs 5]
  * [--slow-ms N] [--analyze] [--configs "duckdb=|duckdb-compressed=storage=compressed|cpu=device=cpu|auto=device=auto"]
  * [--out DIR]}; a configuration whose first timed run of a query takes over {@code --slow-ms} is timed by that run
- * alone; with {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's) and a bar
- * chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with {@code --analyze}
- * also each Spillway configuration's EXPLAIN ANALYZE after its timed runs, in {@code analyze-Q<N>-<config>.txt}.
+ * alone; with {@code --out}, {@code tpch-timer-sf<SF>.csv} (with each median's ratio to the first configuration's)
+ * and a bar chart of it (skipped on a JRE without fonts; BenchReport's main draws it from the CSV); with
+ * {@code --analyze} also each Spillway configuration's EXPLAIN ANALYZE after its timed runs, in
+ * {@code analyze-Q<N>-<config>.txt}.
  */
 public final class TpchQueryTimer {
   private TpchQueryTimer() {}
