@@ -78,6 +78,11 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
    * ({@link #noteSharedInputs}): built there and here, it runs once and both joins read its rows.
    */
   private volatile boolean rightReadElsewhere;
+  /**
+   * Whether this is a semi join the plan holds more than once ({@link #noteSharedInputs}; {@link
+   * SpillwaySharedSemiJoins} makes such plans): it runs once, as a node of its own whose rows each use reads.
+   */
+  private volatile boolean resultShared;
 
   SpillwayJoin(RelOptCluster cluster, RelTraitSet traits, RelNode left, RelNode right, RexNode condition,
       JoinRelType joinType) {
@@ -519,6 +524,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
    * made (it is made once).
    */
   static void noteSharedInputs(RelNode root) {
+    Map<String, List<SpillwayJoin>> semiJoins = new HashMap<>();
+    collectSemiJoins(root, semiJoins);
+    semiJoins.values().forEach(uses -> uses.forEach(join -> join.resultShared = uses.size() > 1));
     Map<RelNode, String> rightSides = new IdentityHashMap<>();
     collectRightSides(root, rightSides, Collections.newSetFromMap(new IdentityHashMap<>()));
     Map<String, Integer> uses = new HashMap<>();
@@ -528,6 +536,21 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
         spillway.rightReadElsewhere = uses.get(text) > 1;
       }
     });
+  }
+
+  /** Each use of a semi join under {@code rel} (a node the tree holds twice, twice), by the join's text. */
+  private static void collectSemiJoins(RelNode rel, Map<String, List<SpillwayJoin>> uses) {
+    if (rel instanceof SpillwayJoin join && join.getJoinType() == JoinRelType.SEMI) {
+      uses.computeIfAbsent(subtreeText(join), t -> new ArrayList<>()).add(join);
+    }
+    for (RelNode input : rel.getInputs()) {
+      collectSemiJoins(input, uses);
+    }
+  }
+
+  /** Whether the plan holds this semi join more than once: it runs as a node of its own, which each use reads. */
+  boolean resultShared() {
+    return resultShared;
   }
 
   /** The text of each semi- and anti-join's right input under {@code rel}, by join (each node once). */
@@ -588,6 +611,9 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
       return streamsFromScan(node.getInput(0));
     }
     if (node instanceof SpillwayJoin join) {
+      if (join.resultShared()) {
+        return false;  // read as a node of its own
+      }
       Candidate chosen = join.choice().chosen();
       return join.orderedInput() >= 0 && join.gpuProbeRefusal().isEmpty()
           && streamsFromScan(chosen.buildLeft() ? join.getRight() : join.getLeft());

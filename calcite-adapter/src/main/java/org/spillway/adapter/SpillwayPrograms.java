@@ -63,7 +63,8 @@ public final class SpillwayPrograms {
    * The program: checked integer arithmetic, correlated EXISTS as semi and anti joins
    * ({@link SpillwayExistsJoinRule}, before Calcite's sub-query removal would decorrelate them), sub-queries,
    * decorrelation, measures, factor pulling, trimming,
-   * subquery reduction, Volcano, calc, then stacked mark joins fused ({@link SpillwayMarkJoins}); every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * subquery reduction, Volcano, calc, then inner joins that can read a semi join's rows reading them
+   * ({@link SpillwaySharedSemiJoins}) and stacked mark joins fused ({@link SpillwayMarkJoins}); every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
   public static Program standard() {
@@ -75,7 +76,7 @@ public final class SpillwayPrograms {
     return Programs.sequence(SpillwayCheckedArithmetic.program(), existsJoins, Programs.subQuery(metadata),
         Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
         reduceSubqueries(metadata), Programs.trim(), volcano, Programs.calc(metadata), estimateWith(metadata),
-        SpillwayMarkJoins.program());
+        SpillwaySharedSemiJoins.program(), SpillwayMarkJoins.program());
   }
 
   /**

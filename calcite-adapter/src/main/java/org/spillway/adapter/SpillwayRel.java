@@ -151,12 +151,16 @@ public interface SpillwayRel extends RelNode {
       return own;
     }
 
-    /** Visits a child node so that it contributes its part first; a repeated aggregation is read as a source. */
+    /**
+     * Visits a child node so that it contributes its part first; a repeated aggregation or semi join
+     * ({@link SpillwayJoin#resultShared}) is read as a source.
+     */
     public void visitChild(RelNode input) {
       if (top == null) {
         top = input;
       }
-      if (input instanceof Aggregate && repeatedAggregates.contains(text(input))) {
+      if (input instanceof Aggregate && repeatedAggregates.contains(text(input))
+          || input instanceof SpillwayJoin join && join.resultShared()) {
         Implementor shared = child(input);
         source(shared.node(), shared);
         return;
