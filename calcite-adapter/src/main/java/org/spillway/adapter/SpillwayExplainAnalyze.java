@@ -32,8 +32,9 @@ import java.util.regex.Pattern;
 
 /**
  * {@code EXPLAIN ANALYZE <query>}: runs the query once, counting and discarding its rows, and returns the physical
- * plan (EXPLAIN PLAN's text) followed by what each runtime node reported (device, rows, time, predicted time, bytes
- * over the link; {@link SpillwayOperatorTable}), one line per row of a single column, as EXPLAIN's. Calcite's
+ * plan (EXPLAIN PLAN's text) followed by the run's time, the time preparing the query took, and what each runtime
+ * node reported (device, rows, time, predicted time, bytes over the link; {@link SpillwayOperatorTable}), one line per
+ * row of a single column, as EXPLAIN's. Calcite's
  * parser knows no EXPLAIN ANALYZE, so {@link SpillwayPrepare} recognizes the statement by its text before anything
  * parses it, and prepares the query itself, uncached, to keep the plan it runs.
  */
@@ -65,9 +66,11 @@ public final class SpillwayExplainAnalyze {
     CalciteSignature<T> explain = prepare.apply("EXPLAIN PLAN FOR " + query);
     AtomicReference<RelNode> plan = new AtomicReference<>();
     CalciteSignature<T> run;
+    long prepareStart = System.nanoTime();
     try (Hook.Closeable capture = Hook.PLAN_BEFORE_IMPLEMENTATION.addThread((RelRoot root) -> plan.set(root.rel))) {
       run = prepare.apply(query);
     }
+    long prepareNanos = System.nanoTime() - prepareStart;
     RelNode root = plan.get();
     if (root == null) {
       throw new IllegalStateException("Calcite implemented the query of EXPLAIN ANALYZE without a plan: " + query);
@@ -78,7 +81,7 @@ public final class SpillwayExplainAnalyze {
     Bindable<T> bindable = dataContext -> new AbstractEnumerable<>() {
       @Override public Enumerator<T> enumerator() {
         List<Object> rows = new ArrayList<>();
-        for (String line : analyze(run, dataContext, text, order)) {
+        for (String line : analyze(run, dataContext, text, order, prepareNanos)) {
           rows.add(arrays ? new Object[] {line} : line);
         }
         @SuppressWarnings("unchecked")
@@ -91,9 +94,12 @@ public final class SpillwayExplainAnalyze {
         explain.cursorFactory, explain.rootSchema, List.of(), -1, bindable, explain.statementType);
   }
 
-  /** Runs the query, and returns the plan's lines and then the table of its nodes' reports in plan order. */
+  /**
+   * Runs the query, and returns the plan's lines and then the table of its nodes' reports in plan order; {@code
+   * prepareNanos} is what preparing the query took (parsing, planning, code generation), which a run does not show.
+   */
   private static <T> List<String> analyze(CalciteSignature<T> run, DataContext context, String plan,
-      Map<Integer, Integer> order) {
+      Map<Integer, Integer> order, long prepareNanos) {
     OperatorReports reports = new OperatorReports();
     long start = System.nanoTime();
     long rows = 0;
@@ -107,7 +113,7 @@ public final class SpillwayExplainAnalyze {
     // stable: the reports of one node (a subtree reused) stay in the order they came
     sorted.sort(Comparator.comparingInt(r -> order.getOrDefault(r.planned().planId(), Integer.MAX_VALUE)));
     List<String> lines = new ArrayList<>(plan.lines().toList());
-    lines.addAll(SpillwayOperatorTable.lines(sorted, rows, nanos));
+    lines.addAll(SpillwayOperatorTable.lines(sorted, rows, nanos, prepareNanos));
     return lines;
   }
 

@@ -16,8 +16,11 @@ final class SpillwayOperatorTable {
 
   private SpillwayOperatorTable() {}
 
-  /** A summary line ({@code rows} out in {@code nanos}), then the table of {@code reports} in their order. */
-  static List<String> lines(List<OperatorReport> reports, long rows, long nanos) {
+  /**
+   * A summary line ({@code rows} out in {@code nanos}, the query prepared in {@code prepareNanos}), then the table of
+   * {@code reports} in their order.
+   */
+  static List<String> lines(List<OperatorReport> reports, long rows, long nanos, long prepareNanos) {
     List<String[]> cells = new ArrayList<>();
     cells.add(HEADER);
     for (OperatorReport r : reports) {
@@ -34,8 +37,9 @@ final class SpillwayOperatorTable {
       }
     }
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "EXPLAIN ANALYZE: %d %s in %.3f ms, %d operator %s", rows,
-        rows == 1 ? "row" : "rows", nanos / 1e6, reports.size(), reports.size() == 1 ? "report" : "reports"));
+    lines.add(String.format(Locale.ROOT, "EXPLAIN ANALYZE: %d %s in %.3f ms, %d operator %s; prepared in %.3f ms "
+        + "(parsed, planned, code generated)", rows, rows == 1 ? "row" : "rows", nanos / 1e6, reports.size(),
+        reports.size() == 1 ? "report" : "reports", prepareNanos / 1e6));
     for (String[] row : cells) {
       lines.add(line(row, width, row == HEADER));
     }

@@ -15,6 +15,7 @@ import org.spillway.storage.TableSchema;
 import org.spillway.storage.TableWriter;
 
 import java.math.BigDecimal;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -47,6 +48,20 @@ final class CalciteReference {
     }
     connection.setSchema("spillway");
     return connection;
+  }
+
+  /**
+   * Writes the tables into a new Spillway catalog at {@code dir} ({@link #write}) and returns the plain Calcite
+   * connection over the same rows ({@link #connect}).
+   */
+  static Connection create(Path dir, List<String> names, List<TableSchema> schemas, List<List<Object[]>> rows)
+      throws SQLException {
+    try (Catalog catalog = Catalog.create(dir)) {
+      for (int t = 0; t < names.size(); t++) {
+        write(catalog, names.get(t), schemas.get(t), rows.get(t));
+      }
+    }
+    return connect(names, schemas, rows);
   }
 
   /** The rows of a query, each value as JDBC's getObject gives it (BigDecimals keep their scale). */

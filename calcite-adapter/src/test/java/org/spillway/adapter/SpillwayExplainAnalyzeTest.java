@@ -17,6 +17,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -57,6 +59,7 @@ class SpillwayExplainAnalyzeTest {
     assertTrue(queryRows > 1);
     Analysis analysis = Analysis.of(lines);
     assertEquals(queryRows, analysis.rows);
+    assertTrue(analysis.preparedMillis > 0, String.join("\n", lines));
     assertFalse(analysis.operators.isEmpty(), String.join("\n", lines));
     Operator top = analysis.operators.get(0);
     assertTrue(top.label.startsWith("pipeline probing 1 join over"), top.label);
@@ -127,7 +130,7 @@ class SpillwayExplainAnalyzeTest {
       String rate) {}
 
   /** The summary and the rows of the report table that follow the plan in EXPLAIN ANALYZE's lines. */
-  record Analysis(long rows, List<Operator> operators, String text) {
+  record Analysis(long rows, double preparedMillis, List<Operator> operators, String text) {
     static Analysis of(List<String> lines) {
       String text = String.join("\n", lines);
       int summary = -1;
@@ -138,6 +141,9 @@ class SpillwayExplainAnalyzeTest {
       }
       assertTrue(summary > 0, "a summary after the plan:\n" + text);
       long rows = Long.parseLong(lines.get(summary).split(" ")[2]);
+      Matcher prepared = Pattern.compile("; prepared in ([0-9.]+) ms \\(parsed, planned, code generated\\)$")
+          .matcher(lines.get(summary));
+      assertTrue(prepared.find(), "the time preparing the query took:\n" + text);
       List<String> header = cells(lines.get(summary + 1));
       assertEquals(List.of("operator", "device", "rows", "time ms", "predicted ms", "link GB", "GB/s"), header);
       List<Operator> operators = new ArrayList<>();
@@ -146,7 +152,7 @@ class SpillwayExplainAnalyzeTest {
         operators.add(new Operator(c.get(0), c.get(1), Long.parseLong(c.get(2)), Double.parseDouble(c.get(3)),
             c.get(4), c.get(5), c.get(6)));
       }
-      return new Analysis(rows, operators, text);
+      return new Analysis(rows, Double.parseDouble(prepared.group(1)), operators, text);
     }
 
     void assertAllOnTheCpu() {

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spillway.adapter.jdbc.SpillwayDriver;
-import org.spillway.storage.Catalog;
 import org.spillway.storage.ColumnDef;
 import org.spillway.storage.ColumnType;
 import org.spillway.storage.TableSchema;
@@ -59,12 +58,7 @@ class SpillwaySharedSemiJoinsTest {
     for (int r = 0; r < SUPPLIERS; r++) {
       supps.add(new Object[] {r, maybeNull(random, random.nextInt(3))});
     }
-    Catalog catalog = Catalog.create(dir);
-    CalciteReference.write(catalog, "part", part, parts);
-    CalciteReference.write(catalog, "offer", offer, offers);
-    CalciteReference.write(catalog, "supp", supp, supps);
-    catalog.close();
-    reference = CalciteReference.connect(List.of("part", "offer", "supp"), List.of(part, offer, supp),
+    reference = CalciteReference.create(dir, List.of("part", "offer", "supp"), List.of(part, offer, supp),
         List.of(parts, offers, supps));
   }
 
