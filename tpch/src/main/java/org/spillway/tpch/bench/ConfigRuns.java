@@ -1,8 +1,8 @@
 package org.spillway.tpch.bench;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,6 +21,7 @@ final class ConfigRuns implements AutoCloseable {
   private final Connection connection;
   private final List<Double> millis = new ArrayList<>();
   private final List<Double> cpuMillis = new ArrayList<>();
+  private final List<Double> prepareMillis = new ArrayList<>();
   private ResultRows rows;
   private boolean done;
   private String failure;
@@ -60,8 +61,9 @@ final class ConfigRuns implements AutoCloseable {
 
   /**
    * Runs {@code sql} once with this configuration's system properties set; a timed run ({@code timed}) records its
-   * wall and process CPU time, and one over {@code slowMillis} ends this configuration's runs (slow queries would
-   * otherwise take most of a benchmark's time). A failure ends them too, and is kept.
+   * wall and process CPU time and the part of the wall time that preparing the statement took (parsing, planning,
+   * code generation), and one over {@code slowMillis} ends this configuration's runs (slow queries would otherwise
+   * take most of a benchmark's time). A failure ends them too, and is kept.
    */
   void run(String sql, boolean timed, double slowMillis) {
     Map<String, String> before = TpchQueryTimer.setSystemProperties(properties);
@@ -72,8 +74,10 @@ final class ConfigRuns implements AutoCloseable {
       event.begin();
       long cpuStart = processCpuNanos();
       long start = System.nanoTime();
-      try (Statement s = connection.createStatement()) {
-        rows = ResultRows.read(s.executeQuery(sql));
+      long prepared;
+      try (PreparedStatement s = connection.prepareStatement(sql)) {
+        prepared = System.nanoTime();
+        rows = ResultRows.read(s.executeQuery());
       }
       double ms = (System.nanoTime() - start) / 1e6;
       double cpuMs = (processCpuNanos() - cpuStart) / 1e6;
@@ -81,6 +85,7 @@ final class ConfigRuns implements AutoCloseable {
         event.timed = true;
         millis.add(ms);
         cpuMillis.add(cpuMs);
+        prepareMillis.add((prepared - start) / 1e6);
         done = ms > slowMillis;
       }
     } catch (SQLException | RuntimeException e) {
@@ -115,6 +120,11 @@ final class ConfigRuns implements AutoCloseable {
   /** The median of the process's CPU time per timed run (all threads, JIT and GC included). */
   double cpuMedian() {
     return sorted(cpuMillis)[cpuMillis.size() / 2];
+  }
+
+  /** The median of the time preparing the statement took per timed run (part of the run's wall time). */
+  double prepareMedian() {
+    return sorted(prepareMillis)[prepareMillis.size() / 2];
   }
 
   private static double[] sorted(List<Double> values) {

@@ -75,11 +75,11 @@ public final class TpchQueryTimer {
       System.out.printf("TPC-H at %s, queries %s, %d warm + %d timed runs (one timed run above %.0f ms), %d cores%n", dir,
           queries, warm, runs, slowMillis, cores);
       System.out.println("JVM heap flags: " + heapFlags());
-      System.out.printf("%-6s %-14s %10s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms",
-          "max ms", "cpu ms", "rows", "x first", "result");
+      System.out.printf("%-6s %-14s %10s %10s %10s %10s %10s %8s %8s  %s%n", "query", "config", "median ms", "min ms",
+          "max ms", "cpu ms", "prepare ms", "rows", "x first", "result");
       BenchReport report = new BenchReport("TPC-H SF " + Options.sfText(sf) + ", median ms of " + runs + " runs",
-          List.of("query", "config", "label", "median ms", "min ms", "max ms", "median cpu ms", "runs", "rows",
-              "result", "time / first config"));
+          List.of("query", "config", "label", "median ms", "min ms", "max ms", "median cpu ms", "median prepare ms",
+              "runs", "rows", "result", "time / first config"));
       Map<String, List<Double>> ratios = new LinkedHashMap<>();
       for (String q : queries) {
         int number = Integer.parseInt(q.trim());
@@ -99,7 +99,7 @@ public final class TpchQueryTimer {
             if (config.failure() != null) {
               System.out.printf("Q%-5s %-14s failed: %s%n", q, config.name, config.failure());
               report.row("Q" + q.trim(), config.name, "Q" + q.trim() + " " + config.name, Double.NaN,
-                  Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
+                  Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, "FAILED", Double.NaN);
               continue;
             }
             if (analyze && !isDuckDb(config.name)) {
@@ -112,12 +112,12 @@ public final class TpchQueryTimer {
             firstMedian = Double.isNaN(firstMedian) ? config.median() : firstMedian;
             double ratio = config.median() / firstMedian;
             ratios.computeIfAbsent(config.name, k -> new ArrayList<>()).add(ratio);
-            System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q,
-                config.name, config.median(), config.min(), config.max(), config.cpuMedian(),
+            System.out.printf(Locale.ROOT, "Q%-5s %-14s %10.1f %10.1f %10.1f %10.1f %10.1f %8d %8.2f  %s%n", q,
+                config.name, config.median(), config.min(), config.max(), config.cpuMedian(), config.prepareMedian(),
                 config.rows().rows().size(), ratio, result);
             report.row("Q" + q.trim(), config.name, "Q" + q.trim() + " " + config.name, config.median(),
-                config.min(), config.max(), config.cpuMedian(), config.runs(), config.rows().rows().size(),
-                result, ratio);
+                config.min(), config.max(), config.cpuMedian(), config.prepareMedian(), config.runs(),
+                config.rows().rows().size(), result, ratio);
           }
         } finally {
           for (ConfigRuns config : sessions) {
