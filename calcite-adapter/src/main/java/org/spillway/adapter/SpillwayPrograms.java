@@ -15,11 +15,13 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.logical.LogicalAggregate;
+import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.metadata.RelMetadataProvider;
 import org.apache.calcite.rel.rules.AggregateExpandDistinctAggregatesRule;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.rules.DateRangeRules;
 import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
+import org.apache.calcite.rel.rules.SemiJoinJoinTransposeRule;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.runtime.Hook;
@@ -64,7 +66,8 @@ public final class SpillwayPrograms {
    * ({@link SpillwayExistsJoinRule}, before Calcite's sub-query removal would decorrelate them), sub-queries,
    * decorrelation, measures, factor pulling, trimming,
    * subquery reduction, Volcano, calc, then inner joins that can read a semi join's rows reading them
-   * ({@link SpillwaySharedSemiJoins}) and stacked mark joins fused ({@link SpillwayMarkJoins}); every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
+   * ({@link SpillwaySharedSemiJoins}), semi and anti joins building on another join's input of the same filtered rows
+   * ({@link SpillwaySharedBuildRows}) and stacked mark joins fused ({@link SpillwayMarkJoins}); every phase estimates with {@link SpillwayRelMetadata#PROVIDER} (column statistics behind join
    * row counts).
    */
   public static Program standard() {
@@ -76,7 +79,7 @@ public final class SpillwayPrograms {
     return Programs.sequence(SpillwayCheckedArithmetic.program(), existsJoins, Programs.subQuery(metadata),
         Programs.decorrelate(), Programs.measure(metadata), pullFactors, Programs.trim(),
         reduceSubqueries(metadata), Programs.trim(), volcano, Programs.calc(metadata), estimateWith(metadata),
-        SpillwaySharedSemiJoins.program(), SpillwayMarkJoins.program());
+        SpillwaySharedSemiJoins.program(), SpillwaySharedBuildRows.program(), SpillwayMarkJoins.program());
   }
 
   /**
@@ -95,7 +98,7 @@ public final class SpillwayPrograms {
         .addRuleCollection(List.of(SpillwayOuterJoinSimplifyRule.INSTANCE, CoreRules.FILTER_INTO_JOIN,
             CoreRules.JOIN_CONDITION_PUSH))
         .addRuleInstance(SpillwayMagicSetRule.INSTANCE)
-        .addRuleCollection(List.of(CoreRules.SEMI_JOIN_PROJECT_TRANSPOSE, CoreRules.SEMI_JOIN_JOIN_TRANSPOSE))
+        .addRuleCollection(List.of(CoreRules.SEMI_JOIN_PROJECT_TRANSPOSE, SEMI_JOIN_INNER_JOIN_TRANSPOSE))
         .build(), true, metadata);
     return (planner, rel, traits, materializations, lattices) -> {
       RelNode pushed = pushJoinConditions.run(planner, rel, traits, materializations, lattices);
@@ -207,6 +210,17 @@ public final class SpillwayPrograms {
     }
     return plain && distinctArguments.size() == 1 && aggregate.getGroupType() == Aggregate.Group.SIMPLE;
   }
+
+  /**
+   * Calcite's {@link CoreRules#SEMI_JOIN_JOIN_TRANSPOSE}, past inner joins only. Calcite's matches any join below the
+   * semi join: past an anti join, whose rows lack the right side's columns that the rule counts, it failed with an
+   * index out of bounds; past an outer join it would keep the rows the outer join pads where the semi join's keys are
+   * on the padded side (the semi join dropped them: a NULL key matches nothing).
+   */
+  static final RelOptRule SEMI_JOIN_INNER_JOIN_TRANSPOSE = SemiJoinJoinTransposeRule.Config.DEFAULT
+      .withOperandSupplier(b0 -> b0.operand(LogicalJoin.class).predicate(Join::isSemiJoin).inputs(b1 ->
+          b1.operand(Join.class).predicate(join -> join.getJoinType() == JoinRelType.INNER).anyInputs()))
+      .as(SemiJoinJoinTransposeRule.Config.class).toRule();
 
   /** Rewrites {@code (a AND b) OR (a AND c)} in a filter to {@code a AND (b OR c)}. */
   static final RelRule<SpillwayRuleConfig> PULL_FACTORS = (RelRule<SpillwayRuleConfig>)

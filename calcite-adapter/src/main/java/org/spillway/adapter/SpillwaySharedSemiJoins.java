@@ -194,5 +194,15 @@ final class SpillwaySharedSemiJoins {
     int tableColumn(int c) {
       return columns.get(c) instanceof RexInputRef ref ? ref.getIndex() : -1;
     }
+
+    /** The first column that is table column {@code column} itself, or -1 where none is. */
+    int columnOf(int column) {
+      for (int c = 0; c < columns.size(); c++) {
+        if (tableColumn(c) == column) {
+          return c;
+        }
+      }
+      return -1;
+    }
   }
 }

@@ -79,21 +79,20 @@ class SpillwaySubqueryPlanTest {
     assertPlanContains(17, "SpillwayAggregate(group=[{0}], agg#0=[$SUM0($1)], agg#1=[COUNT()])\n"
         + "  SpillwayJoin(condition=[=($0, $2)], joinType=[semi])\n"
         + "    SpillwayTableScan(table=[[spillway, lineitem]], fields=[[1, 4]])\n"
-        + "    SpillwayProject(p_partkey=[$0])\n"
-        + "      SpillwayFilter(condition=[AND(=($1, 'Brand#23'), =($2, 'MED BOX'))])\n"
-        + "        SpillwayTableScan(table=[[spillway, part]], fields=[[0, 3, 6]])\n");
+        + "    SpillwayFilter(condition=[AND(=($1, 'Brand#23'), =($2, 'MED BOX'))])\n"
+        + "      SpillwayTableScan(table=[[spillway, part]], fields=[[0, 3, 6]])\n");
   }
 
   /**
    * The semi join with the kept parts sits on partsupp itself, below the joins with the European suppliers: it is
-   * the more selective reduction, so the supplier joins see only the kept parts' rows.
+   * the more selective reduction, so the supplier joins see only the kept parts' rows. Its keys are the query's own
+   * filtered parts, with their other columns ({@link SpillwaySharedBuildRows}): part is filtered once.
    */
   @Test void q2TakesTheMinimumCostOfTheKeptPartsOnly() throws SQLException {
     assertPlanContains(2, "SpillwayJoin(condition=[=($0, $3)], joinType=[semi])\n"
         + "  SpillwayTableScan(table=[[spillway, partsupp]], fields=[[0, 1, 3]])\n"
-        + "  SpillwayProject(p_partkey=[$0])\n"
-        + "    SpillwayFilter(condition=[AND(=($2, 15), LIKE($1, '%BRASS'))])\n"
-        + "      SpillwayTableScan(table=[[spillway, part]], fields=[[0, 4, 5]])\n");
+        + "  SpillwayFilter(condition=[AND(=($3, 15), LIKE($2, '%BRASS'))])\n"
+        + "    SpillwayTableScan(table=[[spillway, part]], fields=[[0, 2, 4, 5]])\n");
     assertTrue(plan(2).contains("SpillwayAggregate(group=[{0}], EXPR$0=[MIN("), plan(2));
   }
 

@@ -107,9 +107,8 @@ class SpillwayUniqueSemiJoinRuleTest {
         + "            SpillwayAggregate\n"
         + "              SpillwayJoin\n"
         + "                SpillwayTableScan\n"
-        + "                SpillwayProject\n"
-        + "                  SpillwayFilter\n"
-        + "                    SpillwayTableScan\n");
+        + "                SpillwayFilter\n"
+        + "                  SpillwayTableScan\n");
     String plan = q17.plan();
     assertTrue(plan.contains("SpillwayJoin(condition=[AND(=($0, $3), <(CAST($1):DOUBLE NOT NULL, "
         + "*(0.2:DECIMAL(2, 1), $7)))], joinType=[inner], device=[cpu], algorithm=[cpu-nopa]"), plan);

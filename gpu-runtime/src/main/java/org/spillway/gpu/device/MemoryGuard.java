@@ -4,6 +4,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Checks a large allocation (a join's row ids, a gathered column) against the memory a query may still take
@@ -19,14 +21,26 @@ public final class MemoryGuard {
   /** System property: bytes one large allocation of a query may take (default: the heap's free room). */
   public static final String LIMIT_PROPERTY = "spillway.memory.limit";
 
+  /**
+   * The heap's pools, asked once: the JVM's pools do not change while it runs, and asking the management factory for
+   * them on every check (per morsel of a pipeline's output) took a lock and built their names each time.
+   */
+  private static final List<MemoryPoolMXBean> HEAP_POOLS = ManagementFactory.getMemoryPoolMXBeans().stream()
+      .filter(pool -> pool.getType() == MemoryType.HEAP).toList();
+
   private MemoryGuard() {
   }
 
   /** Fails unless {@code bytes} more for {@code what} (e.g. "the join of orders and lineitem") fit. */
   public static void require(String what, long bytes) {
+    require(bytes, () -> what);
+  }
+
+  /** As {@link #require(String, long)}, the description made only where the check fails (hot callers). */
+  public static void require(long bytes, Supplier<String> what) {
     long available = available();
     if (bytes > available) {
-      throw new SpillwayResourceException("out of memory: " + what + " needs " + bytes + " bytes, " + available
+      throw new SpillwayResourceException("out of memory: " + what.get() + " needs " + bytes + " bytes, " + available
           + " available (" + describeLimit() + ")");
     }
   }
@@ -67,10 +81,7 @@ public final class MemoryGuard {
   /** Heap held by live data: per pool, its use after the last collection (where known), else its use now. */
   private static long liveHeap() {
     long live = 0;
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() != MemoryType.HEAP) {
-        continue;
-      }
+    for (MemoryPoolMXBean pool : HEAP_POOLS) {
       MemoryUsage afterGc = pool.getCollectionUsage();
       MemoryUsage now = pool.getUsage();
       live += afterGc != null && afterGc.getUsed() <= now.getUsed() ? afterGc.getUsed() : now.getUsed();

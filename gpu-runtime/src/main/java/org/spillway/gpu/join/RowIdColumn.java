@@ -23,7 +23,8 @@ public final class RowIdColumn {
     if (current == null || fill == current.length) {
       seal();
       // A join's output grows chunk by chunk inside the join: check each chunk, before the heap runs out.
-      MemoryGuard.require("a join's output beyond " + size() + " rows", CHUNK_ROWS * (long) Integer.BYTES);
+      long rows = size();
+      MemoryGuard.require(CHUNK_ROWS * (long) Integer.BYTES, () -> "a join's output beyond " + rows + " rows");
       current = new int[CHUNK_ROWS];
     }
     current[fill++] = row;

@@ -50,8 +50,8 @@ public final class JoinedOutput implements NodeOutput {
 
   /** A gathered value takes its 8-byte lane (or reference) and a null flag. */
   private void requireMemory(int c, int count) {
-    MemoryGuard.require("gathering column " + c + " (" + types.get(c) + ") of a join's output at " + count + " rows",
-        count * (Long.BYTES + 1L));
+    MemoryGuard.require(count * (Long.BYTES + 1L),
+        () -> "gathering column " + c + " (" + types.get(c) + ") of a join's output at " + count + " rows");
   }
 
   @Override public ColumnVector gather(int c, int[] ids, int count) {

@@ -756,8 +756,9 @@ public final class JoinProbe {
 
     void add(int probeRow, int buildRow) {
       if (count == probe.length) {
-        MemoryGuard.require("the matches of one morsel of a join probe (" + count + " pairs so far)",
-            (long) count * 2 * 2 * Integer.BYTES);
+        int pairs = count;
+        MemoryGuard.require((long) pairs * 2 * 2 * Integer.BYTES,
+            () -> "the matches of one morsel of a join probe (" + pairs + " pairs so far)");
         probe = Arrays.copyOf(probe, count * 2);
         build = Arrays.copyOf(build, count * 2);
       }

@@ -512,8 +512,8 @@ public final class ColumnarPipeline {
       } else if (rows.rows() > 0) {
         ColumnBatch batch = new ColumnBatch(rows.materialize(), rows.rows());
         long total = collected.addAndGet(batch.rows());
-        MemoryGuard.require("the output of a pipeline (" + total + " rows so far)",
-            total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length));
+        MemoryGuard.require(total * ROW_BYTES_PER_COLUMN * Math.max(1, batch.columns().length),
+            () -> "the output of a pipeline (" + total + " rows so far)");
         out.add(batch);
       }
     };
