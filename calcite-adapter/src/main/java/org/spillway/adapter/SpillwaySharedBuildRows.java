@@ -2,6 +2,7 @@ package org.spillway.adapter;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,9 @@ final class SpillwaySharedBuildRows {
   static RelNode share(RelNode root) {
     List<Input> inputs = new ArrayList<>();
     collectInputs(root, inputs, Collections.newSetFromMap(new IdentityHashMap<>()));
+    // the widest first, then by text: every semi join that two inputs could serve picks the same one, so that two
+    // semi joins never trade their inputs and still filter twice
+    inputs.sort(Comparator.comparingInt((Input input) -> -input.chain().columns().size()).thenComparing(Input::text));
     return inputs.isEmpty() ? root : rewrite(root, inputs, new IdentityHashMap<>());
   }
 
@@ -91,7 +95,10 @@ final class SpillwaySharedBuildRows {
     return node;
   }
 
-  /** {@code join} reading the first of {@code inputs} with its right input's rows, or null where none has them. */
+  /**
+   * {@code join} reading the first of {@code inputs} with its right input's rows and the columns it reads, or null
+   * where none has them or the first is the join's own right input.
+   */
   private static RelNode buildOnShared(SpillwayJoin join, List<Input> inputs) {
     TableChain right = TableChain.of(join.getRight());
     if (right == null) {
@@ -101,8 +108,7 @@ final class SpillwaySharedBuildRows {
     int leftColumns = join.getLeft().getRowType().getFieldCount();
     ImmutableBitSet read = RelOptUtil.InputFinder.bits(join.getCondition());
     for (Input input : inputs) {
-      if (input.text().equals(rightText)
-          || !input.chain().scan().getTable().getQualifiedName().equals(right.scan().getTable().getQualifiedName())
+      if (!input.chain().scan().getTable().getQualifiedName().equals(right.scan().getTable().getQualifiedName())
           || !input.chain().conditions().equals(right.conditions())) {
         continue;
       }
@@ -115,6 +121,9 @@ final class SpillwaySharedBuildRows {
       }
       if (!found) {
         continue;
+      }
+      if (input.text().equals(rightText)) {
+        return null;
       }
       RelNode rows = input.rel();
       RexNode condition = join.getCondition().accept(new RexShuttle() {
