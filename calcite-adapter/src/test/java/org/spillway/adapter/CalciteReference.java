@@ -26,6 +26,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
 
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * The same rows as a Spillway table and served to a plain Calcite connection (no Spillway rules: every operator is
  * Calcite's enumerable code), so that differential tests compare Spillway's values with Calcite's own.
@@ -79,6 +82,25 @@ final class CalciteReference {
       }
     }
     return out;
+  }
+
+  /** EXPLAIN ANALYZE of {@code sql} on {@code spillway}, its lines joined. */
+  static String explainAnalyze(Connection spillway, String sql) throws SQLException {
+    return String.join("\n", rows(spillway, "explain analyze " + sql).stream()
+        .map(row -> String.valueOf(row.get(0))).toList());
+  }
+
+  /**
+   * Fails unless {@code sql} gives Spillway the reference's rows, and the reference gives some ({@code where} opens
+   * each message: the query, the seed, the plan).
+   */
+  static void assertSameRows(Connection spillway, Connection reference, String sql, String where)
+      throws SQLException {
+    List<List<Object>> actual = rows(spillway, sql);
+    List<List<Object>> expected = rows(reference, sql);
+    assertTrue(!expected.isEmpty(), where);
+    assertNull(difference(actual, expected), () -> where + "\n"
+        + difference(actual, expected));
   }
 
   /** The first difference of two results (value and scale of every BigDecimal), or null when equal. */

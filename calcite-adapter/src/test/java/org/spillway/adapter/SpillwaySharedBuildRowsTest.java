@@ -1,8 +1,6 @@
 package org.spillway.adapter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -115,17 +113,12 @@ class SpillwaySharedBuildRowsTest {
   private static void assertSame(String sql, Boolean shared) throws SQLException {
     try (Connection spillway = DriverManager.getConnection(SpillwayDriver.CONNECT_STRING_PREFIX + "dataDir=" + dir
         + ";device=cpu")) {
-      String analyzed = String.join("\n", CalciteReference.rows(spillway, "explain analyze " + sql).stream()
-          .map(row -> String.valueOf(row.get(0))).toList());
+      String analyzed = CalciteReference.explainAnalyze(spillway, sql);
       String where = sql + " (seed " + SEED + ") EXPLAIN ANALYZE:\n" + analyzed;
       if (shared != null) {
         assertEquals(shared, analyzed.contains("over part, reused"), where);
       }
-      List<List<Object>> actual = CalciteReference.rows(spillway, sql);
-      List<List<Object>> expected = CalciteReference.rows(reference, sql);
-      assertTrue(!expected.isEmpty(), where);
-      assertNull(CalciteReference.difference(actual, expected), () -> where + "\n"
-          + CalciteReference.difference(actual, expected));
+      CalciteReference.assertSameRows(spillway, reference, sql, where);
     }
   }
 

@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An inner join that the magic set's semi join reduces elsewhere in the plan reads that semi join's rows
@@ -95,15 +93,10 @@ class SpillwaySharedSemiJoinsTest {
    */
   private static void assertSame(String sql, boolean shared) throws SQLException {
     try (Connection spillway = spillway()) {
-      String analyzed = String.join("\n", CalciteReference.rows(spillway, "explain analyze " + sql).stream()
-          .map(row -> String.valueOf(row.get(0))).toList());
+      String analyzed = CalciteReference.explainAnalyze(spillway, sql);
       String where = sql + " (seed " + SEED + ") EXPLAIN ANALYZE:\n" + analyzed;
       assertEquals(shared, analyzed.contains("over offer, reused"), where);
-      List<List<Object>> actual = CalciteReference.rows(spillway, sql);
-      List<List<Object>> expected = CalciteReference.rows(reference, sql);
-      assertTrue(!expected.isEmpty(), where);
-      assertNull(CalciteReference.difference(actual, expected), () -> where + "\n"
-          + CalciteReference.difference(actual, expected));
+      CalciteReference.assertSameRows(spillway, reference, sql, where);
     }
   }
 
