@@ -418,3 +418,30 @@ extern "C" __global__ void columnar_pipeline_compact(const unsigned long long* _
     }
   }
 }
+
+// Regroups the groups of a compacted grouped state (`in`, `in_slots` slots, a group in each slot whose row count is
+// not 0) by some of their keys: each group's packed key masked to those keys' bits and NULL flags (`mask`) is found
+// or inserted in `out`, a grouped state of `out_capacity` slots whose keys are empty and words zero, and counts one
+// row there. Call c of `out` is a COUNT: byte c of `call_null_bits` is the NULL flag bit of the key it counts (its
+// non-NULL count word then counts the groups whose flag is clear) or 0xff (a COUNT(*), or of a key that is never
+// NULL: the row count serves). COUNT(DISTINCT x) GROUP BY k, which Calcite plans as GROUP BY k, x and then COUNT(x)
+// GROUP BY k, thus returns k's groups instead of every (k, x) pair.
+extern "C" __global__ void columnar_pipeline_regroup(const unsigned long long* __restrict__ in,
+                                                     unsigned long long in_slots, unsigned long long mask,
+                                                     unsigned long long call_null_bits, int call_count,
+                                                     unsigned long long* out, unsigned long long out_capacity) {
+  const unsigned long long out_slots = out_capacity + 1;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long s = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; s < in_slots;
+       s += stride) {
+    if (in[2 + in_slots + s] == 0) continue;
+    const unsigned long long key = in[2 + s];
+    const long long slot = global_slot(out, out_capacity, key & mask);
+    if (slot < 0) continue;
+    atomicAdd(out + 2 + out_slots + slot, 1ull);
+    for (int c = 0; c < call_count; c++) {
+      const unsigned bit = static_cast<unsigned>(call_null_bits >> (8 * c)) & 0xffu;
+      if (bit != 0xffu && ((key >> bit) & 1ull) == 0) atomicAdd(out + 2 + (4 + 3 * c) * out_slots + slot, 1ull);
+    }
+  }
+}

@@ -98,7 +98,9 @@ public final class SpillwayAggregate extends Aggregate implements SpillwayRel {
     String cpuVariant = !digest && !groupSet.isEmpty() && sortedRuns() ? "sorted-runs" : variant;
     RelWriter terms = super.explainTerms(pw)
         .itemIf("wideSums", SpillwaySumWidth.label(getGroupCount(), wideSums), !wideSums.isEmpty());
-    return SpillwayExplain.describeOperator(terms, this, cpuVariant, variant);
+    terms = SpillwayExplain.describeOperator(terms, this, cpuVariant, variant);
+    long groups = digest || groupSet.isEmpty() ? 0 : SpillwayExplain.gpuGroups(this);
+    return terms.itemIf("groups", groups, groups > 0);  // what sizes the GPU hash table: a bad guess runs twice
   }
 
   @Override public void implement(Implementor implementor) {

@@ -32,8 +32,7 @@ final class SpillwayExplain {
     if (pw.getDetailLevel() == SqlExplainLevel.DIGEST_ATTRIBUTES) {
       return pw;  // digests identify nodes while planning; estimates must not change identities (or cost time)
     }
-    SpillwayBackend backend = aboveGpuRows(node) ? SpillwayBackend.of(null)
-        : pipelineScanOf(node).map(SpillwayBackend::of).orElseGet(() -> SpillwayBackend.of(null));
+    SpillwayBackend backend = backendOf(node);
     boolean filter = node instanceof Filter;
     String variant = !backend.gpu() ? cpuVariant : filter ? backend.variant().label() : gpuVariant;
     SpillwayCostModel.Estimate costing = backend.costing();
@@ -49,6 +48,29 @@ final class SpillwayExplain {
         .itemIf("selectivity", String.format(Locale.ROOT, "%.4f", backend.selectivity()), filter && costing != null)
         .itemIf("profile", profile, !profile.isEmpty())
         .itemIf("gpuCache", cache ? cacheLabel(backend) : "", cache);
+  }
+
+  /** The backend of the pipeline that runs {@code node} (the CPU's where none was chosen). */
+  static SpillwayBackend backendOf(RelNode node) {
+    return aboveGpuRows(node) ? SpillwayBackend.of(null)
+        : pipelineScanOf(node).map(SpillwayBackend::of).orElseGet(() -> SpillwayBackend.of(null));
+  }
+
+  /**
+   * The groups the planner expects of {@code aggregate} where a GPU pipeline runs it as its aggregation (the one
+   * nearest its scan, whose hash table they size), or 0.
+   */
+  static long gpuGroups(SpillwayAggregate aggregate) {
+    SpillwayBackend backend = backendOf(aggregate);
+    if (!backend.gpu()) {
+      return 0;
+    }
+    for (RelNode rel = aggregate.getInput().stripped(); rel.getInputs().size() == 1; rel = rel.getInput(0).stripped()) {
+      if (rel instanceof org.apache.calcite.rel.core.Aggregate) {
+        return 0;  // an aggregation of the GPU's groups
+      }
+    }
+    return backend.groups();
   }
 
   /**

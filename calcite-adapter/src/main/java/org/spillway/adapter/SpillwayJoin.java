@@ -210,7 +210,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
           keys.residual() == null ? null : residual(keys));
       JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(keys.leftFields()),
           SpillwayField.dictionaries(keys.rightFields()), label);
-      probeSide.addProbe(probe, joinBuild, build, this);
+      probeSide.addProbe(probe, joinBuild, build, this, getRight());
       PlanNode probePipeline = probeSide.node();
       GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), keys.leftKeys(), getRight(),
           keys.rightKeys());
@@ -228,7 +228,7 @@ public final class SpillwayJoin extends Join implements SpillwayRel, SpillwayPro
           probeKeyFields.stream().map(SpillwayField::type).toList(), buildLeft ? keys.leftKeys() : keys.rightKeys(),
           build.node().types(), buildLeft, residual);
       implementor.addProbe(probe, new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
-          SpillwayField.dictionaries(probeKeyFields), label), build, this);
+          SpillwayField.dictionaries(probeKeyFields), label), build, this, buildLeft ? getRight() : getLeft());
     } else {
       Implementor left = implementor.child(getLeft());
       Implementor right = implementor.child(getRight());

@@ -130,7 +130,7 @@ public final class SpillwayMarkJoin extends BiRel implements SpillwayRel, Spillw
         buildKeys, build.node().types(), translated, semi);
     JoinBuild joinBuild = new JoinBuild(build.node(), SpillwayField.dictionaries(buildKeyFields),
         SpillwayField.dictionaries(probeKeyFields), label());
-    probeSide.addProbe(probe.stage(), joinBuild, build, this);
+    probeSide.addProbe(probe.stage(), joinBuild, build, this, getRight());
     PlanNode probePipeline = probeSide.node();
     GpuPipelineChoice reduction = SpillwayMarkReduction.choose(probeSide, getLeft(), buildKeys, getRight(), probeKeys);
     reducedOnGpu = reduction != null;

@@ -205,22 +205,29 @@ public interface SpillwayRel extends RelNode {
     }
 
     /**
-     * Appends the probe of a hash join whose build side is {@code build}. A pipeline that aggregated already ends
+     * Appends the probe of {@code join}'s hash table, whose build side is {@code build}, to the pipeline of its
+     * {@code probeInput}; EXPLAIN shows the pipeline's device with the join. A pipeline that aggregated already ends
      * there: its output becomes the source of the pipeline that probes.
      */
-    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide) {
-      addProbe(probe, build, buildSide, null);
-    }
-
-    /** As above for the probe of {@code join} (null: a mark join's), whose EXPLAIN shows the pipeline's device. */
-    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join) {
-      addProbe(probe.stage(), build, buildSide, join);
+    void addProbe(JoinProbeSpec probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join,
+        RelNode probeInput) {
+      addProbe(probe.stage(), build, buildSide, join, probeInput);
     }
 
     /** As above for a probe stage made already (the marking probe of a {@link SpillwayMarkJoin}). */
-    void addProbe(PipelineStage probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join) {
+    void addProbe(PipelineStage probe, JoinBuild build, Implementor buildSide, SpillwayProbedJoin join,
+        RelNode probeInput) {
       if (stages.stream().anyMatch(s -> s instanceof PipelineStage.Aggregate)) {
-        PlanNode aggregated = described(build());
+        // the aggregating pipeline is the probe input's subtree: its backend, groups and report are read from there,
+        // not from the whole plan above the join (whose aggregation, if any, is another one)
+        RelNode wholeTop = top;
+        top = probeInput;
+        PlanNode aggregated;
+        try {
+          aggregated = described(build());
+        } finally {
+          top = wholeTop;
+        }
         scan = null;
         source = aggregated;
         stages.clear();

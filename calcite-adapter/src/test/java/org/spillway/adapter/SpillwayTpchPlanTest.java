@@ -285,6 +285,36 @@ class SpillwayTpchPlanTest {
   }
 
   /**
+   * A GPU pipeline that aggregates below a join (Q13's orders per customer, under the join with customer and the
+   * aggregation of its counts) sizes its hash table by its own aggregation's groups: it once took those of the
+   * aggregation at the top of the plan (the counts' few groups), and its table, too small, filled and the pass ran
+   * again with one 16 times larger.
+   */
+  @Test void aPipelineBelowAJoinSizesItsHashTableByItsOwnGroups() throws Exception {
+    String orders = "select o_custkey, count(o_orderkey) as c_count from orders where o_comment not like "
+        + "'%special%requests%' group by o_custkey";
+    try (AutoCloseable gpu = SpillwayGpuSite.assume(AssumedGpuSite.h100(true))) {
+      long alone = groupsOf(SpillwayAssert.that(dir, "device=gpu").query(orders).plan(), "c_count=[COUNT(");
+      assertTrue(alone > 100, alone + " groups");
+      String q13 = SpillwayAssert.that(dir, "device=gpu").query(TpchQueries.sql(13)).plan();
+      assertEquals(alone, groupsOf(q13, "c_count=[COUNT("), q13);
+      assertEquals(1, q13.split("groups=\\[", -1).length - 1, "only the GPU pipeline's aggregation shows its groups");
+    }
+  }
+
+  /** The groups EXPLAIN shows for the aggregation whose line holds {@code call}. */
+  private static long groupsOf(String plan, String call) {
+    for (String line : plan.split("\n")) {
+      if (line.contains("SpillwayAggregate(") && line.contains(call)) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("groups=\\[(\\d+)]").matcher(line);
+        assertTrue(m.find(), line);
+        return Long.parseLong(m.group(1));
+      }
+    }
+    throw new AssertionError(call + " not in\n" + plan);
+  }
+
+  /**
    * On a GPU, a lineitem pipeline probes the table of orders (unique keys) in GPU memory: the join is a probe stage
    * of the GPU pipeline, not a join node that hands pairs back. Q12, whose filtered lineitem is smaller than orders,
    * still builds on orders: a lineitem pipeline can probe orders' unique keys on the GPU, lineitem's keys are not unique.

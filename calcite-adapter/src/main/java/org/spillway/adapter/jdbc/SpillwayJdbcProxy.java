@@ -22,13 +22,19 @@ import java.util.Set;
  * driver does not know. {@code unwrap} still reaches Calcite's own objects.
  */
 final class SpillwayJdbcProxy implements InvocationHandler {
+  /** What {@link #direct} returns for a method it does not call. */
+  private static final Object NOT_DIRECT = new Object();
+
   private final Object target;
+  /** The target where it is a result set (its value getters are called directly), else null. */
+  private final ResultSet resultSet;
   private final SpillwayStatementGuard guard;
   /** The connection proxy that {@code getConnection()} returns; set once that proxy exists. */
   private Connection connection;
 
   private SpillwayJdbcProxy(Object target, Connection connection, SpillwayStatementGuard guard) {
     this.target = target;
+    this.resultSet = target instanceof ResultSet rs ? rs : null;
     this.connection = connection;
     this.guard = guard;
   }
@@ -45,6 +51,20 @@ final class SpillwayJdbcProxy implements InvocationHandler {
     if (method.getDeclaringClass() == Object.class) {
       return objectMethod(proxy, method, args);
     }
+    if (resultSet != null) {  // a value getter neither starts nor ends a statement's run: the guard has no part in it
+      Object value;
+      try {
+        value = direct(resultSet, method, args);
+      } catch (SQLException | RuntimeException | Error e) {
+        throw failure(method, e);
+      }
+      if (value != NOT_DIRECT) {
+        if (guard != null) {
+          guard.after(method, value);  // the last next() ends the run
+        }
+        return value;
+      }
+    }
     if (guard != null) {
       guard.before(method, args);
     } else if (target instanceof Connection && args != null && args.length > 0 && args[0] instanceof String sql
@@ -56,21 +76,54 @@ final class SpillwayJdbcProxy implements InvocationHandler {
       result = target instanceof DatabaseMetaData && method.getName().equals("getIndexInfo")
           ? SpillwayIndexInfo.of(connection, (String) args[1], (String) args[2]) : method.invoke(target, args);
     } catch (InvocationTargetException e) {
-      Throwable failure = e.getCause();
-      if (guard != null) {
-        failure = guard.failed(failure);
-      }
-      if (failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError)
-          && !(failure instanceof OutOfMemoryError) || !declaresSqlException(method)) {
-        // An InternalError (the JVM itself is broken), or a method that cannot throw an SQLException.
-        throw failure;
-      }
-      throw SpillwaySqlErrors.toSqlException(failure);
+      throw failure(method, e.getCause());
     }
     if (guard != null) {
       guard.after(method, result);
     }
     return wrapResult(proxy, method, result);
+  }
+
+  /** What a call of {@code method} that failed with {@code cause} throws (its SQLException, where it declares one). */
+  private Throwable failure(Method method, Throwable cause) {
+    Throwable failure = guard != null ? guard.failed(cause) : cause;
+    if (failure instanceof VirtualMachineError && !(failure instanceof StackOverflowError)
+        && !(failure instanceof OutOfMemoryError) || !declaresSqlException(method)) {
+      // An InternalError (the JVM itself is broken), or a method that cannot throw an SQLException.
+      return failure;
+    }
+    return SpillwaySqlErrors.toSqlException(failure);
+  }
+
+  /**
+   * {@code next}, {@code wasNull} or a value getter by column number of a result set, called directly ({@link
+   * #NOT_DIRECT} for any other method): a
+   * client reads a large result one value at a time, and a reflective call (access and receiver checks against the
+   * many interfaces of Calcite's result set) costs several times the getter.
+   */
+  private static Object direct(ResultSet rs, Method method, Object[] args) throws SQLException {
+    if (args == null) {
+      return switch (method.getName()) {
+        case "next" -> rs.next();
+        case "wasNull" -> rs.wasNull();
+        default -> NOT_DIRECT;
+      };
+    }
+    if (args.length != 1 || !(args[0] instanceof Integer column)) {
+      return NOT_DIRECT;
+    }
+    return switch (method.getName()) {
+      case "getString" -> rs.getString(column);
+      case "getLong" -> rs.getLong(column);
+      case "getInt" -> rs.getInt(column);
+      case "getDouble" -> rs.getDouble(column);
+      case "getBigDecimal" -> rs.getBigDecimal(column);
+      case "getBoolean" -> rs.getBoolean(column);
+      case "getDate" -> rs.getDate(column);
+      case "getTimestamp" -> rs.getTimestamp(column);
+      case "getObject" -> rs.getObject(column);
+      default -> NOT_DIRECT;
+    };
   }
 
   private Object wrapResult(Object proxy, Method method, Object result) {

@@ -107,6 +107,9 @@ public final class SpillwaySqlErrors {
     if (t instanceof SQLException s && isSpecific(s.getSQLState())) {
       return new Classified(s.getSQLState(), message);
     }
+    if (t instanceof java.sql.SQLDataException) {  // class 22 without its state: Avatica's "cannot convert to long"
+      return new Classified(DATA_EXCEPTION, message);
+    }
     String reflected = reflectedSqlState(t);
     if (reflected != null) {
       return new Classified(reflected, message);

@@ -55,6 +55,7 @@ class SpillwaySqlErrorsTest {
     assertState(SpillwaySqlErrors.DIVISION_BY_ZERO, new ArithmeticException("/ by zero"));
     assertState(SpillwaySqlErrors.NUMERIC_OUT_OF_RANGE, new ArithmeticException("INTEGER overflow (4294967294)"));
     assertState(SpillwaySqlErrors.INVALID_TEXT_REPRESENTATION, new NumberFormatException("For input string: \"abc\""));
+    assertState(SpillwaySqlErrors.DATA_EXCEPTION, new java.sql.SQLDataException("cannot convert to long"));
     assertState(SpillwaySqlErrors.DATETIME_FIELD_OVERFLOW,
         new IllegalArgumentException("Value of DAY field is out of range in '2020-13-45'"));
     assertState(SpillwaySqlErrors.INVALID_DATETIME_FORMAT, new IllegalArgumentException("Invalid DATE value, 'x'"));

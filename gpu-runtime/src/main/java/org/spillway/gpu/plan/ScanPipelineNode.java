@@ -144,10 +144,13 @@ public final class ScanPipelineNode implements PlanNode {
   /** How a run shared its scan with the CPU backend, for the trace: empty where the GPU ran alone. */
   static String shareOf(GpuColumnarPipeline pipeline) {
     GpuColumnarPipeline.Share share = pipeline.lastShare();
-    return share == null ? "" : String.format(Locale.ROOT,
+    String stagesAfter = pipeline.lastFinishNanos() <= 0 ? "" : String.format(Locale.ROOT,
+        ", %.1f ms in the CPU's stages after the aggregation", pipeline.lastFinishNanos() / 1e6);
+    String setUp = pipeline.lastSetup().isEmpty() ? "" : ", " + pipeline.lastSetup();
+    return setUp + stagesAfter + (share == null ? "" : String.format(Locale.ROOT,
         ", shared with the CPU: %d batches on the GPU%s (done at %.1f ms), %d on the CPU (done at %.1f ms)",
         share.gpu(), share.fallback() > 0 ? " (" + share.fallback() + " run on the CPU after all)" : "",
-        share.gpuNanos() / 1e6, share.cpu(), share.cpuNanos() / 1e6);
+        share.gpuNanos() / 1e6, share.cpu(), share.cpuNanos() / 1e6));
   }
 
   /** The scanned columns of every batch of {@code table}, as a pipeline's source. */

@@ -374,9 +374,16 @@ public final class ColumnarPipeline {
   /**
    * What the stages up to the first aggregation left: the rows of a pipeline without an aggregation ({@code groups}
    * null), else that aggregation's groups, before the stages after it ran. Partials of disjoint parts of the input
-   * combine into the pipeline's result ({@link #finish(List, int, BooleanSupplier)}).
+   * combine into the pipeline's result ({@link #finish(List, int, BooleanSupplier)}). The groups of a GPU run may have
+   * gone through the next aggregation too ({@code aggregations} 2: the stage right after the first is an aggregation,
+   * which the device ran over the first's groups); only groups of the first merge.
    */
-  public record Partial(List<ColumnBatch> rows, ColumnVector[] groups) {}
+  public record Partial(List<ColumnBatch> rows, ColumnVector[] groups, int aggregations) {
+    /** Rows, or the groups of the first aggregation. */
+    public Partial(List<ColumnBatch> rows, ColumnVector[] groups) {
+      this(rows, groups, 1);
+    }
+  }
 
   /**
    * The partial result over the batches that {@code claim} gives this run (asked once per morsel, from the last
@@ -424,6 +431,9 @@ public final class ColumnarPipeline {
     }
     if (partials.size() == 1) {
       return finish(partials.get(0), threads, cancelled);
+    }
+    if (partials.stream().anyMatch(p -> p.aggregations() != 1)) {
+      throw new IllegalArgumentException("only groups of the first aggregation merge");
     }
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) stages.get(breaker);
     List<ExprType> groupTypes = stageTypes.get(breaker + 1);
@@ -482,7 +492,7 @@ public final class ColumnarPipeline {
   /** The result of a partial over the whole input: its rows, or its groups through the stages after them. */
   public List<ColumnBatch> finish(Partial partial, int threads, BooleanSupplier cancelled) {
     return partial.groups() == null ? partial.rows()
-        : finish(partial.groups(), firstAggregate() + 1, threads, cancelled);
+        : finish(partial.groups(), firstAggregate() + partial.aggregations(), threads, cancelled);
   }
 
   /**

@@ -60,6 +60,11 @@ final class GpuAggregateState {
     return capacity;
   }
 
+  /** Bytes of this state (see {@link #bytes(long, int)}). */
+  long bytes() {
+    return bytes(capacity, callCount);
+  }
+
   DeviceBuffer buffer() {
     return buffer;
   }
@@ -96,6 +101,25 @@ final class GpuAggregateState {
     return out;
   }
 
+  /**
+   * The groups of this compacted state regrouped on the device by {@code layout} (see {@link GpuRegroup}) into a
+   * grouped state of {@code capacity} slots in {@code target}; its header's group count is the number of outer groups.
+   */
+  GpuAggregateState regroup(GpuKernels kernels, GpuRegroup.Layout layout, long capacity, DeviceBuffer target,
+      CudaStream stream) {
+    GpuAggregateState out = new GpuAggregateState(target, capacity, layout.calls());
+    // every call counts, so zero is each word's identity but the keys', which start empty (all ones)
+    CudaException.check(jcuda.driver.JCudaDriver.cuMemsetD8Async(target.pointer(), (byte) 0,
+        bytes(capacity, layout.calls()), stream.handle()), "cuMemsetD8Async(regrouped aggregate state)");
+    CudaException.check(jcuda.driver.JCudaDriver.cuMemsetD32Async(new DevicePointer(target.address() + 16), -1,
+        2 * out.slots, stream.handle()), "cuMemsetD32Async(regrouped aggregate state's keys)");
+    int blocks = (int) Math.max(1, Math.min(4096, (slots + 255) / 256));
+    kernels.regroup.launch(blocks, 256, stream, buffer.pointer(), slots, layout.mask(), layout.callNullBits(),
+        layout.calls(), target.pointer(), capacity);
+    stream.synchronize();
+    return out;
+  }
+
   /** The first two words: the error word (code in the high 32 bits, failing instruction in the low 32; 0
    * when none) and the number of groups inserted into the hash table. */
   long[] header() {
@@ -114,12 +138,19 @@ final class GpuAggregateState {
    */
   ColumnVector[] result(CudaDevice device, PipelineStage.Aggregate aggregate, List<ExprType> inputTypes,
       int[] keyBits, long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
+    return result(device, aggregate, inputTypes, keyBits, GpuStateColumns.shifts(keyBits), keyOffsets, keyNullBits,
+        trackedCalls);
+  }
+
+  /** As above, key k at bit {@code keyShifts[k]} of the packed key (a regrouped state's keys keep their places). */
+  ColumnVector[] result(CudaDevice device, PipelineStage.Aggregate aggregate, List<ExprType> inputTypes,
+      int[] keyBits, int[] keyShifts, long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
     long bytes = bytes(capacity, callCount);
     HostBuffer host = PinnedScratch.acquire(device, bytes);
     try {
       CudaException.check(cuMemcpyDtoH(host.pointer(), buffer.pointer(), bytes), "cuMemcpyDtoH(state)");
-      return new GpuStateColumns(host.address(), capacity).columns(aggregate, inputTypes, keyBits, keyOffsets,
-          keyNullBits, trackedCalls);
+      return new GpuStateColumns(host.address(), capacity).columns(aggregate, inputTypes, keyBits, keyShifts,
+          keyOffsets, keyNullBits, trackedCalls);
     } finally {
       PinnedScratch.release(device, host);
     }

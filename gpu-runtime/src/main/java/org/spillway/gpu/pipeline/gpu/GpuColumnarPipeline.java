@@ -77,6 +77,8 @@ public final class GpuColumnarPipeline {
   static final TransferOptions DEFAULT_OPTIONS = new TransferOptions(TransferOptions.DEFAULT.chunkBytes(), 6,
       TransferOptions.DEFAULT.stagingThreads());
   private static final int BLOCK_THREADS = 256;
+  /** Set to false, the groups of a GPU aggregation come back as it made them, also where the device could regroup them. */
+  public static final String REGROUP_PROPERTY = "spillway.gpu.regroup";
   /**
    * Cores a shared scan leaves to the GPU's side of a pipeline that returns rows: the streaming thread, the one
    * copying rows into the result and the parallel assembly of a chunk's batches. A streaming thread that waits for a
@@ -93,10 +95,15 @@ public final class GpuColumnarPipeline {
   private final int aggregateStage;
   private final GpuProgram program;
   private final SelectionAggregate selection;
+  /** The aggregation after this pipeline's that the device runs too ({@link GpuRegroup}), or null. */
+  private final GpuRegroup regroup;
   private boolean selectionKernel = true;
   private final String unsupported;
   private volatile String lastFallback;
   private volatile RunStats lastRun;
+  private volatile long lastFinishNanos;
+  private volatile long lastSetupNanos = -1;
+  private volatile long lastLookupNanos;
   private volatile long lastJoinBytes;
   private volatile long lastJoinNanos;
   private volatile String lastJoinTiming = "";
@@ -141,6 +148,13 @@ public final class GpuColumnarPipeline {
     this.coprocessingUnsupported = cpu.partialsUnsupportedReason();
     this.selection = compiled == null || aggregateStage < 0 || compiled.probes() ? null : SelectionAggregate.match(inputTypes,
         stages.subList(0, aggregateStage), (PipelineStage.Aggregate) stages.get(aggregateStage), compiled);
+    this.regroup = Boolean.parseBoolean(System.getProperty(REGROUP_PROPERTY, "true"))
+        ? GpuRegroup.of(stages, aggregateStage) : null;
+  }
+
+  /** Whether a run over all batches regroups the aggregation's groups on the device ({@link GpuRegroup}). */
+  public boolean regroupsOnDevice() {
+    return program != null && regroup != null;
   }
 
   /** Receives the marks a marking probe set in GPU memory: per mark and build row, non-zero where a probe row marked it. */
@@ -348,7 +362,8 @@ public final class GpuColumnarPipeline {
     public String phases() {
       String pass = prepareNanos < 0 ? "" : String.format("%.1f ms before the stream and %.1f after it, ",
           prepareNanos / 1e6, finishNanos / 1e6);
-      return String.format("%s%.1f ms in the pipeline's run", pass, wallNanos / 1e6);
+      String kernels = kernelNanos < 0 ? "" : String.format("kernels %.1f ms by CUDA events, ", kernelNanos / 1e6);
+      return String.format("%s%s%.1f ms in the pipeline's run", pass, kernels, wallNanos / 1e6);
     }
 
     /** Gigabytes (10^9 bytes) per second over the link to the GPU. */
@@ -500,7 +515,32 @@ public final class GpuColumnarPipeline {
       }
       throw e;
     }
-    return cpu.finish(partials, cpuThreads, cancelled);
+    long finishing = System.nanoTime();
+    List<ColumnBatch> out = cpu.finish(partials, cpuThreads, cancelled);
+    lastFinishNanos = aggregateStage < 0 ? 0 : System.nanoTime() - finishing;
+    return out;
+  }
+
+  /**
+   * Records the set-up of a run that started at {@code started} and looked its buffers up in the column cache from
+   * {@code lookups} until now (the join tables, timed on their own, left out).
+   */
+  private void setUp(long started, long lookups) {
+    long now = System.nanoTime();
+    lastSetupNanos = now - started - lastJoinNanos;
+    lastLookupNanos = now - lookups;
+  }
+
+  /** Where the last run's time went before its pass (buffers, cache look-ups), for traces; empty before a run. */
+  public String lastSetup() {
+    return lastSetupNanos < 0 ? "" : String.format(java.util.Locale.ROOT,
+        "set up in %.1f ms (%.1f of it looking %s up in the column cache)", lastSetupNanos / 1e6,
+        lastLookupNanos / 1e6, cache == null ? "nothing" : "buffers");
+  }
+
+  /** The time the last run's stages after its aggregation took on the CPU (with the partials' merge); 0 for none. */
+  public long lastFinishNanos() {
+    return lastFinishNanos;
   }
 
   /**
@@ -607,23 +647,32 @@ public final class GpuColumnarPipeline {
     PipelineStage.Aggregate aggregate = (PipelineStage.Aggregate) cpu.stages().get(aggregateStage);
     long capacity = aggregate.groupKeys().length == 0 ? 0 : initialCapacity;
     device.makeCurrent();
+    // the CPU's share of a shared scan brings groups of the inner aggregation, which merge with the GPU's
+    GpuRegroup.Layout regrouping = claims != null || regroup == null || capacity == 0 ? null
+        : regroup.layout(keyBits(), program.keyOffsets, keyNullBits);
+    pass.withRegroup(regrouping);
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      long lookups = System.nanoTime();
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
       buffers = GpuPass.withCachedText(session, device, buffers);
+      setUp(started, lookups);
       // a pass that must run again with a larger table streams the same batches: those the GPU claimed in the first
       GpuBatchStreamer streamer = new GpuBatchStreamer(device, method, transferOptions, streamWorkers).withClaims(claims);
       while (true) {
         GpuPass.Outcome outcome = pass.run(capacity, aggregate.calls().size(), buffers, resident, session, streamer,
             chunkRows(batches), cancelled, (state, header) -> {
               GpuPipelineErrors.throwIfFailed(header[0], pass.origins());
-              return state.result(device, aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
-                  keyNullBits, pass.trackedCalls());
+              return regrouping != null
+                  ? state.result(device, regroup.outer(), cpu.stageInputTypes(aggregateStage + 1), regrouping.bits(),
+                      regrouping.shifts(), regrouping.offsets(), regrouping.nullBits(), regrouping.trackedCalls())
+                  : state.result(device, aggregate, cpu.stageInputTypes(aggregateStage), keyBits(), program.keyOffsets,
+                      keyNullBits, pass.trackedCalls());
             });
         lastRun = new RunStats(outcome.nanos(), streamed(outcome.streamedBytes(), buffers, claims),
             outcome.cachedBytes(), pass.kernelName(capacity), System.nanoTime() - started, outcome.kernelNanos(),
             outcome.stateBytes(), outcome.prepareNanos(), outcome.finishNanos());
         if (outcome.result() != null) {
-          return new ColumnarPipeline.Partial(null, outcome.result());
+          return new ColumnarPipeline.Partial(null, outcome.result(), regrouping != null ? 2 : 1);
         }
         if (capacity >= MAX_CAPACITY) {
           lastFallback = "more than " + MAX_CAPACITY / 2 + " groups for the GPU hash table";
@@ -669,8 +718,10 @@ public final class GpuColumnarPipeline {
     List<GpuBatchStreamer.BatchBuffers> buffers = buffersOf(device, method, batches, nulls);
     device.makeCurrent();
     try (GpuColumnCache.Session session = cache == null ? null : cache.open()) {
+      long lookups = System.nanoTime();
       GpuColumnCache.Entry[][] resident = GpuPass.resolve(session, buffers);
       buffers = GpuPass.withCachedText(session, device, buffers);
+      setUp(started, lookups);
       GpuRowsPass.Outcome outcome = pass.run(buffers, resident, session,
           new GpuBatchStreamer(device, method, transferOptions, rowsStreamWorkers).withClaims(claims), claims == null,
           cancelled);

@@ -21,6 +21,7 @@ final class GpuKernels {
   final CudaKernel widen;
   final CudaKernel packKeys;
   final CudaKernel compact;
+  final CudaKernel regroup;
   final CudaKernel selectionBranching;
   final CudaKernel selectionPredication;
 
@@ -33,6 +34,7 @@ final class GpuKernels {
     this.widen = module.kernel("columnar_pipeline_widen");
     this.packKeys = module.kernel("columnar_pipeline_pack_keys");
     this.compact = module.kernel("columnar_pipeline_compact");
+    this.regroup = module.kernel("columnar_pipeline_regroup");
     CudaModule rowsModule = device.module(ROWS_MODULE);
     this.rows = rowsModule.kernel("columnar_pipeline_rows");
     this.rowsScan = rowsModule.kernel("columnar_pipeline_rows_scan");

@@ -55,6 +55,8 @@ final class GpuPass {
   private final GpuJoinTables joins;
   /** The HAVING conjunct applied while compacting the groups ({@link GpuHaving#words}). */
   private long[] having = GpuHaving.NONE;
+  /** How the groups are regrouped on the device before they come back ({@link GpuRegroup}), or null. */
+  private GpuRegroup.Layout regroup;
 
   /** {@code selection}: the specialized shape to run, or null for the interpreter. */
   GpuPass(CudaDevice device, GpuKernels kernels, GpuProgram program, SelectionAggregate selection,
@@ -78,6 +80,17 @@ final class GpuPass {
   GpuPass withHaving(long[] words) {
     this.having = words;
     return this;
+  }
+
+  /** This pass regrouping its groups on the device by {@code layout} before they come back; returns this. */
+  GpuPass withRegroup(GpuRegroup.Layout layout) {
+    this.regroup = layout;
+    return this;
+  }
+
+  /** The regrouping of this pass's groups, or null where they come back as the aggregation made them. */
+  GpuRegroup.Layout regroup() {
+    return regroup;
   }
 
   /** The expressions that error words point at: per instruction, or per sum of the selection kernel. */
@@ -214,9 +227,12 @@ final class GpuPass {
         long kept = Math.max(1, groups.header()[1]);
         groups = groups.compact(kernels, kept, borrow(borrowed, GpuAggregateState.bytes(kept, callCount)), control);
       }
+      if (regroup != null && capacity > 0) {
+        groups = regrouped(groups, count, control, borrowed);
+      }
       ColumnVector[] result = finisher.finish(groups, header);
       return new Outcome(result, nanos, traffic[0], traffic[1], kernelNanos,
-          16 + GpuAggregateState.bytes(groups.capacity(), callCount), start - entered,
+          16 + groups.bytes(), start - entered,
           System.nanoTime() - start - nanos);
     } finally {
       try {
@@ -226,6 +242,22 @@ final class GpuPass {
         borrowed.forEach(b -> GpuScratch.release(device, b));
       }
     }
+  }
+
+  /** The outer groups of {@code groups} (a compacted state of {@code count} groups), compacted. */
+  private GpuAggregateState regrouped(GpuAggregateState groups, long count, CudaStream control,
+      List<DeviceBuffer> borrowed) {
+    long capacity = regroup.capacity(count);
+    GpuAggregateState outer = groups.regroup(kernels, regroup, capacity,
+        borrow(borrowed, GpuAggregateState.bytes(capacity, regroup.calls())), control);
+    long[] header = outer.header();
+    if (header[0] != 0) {  // the table is sized to never fill: a failure here is a bug, not a fallback
+      throw new IllegalStateException("regrouping " + count + " groups into a table of " + capacity + " slots failed: "
+          + "error word " + Long.toHexString(header[0]));
+    }
+    long outerCount = Math.max(1, header[1]);
+    return outer.compact(kernels, outerCount, borrow(borrowed, GpuAggregateState.bytes(outerCount, regroup.calls())),
+        control);
   }
 
   private DeviceBuffer borrow(List<DeviceBuffer> borrowed, long bytes) {

@@ -359,6 +359,15 @@ final class GpuProgramBuilder {
     if (e instanceof Expr.Like l) {
       return like(l, current);
     }
+    Expr.Like prefix = prefixLike(e);
+    if (prefix != null) {
+      return like(prefix, current);
+    }
+    if (e instanceof Expr.IsNull n && n.operand().type().kind() == ExprType.Kind.TEXT) {
+      // plain text is NULL where LIKE '%' is (a SUBSTRING where its operand is: a Sarg's NULL test of Q22's codes)
+      Expr text = n.operand() instanceof Expr.Substring s ? s.operand() : n.operand();
+      return compile(new Expr.IsNull(Expr.Like.of(text, "%", null), n.negated()), current);
+    }
     if (!e.type().isLong() && !isDouble(e.type())) {
       throw new GpuProgram.Unsupported(e.type() + " values (" + e + ")");
     }
@@ -428,6 +437,33 @@ final class GpuProgramBuilder {
       return dst;
     }
     throw new GpuProgram.Unsupported("expression " + e);
+  }
+
+  /**
+   * {@code SUBSTRING(text FROM 1 FOR n) = 'literal'}, the literal n ASCII characters other than {@code %} and
+   * {@code _}, as the {@code LIKE 'literal%'} it equals (TPC-H Q22's country codes): a value's first n UTF-16 units are
+   * those characters exactly when its first n UTF-8 bytes are their bytes, and the substring of a shorter value is
+   * shorter than the literal. Null for any other expression.
+   */
+  static Expr.Like prefixLike(Expr e) {
+    if (!(e instanceof Expr.Compare c) || c.op() != Expr.CompareOp.EQ) {
+      return null;
+    }
+    boolean left = c.left() instanceof Expr.Substring;
+    Expr.Substring substring = left ? (Expr.Substring) c.left()
+        : c.right() instanceof Expr.Substring s ? s : null;
+    Expr other = left ? c.right() : c.left();
+    if (substring == null || substring.start() != 1 || !(other instanceof Expr.Literal literal)
+        || !(literal.value() instanceof String text) || text.length() != substring.length()) {
+      return null;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char ch = text.charAt(i);
+      if (ch == 0 || ch > 127 || ch == '%' || ch == '_') {
+        return null;
+      }
+    }
+    return Expr.Like.of(substring.operand(), text + "%", null);
   }
 
   /**

@@ -39,6 +39,21 @@ final class GpuStateColumns {
   /** See {@link GpuAggregateState#result}. */
   ColumnVector[] columns(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits,
       long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
+    return columns(aggregate, inputTypes, keyBits, shifts(keyBits), keyOffsets, keyNullBits, trackedCalls);
+  }
+
+  /** Where each key of {@code keyBits} bits starts in the packed key: one after the other (a 64-bit key alone). */
+  static int[] shifts(int[] keyBits) {
+    int[] shifts = new int[keyBits.length];
+    for (int k = 1; k < keyBits.length; k++) {
+      shifts[k] = shifts[k - 1] + (keyBits[k - 1] == 64 ? 0 : keyBits[k - 1]);
+    }
+    return shifts;
+  }
+
+  /** As above, key k at bit {@code shifts[k]} of the packed key. */
+  ColumnVector[] columns(PipelineStage.Aggregate aggregate, List<ExprType> inputTypes, int[] keyBits, int[] shifts,
+      long[] keyOffsets, int[] keyNullBits, long trackedCalls) {
     int[] slotOf = occupiedSlots();
     int rows = slotOf.length;
     int[] groupKeys = aggregate.groupKeys();
@@ -52,10 +67,6 @@ final class GpuStateColumns {
     for (int c = 0; c < calls.size(); c++) {
       nulls[groupKeys.length + c] = calls.get(c).kind() == AggCall.Kind.COUNT ? null : new boolean[rows];
       wide[c] = calls.get(c).isWideSum() ? new Object[rows] : null;
-    }
-    int[] shifts = new int[groupKeys.length];
-    for (int k = 1; k < groupKeys.length; k++) {
-      shifts[k] = shifts[k - 1] + (keyBits[k - 1] == 64 ? 0 : keyBits[k - 1]);
     }
     MorselScheduler.forEach((rows + RANGE - 1) / RANGE, MorselScheduler.THREADS, () -> false, (worker, task) -> {
       int from = task * RANGE;

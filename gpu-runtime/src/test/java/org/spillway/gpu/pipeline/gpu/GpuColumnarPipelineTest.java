@@ -233,7 +233,10 @@ class GpuColumnarPipelineTest {
     }
   }
 
-  /** COUNT(DISTINCT x) GROUP BY k as Calcite plans it: GROUP BY k, x on the GPU, then COUNT per k on the CPU. */
+  /**
+   * COUNT(DISTINCT x) GROUP BY k as Calcite plans it: GROUP BY k, x, then COUNT(x) per k, both on the GPU (the device
+   * regroups the first aggregation's groups, and only k's come back).
+   */
   @Test void countDistinctRunsAsTwoAggregations() {
     RandomExprs gen = new RandomExprs(new Random(System.nanoTime()));
     List<SourceBatch> batches = List.of(randomBatch(gen, 4099), randomBatch(gen, 1000));
@@ -241,9 +244,65 @@ class GpuColumnarPipelineTest {
         new PipelineStage.Aggregate(new int[] {0}, List.of(new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64))));
     for (FilterVariant variant : FilterVariant.values()) {
       GpuColumnarPipeline gpu = new GpuColumnarPipeline(RandomExprs.SCHEMA, stages).withFilterVariant(variant);
+      assertTrue(gpu.regroupsOnDevice());
       List<Object[]> rows = RandomBatches.assertSameResult(gpu, TransferMethod.PINNED_COPY, batches, variant
           + " COUNT(DISTINCT)", null);
       assertTrue(rows.size() > 5, rows.size() + " groups");
+      assertEquals(16 + GpuAggregateState.bytes(rows.size(), 1), gpu.lastRun().returnedBytes(),
+          "only the outer groups come back");
+    }
+  }
+
+  /**
+   * TPC-H Q16's shape: four keys packed by their ranges, NULL keys among them, regrouped on the device by three (or
+   * one) of them with COUNT(*) and COUNT of a key that may be NULL (which counts only the groups whose key is not);
+   * with pinned copy and zero-copy, and through the column cache. Same rows as the CPU backend.
+   */
+  @Test void regroupingPackedNullableKeysMatchesTheCpu() {
+    int rows = 60_000;
+    Random random = new Random(System.nanoTime());
+    long[][] ranges = {{0, 24}, {0, 149}, {1, 50}, {0, 9_999}};
+    List<FieldVector> columns = new ArrayList<>();
+    for (int k = 0; k < ranges.length; k++) {
+      IntVector key = new IntVector("k" + k, allocator);
+      vectors.add(key);
+      columns.add(key);
+      key.allocateNew(rows);
+      int span = (int) Math.min(ranges[k][1] - ranges[k][0] + 1, k == 3 ? 3_000 : 12);
+      for (int r = 0; r < rows; r++) {
+        if (k == 0 && r % 17 == 0 || k == 3 && r % 23 == 0) {
+          key.setNull(r);
+        } else {
+          key.set(r, (int) (ranges[k][0] + random.nextInt(span)));
+        }
+      }
+      key.setValueCount(rows);
+    }
+    List<SourceBatch> batches = List.of(new SourceBatch(columns, rows / 2), new SourceBatch(columns, rows));
+    List<ExprType> types = List.of(ExprType.STRING, ExprType.STRING, ExprType.INT32, ExprType.INT32);
+    PipelineStage.Aggregate inner = new PipelineStage.Aggregate(new int[] {3, 0, 1, 2}, List.of())
+        .withKeyRanges(new long[][] {ranges[3], ranges[0], ranges[1], ranges[2]});
+    AggCall countSupplier = new AggCall(AggCall.Kind.COUNT, 0, ExprType.INT64);
+    AggCall countAll = new AggCall(AggCall.Kind.COUNT, -1, ExprType.INT64);
+    AggCall countBrand = new AggCall(AggCall.Kind.COUNT, 1, ExprType.INT64);
+    List<PipelineStage.Aggregate> outers = List.of(
+        new PipelineStage.Aggregate(new int[] {1, 2, 3}, List.of(countSupplier, countAll)),
+        new PipelineStage.Aggregate(new int[] {3}, List.of(countBrand, countSupplier)));
+    try (GpuColumnCache cache = new GpuColumnCache(org.spillway.gpu.device.GpuRuntime.requireDevice(), 64L << 20)) {
+      for (PipelineStage.Aggregate outer : outers) {
+        for (TransferMethod method : new TransferMethod[] {TransferMethod.PINNED_COPY, TransferMethod.ZERO_COPY}) {
+          for (boolean cached : new boolean[] {false, true, true}) {
+            GpuColumnarPipeline gpu = new GpuColumnarPipeline(types, List.of(inner, outer))
+                .withTransferOptions(SMALL_CHUNKS).withCache(cached ? cache : null);
+            assertTrue(gpu.regroupsOnDevice());
+            String where = "outer " + Arrays.toString(outer.groupKeys()) + " over " + method + (cached ? ", cached" : "");
+            List<Object[]> got = assertSameResult(gpu, method, batches, where);
+            assertTrue(got.size() > 10, where + ": " + got.size() + " groups");
+            assertEquals(16 + GpuAggregateState.bytes(got.size(), outer.calls().size()),
+                gpu.lastRun().returnedBytes(), where + ": only the outer groups come back");
+          }
+        }
+      }
     }
   }
 

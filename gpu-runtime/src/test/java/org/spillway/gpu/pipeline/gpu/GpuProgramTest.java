@@ -204,6 +204,25 @@ class GpuProgramTest {
   }
 
   /**
+   * SUBSTRING(text FROM 1 FOR n) = 'literal' of n ASCII characters is the LIKE 'literal%' it equals (Q22's country
+   * codes, either side of the comparison); other substrings and literals stay on the CPU (above).
+   */
+  @Test void aSubstringPrefixEqualityIsALikePrefix() {
+    Expr text = new Expr.Column(5, ExprType.TEXT);
+    Expr.Literal code = new Expr.Literal("13", ExprType.TEXT);
+    Expr.Substring prefix = new Expr.Substring(text, 1, 2);
+    for (Expr equality : List.of(new Expr.Compare(Expr.CompareOp.EQ, prefix, code),
+        new Expr.Compare(Expr.CompareOp.EQ, code, prefix))) {
+      Expr.Like like = GpuProgramBuilder.prefixLike(equality);
+      assertEquals("LIKE($5, '13%')", String.valueOf(like));
+      assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(new PipelineStage.Filter(new Expr.Logical(false,
+          List.of(equality, new Expr.Compare(Expr.CompareOp.EQ, prefix, new Expr.Literal("31", ExprType.TEXT))))),
+          aggregate(new int[0]))).unsupportedReason().orElse("supported"));
+    }
+    assertEquals(null, GpuProgramBuilder.prefixLike(new Expr.Compare(Expr.CompareOp.NE, prefix, code)));
+  }
+
+  /**
    * What the GPU's LIKE does not match stays on the CPU backend with the reason: '_' and escapes, LIKE of anything
    * but a scanned column (SUBSTRING, a build side's text), and plain text read as a value.
    */
@@ -215,8 +234,14 @@ class GpuProgramTest {
         "!")), aggregate(new int[0])));
     assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(new PipelineStage.Filter(Expr.Like.of(text,
         "%a%b%", "!")), aggregate(new int[0]))).unsupportedReason().orElse("supported"), "an escape not used");
-    assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
-        new Expr.Substring(text, 1, 2), new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+    for (Expr other : List.of(new Expr.Substring(text, 1, 3), new Expr.Substring(text, 2, 2), text)) {
+      assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ, other,
+          new Expr.Literal("13", ExprType.TEXT))), aggregate(new int[0])));
+    }
+    for (String literal : List.of("é3", "1%", "1_", "1\0")) {
+      assertReason("TEXT values", List.of(new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.EQ,
+          new Expr.Substring(text, 1, 2), new Expr.Literal(literal, ExprType.TEXT))), aggregate(new int[0])));
+    }
     assertReason("anything but a scanned text column", List.of(new PipelineStage.Filter(Expr.Like.of(
         new Expr.Substring(text, 1, 2), "1%", null)), aggregate(new int[0])));
     List<ExprType> build = List.of(ExprType.INT64, ExprType.TEXT);
@@ -228,8 +253,11 @@ class GpuProgramTest {
     PipelineStage like = new PipelineStage.Filter(Expr.Like.of(text, "%x%", null));
     assertReason("group key of type TEXT", List.of(like, new PipelineStage.Aggregate(new int[] {5},
         List.of(COUNT))));
-    assertReason("TEXT values", List.of(like, new PipelineStage.Filter(new Expr.IsNull(text, true)),
-        aggregate(new int[0])));
+    assertEquals("supported", new GpuColumnarPipeline(TYPES, List.of(like, new PipelineStage.Filter(
+        new Expr.IsNull(new Expr.Substring(text, 1, 2), true)), aggregate(new int[0]))).unsupportedReason()
+        .orElse("supported"), "IS NULL of text, as of LIKE '%'");
+    assertReason("TEXT values", List.of(like, new PipelineStage.Filter(new Expr.Compare(Expr.CompareOp.LT, text,
+        new Expr.Literal("x", ExprType.TEXT))), aggregate(new int[0])));
     assertReason("a TEXT output column ($0)", List.of(like, new PipelineStage.Project(List.of(text))));
   }
 
