@@ -80,24 +80,32 @@ class GpuLikePipelineTest {
     Random random = new Random(seed);
     for (int round = 0; round < 24; round++) {
       String pattern = round < PATTERNS.size() ? PATTERNS.get(round) : pattern(random);
-      boolean negated = random.nextBoolean();
-      int shape = round % 4;
-      List<SourceBatch> batches = new ArrayList<>();
-      for (int b = 1 + random.nextInt(8); b > 0; b--) {
-        batches.add(orders(random, new int[] {0, 1, 256, 3000}[random.nextInt(4)], random.nextBoolean()));
-      }
-      List<PipelineStage> stages = stages(shape, like(pattern, negated));
-      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", stages " + stages;
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      if (shape == 3) {
-        RandomBatches.assertSameBatches(gpu, method, batches, where);
-      } else {
-        RandomBatches.assertSameResult(gpu, method, batches, where, null);
-      }
-      assertTrue(batches.stream().allMatch(b -> b.rows() == 0) || gpu.lastRun().bytes() > 0, where);
+      assertSameAsTheCpu(random, 1 + random.nextInt(8), round % 4, like(pattern, random.nextBoolean()), method,
+          variant, "seed " + seed + ", round " + round);
     }
+  }
+
+  /**
+   * Random batches of orders through the pipeline of {@code shape} filtering by {@code condition}: the GPU runs it,
+   * reading the text, with the CPU backend's rows.
+   */
+  private void assertSameAsTheCpu(Random random, int batchCount, int shape, Expr condition, TransferMethod method,
+      FilterVariant variant, String where) {
+    List<SourceBatch> batches = new ArrayList<>();
+    for (int b = batchCount; b > 0; b--) {
+      batches.add(orders(random, new int[] {0, 1, 256, 3000}[random.nextInt(4)], random.nextBoolean()));
+    }
+    List<PipelineStage> stages = stages(shape, condition);
+    String at = where + ", " + method + ", " + variant + ", stages " + stages;
+    GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages).withTransferOptions(SMALL_CHUNKS)
+        .withFilterVariant(variant);
+    assertEquals("supported", gpu.unsupportedReason().orElse("supported"), at);
+    if (shape == 3) {
+      RandomBatches.assertSameBatches(gpu, method, batches, at);
+    } else {
+      RandomBatches.assertSameResult(gpu, method, batches, at, null);
+    }
+    assertTrue(batches.stream().allMatch(b -> b.rows() == 0) || gpu.lastRun().bytes() > 0, at);
   }
 
   /**
@@ -117,24 +125,12 @@ class GpuLikePipelineTest {
           new Expr.Literal(code, ExprType.TEXT)));
     }
     for (int round = 0; round < 8; round++) {
-      List<SourceBatch> batches = new ArrayList<>();
-      for (int b = 1 + random.nextInt(6); b > 0; b--) {
-        batches.add(orders(random, new int[] {0, 1, 256, 3000}[random.nextInt(4)], random.nextBoolean()));
-      }
       Expr any = new Expr.Logical(false, codes.subList(0, 1 + random.nextInt(codes.size())));
       if (round % 2 == 1) {  // as a Sarg whose NULLs are FALSE puts it
         any = new Expr.Logical(true, List.of(new Expr.IsNull(new Expr.Substring(COMMENT, 1, 2), true), any));
       }
-      List<PipelineStage> stages = stages(round % 4, round % 3 == 0 ? new Expr.Not(any) : any);
-      String where = "seed " + seed + ", round " + round + ", " + method + ", " + variant + ", stages " + stages;
-      GpuColumnarPipeline gpu = new GpuColumnarPipeline(ORDERS, stages).withTransferOptions(SMALL_CHUNKS)
-          .withFilterVariant(variant);
-      assertEquals("supported", gpu.unsupportedReason().orElse("supported"), where);
-      if (round % 4 == 3) {
-        RandomBatches.assertSameBatches(gpu, method, batches, where);
-      } else {
-        RandomBatches.assertSameResult(gpu, method, batches, where, null);
-      }
+      assertSameAsTheCpu(random, 1 + random.nextInt(6), round % 4, round % 3 == 0 ? new Expr.Not(any) : any, method,
+          variant, "seed " + seed + ", round " + round);
     }
   }
 
