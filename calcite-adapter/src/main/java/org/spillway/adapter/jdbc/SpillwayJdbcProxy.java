@@ -27,14 +27,14 @@ final class SpillwayJdbcProxy implements InvocationHandler {
 
   private final Object target;
   /** The target where it is a result set (its value getters are called directly), else null. */
-  private final ResultSet resultSet;
+  private final ResultSet results;
   private final SpillwayStatementGuard guard;
   /** The connection proxy that {@code getConnection()} returns; set once that proxy exists. */
   private Connection connection;
 
   private SpillwayJdbcProxy(Object target, Connection connection, SpillwayStatementGuard guard) {
     this.target = target;
-    this.resultSet = target instanceof ResultSet rs ? rs : null;
+    this.results = target instanceof ResultSet rs ? rs : null;
     this.connection = connection;
     this.guard = guard;
   }
@@ -51,10 +51,10 @@ final class SpillwayJdbcProxy implements InvocationHandler {
     if (method.getDeclaringClass() == Object.class) {
       return objectMethod(proxy, method, args);
     }
-    if (resultSet != null) {  // a value getter neither starts nor ends a statement's run: the guard has no part in it
+    if (results != null) {  // a value getter neither starts nor ends a statement's run: the guard has no part in it
       Object value;
       try {
-        value = direct(resultSet, method, args);
+        value = direct(results, method, args);
       } catch (SQLException | RuntimeException | Error e) {
         throw failure(method, e);
       }
@@ -96,10 +96,10 @@ final class SpillwayJdbcProxy implements InvocationHandler {
   }
 
   /**
-   * {@code next}, {@code wasNull} or a value getter by column number of a result set, called directly ({@link
-   * #NOT_DIRECT} for any other method): a
-   * client reads a large result one value at a time, and a reflective call (access and receiver checks against the
-   * many interfaces of Calcite's result set) costs several times the getter.
+   * {@code next}, {@code wasNull} or a value getter by column number of a result set, called directly
+   * ({@link #NOT_DIRECT} for any other method): a client reads a large result one value at a time, and a reflective
+   * call (access and receiver checks against the many interfaces of Calcite's result set) costs several times the
+   * getter.
    */
   private static Object direct(ResultSet rs, Method method, Object[] args) throws SQLException {
     if (args == null) {

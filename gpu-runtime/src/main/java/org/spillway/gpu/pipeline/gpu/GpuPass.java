@@ -88,11 +88,6 @@ final class GpuPass {
     return this;
   }
 
-  /** The regrouping of this pass's groups, or null where they come back as the aggregation made them. */
-  GpuRegroup.Layout regroup() {
-    return regroup;
-  }
-
   /** The expressions that error words point at: per instruction, or per sum of the selection kernel. */
   Expr[] origins() {
     return selection == null ? program.origins
